@@ -1,0 +1,1 @@
+print("log-bench: not yet built")

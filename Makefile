@@ -1,0 +1,84 @@
+# swiped: the README's two commands are `make run` and `make test`. Both install the Debian
+# packages they need when missing (as root; otherwise they say what to install).
+SHELL        := /bin/bash
+SWIFT        ?= swift
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       := $(DESTDIR)$(PREFIX)/bin
+UNITDIR      := $(DESTDIR)$(PREFIX)/lib/systemd/system
+MANDIR       := $(DESTDIR)$(PREFIX)/share/man/man1
+RELEASE      := .build/release
+
+# Debian packages: to build, to test, to benchmark.
+BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux socat netcat-openbsd procps passwd
+BENCH_DEBS   := $(BUILD_DEBS) redis-server
+
+.PHONY: all build release run test test-unit test-integration bench soak fuzz lint install \
+        uninstall asan tsan clean deps-build deps-test deps-bench
+
+all: build
+
+# --- Debian packages -------------------------------------------------------------------------
+# `apt-get update` runs at most once per invocation, and only when something is missing.
+define ensure_debs
+	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing Debian packages:$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "make: missing Debian packages:$$missing"; \
+	    echo "      install them with: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+endef
+
+deps-build: ; $(call ensure_debs,$(BUILD_DEBS))
+deps-test:  ; $(call ensure_debs,$(TEST_DEBS))
+deps-bench: ; $(call ensure_debs,$(BENCH_DEBS))
+
+# --- Build -----------------------------------------------------------------------------------
+build: deps-build
+	$(SWIFT) build
+
+release: deps-build
+	$(SWIFT) build -c release
+
+# Foreground daemon on an embedded default: ./swiped.sock and ./swiped-state (no root needed).
+run: release
+	$(RELEASE)/swiped --socket $(CURDIR)/swiped.sock --state $(CURDIR)/swiped-state
+
+# --- Tests -----------------------------------------------------------------------------------
+# Unit tests of every library, then integration tests that start the real binaries.
+test: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# --- Benchmarks ------------------------------------------------------------------------------
+bench: deps-bench release
+	$(RELEASE)/engine-bench
+	$(RELEASE)/log-bench
+
+lint:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks
+
+install: release
+	install -d $(BINDIR) $(UNITDIR) $(MANDIR)
+	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
+	install -m 0644 systemd/swiped.socket $(UNITDIR)/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/swiped.service > $(UNITDIR)/swiped.service
+	chmod 0644 $(UNITDIR)/swiped.service
+
+uninstall:
+	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service
+
+asan: deps-test
+	$(SWIFT) test --sanitize=address
+
+tsan: deps-test
+	$(SWIFT) test --sanitize=thread
+
+clean:
+	rm -rf .build

@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// swiped: list rows with swipe actions, served by a daemon.
+//
+// Imports point one way:
+//   SwipeEngine  <- Movies <- Wire <- Daemon <- swiped
+//   EventLog (CSQLite)        ^        ^
+//   CSystemd -----------------'        SwipedClient <- swipectl, benchmarks, tests
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "swiped",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "swiped", targets: ["swiped"]),
+        .executable(name: "swipectl", targets: ["swipectl"]),
+        .library(name: "SwipeEngine", targets: ["SwipeEngine"]),
+        .library(name: "SwipedClient", targets: ["SwipedClient"]),
+    ],
+    targets: [
+        // C libraries from Debian, as module maps only.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        // Pure cores.
+        .target(name: "SwipeEngine", swiftSettings: strict),
+        .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
+        .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["SwipeEngine", "Movies"], swiftSettings: strict),
+
+        // I/O.
+        .target(name: "Daemon",
+                dependencies: ["SwipeEngine", "Movies", "EventLog", "Wire", "CSystemd"],
+                swiftSettings: strict),
+        .target(name: "SwipedClient", dependencies: ["Wire"], swiftSettings: strict),
+
+        // Thin executables.
+        .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
+        .executableTarget(name: "swipectl", dependencies: ["SwipedClient"], swiftSettings: strict),
+
+        // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
+        .executableTarget(name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
+                          path: "Benchmarks/engine-bench", swiftSettings: strict),
+        .executableTarget(name: "log-bench", dependencies: ["EventLog", "Movies"],
+                          path: "Benchmarks/log-bench", swiftSettings: strict),
+        .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
+                          path: "Tests/Support/log-torture", swiftSettings: strict),
+
+        // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
+        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies"],
+                    resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies"], swiftSettings: strict),
+        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire"],
+                    swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,40 @@
+// The parts of libsystemd (Debian 252) and of Linux that swiped uses, plus small inline shims for
+// what Swift cannot import directly: variadic functions, macros, and _GNU_SOURCE-only symbols.
+#ifndef SWIPED_CSYSTEMD_SHIM_H
+#define SWIPED_CSYSTEMD_SHIM_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <sys/uio.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-journal.h>
+
+/// accept4 is hidden from Swift's Glibc module: accept non-blocking and close-on-exec at once.
+static inline int swiped_accept(int fd) {
+    return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+/// SO_PEERCRED's struct ucred needs _GNU_SOURCE. Returns 0 or -errno.
+static inline int swiped_peercred(int fd, int *pid, unsigned *uid, unsigned *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) return -1;
+    *pid = (int)cred.pid; *uid = (unsigned)cred.uid; *gid = (unsigned)cred.gid;
+    return 0;
+}
+
+/// Supplementary groups of the peer (Linux ≥ 4.13). Returns the count, or -1.
+static inline int swiped_peergroups(int fd, unsigned *groups, int max) {
+    socklen_t len = (socklen_t)(sizeof(unsigned) * (unsigned)max);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return -1;
+    return (int)(len / sizeof(unsigned));
+}
+
+static inline int swiped_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+static inline int swiped_listen_fds_start(void) { return SD_LISTEN_FDS_START; }
+#endif

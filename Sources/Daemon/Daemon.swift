@@ -1,0 +1,1 @@
+// Daemon: see the issue that builds it.

@@ -1,0 +1,1 @@
+// EventLog: see the issue that builds it.

@@ -1,0 +1,1 @@
+// Movies: see the issue that builds it.

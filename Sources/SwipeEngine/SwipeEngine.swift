@@ -1,0 +1,1 @@
+// SwipeEngine: see the issue that builds it.

@@ -1,0 +1,1 @@
+// SwipedClient: see the issue that builds it.

@@ -1,0 +1,1 @@
+// Wire: see the issue that builds it.

@@ -1,0 +1,1 @@
+print("swipectl: not yet built")

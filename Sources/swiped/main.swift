@@ -1,0 +1,1 @@
+print("swiped: not yet built")

@@ -1,0 +1,1 @@
+print("log-torture: not yet built")
