@@ -2,9 +2,8 @@
 // what Swift cannot import directly: variadic functions, macros, and _GNU_SOURCE-only symbols.
 #ifndef SWIPED_CSYSTEMD_SHIM_H
 #define SWIPED_CSYSTEMD_SHIM_H
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
+// No _GNU_SOURCE here: it would make these headers disagree with Swift's Glibc module (fd_set).
+// The two GNU-only pieces we need are declared below by hand instead.
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
@@ -13,6 +12,8 @@
 #include <systemd/sd-event.h>
 #include <systemd/sd-journal.h>
 
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
 /// accept4 is hidden from Swift's Glibc module: accept non-blocking and close-on-exec at once.
 static inline int swiped_accept(int fd) {
     return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -20,7 +21,7 @@ static inline int swiped_accept(int fd) {
 
 /// SO_PEERCRED's struct ucred needs _GNU_SOURCE. Returns 0 or -errno.
 static inline int swiped_peercred(int fd, int *pid, unsigned *uid, unsigned *gid) {
-    struct ucred cred;
+    struct { pid_t pid; uid_t uid; gid_t gid; } cred;  /* struct ucred, see socket(7) */
     socklen_t len = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) return -1;
     *pid = (int)cred.pid; *uid = (unsigned)cred.uid; *gid = (unsigned)cred.gid;

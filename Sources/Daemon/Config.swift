@@ -1,0 +1,156 @@
+// The command line and the environment, resolved once at start-up into a plain value.
+// Precedence for paths follows systemd's conventions: an explicit option, then the directory
+// systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
+// directories, then the working directory, so `swiped` with no options runs anywhere.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public let swipedVersion = "0.1.0"
+
+public enum DurabilityOption: String, Sendable {
+    /// synchronous=FULL: a reply to a mutation means the event survived a power cut.
+    case full
+    /// synchronous=NORMAL in WAL mode: survives a crash of the daemon, but the last moments
+    /// before a power cut or kernel crash may be lost.
+    case normal
+}
+
+public struct Config: Equatable, Sendable {
+    public var socketPath: String
+    public var stateDirectory: String
+    public var durability: DurabilityOption = .full
+    public var maxLine: Int = 65_536
+    public var maxClients: Int = 1024
+    /// Bytes a client's write queue may hold before the daemon stops reading from it; a
+    /// subscriber still past it when an event is due is disconnected (`slow-consumer`).
+    public var maxQueue: Int = 1 << 20
+    /// When set, only peers in this group (or root) may change state.
+    public var writersGroup: String?
+
+    public static let usage = """
+        Usage: swiped [OPTIONS]
+
+        Serves swipe-action rows and a shared, event-sourced movie list over line-delimited
+        JSON on a Unix socket (see protocol.md). Socket activation and Type=notify aware.
+
+        Options:
+          --socket PATH          socket to bind when systemd passed none
+                                 (default: $RUNTIME_DIRECTORY/swiped.sock, else
+                                 $XDG_RUNTIME_DIR/swiped.sock, else ./swiped.sock)
+          --state DIR            state directory holding events.sqlite3
+                                 (default: $STATE_DIRECTORY, else $XDG_STATE_HOME/swiped,
+                                 else ./swiped-state)
+          --durability MODE      full (default): a mutation is acknowledged only after fsync;
+                                 normal: faster, the last moments may be lost on power loss
+          --max-line BYTES       longest request line accepted (default 65536)
+          --max-clients N        connections served at once (default 1024)
+          --max-queue BYTES      per-client write queue cap (default 1048576)
+          --writers GROUP        only peers in GROUP (or root) may change state
+                                 (default: $SWIPED_WRITERS, else everyone)
+          --help                 print this text
+          --version              print the version
+
+        Signals: TERM/INT stop gracefully (exit 0); HUP re-reads the writers group.
+        """
+
+    public enum ParseOutcome: Equatable, Sendable {
+        case run(Config)
+        case help
+        case version
+        case usageError(String)
+    }
+
+    public static func parse(_ arguments: [String], environment: [String: String]) -> ParseOutcome {
+        func nonEmpty(_ key: String) -> String? {
+            guard let value = environment[key], !value.isEmpty else { return nil }
+            return value
+        }
+        var socket: String?
+        var state: String?
+        var config = Config(socketPath: "", stateDirectory: "")
+        config.writersGroup = nonEmpty("SWIPED_WRITERS")
+        var index = 0
+        while index < arguments.count {
+            var argument = arguments[index]
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                inlineValue = String(argument[argument.index(after: equals)...])
+                argument = String(argument[..<equals])
+            }
+            func value() -> String? {
+                if let inlineValue { return inlineValue }
+                index += 1
+                return index < arguments.count ? arguments[index] : nil
+            }
+            func integer(_ name: String, _ range: ClosedRange<Int>) -> Result<Int, UsageError> {
+                guard let text = value() else { return .failure(UsageError("\(name) needs a value")) }
+                guard let number = Int(text), range.contains(number) else {
+                    return .failure(
+                        UsageError(
+                            "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+                        ))
+                }
+                return .success(number)
+            }
+            switch argument {
+            case "--help", "-h": return .help
+            case "--version": return .version
+            case "--socket":
+                guard let v = value(), !v.isEmpty else { return .usageError("--socket needs a path") }
+                socket = v
+            case "--state":
+                guard let v = value(), !v.isEmpty else { return .usageError("--state needs a directory") }
+                state = v
+            case "--durability":
+                guard let v = value() else { return .usageError("--durability needs full or normal") }
+                guard let d = DurabilityOption(rawValue: v) else {
+                    return .usageError("--durability must be full or normal, not '\(v)'")
+                }
+                config.durability = d
+            case "--max-line":
+                switch integer("--max-line", 256...(64 << 20)) {
+                case .success(let n): config.maxLine = n
+                case .failure(let error): return .usageError(error.message)
+                }
+            case "--max-clients":
+                switch integer("--max-clients", 1...1_000_000) {
+                case .success(let n): config.maxClients = n
+                case .failure(let error): return .usageError(error.message)
+                }
+            case "--max-queue":
+                switch integer("--max-queue", 4096...(1 << 30)) {
+                case .success(let n): config.maxQueue = n
+                case .failure(let error): return .usageError(error.message)
+                }
+            case "--writers":
+                guard let v = value() else { return .usageError("--writers needs a group name") }
+                config.writersGroup = v.isEmpty ? nil : v
+            default:
+                return .usageError("unknown option '\(arguments[index])'")
+            }
+            index += 1
+        }
+        config.socketPath =
+            socket
+            ?? nonEmpty("RUNTIME_DIRECTORY").map { firstPath($0) + "/swiped.sock" }
+            ?? nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/swiped.sock" }
+            ?? "./swiped.sock"
+        config.stateDirectory =
+            state
+            ?? nonEmpty("STATE_DIRECTORY").map(firstPath)
+            ?? nonEmpty("XDG_STATE_HOME").map { $0 + "/swiped" }
+            ?? "./swiped-state"
+        return .run(config)
+    }
+
+    struct UsageError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// systemd passes several directories separated by ':' when a unit names several.
+    private static func firstPath(_ list: String) -> String {
+        String(list.split(separator: ":", omittingEmptySubsequences: true).first ?? Substring(list))
+    }
+}

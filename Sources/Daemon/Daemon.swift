@@ -1,1 +1,0 @@
-// Daemon: see the issue that builds it.

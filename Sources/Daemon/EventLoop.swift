@@ -1,0 +1,167 @@
+// A thin owner of one sd_event loop (sd-event(3)): I/O sources, one-shot timers, signals and the
+// watchdog. Each source is a small object that keeps its Swift handler alive and unrefs its
+// sd_event_source when cancelled or released, so a connection that goes away takes its sources
+// with it. Everything here runs on the loop's thread; nothing is shared with other threads.
+import CSystemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class EventLoop {
+    let event: OpaquePointer
+
+    public init() throws(SystemError) {
+        var e: OpaquePointer?
+        let r = sd_event_new(&e)
+        guard r >= 0, let e else { throw SystemError("sd_event_new", errno: -r) }
+        event = e
+    }
+
+    deinit { sd_event_unref(event) }
+
+    /// Sends WATCHDOG=1 at half of $WATCHDOG_USEC when the service manager asked for it.
+    public func enableWatchdog() -> Bool { sd_event_set_watchdog(event, 1) > 0 }
+
+    public func run() throws(SystemError) {
+        let r = sd_event_loop(event)
+        if r < 0 { throw SystemError("sd_event_loop", errno: -r) }
+    }
+
+    public func exit(code: Int32 = 0) { _ = sd_event_exit(event, code) }
+
+    /// Now on CLOCK_MONOTONIC, in µs, as cached by the loop for this iteration.
+    public var now: UInt64 {
+        var usec: UInt64 = 0
+        _ = sd_event_now(event, CLOCK_MONOTONIC, &usec)
+        return usec
+    }
+
+    // MARK: - I/O
+
+    public final class IOSource {
+        fileprivate var source: OpaquePointer?
+        fileprivate let handler: (UInt32) -> Void
+        fileprivate init(handler: @escaping (UInt32) -> Void) { self.handler = handler }
+
+        /// The epoll events watched (EPOLLIN, EPOLLOUT…); changing them is one epoll_ctl.
+        public var events: UInt32 = 0 {
+            didSet {
+                if events != oldValue, let source { _ = sd_event_source_set_io_events(source, events) }
+            }
+        }
+
+        public func cancel() {
+            if let source { sd_event_source_disable_unref(source) }
+            source = nil
+        }
+
+        deinit { cancel() }
+    }
+
+    public func addIO(fd: Int32, events: UInt32, description: String, _ handler: @escaping (UInt32) -> Void)
+        throws(SystemError) -> IOSource
+    {
+        let box = IOSource(handler: handler)
+        var s: OpaquePointer?
+        let r = sd_event_add_io(
+            event, &s, fd, events,
+            { _, _, revents, userdata in
+                Unmanaged<IOSource>.fromOpaque(userdata!).takeUnretainedValue().handler(revents)
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0 else { throw SystemError("sd_event_add_io", errno: -r) }
+        sd_event_source_set_description(s, description)
+        box.source = s
+        box.events = events
+        return box
+    }
+
+    // MARK: - Timers
+
+    /// A one-shot timer on CLOCK_MONOTONIC, created once and re-armed as often as needed.
+    public final class Timer {
+        fileprivate var source: OpaquePointer?
+        fileprivate let handler: () -> Void
+        fileprivate init(handler: @escaping () -> Void) { self.handler = handler }
+
+        public func arm(afterMicroseconds usec: UInt64) {
+            guard let source else { return }
+            _ = sd_event_source_set_time_relative(source, usec)
+            _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+        }
+
+        public func disarm() {
+            if let source { _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF)) }
+        }
+
+        public var isArmed: Bool {
+            guard let source else { return false }
+            var state: Int32 = 0
+            _ = sd_event_source_get_enabled(source, &state)
+            return state != Int32(SD_EVENT_OFF)
+        }
+
+        public func cancel() {
+            if let source { sd_event_source_disable_unref(source) }
+            source = nil
+        }
+
+        deinit { cancel() }
+    }
+
+    /// A disarmed timer; `arm` starts it. Accuracy 1 ms: a close 0.5 s after a full swipe need
+    /// not wake the CPU at an exact microsecond.
+    public func makeTimer(description: String, _ handler: @escaping () -> Void) throws(SystemError) -> Timer {
+        let box = Timer(handler: handler)
+        var s: OpaquePointer?
+        let r = sd_event_add_time_relative(
+            event, &s, CLOCK_MONOTONIC, UInt64.max / 2, 1000,
+            { _, _, userdata in
+                Unmanaged<Timer>.fromOpaque(userdata!).takeUnretainedValue().handler()
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0 else { throw SystemError("sd_event_add_time_relative", errno: -r) }
+        sd_event_source_set_description(s, description)
+        _ = sd_event_source_set_enabled(s, Int32(SD_EVENT_OFF))
+        box.source = s
+        return box
+    }
+
+    // MARK: - Signals
+
+    public final class SignalSource {
+        fileprivate var source: OpaquePointer?
+        fileprivate let handler: (Int32) -> Void
+        fileprivate init(handler: @escaping (Int32) -> Void) { self.handler = handler }
+        deinit { if let source { sd_event_source_disable_unref(source) } }
+    }
+
+    /// Blocks `signals` for the whole process (threads created later inherit the mask, so only
+    /// the loop ever sees them) and delivers them through signalfd in the loop.
+    public func addSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws(SystemError)
+        -> [SignalSource]
+    {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        let r = pthread_sigmask(SIG_BLOCK, &mask, nil)
+        guard r == 0 else { throw SystemError("pthread_sigmask", errno: r) }
+        var sources: [SignalSource] = []
+        for signal in signals {
+            let box = SignalSource(handler: handler)
+            var s: OpaquePointer?
+            let r = sd_event_add_signal(
+                event, &s, signal,
+                { _, info, userdata in
+                    Unmanaged<SignalSource>.fromOpaque(userdata!).takeUnretainedValue()
+                        .handler(Int32(info!.pointee.ssi_signo))
+                    return 0
+                }, Unmanaged.passUnretained(box).toOpaque())
+            guard r >= 0 else { throw SystemError("sd_event_add_signal", errno: -r) }
+            box.source = s
+            sources.append(box)
+        }
+        return sources
+    }
+}

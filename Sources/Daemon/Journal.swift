@@ -1,0 +1,87 @@
+// Structured logging: every entry goes to the journal through sd_journal_sendv (the variadic
+// sd_journal_send is not callable from Swift) with a constant MESSAGE and the data in fields
+// (CLIENT=, PEER_UID=, OP=, MOVIE=, SEQ=, ERROR=), so `journalctl -o json` and
+// `journalctl CLIENT=3` work. The same line goes to stderr for people running `swiped` in a
+// terminal, unless stderr is itself connected to the journal ($JOURNAL_STREAM), which would
+// log every entry twice.
+import CSystemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum Priority: Int, Sendable {
+    case emerg = 0, alert, crit, err, warning, notice, info, debug
+
+    var name: String {
+        switch self {
+        case .emerg: "emerg"
+        case .alert: "alert"
+        case .crit: "crit"
+        case .err: "error"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+}
+
+public final class Journal {
+    /// Whether each entry is also written to fd 2.
+    let echoToStderr: Bool
+    /// Entries above this priority (numerically) are dropped everywhere.
+    public var maxPriority: Priority
+
+    public init(maxPriority: Priority = .info) {
+        self.maxPriority = maxPriority
+        self.echoToStderr = !Journal.stderrIsJournal()
+    }
+
+    /// Logs one entry. `message` stays constant for a kind of event; the data go in `fields`.
+    public func log(_ priority: Priority, _ message: String, _ fields: [(String, String)] = []) {
+        guard priority.rawValue <= maxPriority.rawValue else { return }
+        send(priority, message, fields)
+        if echoToStderr {
+            var line = "swiped[\(priority.name)]: \(message)"
+            for (key, value) in fields { line += " \(key)=\(value)" }
+            writeStderr(line + "\n")
+        }
+    }
+
+    private func send(_ priority: Priority, _ message: String, _ fields: [(String, String)]) {
+        var entries: [String] = [
+            "MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=swiped",
+        ]
+        entries.reserveCapacity(fields.count + 3)
+        for (key, value) in fields { entries.append("\(key)=\(value)") }
+        // One contiguous buffer for all entries; the iovecs point into it.
+        var buffer: [UInt8] = []
+        var ranges: [(Int, Int)] = []
+        for entry in entries {
+            let start = buffer.count
+            buffer.append(contentsOf: entry.utf8)
+            ranges.append((start, buffer.count - start))
+        }
+        buffer.withUnsafeMutableBytes { raw in
+            var iov = ranges.map { start, length in
+                iovec(iov_base: raw.baseAddress! + start, iov_len: length)
+            }
+            // A journal that is not there (nothing listens at /run/systemd/journal/socket) is
+            // not an error for the daemon: stderr still has the line.
+            _ = sd_journal_sendv(&iov, Int32(iov.count))
+        }
+    }
+
+    /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected to stderr.
+    static func stderrIsJournal() -> Bool {
+        guard let value = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: value).split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else {
+            return false
+        }
+        var st = stat()
+        guard fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }
+}

@@ -1,1 +1,0 @@
-// Wire: see the issue that builds it.
