@@ -1,0 +1,45 @@
+import SwipeEngine
+
+/// The swipe layouts of the product, expressed with the engine's public types only (no Movie type:
+/// a row's data reaches the engine as `RowFlags`).
+public enum MovieLayout {
+    /// Seed 002, the movie row. Leading (full swipe): `watched` (eye, or eye.slash once watched,
+    /// green), `watched-with-friends` (person.3, indigo). Trailing (full swipe): `delete` (trash,
+    /// destructive, red).
+    public static let standard = Layout(
+        leading: [
+            ActionSpec(
+                action: "watched", label: "Watched", icon: "eye", tint: "green",
+                activeIcon: "eye.slash"),
+            ActionSpec(
+                action: "watched-with-friends", label: "With Friends", icon: "person.3",
+                tint: "indigo"),
+        ],
+        trailing: [
+            ActionSpec(action: "delete", label: "Delete", icon: "trash", tint: "red", role: .destructive)
+        ],
+        allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true)
+
+    /// Seed 000, the demo. Leading: Text (text only, default gray), Flag (flag, green). Trailing:
+    /// Read (envelope.open, blue), Trash (red). Full swipe on both edges.
+    public static let demo000 = Layout(
+        leading: [
+            ActionSpec(action: "text", label: "Text"),
+            ActionSpec(action: "flag", label: "Flag", icon: "flag", tint: "green"),
+        ],
+        trailing: [
+            ActionSpec(action: "read", label: "Read", icon: "envelope.open", tint: "blue"),
+            ActionSpec(action: "trash", label: "Trash", tint: "red"),
+        ],
+        allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true)
+
+    /// A movie's data as the engine sees it: `watched` is active once the movie is watched (the
+    /// Watched button then shows eye.slash). Watched with friends has no alternate look, but is
+    /// flagged too so a front end can tell.
+    public static func flags(watched: Bool, watchedWithFriends: Bool) -> RowFlags {
+        var flags: RowFlags = []
+        if watched { flags.insert("watched") }
+        if watchedWithFriends { flags.insert("watched-with-friends") }
+        return flags
+    }
+}

@@ -1,0 +1,47 @@
+/// Facts the host reports to a list. Every input names a row except `close(row: nil)`.
+public enum Input: Equatable, Sendable {
+    /// The finger moved. dx = translation since touch-down, physical, + = right. Ignored when not
+    /// finite, and in phase `fired` (the row is acting; it ignores the finger until it closes).
+    case dragChanged(row: RowID, dx: Double)
+    /// The finger lifted. A given dx is applied first exactly like `dragChanged`; vx (pt/s,
+    /// physical) feeds rule 6 (a non-finite vx counts as absent). A release of a gesture that never
+    /// started (rule 1) changes nothing, as does a release in `fired`.
+    case released(row: RowID, dx: Double?, vx: Double?)
+    /// A button was tapped (rule 7).
+    case tapped(row: RowID, action: String)
+    /// Close one row (no effect for that row, except `.cancel` of a pending timer when it was
+    /// `fired`), or with nil every row (`.closed` for each, plus `.cancel` for fired ones).
+    /// Closing a closed row does nothing.
+    case close(row: RowID?)
+    /// The host's timer for `.schedule(.close(row:))` elapsed: a `fired` row closes. A stale timer
+    /// (the row is no longer `fired`) is ignored.
+    case timerFired(row: RowID)
+    /// The row's data is gone: drop its state (`.cancel` of its timer when it was `fired`).
+    case rowRemoved(row: RowID)
+}
+
+/// Something the host must do for the engine; the engine never does I/O nor reads a clock.
+public enum Effect: Equatable, Sendable {
+    /// Perform the action on the row's data (rules 5 and 7).
+    case fire(row: RowID, action: String)
+    /// Start a timer; when it elapses, send the matching input (`.close(row:)` → `.timerFired`).
+    case schedule(TimerRequest, after: Double)
+    /// Drop a timer scheduled earlier; it must not be delivered (if it is, it is ignored anyway).
+    case cancel(TimerRequest)
+    /// The engine closed a row other than the one the input named (rule 8, close-all, reconfigure).
+    case closed(row: RowID)
+}
+
+/// A timer the engine asks the host for.
+public enum TimerRequest: Equatable, Hashable, Sendable {
+    /// Close a `fired` row: answer with `Input.timerFired(row:)`.
+    case close(row: RowID)
+}
+
+/// Why an input was refused; the list is unchanged when `send` throws.
+public enum SwipeError: Error, Equatable, Sendable {
+    /// Rule 7: the action exists in the layout but its button is not showing on this row.
+    case notRevealed(row: RowID, action: String)
+    /// The layout has no such action.
+    case unknownAction(row: RowID, action: String)
+}

@@ -1,0 +1,56 @@
+/// The swipe actions of every row of a list. Arrays are OUTERMOST FIRST, as in SwiftUI, where the
+/// first button of `.swipeActions` is the one a full swipe fires.
+public struct Layout: Equatable, Sendable {
+    public var leading: [ActionSpec]
+    public var trailing: [ActionSpec]
+    public var allowsFullSwipeLeading: Bool
+    public var allowsFullSwipeTrailing: Bool
+    /// W, points.
+    public var buttonWidth: Double
+
+    public init(
+        leading: [ActionSpec] = [], trailing: [ActionSpec] = [],
+        allowsFullSwipeLeading: Bool = true, allowsFullSwipeTrailing: Bool = true,
+        buttonWidth: Double = Rules.defaultButtonWidth
+    ) {
+        self.leading = leading
+        self.trailing = trailing
+        self.allowsFullSwipeLeading = allowsFullSwipeLeading
+        self.allowsFullSwipeTrailing = allowsFullSwipeTrailing
+        self.buttonWidth = buttonWidth
+    }
+
+    /// The actions of one edge, outermost first.
+    @inlinable public func actions(_ edge: Edge) -> [ActionSpec] {
+        switch edge {
+        case .leading: leading
+        case .trailing: trailing
+        }
+    }
+
+    @inlinable public func allowsFullSwipe(_ edge: Edge) -> Bool {
+        switch edge {
+        case .leading: allowsFullSwipeLeading
+        case .trailing: allowsFullSwipeTrailing
+        }
+    }
+
+    /// The edge holding `action` (leading first), or nil when the layout has no such action.
+    public func edge(of action: String) -> Edge? {
+        if leading.contains(where: { $0.action == action }) { return .leading }
+        if trailing.contains(where: { $0.action == action }) { return .trailing }
+        return nil
+    }
+}
+
+/// The list's geometry.
+public struct Viewport: Equatable, Sendable {
+    /// R, points: the row's width, and the most a row can move (rule 3).
+    public var width: Double
+    public var direction: Direction
+
+    public init(width: Double = Rules.defaultRowWidth, direction: Direction = .ltr) {
+        self.width = width
+        self.direction = direction
+    }
+}

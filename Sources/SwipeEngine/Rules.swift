@@ -1,0 +1,57 @@
+// The rules of the swipe-actions gesture, numbered as in issue 2, and every constant they use.
+// A newcomer looking for "why does the row do that?" starts here; the reducer (`SwipeList+Reduce`)
+// cites these numbers next to the code that implements each one.
+//
+// Vocabulary. W = `Layout.buttonWidth`, R = `Viewport.width`, L and T = the counts of leading and
+// trailing buttons. `offset` is PHYSICAL (what a front end draws: + = the row's content moved
+// right). The rules are stated on the LOGICAL offset s: s = offset in `ltr`, s = −offset in `rtl`,
+// so that s > 0 always reveals the leading edge (the left edge in ltr, the right edge in rtl).
+//
+//  1. Minimum distance. While the gesture has not started, a drag with |dx| < 10 changes nothing
+//     (no state, no effect). The first drag with |dx| ≥ 10 starts it: phase becomes `dragging`.
+//  2. offset = dx + restingOffset (the offset at the end of the previous gesture), so an open row
+//     continues from where it rests. dx is NOT reduced by the minimum distance.
+//  3. Clamp. If full swipe is off on the leading edge, s ≤ L·W; on the trailing edge s ≥ −T·W (the
+//     TRAILING width: the seed clamped with the leading one, a bug). An edge without buttons cannot
+//     be revealed at all (s stays 0 on that side). |offset| ≤ R always.
+//  4. While dragging, s > 0 reveals the leading buttons, s < 0 the trailing ones. Full swipe =
+//     full swipe allowed on that edge and |s| > R/2 (strictly): only the outermost button shows,
+//     |s| wide. Otherwise every button of that edge is |s|/count wide.
+//  5. Release. If |s| > 0.8·W (strictly) toward an edge that has buttons: in full swipe, fire that
+//     edge's outermost action, phase `fired`, offset ±R (the outermost button fills the row), and
+//     schedule a close 0.5 s later (the host owns the clock); otherwise snap open at s = min(L·W, R)
+//     or s = −min(T·W, R). Anything else closes (offset 0, state dropped).
+//  6. Velocity. With vx given (pt/s, physical), |vx| ≥ 300 in the direction of s counts as "past
+//     0.8·W" (then rule 5 decides open or fire); |vx| ≥ 300 against s closes, whatever |s|.
+//  7. Tap on a showing button fires its action and closes the row. Tap on an action of the layout
+//     that is not showing throws `notRevealed`; on an action not in the layout, `unknownAction`.
+//  8. One open row per list: when a row's gesture starts (rule 1), every OTHER row in phase `open`
+//     closes, each with a `.closed(row:)` effect (ordered by row id). Rows `dragging` or `fired`
+//     are left alone; a fired row closes on its own timer.
+//  9. Removing a row's data (`rowRemoved`) drops its state. A change of the row's data only
+//     changes what `render(_:flags:)` shows (e.g. the Watched icon flips); it never moves the row.
+public enum Rules {
+    /// Rule 1: |dx| below this does not start a gesture (SwiftUI `DragGesture(minimumDistance: 10)`).
+    public static let minimumDistance: Double = 10
+    /// Rule 5: the release opens (or fires) when |s| > openFraction · W.
+    public static let openFraction: Double = 0.8
+    /// Rule 4/5: full swipe when |s| > fullSwipeFraction · R.
+    public static let fullSwipeFraction: Double = 0.5
+    /// Rule 6: a flick at least this fast (pt/s) decides the release by its direction.
+    public static let flickVelocity: Double = 300
+    /// Rule 5: seconds between a full-swipe fire and the row closing.
+    public static let closeDelay: Double = 0.5
+    /// Default button width W (points), as in the seed.
+    public static let defaultButtonWidth: Double = 70
+    /// Default row width R (points): an iPhone's width.
+    public static let defaultRowWidth: Double = 390
+    /// Default tint of an action without one, and of a destructive action without one.
+    public static let defaultTint = "gray"
+    public static let destructiveTint = "red"
+
+    /// Spring hints (see `SpringHint`). While the finger drives the row it must follow closely:
+    /// SwiftUI's `.interactiveSpring()` (response 0.15, damping 0.86).
+    public static let interactiveSpring = SpringHint(target: 0, response: 0.15, dampingFraction: 0.86)
+    /// Once released the row settles on its own: SwiftUI's `.snappy` (response 0.5, damping 0.85).
+    public static let settleSpring = SpringHint(target: 0, response: 0.5, dampingFraction: 0.85)
+}

@@ -1,1 +1,0 @@
-// SwipeEngine: see the issue that builds it.

@@ -1,0 +1,58 @@
+/// One client's list: its layout, its viewport and the state of every row that is not closed.
+/// The reducer is `send(_:)` (in SwipeList+Reduce.swift); what a row looks like is `render` (in
+/// SwipeList+Render.swift). A value type with no clock and no I/O: the same inputs always give the
+/// same states and effects, which is what makes recordings replayable.
+public struct SwipeList: Equatable, Sendable {
+    /// Assigning a different layout closes every row WITHOUT reporting it (offsets and timers of
+    /// the old layout mean nothing in the new one); use `reconfigure` to learn what closed.
+    public var layout: Layout {
+        didSet { if layout != oldValue { rows.removeAll() } }
+    }
+    /// Same as `layout`: a different viewport (rotation, direction) closes every row silently.
+    public var viewport: Viewport {
+        didSet { if viewport != oldValue { rows.removeAll() } }
+    }
+    /// Every row that is not closed. Invariant: no value has phase `.closed`.
+    @usableFromInline internal var rows: [RowID: RowState] = [:]
+
+    public init(layout: Layout = Layout(), viewport: Viewport = Viewport()) {
+        self.layout = layout
+        self.viewport = viewport
+    }
+
+    /// The row's state; `RowState.closed` when the row is not tracked.
+    public func state(of row: RowID) -> RowState {
+        rows[row] ?? .closed
+    }
+
+    /// Every row that is not closed (dragging, open or fired), with its state.
+    public var trackedRows: [RowID: RowState] { rows }
+
+    /// The ids of every row that is not closed (dragging, open or fired), sorted: the answer to a
+    /// client's `rows` op, in a stable order.
+    public var openRows: [RowID] { rows.keys.sorted() }
+
+    /// Changes the layout and/or viewport. When something actually changes, every row closes and
+    /// the result says so: `.closed(row:)` for each tracked row, then `.cancel(.close(row:))` for
+    /// each row that was `fired`, both ordered by row id. Nothing changes → no effects.
+    public mutating func reconfigure(layout: Layout? = nil, viewport: Viewport? = nil) -> [Effect] {
+        let newLayout = layout ?? self.layout
+        let newViewport = viewport ?? self.viewport
+        guard newLayout != self.layout || newViewport != self.viewport else { return [] }
+        let effects = closeAll()
+        self.layout = newLayout
+        self.viewport = newViewport
+        return effects
+    }
+
+    /// Drops every row; returns `.closed` for each, then `.cancel` for the fired ones, by row id.
+    mutating func closeAll() -> [Effect] {
+        let ids = rows.keys.sorted()
+        var effects: [Effect] = ids.map { .closed(row: $0) }
+        for id in ids where rows[id]?.phase == .fired {
+            effects.append(.cancel(.close(row: id)))
+        }
+        rows.removeAll()
+        return effects
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class SwipeEngineTestsPlaceholder: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
