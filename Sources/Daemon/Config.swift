@@ -2,11 +2,11 @@
 // Precedence for paths follows systemd's conventions: an explicit option, then the directory
 // systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
 // directories, then the working directory, so `swiped` with no options runs anywhere.
+import Wire
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-public let swipedVersion = "0.1.0"
 
 public enum DurabilityOption: String, Sendable {
     /// synchronous=FULL: a reply to a mutation means the event survived a power cut.

@@ -78,3 +78,6 @@ func writeStderr(_ text: String) {
         }
     }
 }
+
+/// For executables: a message on stderr (fd 2).
+public func printError(_ text: String) { writeStderr(text) }

@@ -1,1 +1,39 @@
-print("swiped: not yet built")
+// swiped: the daemon. Everything is in the Daemon library; this only reads the command line.
+import Daemon
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+var environment: [String: String] = [:]
+var entry = environ
+while let pointer = entry.pointee {
+    let pair = String(cString: pointer)
+    if let equals = pair.firstIndex(of: "=") {
+        environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+    }
+    entry += 1
+}
+
+switch Config.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) {
+case .help:
+    print(Config.usage)
+    exit(0)
+case .version:
+    print("swiped \(swipedVersion)")
+    exit(0)
+case .usageError(let message):
+    Daemon.printError("swiped: \(message)\nTry 'swiped --help'.\n")
+    exit(2)
+case .run(let config):
+    let journal = Journal()
+    let server: Server
+    do {
+        server = try Server(config: config, journal: journal)
+    } catch {
+        journal.log(.err, "cannot start", [("ERROR", error.description)])
+        exit(1)
+    }
+    exit(server.run())
+}

@@ -1,0 +1,140 @@
+// One client connection: its socket, read framer, bounded write queue, replies owed in order,
+// its own swipe engine, its subscription cursor and its row timers. The Server drives it; this
+// file is only the connection's I/O mechanics.
+import Movies
+import SwipeEngine
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is on the other end, from SO_PEERCRED at connect time.
+struct Peer {
+    var pid: Int32 = 0
+    var uid: UInt32 = UInt32.max
+    var gid: UInt32 = UInt32.max
+    var groups: [UInt32] = []
+}
+
+/// A reply in the order it is owed: either written already into `bytes`, or waiting for the
+/// commit of `token`. `onFlush` runs once the reply is in the write queue (a subscription starts
+/// only after its `ok` reply, so that no event can overtake it).
+struct ReplySlot {
+    var token: UInt64?
+    var bytes: [UInt8]
+    var onFlush: (() -> Void)?
+}
+
+final class Connection {
+    let client: UInt64
+    let fd: Int32
+    let peer: Peer
+    let mayWrite: Bool
+    var source: EventLoop.IOSource?
+    var framer: LineFramer
+    /// Bytes queued for the socket; `outHead` bytes of it are already written.
+    var out: [UInt8] = []
+    var outHead = 0
+    /// Replies owed behind one that waits for a commit. Empty in the common case, where replies
+    /// go straight to `out`.
+    var slots: [ReplySlot] = []
+    var list = SwipeList(layout: MovieLayout.standard)
+    /// The seq of the last movie event sent; nil when not subscribed.
+    var cursor: UInt64?
+    /// Set while the subscribe reply waits behind a pending reply: events wait too.
+    var subscriptionPending = false
+    var timers: [RowID: EventLoop.Timer] = [:]
+    /// The write queue passed its cap: reading stops until it drains to half.
+    var readPaused = false
+    /// The peer closed its writing side; replies still owed are sent, then the socket closes.
+    var readClosed = false
+    /// A `bye` was queued: flush, then close.
+    var closing = false
+    var requests: UInt64 = 0
+
+    init(client: UInt64, fd: Int32, peer: Peer, mayWrite: Bool, maxLine: Int) {
+        self.client = client
+        self.fd = fd
+        self.peer = peer
+        self.mayWrite = mayWrite
+        self.framer = LineFramer(maxLine: maxLine)
+    }
+
+    var queued: Int { out.count - outHead }
+
+    /// Whether the connection has nothing more to do: the peer is gone or done, and every reply
+    /// it is owed has been written.
+    var isFinished: Bool { (readClosed || closing) && slots.isEmpty && queued == 0 }
+
+    /// Appends a reply in request order: straight to the write queue unless an earlier reply is
+    /// still waiting for a commit.
+    func send(reply: (inout [UInt8]) -> Void, onFlush: (() -> Void)? = nil) {
+        if slots.isEmpty {
+            reply(&out)
+            onFlush?()
+        } else {
+            var bytes: [UInt8] = []
+            reply(&bytes)
+            slots.append(ReplySlot(token: nil, bytes: bytes, onFlush: onFlush))
+        }
+    }
+
+    /// Reserves the place of a reply that waits for the commit of `token`.
+    func reserve(token: UInt64) {
+        slots.append(ReplySlot(token: token, bytes: [], onFlush: nil))
+    }
+
+    /// Fills the reserved place of `token`, then moves every reply that is now due to `out`.
+    func fulfil(token: UInt64, reply: (inout [UInt8]) -> Void) {
+        guard let index = slots.firstIndex(where: { $0.token == token }) else { return }
+        if index == 0 {
+            reply(&out)
+            slots.removeFirst()
+        } else {
+            reply(&slots[index].bytes)
+            slots[index].token = nil
+        }
+        while let first = slots.first, first.token == nil {
+            out.append(contentsOf: first.bytes)
+            slots.removeFirst()
+            first.onFlush?()
+        }
+    }
+
+    /// Server-initiated messages (events) are not replies: they never wait behind a commit.
+    func push(_ write: (inout [UInt8]) -> Void) {
+        write(&out)
+    }
+
+    func push(bytes: [UInt8]) {
+        out.append(contentsOf: bytes)
+    }
+
+    /// Writes as much of the queue as the socket takes. Returns false when the peer is gone.
+    func flush() -> Bool {
+        while outHead < out.count {
+            let result = out.withUnsafeBytes { raw -> IOResult in
+                do {
+                    return try writeNonBlocking(fd, UnsafeRawBufferPointer(rebasing: raw[outHead...]))
+                } catch {
+                    return .eof
+                }
+            }
+            switch result {
+            case .done(let n): outHead += n
+            case .wouldBlock: return true
+            case .eof: return false
+            }
+        }
+        // Drained: keep a small buffer for the next replies, give a large one back, so that
+        // 1,000 idle clients cost little memory.
+        if out.capacity > 64 * 1024 {
+            out = []
+        } else {
+            out.removeAll(keepingCapacity: true)
+        }
+        outHead = 0
+        return true
+    }
+}

@@ -1,0 +1,209 @@
+// Dispatch of one request line, and the ops on the shared movie state. Mutations are decided
+// against the store at once, then their replies wait for the commit (group commit: the store
+// commits everything that arrived meanwhile in one transaction).
+import Movies
+import SwipeEngine
+import Wire
+
+/// A command waiting for its commit: where its reply goes, and how to word it.
+struct PendingCommand {
+    weak var connection: Connection?
+    let id: [UInt8]?
+    let op: String
+    /// Builds the reply once the outcome is known.
+    let complete: (inout [UInt8], Result<EventRecord, WireError>) -> Void
+}
+
+extension Server {
+    func handle(line: UnsafeRawBufferPointer, on c: Connection) {
+        let decoded = RequestDecoder.decode(line)
+        switch decoded.result {
+        case .failure(let error):
+            reply(c, id: decoded.id, op: decoded.op, error: error)
+        case .success(let request):
+            handle(request, id: decoded.id, op: decoded.op ?? "?", on: c)
+        }
+    }
+
+    func reply(_ c: Connection, id: [UInt8]?, op: String?, error: WireError) {
+        c.send(reply: { Encode.error(&$0, id: id, error) })
+        var fields: [(String, String)] = [("CLIENT", "\(c.client)"), ("ERROR", error.code.rawValue),
+                                          ("ERROR_MESSAGE", error.message)]
+        if let op { fields.append(("OP", op)) }
+        journal.log(error.code == .internal ? .err : .info, "request failed", fields)
+    }
+
+    private func handle(_ request: Request, id: [UInt8]?, op: String, on c: Connection) {
+        switch request {
+        case .ping:
+            c.send(reply: { Encode.ok(&$0, id: id) })
+        case .help:
+            c.send(reply: { Encode.help(&$0, id: id) })
+        case .list:
+            c.send(reply: { Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies) })
+        case .add(let title, let image, let options):
+            mutate(MovieCommand(.add(title: title, image: image), expect: options.expect, key: options.key),
+                   id: id, op: op, on: c)
+        case .toggleWatched(let movie, let options):
+            mutate(MovieCommand(.toggleWatched(movie: movie), expect: options.expect, key: options.key),
+                   id: id, op: op, on: c)
+        case .toggleWatchedWithFriends(let movie, let options):
+            mutate(MovieCommand(.toggleWatchedWithFriends(movie: movie), expect: options.expect, key: options.key),
+                   id: id, op: op, on: c)
+        case .remove(let movie, let options):
+            mutate(MovieCommand(.remove(movie: movie), expect: options.expect, key: options.key),
+                   id: id, op: op, on: c)
+        case .subscribe(let from):
+            subscribe(c, from: from, id: id, op: op)
+        case .unsubscribe:
+            c.cursor = nil
+            c.subscriptionPending = false
+            subscribers[c.client] = nil
+            c.send(reply: { Encode.ok(&$0, id: id) })
+        case .history(let from, let limit):
+            do {
+                let events = try store.history(after: from, limit: limit)
+                c.send(reply: { Encode.history(&$0, id: id, seq: store.latestSeq, events: events) })
+            } catch {
+                reply(c, id: id, op: op, error: WireError(.storage, "cannot read the log: \(error)"))
+            }
+        case .viewport, .configure, .drag, .release, .tap, .close, .rows:
+            handleSwipe(request, id: id, op: op, on: c)
+        }
+    }
+
+    // MARK: - Mutations
+
+    private func mutate(_ command: MovieCommand, id: [UInt8]?, op: String, on c: Connection) {
+        guard c.mayWrite else {
+            return reply(c, id: id, op: op, error: forbidden())
+        }
+        submit(command, from: c, id: id, op: op) { out, result in
+            switch result {
+            case .success(let event): Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie)
+            case .failure(let error): Encode.error(&out, id: id, error)
+            }
+        }
+    }
+
+    func forbidden() -> WireError {
+        WireError(.forbidden, "only members of the group \"\(writers.group ?? "?")\" may change the movie list")
+    }
+
+    /// Hands `command` to the store and arranges for `complete` to word the reply, now (an
+    /// immediate error or an idempotent replay) or once the commit is done.
+    func submit(_ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
+                complete: @escaping (inout [UInt8], Result<EventRecord, WireError>) -> Void)
+    {
+        let token = nextToken
+        nextToken += 1
+        switch store.submit(command, token: token) {
+        case .rejected(let error):
+            c.send(reply: { complete(&$0, .failure(error)) })
+            journal.log(.info, "command refused", [
+                ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
+                ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
+            ])
+        case .replayed(let event):
+            c.send(reply: { complete(&$0, .success(event)) })
+            journal.log(.info, "idempotent replay", [
+                ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
+            ])
+        case .pending:
+            c.reserve(token: token)
+            pending[token] = PendingCommand(connection: c, id: id, op: op, complete: complete)
+        }
+    }
+
+    /// The store's writer finished a commit: answer its commands, then tell everyone.
+    func storeCompleted() {
+        let batch = store.completions()
+        var touched: [Connection] = []
+        for outcome in batch.outcomes {
+            guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
+            var fields: [(String, String)] = [("OP", waiting.op)]
+            if let c = waiting.connection { fields.append(("CLIENT", "\(c.client)")) }
+            switch outcome.result {
+            case .success(let event):
+                fields += [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)]
+                journal.log(.info, "movie changed", fields)
+            case .failure(let error):
+                fields += [("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)]
+                journal.log(error.code == .storage ? .warning : .info, "command failed", fields)
+            }
+            guard let c = waiting.connection, connections[c.client] === c else { continue }
+            c.fulfil(token: outcome.token) { waiting.complete(&$0, outcome.result) }
+            touched.append(c)
+        }
+        if let fatalError = batch.fatal {
+            return fatal(fatalError)
+        }
+        if !batch.committed.isEmpty {
+            fanOut(batch.committed)
+            markStatusDirty()
+        }
+        for c in touched { afterWork(c) }
+    }
+
+    // MARK: - Subscriptions
+
+    private func subscribe(_ c: Connection, from: UInt64?, id: [UInt8]?, op: String) {
+        let latest = store.latestSeq
+        if let from, from > latest {
+            return reply(c, id: id, op: op,
+                         error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"))
+        }
+        // Events wait until the reply is queued, so the reply always comes first.
+        c.cursor = nil
+        c.subscriptionPending = true
+        subscribers[c.client] = nil
+        c.send(
+            reply: { Encode.seq(&$0, id: id, seq: latest) },
+            onFlush: { [unowned self, unowned c] in
+                guard c.subscriptionPending else { return }
+                c.subscriptionPending = false
+                c.cursor = from ?? latest
+                subscribers[c.client] = c
+            })
+    }
+
+    /// Sends a lagging subscriber what it missed, from the log, a page at a time, while its
+    /// write queue has room: memory per subscriber stays bounded by the queue's cap.
+    func pumpSubscription(_ c: Connection) {
+        while let cursor = c.cursor, cursor < store.latestSeq, c.queued < config.maxQueue / 2 {
+            let events: [EventRecord]
+            do {
+                events = try store.history(after: cursor, limit: 256)
+            } catch {
+                journal.log(.err, "cannot read the log for a subscriber", [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+                return
+            }
+            guard let last = events.last else { return }
+            for event in events { c.push { Encode.movieEvent(&$0, event) } }
+            c.cursor = last.seq
+        }
+    }
+
+    /// Live events: each encoded once, appended to every subscriber that is up to date.
+    private func fanOut(_ events: [EventRecord]) {
+        for event in events {
+            var line: [UInt8] = []
+            Encode.movieEvent(&line, event)
+            for c in subscribers.values where c.cursor == event.seq - 1 && !c.closing {
+                if c.queued > config.maxQueue {
+                    journal.log(.warning, "subscriber too slow, disconnecting", [
+                        ("CLIENT", "\(c.client)"), ("QUEUED", "\(c.queued)"), ("SEQ", "\(event.seq)"),
+                    ])
+                    subscribers[c.client] = nil
+                    c.cursor = nil
+                    sayGoodbye(c, reason: "slow-consumer")
+                    continue
+                }
+                c.push(bytes: line)
+                c.cursor = event.seq
+            }
+            updateRows(for: event)
+        }
+        for c in Array(connections.values) where c.queued > 0 { afterWork(c) }
+    }
+}

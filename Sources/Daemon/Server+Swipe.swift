@@ -1,0 +1,199 @@
+// The ops on a client's own swipe engine, and the engine's effects: timers for the close after
+// a full swipe (sd-event timers), `row` events for rows the server changed, and bound actions
+// turned into movie commands.
+import Movies
+import SwipeEngine
+import Wire
+
+/// Actions whose firing runs a movie command (protocol.md, "bound" actions).
+enum BoundAction {
+    static func command(for action: String, movie: String) -> MovieCommand? {
+        switch action {
+        case "watched": MovieCommand(.toggleWatched(movie: movie))
+        case "watched-with-friends": MovieCommand(.toggleWatchedWithFriends(movie: movie))
+        case "delete": MovieCommand(.remove(movie: movie))
+        default: nil
+        }
+    }
+}
+
+extension Server {
+    func flags(_ movie: Movie) -> RowFlags {
+        MovieLayout.flags(watched: movie.watched, watchedWithFriends: movie.watchedWithFriends)
+    }
+
+    func render(_ c: Connection, _ row: RowID) -> RowRender {
+        let movie = store.state.movie(row)
+        return c.list.render(row, flags: movie.map(flags) ?? [])
+    }
+
+    func handleSwipe(_ request: Request, id: [UInt8]?, op: String, on c: Connection) {
+        switch request {
+        case .viewport(let width, let direction):
+            var viewport = c.list.viewport
+            if let width { viewport.width = width }
+            if let direction { viewport.direction = direction }
+            let closed = apply(c.list.reconfigure(viewport: viewport), on: c, report: false)
+            c.send(reply: { Encode.viewport(&$0, id: id, viewport: c.list.viewport, closed: closed) })
+        case .configure(let change):
+            let layout: Layout
+            switch makeLayout(change) {
+            case .success(let l): layout = l
+            case .failure(let error): return reply(c, id: id, op: op, error: error)
+            }
+            let closed = apply(c.list.reconfigure(layout: layout), on: c, report: false)
+            c.send(reply: { Encode.layout(&$0, id: id, layout: c.list.layout, closed: closed) })
+        case .rows:
+            let rows = c.list.openRows.map { render(c, $0) }
+            c.send(reply: { Encode.rows(&$0, id: id, rows: rows) })
+        case .close(nil):
+            let closed = apply((try? c.list.send(.close(row: nil))) ?? [], on: c, report: false)
+            c.send(reply: { Encode.closed(&$0, id: id, closed: closed) })
+        case .close(let movie?):
+            guard store.state.movie(movie) != nil else { return reply(c, id: id, op: op, error: notFound(movie)) }
+            _ = apply((try? c.list.send(.close(row: movie))) ?? [], on: c, report: true)
+            c.send(reply: { [self] in Encode.row(&$0, id: id, row: render(c, movie), fired: nil) })
+        case .drag(let movie, let dx):
+            gesture(.dragChanged(row: movie, dx: dx), movie: movie, id: id, op: op, on: c)
+        case .release(let movie, let dx, let vx):
+            gesture(.released(row: movie, dx: dx, vx: vx), movie: movie, id: id, op: op, on: c)
+        case .tap(let movie, let action):
+            gesture(.tapped(row: movie, action: action), movie: movie, id: id, op: op, on: c)
+        default:
+            reply(c, id: id, op: op, error: WireError(.internal, "op \"\(op)\" is not a swipe op"))
+        }
+    }
+
+    func notFound(_ movie: String) -> WireError {
+        WireError(.notFound, "no movie with id \"\(RequestDecoder.truncated(movie))\"")
+    }
+
+    /// drag, release, tap: run the reducer on a copy first, so that a refused input (not
+    /// revealed, forbidden) leaves the row exactly as it was.
+    private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
+        guard store.state.movie(movie) != nil else { return reply(c, id: id, op: op, error: notFound(movie)) }
+        var list = c.list
+        let effects: [Effect]
+        do {
+            effects = try list.send(input)
+        } catch {
+            switch error {
+            case .notRevealed(_, let action):
+                return reply(c, id: id, op: op, error: WireError(
+                    .notRevealed, "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(movie)\"; swipe to reveal it first"))
+            case .unknownAction(_, let action):
+                return reply(c, id: id, op: op, error: .badRequest(
+                    "this client's layout has no action \"\(RequestDecoder.truncated(action))\""))
+            }
+        }
+        var firedAction: String?
+        for case .fire(_, let action) in effects { firedAction = action }
+        var command: MovieCommand?
+        if let firedAction {
+            command = BoundAction.command(for: firedAction, movie: movie)
+            if command != nil && !c.mayWrite { return reply(c, id: id, op: op, error: forbidden()) }
+        }
+        c.list = list
+        _ = apply(effects, on: c, report: true)
+        let row = render(c, movie)
+        guard let firedAction else {
+            return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: nil) })
+        }
+        guard let command else {
+            journal.log(.info, "custom action fired", [("CLIENT", "\(c.client)"), ("MOVIE", movie), ("ACTION", firedAction)])
+            return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: .custom(action: firedAction)) })
+        }
+        submit(command, from: c, id: id, op: op) { out, result in
+            switch result {
+            case .success(let event):
+                Encode.row(&out, id: id, row: row, fired: .bound(action: firedAction, seq: event.seq))
+            case .failure(let error):
+                Encode.row(&out, id: id, row: row, fired: .failed(action: firedAction, error: error))
+            }
+        }
+    }
+
+    /// Carries out the engine's effects. `.closed` rows get a `row` event when `report` is set
+    /// (the server closed them, not the client's own request); returns the closed rows.
+    @discardableResult
+    func apply(_ effects: [Effect], on c: Connection, report: Bool) -> [RowID] {
+        var closed: [RowID] = []
+        for effect in effects {
+            switch effect {
+            case .fire:
+                break  // handled by the caller, which knows the request
+            case .schedule(.close(let row), let seconds):
+                schedule(row, after: seconds, on: c)
+            case .cancel(.close(let row)):
+                c.timers.removeValue(forKey: row)?.cancel()
+            case .closed(let row):
+                closed.append(row)
+                if report { pushRow(c, row, removed: false) }
+            }
+        }
+        return closed
+    }
+
+    private func schedule(_ row: RowID, after seconds: Double, on c: Connection) {
+        let timer: EventLoop.Timer
+        if let existing = c.timers[row] {
+            timer = existing
+        } else {
+            guard let made = try? loop.makeTimer(description: "close-row", { [unowned self, unowned c] in
+                closeTimerFired(row, on: c)
+            }) else {
+                journal.log(.err, "cannot create a timer; closing the row now", [("CLIENT", "\(c.client)"), ("MOVIE", row)])
+                _ = try? c.list.send(.timerFired(row: row))
+                return
+            }
+            timer = made
+            c.timers[row] = timer
+        }
+        timer.arm(afterMicroseconds: UInt64(seconds * 1_000_000))
+    }
+
+    private func closeTimerFired(_ row: RowID, on c: Connection) {
+        c.timers.removeValue(forKey: row)?.cancel()
+        guard connections[c.client] === c else { return }
+        let effects = (try? c.list.send(.timerFired(row: row))) ?? []
+        apply(effects, on: c, report: true)
+        pushRow(c, row, removed: false)
+        afterWork(c)
+    }
+
+    func pushRow(_ c: Connection, _ row: RowID, removed: Bool) {
+        let render = render(c, row)
+        c.push { Encode.rowEvent(&$0, row: render, removed: removed) }
+    }
+
+    /// A committed event changes what clients' rows show: a removed movie's row is dropped, a
+    /// changed movie's row re-renders where it is (rule 9).
+    func updateRows(for event: EventRecord) {
+        let row = event.movie.id
+        for c in connections.values where c.list.state(of: row).phase != .closed {
+            if event.kind == MovieEvent.Kind.removed {
+                let effects = (try? c.list.send(.rowRemoved(row: row))) ?? []
+                apply(effects, on: c, report: true)
+                c.push { Encode.rowEvent(&$0, row: c.list.render(row, flags: []), removed: true) }
+            } else {
+                pushRow(c, row, removed: false)
+            }
+        }
+    }
+
+    /// `configure`: no arguments is the movie layout; otherwise a whole new layout.
+    private func makeLayout(_ change: LayoutChange) -> Result<Layout, WireError> {
+        if change.isEmpty { return .success(MovieLayout.standard) }
+        let leading = change.leading ?? []
+        let trailing = change.trailing ?? []
+        var names = Set<String>()
+        for action in leading + trailing where !names.insert(action.action).inserted {
+            return .failure(.badRequest("action \"\(action.action)\" appears more than once; names must be unique"))
+        }
+        return .success(Layout(
+            leading: leading, trailing: trailing,
+            allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
+            allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
+            buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth))
+    }
+}
