@@ -58,7 +58,9 @@ if args.count == 3, args[1] == "--drag-only", let n = Int(args[2]) {
     exit(list.state(of: ids[0]).offset > 0 ? 1 : 0)
 }
 
-print("engine-bench (release, one core): SwipeEngine \(layout.leading.count)+\(layout.trailing.count) buttons, \(rowCount) rows tracked")
+print(
+    "engine-bench (release, one core): SwipeEngine \(layout.leading.count)+\(layout.trailing.count) buttons, \(rowCount) rows tracked"
+)
 print("| figure | rate | detail |")
 print("|---|---|---|")
 

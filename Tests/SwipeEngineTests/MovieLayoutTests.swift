@@ -8,14 +8,17 @@ final class MovieLayoutTests: XCTestCase {
             MovieLayout.standard,
             Layout(
                 leading: [
-                    ActionSpec(action: "watched", label: "Watched", icon: "eye", tint: "green",
-                               activeIcon: "eye.slash"),
-                    ActionSpec(action: "watched-with-friends", label: "With Friends", icon: "person.3",
-                               tint: "indigo"),
+                    ActionSpec(
+                        action: "watched", label: "Watched", icon: "eye", tint: "green",
+                        activeIcon: "eye.slash"),
+                    ActionSpec(
+                        action: "watched-with-friends", label: "With Friends", icon: "person.3",
+                        tint: "indigo"),
                 ],
                 trailing: [
-                    ActionSpec(action: "delete", label: "Delete", icon: "trash", tint: "red",
-                               role: .destructive)
+                    ActionSpec(
+                        action: "delete", label: "Delete", icon: "trash", tint: "red",
+                        role: .destructive)
                 ],
                 allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true, buttonWidth: 70))
         XCTAssertEqual(MovieLayout.standard.trailing[0].effectiveTint, "red")
@@ -24,7 +27,8 @@ final class MovieLayoutTests: XCTestCase {
     func testWatchedIconFlipsWithTheFlag() {
         let watched = MovieLayout.standard.leading[0]
         XCTAssertEqual(watched.icon(for: MovieLayout.flags(watched: false, watchedWithFriends: true)), "eye")
-        XCTAssertEqual(watched.icon(for: MovieLayout.flags(watched: true, watchedWithFriends: false)), "eye.slash")
+        XCTAssertEqual(
+            watched.icon(for: MovieLayout.flags(watched: true, watchedWithFriends: false)), "eye.slash")
         XCTAssertEqual(watched.label(for: ["watched"]), "Watched")
         let friends = MovieLayout.standard.leading[1]
         XCTAssertEqual(friends.icon(for: ["watched-with-friends"]), "person.3")

@@ -35,7 +35,9 @@ final class PropertyTests: XCTestCase {
                     }
                     for case let .fire(row, _) in effects {
                         fires += 1
-                        if firedThisGesture.contains(row) { failures.append("\(where_): second fire of \(row)") }
+                        if firedThisGesture.contains(row) {
+                            failures.append("\(where_): second fire of \(row)")
+                        }
                         firedThisGesture.insert(row)
                     }
                     if effects.filter({ if case .fire = $0 { true } else { false } }).count > 1 {
@@ -45,7 +47,9 @@ final class PropertyTests: XCTestCase {
                 if case let .released(row, _, _) = input {
                     releases += 1
                     // Ends closed, open or fired (the exact offsets are checked by `invariants`).
-                    if after.state(of: row).phase == .dragging { failures.append("\(where_): still dragging") }
+                    if after.state(of: row).phase == .dragging {
+                        failures.append("\(where_): still dragging")
+                    }
                 }
             }
             for _ in 0..<Self.stepsPerSeed { session.step() }
@@ -72,7 +76,8 @@ final class PropertyTests: XCTestCase {
             check(s <= 0 || l > 0, "leading revealed without leading buttons")
             check(s >= 0 || t > 0, "trailing revealed without trailing buttons")
             check(s <= 0 || list.layout.allowsFullSwipeLeading || s <= l * w, "past L·W without full swipe")
-            check(s >= 0 || list.layout.allowsFullSwipeTrailing || s >= -t * w, "past −T·W without full swipe")
+            check(
+                s >= 0 || list.layout.allowsFullSwipeTrailing || s >= -t * w, "past −T·W without full swipe")
             switch state.phase {
             case .open:
                 check(s == min(l * w, r) || s == -min(t * w, r), "open away from L·W / −T·W")

@@ -47,7 +47,8 @@ struct RandomSession {
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<55: return .dragChanged(row: row, dx: dx())
         case 55..<75:
-            let vx: Double? = Bool.random(using: &rng) ? nil : Double(Int.random(in: -1000...1000, using: &rng))
+            let vx: Double? =
+                Bool.random(using: &rng) ? nil : Double(Int.random(in: -1000...1000, using: &rng))
             return .released(row: row, dx: Bool.random(using: &rng) ? nil : dx(), vx: vx)
         case 75..<87: return .tapped(row: row, action: actions.randomElement(using: &rng)!)
         case 87..<92: return .close(row: row)

@@ -121,7 +121,8 @@ extension Recording {
                 flags[words[1]] = words.count > 2 ? Set(words[2].split(separator: ",").map(String.init)) : []
             case "=>":
                 guard !steps.isEmpty else { throw fail("expectation before any input") }
-                steps[steps.count - 1].expectations.append(try Self.expectation(Array(words.dropFirst()), fail))
+                steps[steps.count - 1].expectations.append(
+                    try Self.expectation(Array(words.dropFirst()), fail))
             default:
                 let time = try number(first)
                 if let last = steps.last, time < last.time { throw fail("time goes backwards") }
@@ -217,7 +218,9 @@ extension Recording {
 
 extension Recording {
     var text: String {
-        var lines = ["layout \(layoutName)", "viewport \(Self.format(viewport.width)) \(viewport.direction.rawValue)"]
+        var lines = [
+            "layout \(layoutName)", "viewport \(Self.format(viewport.width)) \(viewport.direction.rawValue)",
+        ]
         if let buttonWidth { lines.append("buttonwidth \(Self.format(buttonWidth))") }
         for edge in Edge.allCases {
             if let on = fullSwipe[edge] { lines.append("fullswipe \(edge.rawValue) \(on ? "on" : "off")") }
@@ -245,7 +248,9 @@ extension Recording {
             switch input {
             case let .dragChanged(row, dx): return "drag \(row) \(format(dx))"
             case let .released(row, dx, vx):
-                return (["release", row] + [dx.map { "dx=\(format($0))" }, vx.map { "vx=\(format($0))" }]
+                return
+                    (["release", row]
+                    + [dx.map { "dx=\(format($0))" }, vx.map { "vx=\(format($0))" }]
                     .compactMap { $0 }).joined(separator: " ")
             case let .tapped(row, action): return "tap \(row) \(action)"
             case let .close(row): return "close \(row ?? "*")"

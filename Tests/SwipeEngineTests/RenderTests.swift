@@ -28,8 +28,11 @@ final class RenderTests: XCTestCase {
         XCTAssertFalse(r.fullSwipe)
         XCTAssertEqual(
             r.buttons,
-            [ButtonRender(action: "delete", label: "Delete", icon: "trash", tint: "red",
-                          role: .destructive, x: 320, width: 70)])
+            [
+                ButtonRender(
+                    action: "delete", label: "Delete", icon: "trash", tint: "red",
+                    role: .destructive, x: 320, width: 70)
+            ])
         XCTAssertEqual(r.spring, SpringHint(target: -70, response: 0.5, dampingFraction: 0.85))
     }
 
@@ -42,10 +45,12 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(
             r.buttons,
             [
-                ButtonRender(action: "watched", label: "Watched", icon: "eye", tint: "green",
-                             role: nil, x: 0, width: 50),
-                ButtonRender(action: "watched-with-friends", label: "With Friends", icon: "person.3",
-                             tint: "indigo", role: nil, x: 50, width: 50),
+                ButtonRender(
+                    action: "watched", label: "Watched", icon: "eye", tint: "green",
+                    role: nil, x: 0, width: 50),
+                ButtonRender(
+                    action: "watched-with-friends", label: "With Friends", icon: "person.3",
+                    tint: "indigo", role: nil, x: 50, width: 50),
             ])
         XCTAssertEqual(r.spring, SpringHint(target: 100, response: 0.15, dampingFraction: 0.86))
     }
@@ -113,8 +118,9 @@ final class RenderTests: XCTestCase {
             r.accessibilityActions,
             [
                 AccessibilityAction(action: "watched", label: "Watched", destructive: false, edge: .leading),
-                AccessibilityAction(action: "watched-with-friends", label: "With Friends",
-                                    destructive: false, edge: .leading),
+                AccessibilityAction(
+                    action: "watched-with-friends", label: "With Friends",
+                    destructive: false, edge: .leading),
                 AccessibilityAction(action: "delete", label: "Delete", destructive: true, edge: .trailing),
             ])
     }

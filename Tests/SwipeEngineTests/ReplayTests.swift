@@ -57,13 +57,16 @@ final class ReplayTests: XCTestCase {
 
     func testAnUnassertedStateChangeFails() throws {
         XCTAssertEqual(
-            try failures("0 drag g -60\n"), ["line 1: row g changed to row g dragging -60 without a row line"])
+            try failures("0 drag g -60\n"), ["line 1: row g changed to row g dragging -60 without a row line"]
+        )
     }
 
     func testAMissingOrWrongEffectFails() throws {
         XCTAssertEqual(
             try failures("0 release g dx=-300\n=> row g fired -390\n=> effect fire g delete\n"),
-            ["line 1: effects: expected [\"effect fire g delete\"], got [\"effect fire g delete\", \"effect schedule close g 0.5\"]"])
+            [
+                "line 1: effects: expected [\"effect fire g delete\"], got [\"effect fire g delete\", \"effect schedule close g 0.5\"]"
+            ])
     }
 
     func testAWrongRowOrRenderFails() throws {
@@ -76,13 +79,18 @@ final class ReplayTests: XCTestCase {
     }
 
     func testTimersMustBeReplayedWhenDue() throws {
-        let fired = "0 release g dx=-300\n=> row g fired -390\n=> effect fire g delete\n=> effect schedule close g 0.5\n"
-        XCTAssertEqual(try failures(fired + "0.4 timer g\n"), ["line 5: no close timer of g due at 0.4 (pending: [\"g\": 0.5])"])
+        let fired =
+            "0 release g dx=-300\n=> row g fired -390\n=> effect fire g delete\n=> effect schedule close g 0.5\n"
         XCTAssertEqual(
-            try failures(fired + "0.6 close *\n=> row g closed\n=> effect closed g\n=> effect cancel close g\n"),
+            try failures(fired + "0.4 timer g\n"),
+            ["line 5: no close timer of g due at 0.4 (pending: [\"g\": 0.5])"])
+        XCTAssertEqual(
+            try failures(
+                fired + "0.6 close *\n=> row g closed\n=> effect closed g\n=> effect cancel close g\n"),
             ["line 5: the close timer of g, due at 0.5, was not replayed before this input"])
         XCTAssertEqual(try failures(fired + "0.5 timer g\n=> row g closed\n"), [])
-        XCTAssertEqual(try failures(fired + "0.5 remove g\n=> row g closed\n=> effect cancel close g\n").count, 1)
+        XCTAssertEqual(
+            try failures(fired + "0.5 remove g\n=> row g closed\n=> effect cancel close g\n").count, 1)
     }
 
     func testAnUnexpectedErrorFails() throws {
@@ -92,7 +100,10 @@ final class ReplayTests: XCTestCase {
     }
 
     func testBadTextIsRefusedWithItsLine() {
-        for (text, line) in [("0 fly g\n", 1), ("layout nope\n", 1), ("\n=> row g open 1\n", 2), ("1 drag g 1\n0 drag g 1\n", 2)] {
+        for (text, line) in [
+            ("0 fly g\n", 1), ("layout nope\n", 1), ("\n=> row g open 1\n", 2),
+            ("1 drag g 1\n0 drag g 1\n", 2),
+        ] {
             XCTAssertThrowsError(try Recording(parsing: text), text) { error in
                 XCTAssertEqual((error as? ParseError)?.line, line, text)
             }

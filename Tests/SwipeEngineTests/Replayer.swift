@@ -79,11 +79,15 @@ struct Replayer {
             case let .row(row, state):
                 asserted.insert(row)
                 if list.state(of: row) != state {
-                    fail("row \(row): expected \(describe(.row(row, state))), got \(describe(.row(row, list.state(of: row))))")
+                    fail(
+                        "row \(row): expected \(describe(.row(row, state))), got \(describe(.row(row, list.state(of: row))))"
+                    )
                 }
             case let .render(row, edge, full, buttons):
                 let render = list.render(row, flags: recording.flags[row] ?? [])
-                let actual = render.buttons.map { "\($0.action)@\(Recording.format($0.x))+\(Recording.format($0.width))" }
+                let actual = render.buttons.map {
+                    "\($0.action)@\(Recording.format($0.x))+\(Recording.format($0.width))"
+                }
                 if render.edge != edge || render.fullSwipe != full || actual != buttons {
                     let got = Recording.Expectation.render(
                         row: row, edge: render.edge, fullSwipe: render.fullSwipe, buttons: actual)
@@ -92,7 +96,9 @@ struct Replayer {
             }
         }
         if outcome.effects != effects {
-            fail("effects: expected \(effects.map { describe(.effect($0)) }), got \(outcome.effects.map { describe(.effect($0)) })")
+            fail(
+                "effects: expected \(effects.map { describe(.effect($0)) }), got \(outcome.effects.map { describe(.effect($0)) })"
+            )
         }
         if errors != (outcome.error.map { [$0] } ?? []) {
             fail("error: expected \(errors), got \(outcome.error.map { "\($0)" } ?? "none")")

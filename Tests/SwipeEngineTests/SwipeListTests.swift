@@ -42,7 +42,7 @@ final class SwipeListTests: XCTestCase {
 
     func testRule1_openRowIgnoresSmallDragsThenContinues() {
         each { s, L, T in
-            s.send(.dragChanged(row: g, dx: T(60)))  { $0[g] = dragging(T(60)) }
+            s.send(.dragChanged(row: g, dx: T(60))) { $0[g] = dragging(T(60)) }
             s.send(.released(row: g, dx: nil, vx: nil)) { $0[g] = open(T(70)) }
             s.send(.dragChanged(row: g, dx: L(9)))
             s.send(.released(row: g, dx: nil, vx: nil))
@@ -131,7 +131,8 @@ final class SwipeListTests: XCTestCase {
             s.send(.timerFired(row: g)) { $0[g] = nil }
             s.send(.timerFired(row: g))  // stale: ignored
 
-            s.send(.released(row: g, dx: T(300), vx: nil),
+            s.send(
+                .released(row: g, dx: T(300), vx: nil),
                 [.fire(row: g, action: "delete"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(T(390)) }
             s.send(.timerFired(row: g)) { $0[g] = nil }
@@ -144,7 +145,8 @@ final class SwipeListTests: XCTestCase {
         each(layout) { s, L, T in
             s.send(.released(row: g, dx: T(300), vx: nil)) { $0[g] = open(T(140)) }
             s.send(.close(row: g)) { $0[g] = nil }
-            s.send(.released(row: g, dx: L(300), vx: nil),
+            s.send(
+                .released(row: g, dx: L(300), vx: nil),
                 [.fire(row: g, action: "text"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(L(390)) }
         }
@@ -183,7 +185,8 @@ final class SwipeListTests: XCTestCase {
 
     func testRule6_flickTowardTheEdgeInFullSwipeFires() {
         each { s, L, T in
-            s.send(.released(row: g, dx: L(200), vx: L(800)),
+            s.send(
+                .released(row: g, dx: L(200), vx: L(800)),
                 [.fire(row: g, action: "watched"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(L(390)) }
         }
@@ -196,8 +199,10 @@ final class SwipeListTests: XCTestCase {
             s.send(.released(row: g, dx: T(60), vx: nil)) { $0[g] = open(T(70)) }
             s.send(.tapped(row: g, action: "delete"), [.fire(row: g, action: "delete")]) { $0[g] = nil }
             s.send(.released(row: g, dx: L(100), vx: nil)) { $0[g] = open(L(140)) }
-            s.send(.tapped(row: g, action: "watched-with-friends"),
-                [.fire(row: g, action: "watched-with-friends")]) { $0[g] = nil }
+            s.send(
+                .tapped(row: g, action: "watched-with-friends"),
+                [.fire(row: g, action: "watched-with-friends")]
+            ) { $0[g] = nil }
             // While dragging, the buttons that show can be tapped too.
             s.send(.dragChanged(row: g, dx: L(40))) { $0[g] = dragging(L(40)) }
             s.send(.tapped(row: g, action: "watched"), [.fire(row: g, action: "watched")]) { $0[g] = nil }
@@ -212,7 +217,8 @@ final class SwipeListTests: XCTestCase {
             s.fail(.tapped(row: g, action: "play"), .unknownAction(row: g, action: "play"))
             // In full swipe only the outermost button shows.
             s.send(.dragChanged(row: g, dx: L(270))) { $0[g] = dragging(L(200), from: T(70)) }
-            s.fail(.tapped(row: g, action: "watched-with-friends"),
+            s.fail(
+                .tapped(row: g, action: "watched-with-friends"),
                 .notRevealed(row: g, action: "watched-with-friends"))
             // Dragged back to exactly 0: nothing shows.
             s.send(.dragChanged(row: g, dx: L(70))) { $0[g] = dragging(0, from: T(70)) }
@@ -222,7 +228,8 @@ final class SwipeListTests: XCTestCase {
 
     func testRule7_tapWhileFiredIsIgnoredOnTheShowingButton() {
         each { s, L, T in
-            s.send(.released(row: g, dx: T(300), vx: nil),
+            s.send(
+                .released(row: g, dx: T(300), vx: nil),
                 [.fire(row: g, action: "delete"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(T(390)) }
             s.send(.tapped(row: g, action: "delete"))  // at most one fire per gesture
@@ -246,7 +253,8 @@ final class SwipeListTests: XCTestCase {
 
     func testRule8_leavesDraggingAndFiredRowsAlone() {
         each { s, L, T in
-            s.send(.released(row: g, dx: T(300), vx: nil),
+            s.send(
+                .released(row: g, dx: T(300), vx: nil),
                 [.fire(row: g, action: "delete"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(T(390)) }
             s.send(.dragChanged(row: "a", dx: L(20))) { $0["a"] = dragging(L(20)) }
@@ -279,7 +287,8 @@ final class SwipeListTests: XCTestCase {
             s.send(.rowRemoved(row: g))
             s.send(.released(row: g, dx: T(60), vx: nil)) { $0[g] = open(T(70)) }
             s.send(.rowRemoved(row: g)) { $0[g] = nil }
-            s.send(.released(row: g, dx: T(300), vx: nil),
+            s.send(
+                .released(row: g, dx: T(300), vx: nil),
                 [.fire(row: g, action: "delete"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(T(390)) }
             s.send(.rowRemoved(row: g), [.cancel(.close(row: g))]) { $0[g] = nil }
@@ -294,7 +303,8 @@ final class SwipeListTests: XCTestCase {
             s.send(.close(row: g))  // closed: no-op
             s.send(.dragChanged(row: g, dx: L(30))) { $0[g] = dragging(L(30)) }
             s.send(.close(row: g)) { $0[g] = nil }
-            s.send(.released(row: g, dx: L(300), vx: nil),
+            s.send(
+                .released(row: g, dx: L(300), vx: nil),
                 [.fire(row: g, action: "watched"), .schedule(.close(row: g), after: 0.5)]
             ) { $0[g] = fired(L(390)) }
             s.send(.close(row: g), [.cancel(.close(row: g))]) { $0[g] = nil }
@@ -304,12 +314,14 @@ final class SwipeListTests: XCTestCase {
     func testCloseEveryRow() {
         each { s, L, T in
             s.send(.close(row: nil))
-            s.send(.released(row: h, dx: T(300), vx: nil),
+            s.send(
+                .released(row: h, dx: T(300), vx: nil),
                 [.fire(row: h, action: "delete"), .schedule(.close(row: h), after: 0.5)]
             ) { $0[h] = fired(T(390)) }
             s.send(.dragChanged(row: "a", dx: L(30))) { $0["a"] = dragging(L(30)) }
             s.send(.released(row: g, dx: T(60), vx: nil)) { $0[g] = open(T(70)) }
-            s.send(.close(row: nil),
+            s.send(
+                .close(row: nil),
                 [.closed(row: "a"), .closed(row: g), .closed(row: h), .cancel(.close(row: h))]
             ) { $0 = [:] }
         }
