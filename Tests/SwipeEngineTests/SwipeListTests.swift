@@ -364,3 +364,15 @@ final class SwipeListTests: XCTestCase {
         XCTAssertFalse(open(70).started)
     }
 }
+
+final class InputTests: XCTestCase {
+    func testRowNamedByAnInput() {
+        XCTAssertEqual(Input.dragChanged(row: "a", dx: 1).row, "a")
+        XCTAssertEqual(Input.released(row: "b", dx: nil, vx: nil).row, "b")
+        XCTAssertEqual(Input.tapped(row: "c", action: "x").row, "c")
+        XCTAssertEqual(Input.close(row: "d").row, "d")
+        XCTAssertNil(Input.close(row: nil).row)
+        XCTAssertEqual(Input.timerFired(row: "e").row, "e")
+        XCTAssertEqual(Input.rowRemoved(row: "f").row, "f")
+    }
+}
