@@ -1,4 +1,3 @@
-import Foundation
 import Movies
 import SwipeEngine
 
