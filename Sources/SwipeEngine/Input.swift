@@ -11,13 +11,28 @@ public enum Input: Equatable, Sendable {
     case tapped(row: RowID, action: String)
     /// Close one row (no effect for that row, except `.cancel` of a pending timer when it was
     /// `fired`), or with nil every row (`.closed` for each, plus `.cancel` for fired ones).
-    /// Closing a closed row does nothing.
+    /// Closing a closed row does nothing. Closing a `dragging` row ends its gesture: later drags
+    /// of the same touch start a new one from offset 0 (rule 1 applies again).
     case close(row: RowID?)
     /// The host's timer for `.schedule(.close(row:))` elapsed: a `fired` row closes. A stale timer
     /// (the row is no longer `fired`) is ignored.
     case timerFired(row: RowID)
     /// The row's data is gone: drop its state (`.cancel` of its timer when it was `fired`).
     case rowRemoved(row: RowID)
+}
+
+extension Input {
+    /// The row the input names; nil for `close(row: nil)` (every row). A host checks that the
+    /// row's data exists before sending.
+    public var row: RowID? {
+        switch self {
+        case let .dragChanged(row, _), let .released(row, _, _), let .tapped(row, _),
+            let .timerFired(row), let .rowRemoved(row):
+            return row
+        case let .close(row):
+            return row
+        }
+    }
 }
 
 /// Something the host must do for the engine; the engine never does I/O nor reads a clock.

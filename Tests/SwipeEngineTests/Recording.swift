@@ -1,0 +1,283 @@
+import Movies
+import SwipeEngine
+
+// A recording: a list's configuration, then timed inputs, each followed by what must come out.
+// Line-based so that fixtures are written by hand and diffs read well (`Fixtures/*.swipe`):
+//
+//   # a comment; blank lines are ignored; `#` also starts a trailing comment
+//   layout standard                 header: standard | demo000 (MovieLayout); default standard
+//   viewport 390 rtl                header: width and direction; default 390 ltr
+//   buttonwidth 90                  header: overrides the layout's W
+//   fullswipe trailing off          header: overrides allowsFullSwipe of an edge (on | off)
+//   flags godfather watched         header: a row's flags for render lines (comma-separated)
+//
+//   0.000 drag godfather -60        inputs: <seconds> drag <row> <dx>
+//   0.120 release godfather         release <row> [dx=<n>] [vx=<n>]
+//   0.200 tap godfather delete      tap <row> <action>
+//   0.300 close godfather           close <row> | close *     (* = every row)
+//   0.400 remove godfather          remove <row>
+//   0.620 timer godfather           the close timer of <row>; it must have been scheduled by an
+//                                   effect and be due exactly now (the replayer keeps the timers)
+//
+//   => row godfather open -70       expectations of the input above: <phase> <offset> [rest <n>]
+//   => row godfather closed         (rest defaults to the offset for open/fired, to 0 for dragging)
+//   => effect fire godfather delete           fire <row> <action>
+//   => effect schedule close godfather 0.5    schedule close <row> <seconds>
+//   => effect cancel close godfather          cancel close <row>
+//   => effect closed heat                     closed <row>
+//   => error not-revealed godfather watched   not-revealed | unknown-action <row> <action>
+//   => render godfather trailing delete@320+70   <edge|none> [full] then buttons left to right
+//
+// Exhaustive, like the TestStore: the effect lines are exactly the effects, in order; every row
+// whose state changed has a row line; a refused input has exactly its error line and nothing else.
+// Render lines are optional checks. Timers due at or before an input's time must be replayed
+// (with their `timer` line) before it.
+
+struct Recording: Equatable {
+    var layoutName = "standard"
+    var viewport = Viewport()
+    var buttonWidth: Double?
+    var fullSwipe: [Edge: Bool] = [:]
+    var flags: [RowID: RowFlags] = [:]
+    var steps: [Step] = []
+
+    struct Step: Equatable {
+        var time: Double
+        var event: Event
+        var expectations: [Expectation] = []
+        var line = 0
+    }
+
+    enum Event: Equatable {
+        case input(Input)
+        case timer(row: RowID)
+    }
+
+    enum Expectation: Equatable {
+        case row(RowID, RowState)
+        case effect(Effect)
+        case error(SwipeError)
+        case render(row: RowID, edge: Edge?, fullSwipe: Bool, buttons: [String])
+    }
+
+    var layout: Layout {
+        get throws {
+            var layout: Layout
+            switch layoutName {
+            case "standard": layout = MovieLayout.standard
+            case "demo000": layout = MovieLayout.demo000
+            default: throw ParseError(line: 0, message: "unknown layout \(layoutName)")
+            }
+            if let buttonWidth { layout.buttonWidth = buttonWidth }
+            if let on = fullSwipe[.leading] { layout.allowsFullSwipeLeading = on }
+            if let on = fullSwipe[.trailing] { layout.allowsFullSwipeTrailing = on }
+            return layout
+        }
+    }
+}
+
+struct ParseError: Error, CustomStringConvertible {
+    var line: Int
+    var message: String
+    var description: String { "line \(line): \(message)" }
+}
+
+extension Recording {
+    init(parsing text: String) throws {
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = index + 1
+            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard let first = words.first else { continue }
+            func fail(_ message: String) -> ParseError { ParseError(line: lineNumber, message: message) }
+            func number(_ word: String) throws -> Double {
+                guard let value = Double(word) else { throw fail("not a number: \(word)") }
+                return value
+            }
+            func arity(_ n: Int) throws {
+                guard words.count == n else { throw fail("expected \(n) words, got \(words.count)") }
+            }
+            switch first {
+            case "layout":
+                try arity(2)
+                layoutName = words[1]
+                guard (try? layout) != nil else { throw fail("unknown layout \(words[1])") }
+            case "viewport":
+                try arity(3)
+                guard let direction = Direction(rawValue: words[2]) else { throw fail("bad direction") }
+                viewport = Viewport(width: try number(words[1]), direction: direction)
+            case "buttonwidth":
+                try arity(2)
+                buttonWidth = try number(words[1])
+            case "fullswipe":
+                try arity(3)
+                guard let edge = Edge(rawValue: words[1]), ["on", "off"].contains(words[2]) else {
+                    throw fail("fullswipe <leading|trailing> <on|off>")
+                }
+                fullSwipe[edge] = words[2] == "on"
+            case "flags":
+                guard words.count >= 2 else { throw fail("flags <row> [a,b]") }
+                flags[words[1]] = words.count > 2 ? Set(words[2].split(separator: ",").map(String.init)) : []
+            case "=>":
+                guard !steps.isEmpty else { throw fail("expectation before any input") }
+                steps[steps.count - 1].expectations.append(
+                    try Self.expectation(Array(words.dropFirst()), fail))
+            default:
+                let time = try number(first)
+                if let last = steps.last, time < last.time { throw fail("time goes backwards") }
+                guard words.count >= 3 else { throw fail("<time> <verb> <row> ...") }
+                let row = words[2]
+                let event: Event
+                switch words[1] {
+                case "drag":
+                    try arity(4)
+                    event = .input(.dragChanged(row: row, dx: try number(words[3])))
+                case "release":
+                    var dx: Double?
+                    var vx: Double?
+                    for word in words.dropFirst(3) {
+                        if word.hasPrefix("dx=") {
+                            dx = try number(String(word.dropFirst(3)))
+                        } else if word.hasPrefix("vx=") {
+                            vx = try number(String(word.dropFirst(3)))
+                        } else {
+                            throw fail("release takes dx= and vx=")
+                        }
+                    }
+                    event = .input(.released(row: row, dx: dx, vx: vx))
+                case "tap":
+                    try arity(4)
+                    event = .input(.tapped(row: row, action: words[3]))
+                case "close":
+                    try arity(3)
+                    event = .input(.close(row: row == "*" ? nil : row))
+                case "remove":
+                    try arity(3)
+                    event = .input(.rowRemoved(row: row))
+                case "timer":
+                    try arity(3)
+                    event = .timer(row: row)
+                default:
+                    throw fail("unknown input \(words[1])")
+                }
+                steps.append(Step(time: time, event: event, line: lineNumber))
+            }
+        }
+    }
+
+    private static func expectation(
+        _ w: [String], _ fail: (String) -> ParseError
+    ) throws -> Expectation {
+        func number(_ word: String) throws -> Double {
+            guard let value = Double(word) else { throw fail("not a number: \(word)") }
+            return value
+        }
+        switch (w.first, w.count) {
+        case ("row", 3) where w[2] == "closed":
+            return .row(w[1], .closed)
+        case ("row", 4), ("row", 6):
+            guard let phase = Phase(rawValue: w[2]), phase != .closed else { throw fail("bad phase") }
+            let offset = try number(w[3])
+            var rest = phase == .dragging ? 0 : offset
+            if w.count == 6 {
+                guard w[4] == "rest" else { throw fail("expected rest <n>") }
+                rest = try number(w[5])
+            }
+            return .row(w[1], RowState(offset: offset, restingOffset: rest, phase: phase))
+        case ("effect", 4) where w[1] == "fire":
+            return .effect(.fire(row: w[2], action: w[3]))
+        case ("effect", 5) where w[1] == "schedule" && w[2] == "close":
+            return .effect(.schedule(.close(row: w[3]), after: try number(w[4])))
+        case ("effect", 4) where w[1] == "cancel" && w[2] == "close":
+            return .effect(.cancel(.close(row: w[3])))
+        case ("effect", 3) where w[1] == "closed":
+            return .effect(.closed(row: w[2]))
+        case ("error", 4) where w[1] == "not-revealed":
+            return .error(.notRevealed(row: w[2], action: w[3]))
+        case ("error", 4) where w[1] == "unknown-action":
+            return .error(.unknownAction(row: w[2], action: w[3]))
+        case ("render", _) where w.count >= 3:
+            let edge: Edge?
+            if w[2] == "none" {
+                edge = nil
+            } else if let e = Edge(rawValue: w[2]) {
+                edge = e
+            } else {
+                throw fail("bad edge \(w[2])")
+            }
+            let full = w.count > 3 && w[3] == "full"
+            return .render(row: w[1], edge: edge, fullSwipe: full, buttons: Array(w.dropFirst(full ? 4 : 3)))
+        default:
+            throw fail("bad expectation: \(w.joined(separator: " "))")
+        }
+    }
+}
+
+// MARK: Writing (the recorder side: a session in, the text a fixture would hold out)
+
+extension Recording {
+    var text: String {
+        var lines = [
+            "layout \(layoutName)", "viewport \(Self.format(viewport.width)) \(viewport.direction.rawValue)",
+        ]
+        if let buttonWidth { lines.append("buttonwidth \(Self.format(buttonWidth))") }
+        for edge in Edge.allCases {
+            if let on = fullSwipe[edge] { lines.append("fullswipe \(edge.rawValue) \(on ? "on" : "off")") }
+        }
+        for (row, set) in flags.sorted(by: { $0.key < $1.key }) {
+            lines.append("flags \(row) \(set.sorted().joined(separator: ","))")
+        }
+        for step in steps {
+            lines.append("\(Self.format(step.time)) \(Self.describe(step.event))")
+            lines += step.expectations.map { "=> " + Self.describe($0) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Shortest text that parses back to the same Double ("-70", "0.1", "12.345").
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return "\(value)"
+    }
+
+    static func describe(_ event: Event) -> String {
+        switch event {
+        case let .timer(row): return "timer \(row)"
+        case let .input(input):
+            switch input {
+            case let .dragChanged(row, dx): return "drag \(row) \(format(dx))"
+            case let .released(row, dx, vx):
+                return
+                    (["release", row]
+                    + [dx.map { "dx=\(format($0))" }, vx.map { "vx=\(format($0))" }]
+                    .compactMap { $0 }).joined(separator: " ")
+            case let .tapped(row, action): return "tap \(row) \(action)"
+            case let .close(row): return "close \(row ?? "*")"
+            case let .timerFired(row): return "timer \(row)"
+            case let .rowRemoved(row): return "remove \(row)"
+            }
+        }
+    }
+
+    static func describe(_ expectation: Expectation) -> String {
+        switch expectation {
+        case let .row(row, state):
+            if state.phase == .closed { return "row \(row) closed" }
+            let defaultRest = state.phase == .dragging ? 0 : state.offset
+            let rest = state.restingOffset == defaultRest ? "" : " rest \(format(state.restingOffset))"
+            return "row \(row) \(state.phase.rawValue) \(format(state.offset))\(rest)"
+        case let .effect(effect):
+            switch effect {
+            case let .fire(row, action): return "effect fire \(row) \(action)"
+            case let .schedule(.close(row), after): return "effect schedule close \(row) \(format(after))"
+            case let .cancel(.close(row)): return "effect cancel close \(row)"
+            case let .closed(row): return "effect closed \(row)"
+            }
+        case let .error(.notRevealed(row, action)): return "error not-revealed \(row) \(action)"
+        case let .error(.unknownAction(row, action)): return "error unknown-action \(row) \(action)"
+        case let .render(row, edge, full, buttons):
+            return (["render", row, edge?.rawValue ?? "none"] + (full ? ["full"] : []) + buttons)
+                .joined(separator: " ")
+        }
+    }
+}
