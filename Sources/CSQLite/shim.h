@@ -2,8 +2,12 @@
 #ifndef SWIPED_CSQLITE_SHIM_H
 #define SWIPED_CSQLITE_SHIM_H
 #include <sqlite3.h>
+#include <sys/eventfd.h>
 
 /// SQLITE_TRANSIENT is a macro casting -1 to a function pointer: Swift cannot import it.
 static inline sqlite3_destructor_type swiped_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 static inline sqlite3_destructor_type swiped_sqlite_static(void) { return SQLITE_STATIC; }
+
+/// Glibc's module for Swift does not export <sys/eventfd.h>: a non-blocking, close-on-exec eventfd.
+static inline int swiped_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 #endif

@@ -1,1 +1,1 @@
-// Movies: see the issue that builds it.
+// Movies: the catalogue domain (Movie, MovieEvent, MovieCommand, MovieState).

@@ -1,0 +1,497 @@
+import EventLog
+import Foundation
+import Movies
+
+/// Why a store operation failed. `code` is the wire's error code.
+public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        case notFound = "not-found"
+        case badRequest = "bad-request"
+        case conflict
+        case storage
+        case `internal`
+    }
+
+    public var code: Code
+    /// A sentence for a person.
+    public var message: String
+    /// An I/O error on commit: the daemon must stop taking writes, log at the highest priority
+    /// and exit non-zero so systemd restarts it from what is really on disk.
+    public var fatal: Bool
+
+    public init(_ code: Code, _ message: String, fatal: Bool = false) {
+        self.code = code
+        self.message = message
+        self.fatal = fatal
+    }
+
+    init(_ e: CommandError) {
+        switch e {
+        case .notFound(let m): self.init(.notFound, m)
+        case .badRequest(let m): self.init(.badRequest, m)
+        case .conflict(let m): self.init(.conflict, m)
+        }
+    }
+
+    init(_ e: LogError) {
+        switch e {
+        case .full(let m): self.init(.storage, "the disk is full; nothing was saved (\(m))")
+        case .io(let m): self.init(.storage, "I/O error writing the event log; the daemon stops (\(m))", fatal: true)
+        case .keyConflict(let m): self.init(.internal, "idempotency key already in the log (\(m))")
+        default: self.init(.storage, e.message)
+        }
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// An event in the log, with the movie as it was right after it (for `removed`, its last state).
+public struct CommittedEvent: Equatable, Hashable, Sendable {
+    public var seq: UInt64
+    public var kind: String
+    public var movie: Movie
+    /// Microseconds since the Unix epoch (UTC).
+    public var at: Int64
+
+    public init(seq: UInt64, kind: String, movie: Movie, at: Int64) {
+        self.seq = seq
+        self.kind = kind
+        self.movie = movie
+        self.at = at
+    }
+}
+
+/// What `submit` did with a command.
+public enum Submitted: Equatable, Sendable {
+    /// Answered at once: an error (nothing written) or the replay of an idempotency key
+    /// (nothing written; the original seq and the movie as it was after that event).
+    case done(Result<CommittedEvent, StoreError>)
+    /// Decided and queued; its `CommandResult` comes from `completions()` once durable.
+    case pending
+}
+
+/// The outcome of a pending command, by the token given to `submit`.
+public struct CommandResult: Equatable, Sendable {
+    public var token: UInt64
+    public var result: Result<CommittedEvent, StoreError>
+
+    public init(token: UInt64, result: Result<CommittedEvent, StoreError>) {
+        self.token = token
+        self.result = result
+    }
+}
+
+/// What `completions()` returns.
+public struct Completions: Equatable, Sendable {
+    /// One per pending command whose fate is now known, in seq order for successes.
+    public var results: [CommandResult] = []
+    /// Newly committed events, in order, already applied to `state`: fan these out.
+    public var committed: [CommittedEvent] = []
+    /// Set when the log failed with an I/O error: stop taking writes and exit non-zero.
+    public var fatal: StoreError?
+
+    public init(results: [CommandResult] = [], committed: [CommittedEvent] = [], fatal: StoreError? = nil) {
+        self.results = results
+        self.committed = committed
+        self.fatal = fatal
+    }
+}
+
+/// The movie catalogue on a durable event log, owned by the daemon's single-threaded loop.
+///
+/// Commands are decided at once against the *projected* state (committed plus pending), so
+/// errors come back immediately; accepted ones are written by a `GroupCommitter` in groups (one
+/// transaction in flight; the next group accumulates meanwhile). When `completionFD` is readable
+/// the loop calls `completions()`, which applies committed events to `state` and reports them.
+public final class MovieStore {
+    public let directory: String
+    public let path: String
+    public let durability: Durability
+    /// A snapshot is saved after this many events (and on close).
+    public let snapshotEvery: UInt64
+
+    /// The committed state: what clients see.
+    public private(set) var state: MovieState
+    /// Set once the log failed with an I/O error.
+    public private(set) var fatal: StoreError?
+
+    /// What start-up did.
+    public struct Startup: Equatable, Sendable {
+        public var snapshotSeq: UInt64 = 0
+        public var replayed = 0
+        public var seeded = false
+        public var snapshotIgnored: String?
+        public var micros: Int64 = 0
+    }
+    public private(set) var startup = Startup()
+
+    private struct Entry {
+        var token: UInt64
+        var command: MovieCommand
+        var event: MovieEvent
+        var waiters: [UInt64] = []  // later submissions with the same key
+    }
+
+    private var projected: MovieState
+    private let reader: EventLog
+    private let committer: GroupCommitter
+    private var queued: [Entry] = []
+    private var inFlight: [Entry] = []
+    private var batchToken: UInt64 = 0
+    private var snapshotSeq: UInt64 = 0
+    private var snapshotInFlight: UInt64?
+    private var closed = false
+    private static let snapshotTokenBit: UInt64 = 1 << 63
+
+    // MARK: - Opening
+
+    /// Opens `<directory>/events.sqlite3` (creating both when missing), appends the seed
+    /// catalogue when the log is empty, loads the newest snapshot and folds the events after it.
+    public static func open(directory: String, durability: Durability = .full,
+                            snapshotEvery: UInt64 = 10_000) throws(StoreError) -> MovieStore {
+        try MovieStore(directory: directory, durability: durability, snapshotEvery: snapshotEvery)
+    }
+
+    private init(directory: String, durability: Durability, snapshotEvery: UInt64) throws(StoreError) {
+        let start = EventLogClock.micros()
+        self.directory = directory
+        self.path = directory + "/events.sqlite3"
+        self.durability = durability
+        self.snapshotEvery = max(1, snapshotEvery)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
+        }
+        var info = Startup()
+        var state = MovieState()
+        let reader: EventLog
+        do {
+            reader = try EventLog(path: path, durability: durability)
+            let latest = try reader.latestSeq()
+            if let snap = try reader.latestSnapshot() {
+                do throws(MovieDecodingError) {
+                    let s = try MovieState(snapshot: snap.data)
+                    if s.lastSeq == snap.seq && snap.seq <= latest {
+                        state = s
+                        info.snapshotSeq = snap.seq
+                    } else {
+                        info.snapshotIgnored = "snapshot at \(snap.seq) does not match the log (latest \(latest))"
+                    }
+                } catch {
+                    info.snapshotIgnored = "snapshot at \(snap.seq) cannot be decoded: \(error.message)"
+                }
+            }
+            var bad: String?
+            var replayed = 0
+            try reader.forEachEvent(after: state.lastSeq) { e in
+                do throws(MovieDecodingError) {
+                    let ev = try MovieEvent(stream: e.stream, kind: e.kind, payload: e.payload)
+                    guard e.seq == state.lastSeq + 1 else {
+                        bad = "gap in the log: event \(e.seq) follows \(state.lastSeq)"
+                        return false
+                    }
+                    state.apply(ev, seq: e.seq)
+                    replayed += 1
+                    return true
+                } catch {
+                    bad = "event \(e.seq) cannot be decoded: \(error.message)"
+                    return false
+                }
+            }
+            if let bad { throw StoreError(.internal, "\(path): \(bad); refusing to start") }
+            info.replayed = replayed
+            if latest == 0 {
+                let stored = try reader.append(MovieState.seedCatalogue.map {
+                    NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload)
+                })
+                for (e, s) in zip(MovieState.seedCatalogue, stored) { state.apply(e, seq: s.seq) }
+                info.seeded = true
+            } else if state.lastSeq != latest {
+                throw StoreError(.internal, "\(path): replay ended at \(state.lastSeq), the log at \(latest)")
+            }
+        } catch let e as LogError {
+            throw StoreError(.storage, e.message, fatal: e.isFatal)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.internal, "\(error)")
+        }
+        let committer: GroupCommitter
+        do throws(LogError) {
+            committer = try GroupCommitter(path: path, durability: durability)
+        } catch {
+            reader.close()
+            throw StoreError(.storage, error.message, fatal: error.isFatal)
+        }
+        self.reader = reader
+        self.committer = committer
+        self.state = state
+        self.projected = state
+        self.snapshotSeq = info.snapshotSeq
+        info.micros = EventLogClock.micros() - start
+        self.startup = info
+    }
+
+    deinit { close() }
+
+    // MARK: - Commands
+
+    /// Readable when `completions()` has something: watch it in the event loop.
+    public var completionFD: Int32 { committer.completionFD }
+
+    /// The last committed sequence number (what clients have seen).
+    public var latestSeq: UInt64 { state.lastSeq }
+
+    /// Number of commands decided but not yet durable.
+    public var pendingCount: Int { queued.count + inFlight.count }
+
+    /// Decides `command` against the projected state and returns at once.
+    public func submit(_ command: MovieCommand, token: UInt64) -> Submitted {
+        if let fatal { return .done(.failure(fatal)) }
+        if closed { return .done(.failure(StoreError(.internal, "the store is closed"))) }
+        if let key = command.key {
+            if let i = queued.firstIndex(where: { $0.command.key == key }) {
+                guard MovieStore.sameCommand(queued[i].command, command) else { return .done(.failure(keyReused(key))) }
+                queued[i].waiters.append(token)
+                return .pending
+            }
+            if let i = inFlight.firstIndex(where: { $0.command.key == key }) {
+                guard MovieStore.sameCommand(inFlight[i].command, command) else { return .done(.failure(keyReused(key))) }
+                inFlight[i].waiters.append(token)
+                return .pending
+            }
+            do throws(StoreError) {
+                if let replay = try replay(key: key, command: command) { return .done(.success(replay)) }
+            } catch {
+                return .done(.failure(error))
+            }
+        }
+        let event: MovieEvent
+        do throws(CommandError) {
+            event = try projected.decide(command)
+        } catch {
+            return .done(.failure(StoreError(error)))
+        }
+        projected.apply(event, seq: projected.lastSeq + 1)
+        queued.append(Entry(token: token, command: command, event: event))
+        flushIfIdle()
+        return .pending
+    }
+
+    private func keyReused(_ key: String) -> StoreError {
+        StoreError(.conflict, "key \(String(reflecting: key)) was already used for a different command")
+    }
+
+    private static func sameCommand(_ a: MovieCommand, _ b: MovieCommand) -> Bool {
+        a.op == b.op || (a.kind == b.kind && a.kind == MovieEvent.Kind.added && {
+            if case .add(let t1, let i1) = a.op, case .add(let t2, let i2) = b.op { return t1 == t2 && (i1 ?? "") == (i2 ?? "") }
+            return false
+        }())
+    }
+
+    /// The original result of a key already in the log, or nil when the key is new.
+    private func replay(key: String, command: MovieCommand) throws(StoreError) -> CommittedEvent? {
+        let stored: StoredEvent?
+        do throws(LogError) {
+            stored = try reader.event(forKey: key)
+        } catch {
+            throw StoreError(error)
+        }
+        guard let stored, stored.seq <= state.lastSeq else { return nil }
+        let event: MovieEvent
+        do throws(MovieDecodingError) {
+            event = try MovieEvent(stream: stored.stream, kind: stored.kind, payload: stored.payload)
+        } catch {
+            throw StoreError(.internal, "\(path): event \(stored.seq) cannot be decoded: \(error.message)")
+        }
+        let same: Bool
+        switch (command.op, event) {
+        case (.add(let title, let image), .added(_, let t, let i)): same = title == t && (image ?? "") == i
+        case (.toggleWatched(let m), .watchedToggled(let id)),
+             (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
+             (.remove(let m), .removed(let id)):
+            same = m == id
+        default: same = false
+        }
+        guard same else { throw keyReused(key) }
+        return try committedEvents([stored]).first
+    }
+
+    private func flushIfIdle() {
+        guard inFlight.isEmpty, !queued.isEmpty, fatal == nil else { return }
+        inFlight = queued
+        queued = []
+        batchToken += 1
+        committer.submit(inFlight.map {
+            NewEvent(stream: $0.event.movieID, kind: $0.event.kind, payload: $0.event.payload, key: $0.command.key)
+        }, token: batchToken)
+    }
+
+    /// Collects what the writer finished: call when `completionFD` is readable.
+    public func completions() -> Completions {
+        var out = Completions()
+        for c in committer.drain() {
+            if c.token & MovieStore.snapshotTokenBit != 0 {
+                switch c.result {
+                case .success:
+                    if let s = snapshotInFlight { snapshotSeq = max(snapshotSeq, s) }
+                case .failure(let e):
+                    if e.isFatal { goFatal(StoreError(e), &out) }
+                }
+                snapshotInFlight = nil
+                continue
+            }
+            guard c.token == batchToken, !inFlight.isEmpty else { continue }
+            let batch = inFlight
+            inFlight = []
+            switch c.result {
+            case .success(let stored):
+                for (entry, s) in zip(batch, stored) {
+                    precondition(s.seq == state.lastSeq + 1, "log seq \(s.seq) after state \(state.lastSeq)")
+                    guard let movie = state.apply(entry.event, seq: s.seq) else {
+                        preconditionFailure("decided event \(entry.event) does not apply to the committed state")
+                    }
+                    let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
+                    out.committed.append(ce)
+                    for t in [entry.token] + entry.waiters { out.results.append(CommandResult(token: t, result: .success(ce))) }
+                }
+            case .failure(let e) where e.isFatal:
+                fail(batch, StoreError(e), &out)
+                goFatal(StoreError(e), &out)
+            case .failure(let e):
+                fail(batch, StoreError(e), &out)
+                committer.resume()
+                // The queued commands were decided assuming the failed ones: decide them again.
+                projected = state
+                let again = queued
+                queued = []
+                for var entry in again {
+                    do throws(CommandError) {
+                        entry.event = try projected.decide(entry.command)
+                        projected.apply(entry.event, seq: projected.lastSeq + 1)
+                        queued.append(entry)
+                    } catch {
+                        fail([entry], StoreError(error), &out)
+                    }
+                }
+            }
+        }
+        if fatal == nil {
+            flushIfIdle()
+            maybeSnapshot()
+        }
+        return out
+    }
+
+    private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
+        for e in entries {
+            for t in [e.token] + e.waiters { out.results.append(CommandResult(token: t, result: .failure(error))) }
+        }
+    }
+
+    private func goFatal(_ error: StoreError, _ out: inout Completions) {
+        var error = error
+        error.fatal = true
+        fatal = error
+        out.fatal = error
+        fail(inFlight + queued, error, &out)
+        inFlight = []
+        queued = []
+        projected = state
+    }
+
+    private func maybeSnapshot(force: Bool = false) {
+        guard snapshotInFlight == nil, state.lastSeq > snapshotSeq,
+              force || state.lastSeq - snapshotSeq >= snapshotEvery else { return }
+        snapshotInFlight = state.lastSeq
+        committer.saveSnapshot(seq: state.lastSeq, data: state.snapshotBytes(),
+                               token: MovieStore.snapshotTokenBit | state.lastSeq)
+    }
+
+    // MARK: - Reads
+
+    /// Committed events with seq > `after`, at most `limit`, each with the movie right after it.
+    public func history(after: UInt64, limit: Int) throws(StoreError) -> [CommittedEvent] {
+        guard after < state.lastSeq, limit > 0 else { return [] }
+        let stored: [StoredEvent]
+        do throws(LogError) {
+            stored = try reader.events(after: after, limit: min(limit, Int(state.lastSeq - after)))
+        } catch {
+            throw StoreError(error)
+        }
+        return try committedEvents(stored)
+    }
+
+    /// Decodes stored events and finds each one's movie: the current movie when it is still at
+    /// that version, else the fold of its stream up to that seq.
+    private func committedEvents(_ stored: [StoredEvent]) throws(StoreError) -> [CommittedEvent] {
+        var out: [CommittedEvent] = []
+        out.reserveCapacity(stored.count)
+        var folded: [String: [UInt64: Movie]] = [:]
+        for e in stored {
+            if let m = state.movie(e.stream), m.version == e.seq {
+                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+                continue
+            }
+            if folded[e.stream]?[e.seq] == nil {
+                let upTo = stored.last { $0.stream == e.stream }!.seq
+                var s = MovieState()
+                var movies: [UInt64: Movie] = [:]
+                do throws(LogError) {
+                    for x in try reader.events(stream: e.stream, upTo: upTo) {
+                        guard let ev = try? MovieEvent(stream: x.stream, kind: x.kind, payload: x.payload) else {
+                            throw .corrupt("\(path): event \(x.seq) cannot be decoded")
+                        }
+                        if let m = s.apply(ev, seq: x.seq) { movies[x.seq] = m }
+                    }
+                } catch {
+                    throw StoreError(error)
+                }
+                folded[e.stream] = movies
+            }
+            guard let m = folded[e.stream]?[e.seq] else {
+                throw StoreError(.internal, "\(path): event \(e.seq) does not apply to movie \(e.stream)")
+            }
+            out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+        }
+        return out
+    }
+
+    // MARK: - Closing
+
+    /// Finishes pending commits (their results are returned), saves a snapshot, stops the
+    /// writer and closes the log. Idempotent.
+    @discardableResult
+    public func close() -> Completions {
+        var out = Completions()
+        guard !closed else { return out }
+        while fatal == nil && (!inFlight.isEmpty || !queued.isEmpty || snapshotInFlight != nil) {
+            committer.wait(timeoutMs: 1000)
+            let c = completions()
+            out.results += c.results
+            out.committed += c.committed
+            out.fatal = c.fatal ?? out.fatal
+        }
+        closed = true
+        if fatal == nil {
+            maybeSnapshot(force: true)
+            while snapshotInFlight != nil {
+                committer.wait(timeoutMs: 1000)
+                _ = completions()
+            }
+        }
+        committer.close()
+        reader.close()
+        return out
+    }
+}
+
+/// Wall clock in µs (UTC) for start-up timing.
+enum EventLogClock {
+    static func micros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+}

@@ -1,0 +1,232 @@
+import CSQLite
+import Foundation
+import Glibc
+
+/// Group commit on a dedicated writer thread with its own connection.
+///
+/// The owner's event loop calls `submit` (never blocks on I/O), watches `completionFD` (an
+/// eventfd) and calls `drain()` when it is readable. The writer takes everything queued, commits
+/// it in ONE transaction (one fsync for many batches), posts one completion per batch and
+/// signals the eventfd.
+///
+/// Failure semantics: when a transaction fails, every batch in it fails with the same error, and
+/// every batch submitted after it fails with `.aborted` until the owner calls `resume()` (its
+/// validation assumed the failed events; it must decide again). After `.io` the committer never
+/// writes again: the owner must stop and exit non-zero.
+public final class GroupCommitter: @unchecked Sendable {
+    public struct Completion: Sendable {
+        public let token: UInt64
+        public let result: Result<[StoredEvent], LogError>
+    }
+
+    private enum Job {
+        case batch([NewEvent], token: UInt64)
+        case snapshot(seq: UInt64, data: [UInt8], token: UInt64)
+
+        var token: UInt64 {
+            switch self {
+            case .batch(_, let t), .snapshot(_, _, let t): return t
+            }
+        }
+    }
+
+    public let path: String
+    /// Readable (non-zero counter) when completions are waiting; `drain()` resets it.
+    public let completionFD: Int32
+
+    private let cond = NSCondition()
+    // Guarded by `cond`.
+    private var queue: [Job] = []
+    private var completed: [Completion] = []
+    private var halted: LogError?
+    private var closing = false
+    private var running = true
+    private var statistics = Statistics()
+
+    /// Owned by the writer thread while it runs.
+    private let log: EventLog
+
+    /// Counters for benchmarks and tests.
+    public struct Statistics: Sendable, Equatable {
+        public var transactions = 0
+        public var batches = 0
+        public var events = 0
+    }
+
+    /// Opens (creating if needed) the log at `path` with its own connection and starts the writer.
+    public init(path: String, durability: Durability = .full) throws(LogError) {
+        self.path = path
+        log = try EventLog(path: path, durability: durability)
+        let fd = swiped_eventfd()
+        guard fd >= 0 else {
+            log.close()
+            throw .other("\(path): eventfd failed: \(String(cString: strerror(errno)))")
+        }
+        completionFD = fd
+        let thread = Thread { [self] in self.run() }
+        thread.name = "swiped-log-writer"
+        thread.start()
+    }
+
+    /// The writer thread holds the committer until `close()`: call it.
+    deinit {
+        close()
+        Glibc.close(completionFD)
+    }
+
+    // MARK: - Owner side
+
+    /// Queues `batch`; its completion carries `token`. Never blocks on I/O.
+    public func submit(_ batch: [NewEvent], token: UInt64) {
+        enqueue(.batch(batch, token: token))
+    }
+
+    /// Saves a snapshot through the writer (after everything submitted before it); its
+    /// completion carries `token` and no events. A failed snapshot does not halt the committer
+    /// (except `.io`, which is fatal as always).
+    public func saveSnapshot(seq: UInt64, data: [UInt8], token: UInt64) {
+        enqueue(.snapshot(seq: seq, data: data, token: token))
+    }
+
+    private func enqueue(_ job: Job) {
+        cond.lock()
+        if closing {
+            completed.append(Completion(token: job.token, result: .failure(.closed("\(path): the committer is closed"))))
+            cond.unlock()
+            signal()
+            return
+        }
+        queue.append(job)
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// The completions posted so far, in commit order. Also resets the eventfd.
+    public func drain() -> [Completion] {
+        var counter: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(completionFD, $0.baseAddress, 8) }
+        cond.lock()
+        defer { cond.unlock() }
+        let out = completed
+        completed = []
+        return out
+    }
+
+    /// Blocks until completions are waiting or `timeoutMs` passes (-1: forever). For owners
+    /// without an event loop (tests, benchmarks, close).
+    @discardableResult
+    public func wait(timeoutMs: Int32 = -1) -> Bool {
+        var p = pollfd(fd: completionFD, events: Int16(POLLIN), revents: 0)
+        while true {
+            let r = poll(&p, 1, timeoutMs)
+            if r < 0 && errno == EINTR { continue }
+            return r > 0
+        }
+    }
+
+    /// Lets batches through again after a failure (not after `.io`).
+    public func resume() {
+        cond.lock()
+        if let h = halted, !h.isFatal { halted = nil }
+        cond.unlock()
+    }
+
+    /// The error that halted the committer, if any.
+    public var haltedBy: LogError? {
+        cond.lock()
+        defer { cond.unlock() }
+        return halted
+    }
+
+    public var stats: Statistics {
+        cond.lock()
+        defer { cond.unlock() }
+        return statistics
+    }
+
+    /// Commits everything submitted so far, then stops the writer thread and closes its
+    /// connection. Completions stay available to `drain()`. Idempotent.
+    public func close() {
+        cond.lock()
+        closing = true
+        cond.broadcast()
+        while running { cond.wait() }
+        cond.unlock()
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(completionFD, $0.baseAddress, 8) }
+    }
+
+    // MARK: - Writer thread
+
+    private func run() {
+        while true {
+            cond.lock()
+            while queue.isEmpty && !closing { cond.wait() }
+            if queue.isEmpty {
+                running = false
+                cond.broadcast()
+                cond.unlock()
+                break
+            }
+            let jobs = queue
+            queue = []
+            let haltedNow = halted
+            cond.unlock()
+
+            var out: [Completion] = []
+            var newHalt: LogError?
+            var batches: [[NewEvent]] = []
+            var tokens: [UInt64] = []
+            for case .batch(let events, let token) in jobs {
+                batches.append(events)
+                tokens.append(token)
+            }
+            var committed = 0
+            if !batches.isEmpty {
+                if let h = haltedNow {
+                    let e: LogError = h.isFatal ? h : .aborted("not written: an earlier batch failed (\(h.message)); waiting for resume()")
+                    for t in tokens { out.append(Completion(token: t, result: .failure(e))) }
+                } else {
+                    let results = log.appendBatches(batches)
+                    for (t, r) in zip(tokens, results) {
+                        out.append(Completion(token: t, result: r))
+                        switch r {
+                        case .success(let ev): committed += ev.count
+                        case .failure(let e): if newHalt == nil { newHalt = e }
+                        }
+                    }
+                }
+            }
+            for case .snapshot(let seq, let data, let token) in jobs {
+                if let h = newHalt ?? haltedNow, h.isFatal {
+                    out.append(Completion(token: token, result: .failure(h)))
+                    continue
+                }
+                do throws(LogError) {
+                    try log.saveSnapshot(seq: seq, data: data)
+                    out.append(Completion(token: token, result: .success([])))
+                } catch {
+                    if error.isFatal && newHalt == nil { newHalt = error }
+                    out.append(Completion(token: token, result: .failure(error)))
+                }
+            }
+
+            cond.lock()
+            if let newHalt, !(halted?.isFatal ?? false) { halted = newHalt }
+            if haltedNow == nil && !batches.isEmpty {
+                statistics.transactions += 1
+                statistics.batches += batches.count
+                statistics.events += committed
+            }
+            completed.append(contentsOf: out)
+            cond.unlock()
+            signal()
+        }
+        log.close()
+    }
+}
+
+extension GroupCommitter.Completion: Equatable {}

@@ -1,0 +1,143 @@
+/// A fact about the catalogue. The log stores it as stream (the movie id), kind and payload.
+public enum MovieEvent: Equatable, Hashable, Sendable {
+    case added(id: String, title: String, image: String)
+    case watchedToggled(id: String)
+    case watchedWithFriendsToggled(id: String)
+    case removed(id: String)
+
+    /// The kind strings of the log and of the wire.
+    public enum Kind {
+        public static let added = "added"
+        public static let watchedToggled = "watched-toggled"
+        public static let watchedWithFriendsToggled = "watched-with-friends-toggled"
+        public static let removed = "removed"
+    }
+
+    public var kind: String {
+        switch self {
+        case .added: return Kind.added
+        case .watchedToggled: return Kind.watchedToggled
+        case .watchedWithFriendsToggled: return Kind.watchedWithFriendsToggled
+        case .removed: return Kind.removed
+        }
+    }
+
+    public var movieID: String {
+        switch self {
+        case .added(let id, _, _), .watchedToggled(let id), .watchedWithFriendsToggled(let id),
+             .removed(let id):
+            return id
+        }
+    }
+}
+
+/// Why bytes from the log (an event or a snapshot) could not be decoded.
+public struct MovieDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+// MARK: - Log encoding
+
+extension MovieEvent {
+    /// The payload of the log row: for `added`, the title then the image, each a 4-byte
+    /// big-endian length and UTF-8 bytes; empty for the other kinds.
+    public var payload: [UInt8] {
+        switch self {
+        case .added(_, let title, let image):
+            var w = ByteWriter()
+            w.string(title)
+            w.string(image)
+            return w.bytes
+        case .watchedToggled, .watchedWithFriendsToggled, .removed:
+            return []
+        }
+    }
+
+    /// Decodes a log row; rejects unknown kinds, bad ids, bad UTF-8 and trailing bytes.
+    public init(stream: String, kind: String, payload: [UInt8]) throws(MovieDecodingError) {
+        guard MovieEvent.isValidID(stream) else {
+            throw MovieDecodingError("bad movie id \(String(reflecting: stream)) in event stream")
+        }
+        switch kind {
+        case Kind.added:
+            var r = ByteReader(payload)
+            let title = try r.string("title")
+            let image = try r.string("image")
+            try r.end()
+            self = .added(id: stream, title: title, image: image)
+        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed:
+            guard payload.isEmpty else {
+                throw MovieDecodingError("\(kind) event carries \(payload.count) unexpected payload bytes")
+            }
+            switch kind {
+            case Kind.watchedToggled: self = .watchedToggled(id: stream)
+            case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: stream)
+            default: self = .removed(id: stream)
+            }
+        default:
+            throw MovieDecodingError("unknown event kind \(String(reflecting: kind))")
+        }
+    }
+
+    /// Ids are non-empty lowercase ASCII letters, digits and `_`, at most 128 bytes.
+    public static func isValidID(_ id: String) -> Bool {
+        let u = id.utf8
+        guard !u.isEmpty, u.count <= 128 else { return false }
+        return u.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
+}
+
+// MARK: - Bytes
+
+struct ByteWriter {
+    var bytes: [UInt8] = []
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u32(_ v: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+    }
+    mutating func u64(_ v: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+    mutating func string(_ s: String) {
+        let u = Array(s.utf8)
+        u32(UInt32(u.count))
+        bytes.append(contentsOf: u)
+    }
+}
+
+struct ByteReader {
+    let bytes: [UInt8]
+    var at = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func take(_ n: Int, _ what: String) throws(MovieDecodingError) -> ArraySlice<UInt8> {
+        guard n >= 0, bytes.count - at >= n else {
+            throw MovieDecodingError("truncated \(what): needs \(n) bytes at offset \(at), has \(bytes.count - at)")
+        }
+        defer { at += n }
+        return bytes[at..<at + n]
+    }
+    mutating func u8(_ what: String) throws(MovieDecodingError) -> UInt8 { try take(1, what).first! }
+    mutating func u32(_ what: String) throws(MovieDecodingError) -> UInt32 {
+        try take(4, what).reduce(0) { $0 << 8 | UInt32($1) }
+    }
+    mutating func u64(_ what: String) throws(MovieDecodingError) -> UInt64 {
+        try take(8, what).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+    mutating func string(_ what: String) throws(MovieDecodingError) -> String {
+        let n = try u32("length of \(what)")
+        guard n <= 1 << 20 else { throw MovieDecodingError("\(what) claims \(n) bytes") }
+        let slice = try take(Int(n), what)
+        guard let s = String(validating: slice, as: UTF8.self) else {
+            throw MovieDecodingError("\(what) is not valid UTF-8")
+        }
+        return s
+    }
+    func end() throws(MovieDecodingError) {
+        guard at == bytes.count else {
+            throw MovieDecodingError("\(bytes.count - at) trailing bytes after offset \(at)")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class DaemonTestsPlaceholder: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

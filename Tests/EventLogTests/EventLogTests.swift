@@ -1,0 +1,221 @@
+import EventLog
+import Foundation
+import XCTest
+
+final class EventLogTests: XCTestCase {
+    private func ev(_ stream: String, _ kind: String = "k", key: String? = nil, payload: [UInt8] = [1, 2]) -> NewEvent {
+        NewEvent(stream: stream, kind: kind, payload: payload, key: key)
+    }
+
+    func testAppendReadAndReopen() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        do {
+            let log = try EventLog(path: path)
+            XCTAssertEqual(try log.latestSeq(), 0)
+            let a = try log.append([ev("a", key: "k1"), ev("b", payload: [])])
+            XCTAssertEqual(a.map(\.seq), [1, 2])
+            XCTAssertEqual(a[1].payload, [])
+            let b = try log.append([ev("a", "other")])
+            XCTAssertEqual(b.map(\.seq), [3])
+            XCTAssertGreaterThanOrEqual(b[0].at, a[0].at)
+            XCTAssertEqual(try log.latestSeq(), 3)
+            XCTAssertEqual(try log.events(after: 0, limit: 10), a + b)
+            XCTAssertEqual(try log.events(after: 1, limit: 1).map(\.seq), [2])
+            XCTAssertEqual(try log.event(forKey: "k1"), a[0])
+            XCTAssertNil(try log.event(forKey: "nope"))
+            XCTAssertEqual(try log.events(stream: "a", upTo: 3).map(\.seq), [1, 3])
+            XCTAssertEqual(try log.events(stream: "a", upTo: 2).map(\.seq), [1])
+            var seen: [UInt64] = []
+            try log.forEachEvent(after: 1) { seen.append($0.seq); return true }
+            XCTAssertEqual(seen, [2, 3])
+            seen = []
+            try log.forEachEvent(after: 0) { seen.append($0.seq); return false }
+            XCTAssertEqual(seen, [1])
+            log.close()
+        }
+        let again = try EventLog(path: path)
+        XCTAssertEqual(try again.latestSeq(), 3)
+        XCTAssertEqual(try again.events(after: 0, limit: 10).map(\.kind), ["k", "k", "other"])
+    }
+
+    func testKeyConflictWritesNothingAndSeqStaysGapless() throws {
+        let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
+        _ = try log.append([ev("a", key: "k")])
+        XCTAssertThrowsError(try log.append([ev("b"), ev("c", key: "k")])) { e in
+            guard case .keyConflict = e as? LogError else { return XCTFail("\(e)") }
+        }
+        XCTAssertEqual(try log.latestSeq(), 1)
+        let r = log.appendBatches([[ev("x")], [ev("y", key: "k")], [ev("z")]])
+        XCTAssertEqual(try r[0].get().map(\.seq), [2])
+        guard case .failure(.keyConflict) = r[1], case .failure(.aborted) = r[2] else { return XCTFail("\(r)") }
+        XCTAssertEqual(try log.append([ev("w")]).map(\.seq), [3])
+        XCTAssertEqual(try log.events(after: 0, limit: 10).map(\.stream), ["a", "x", "w"])
+    }
+
+    func testSnapshots() throws {
+        let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
+        XCTAssertNil(try log.latestSnapshot())
+        try log.saveSnapshot(seq: 5, data: [5])
+        try log.saveSnapshot(seq: 9, data: [9, 9])
+        try log.saveSnapshot(seq: 12, data: [])
+        XCTAssertEqual(try log.latestSnapshot()?.seq, 12)
+        XCTAssertEqual(try log.latestSnapshot()?.data, [])
+    }
+
+    // MARK: - Damaged and foreign files
+
+    private func assertRefused(_ path: String, _ check: (LogError) -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let before = fileBytes(path)
+        XCTAssertThrowsError(try EventLog(path: path), file: file, line: line) { e in
+            guard let e = e as? LogError else { return XCTFail("untyped \(e)", file: file, line: line) }
+            XCTAssertTrue(check(e), "\(e)", file: file, line: line)
+            XCTAssertTrue(e.message.contains(path), "message does not name the file: \(e)", file: file, line: line)
+        }
+        XCTAssertEqual(fileBytes(path), before, "the file was modified", file: file, line: line)
+    }
+
+    func testDamagedFileIsRefusedAndUntouched() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        var rng = SystemRandomNumberGenerator()
+        let junk = (0..<8192).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        _ = FileManager.default.createFile(atPath: path, contents: Data(junk))
+        assertRefused(path) { if case .corrupt = $0 { return true } else { return false } }
+        // A text file.
+        _ = FileManager.default.createFile(atPath: path, contents: Data("hello, not a database\n".utf8))
+        assertRefused(path) { if case .corrupt = $0 { return true } else { return false } }
+    }
+
+    func testForeignSQLiteFileIsRefusedAndUntouched() throws {
+        let dir = makeTempDir(self)
+        let other = dir + "/other.sqlite3"
+        // Another application's database: tables but no application id.
+        do {
+            let log = try EventLog(path: dir + "/tmp.sqlite3")
+            log.close()
+        }
+        try runSQL(other, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES(1, 'x');")
+        assertRefused(other) { e in
+            if case .foreign = e { return e.message.contains("users") }
+            return false
+        }
+        // Another application id.
+        let withID = dir + "/appid.sqlite3"
+        try runSQL(withID, "PRAGMA application_id = 1234; CREATE TABLE t(x);")
+        assertRefused(withID) { if case .foreign = $0 { return $0.message.contains("0x4d2") } else { return false } }
+        // Our application id with a newer schema.
+        let newer = dir + "/newer.sqlite3"
+        try runSQL(newer, "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 99; CREATE TABLE events(x);")
+        assertRefused(newer) { if case .foreign = $0 { return $0.message.contains("99") } else { return false } }
+        // Ours, but a table is missing.
+        let broken = dir + "/broken.sqlite3"
+        try runSQL(broken, "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 1; CREATE TABLE events(x);")
+        assertRefused(broken) { if case .corrupt = $0 { return $0.message.contains("snapshots") } else { return false } }
+        // An empty SQLite database may be initialised.
+        let empty = dir + "/empty.sqlite3"
+        try runSQL(empty, "PRAGMA user_version = 0;")
+        XCTAssertEqual(try EventLog(path: empty).latestSeq(), 0)
+        // A directory.
+        assertRefused(dir) { if case .foreign = $0 { return true } else { return false } }
+    }
+
+    func testCorruptPagesAreReportedAsCorrupt() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        do {
+            let log = try EventLog(path: path, durability: .normal)
+            for i in 0..<200 { _ = try log.append([ev("s\(i)", payload: [UInt8](repeating: 7, count: 500))]) }
+            log.close()  // last connection: checkpoints the WAL into the file
+        }
+        var bytes = fileBytes(path)!
+        XCTAssertGreaterThan(bytes.count, 8 * 4096)
+        for i in (4 * 4096)..<(8 * 4096) { bytes[i] = 0xA5 }
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let log = try EventLog(path: path)
+        XCTAssertThrowsError(try log.events(after: 0, limit: 1000)) { e in
+            guard case .corrupt(let m) = e as? LogError else { return XCTFail("\(e)") }
+            XCTAssertTrue(m.contains(path))
+        }
+    }
+
+    // MARK: - Group commit
+
+    func testGroupCommitterCommitsGroupsAndReportsInOrder() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let c = try GroupCommitter(path: path)
+        for t in 1...100 as ClosedRange<UInt64> { c.submit([ev("s\(t)", key: "k\(t)"), ev("s\(t)")], token: t) }
+        var got: [GroupCommitter.Completion] = []
+        while got.count < 100 {
+            c.wait()
+            got += c.drain()
+        }
+        XCTAssertEqual(got.map(\.token), Array(1...100))
+        let seqs = try got.flatMap { try $0.result.get().map(\.seq) }
+        XCTAssertEqual(seqs, Array(1...200))
+        XCTAssertLessThan(c.stats.transactions, 100, "batches were not grouped")
+        XCTAssertEqual(c.stats.events, 200)
+        c.saveSnapshot(seq: 200, data: [42], token: 999)
+        c.close()
+        got = c.drain()
+        XCTAssertEqual(got.map(\.token), [999])
+        XCTAssertEqual(try got[0].result.get(), [])
+        let log = try EventLog(path: path)
+        XCTAssertEqual(try log.latestSeq(), 200)
+        XCTAssertEqual(try log.latestSnapshot()?.data, [42])
+        // After close, submissions fail at once.
+        c.submit([ev("late")], token: 1000)
+        guard case .failure(.closed) = c.drain().first?.result else { return XCTFail() }
+    }
+
+    func testFailureHaltsUntilResume() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let c = try GroupCommitter(path: path)
+        defer { c.close() }
+        c.submit([ev("a", key: "dup")], token: 1)
+        c.wait()
+        XCTAssertEqual(try c.drain().first?.result.get().map(\.seq), [1])
+        c.submit([ev("b", key: "dup")], token: 2)
+        c.wait()
+        guard case .failure(.keyConflict) = c.drain().first?.result else { return XCTFail() }
+        XCTAssertNotNil(c.haltedBy)
+        c.submit([ev("c")], token: 3)
+        c.wait()
+        guard case .failure(.aborted) = c.drain().first?.result else { return XCTFail() }
+        c.resume()
+        c.submit([ev("d")], token: 4)
+        c.wait()
+        XCTAssertEqual(try c.drain().first?.result.get().map(\.seq), [2])
+    }
+
+    func testDiskFullRollsBackAndRecovers() throws {
+        let (dir, reason) = mountSmallTmpfs(self, sizeKB: 1024)
+        if let reason { throw XCTSkip(reason) }
+        let path = dir + "/events.sqlite3"
+        let c = try GroupCommitter(path: path)
+        defer { c.close() }
+        let reader = try EventLog(path: path)
+        c.submit([ev("a")], token: 1)
+        c.wait()
+        XCTAssertEqual(try c.drain()[0].result.get().map(\.seq), [1])
+        fillDisk(dir + "/filler")
+        let big = [UInt8](repeating: 9, count: 256 * 1024)
+        c.submit([ev("b"), ev("c", payload: big)], token: 2)
+        c.wait()
+        guard case .failure(.full(let m)) = c.drain()[0].result else { return XCTFail("expected .full") }
+        XCTAssertTrue(m.contains(path), m)
+        XCTAssertEqual(try reader.latestSeq(), 1, "half a batch is visible")
+        XCTAssertEqual(try reader.events(after: 0, limit: 10).map(\.stream), ["a"])
+        c.submit([ev("d")], token: 3)
+        c.wait()
+        guard case .failure(.aborted) = c.drain()[0].result else { return XCTFail("expected .aborted") }
+        XCTAssertEqual(unlink(dir + "/filler"), 0)
+        c.resume()
+        c.submit([ev("b"), ev("c", payload: big)], token: 4)
+        c.wait()
+        XCTAssertEqual(try c.drain()[0].result.get().map(\.seq), [2, 3])
+        XCTAssertEqual(try reader.events(after: 0, limit: 10).map(\.stream), ["a", "b", "c"])
+    }
+}
+
+/// Runs SQL on a database through the sqlite3 library directly (for foreign files).
+func runSQL(_ path: String, _ sql: String) throws {
+    try SQLiteScript.run(path: path, sql: sql)
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class EventLogTestsPlaceholder: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

@@ -1,2 +1,0 @@
-import XCTest
-final class MoviesTestsPlaceholder: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
