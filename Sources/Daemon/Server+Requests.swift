@@ -11,7 +11,7 @@ struct PendingCommand {
     let id: [UInt8]?
     let op: String
     /// Builds the reply once the outcome is known.
-    let complete: (inout [UInt8], Result<EventRecord, WireError>) -> Void
+    let complete: (inout [UInt8], Result<CommittedEvent, WireError>) -> Void
 }
 
 extension Server {
@@ -65,7 +65,7 @@ extension Server {
                 let events = try store.history(after: from, limit: limit)
                 c.send(reply: { Encode.history(&$0, id: id, seq: store.latestSeq, events: events) })
             } catch {
-                reply(c, id: id, op: op, error: WireError(.storage, "cannot read the log: \(error)"))
+                reply(c, id: id, op: op, error: WireError(error))
             }
         case .viewport, .configure, .drag, .release, .tap, .close, .rows:
             handleSwipe(request, id: id, op: op, on: c)
@@ -93,18 +93,25 @@ extension Server {
     /// Hands `command` to the store and arranges for `complete` to word the reply, now (an
     /// immediate error or an idempotent replay) or once the commit is done.
     func submit(_ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
-                complete: @escaping (inout [UInt8], Result<EventRecord, WireError>) -> Void)
+                complete: @escaping (inout [UInt8], Result<CommittedEvent, WireError>) -> Void)
     {
         let token = nextToken
         nextToken += 1
-        switch store.submit(command, token: token) {
-        case .rejected(let error):
+        guard store.pendingCount < Server.maxPendingCommands else {
+            let error = WireError(.overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             c.send(reply: { complete(&$0, .failure(error)) })
-            journal.log(.info, "command refused", [
+            journal.log(.warning, "command refused", [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
+            return
+        }
+        switch store.submit(command, token: token) {
+        case .done(.failure(let storeError)):
+            let error = WireError(storeError)
+            c.send(reply: { complete(&$0, .failure(error)) })
+            journal.log(storeError.fatal ? .crit : .info, "command refused", [
                 ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
                 ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
             ])
-        case .replayed(let event):
+        case .done(.success(let event)):
             c.send(reply: { complete(&$0, .success(event)) })
             journal.log(.info, "idempotent replay", [
                 ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
@@ -117,13 +124,18 @@ extension Server {
 
     /// The store's writer finished a commit: answer its commands, then tell everyone.
     func storeCompleted() {
-        let batch = store.completions()
+        deliver(store.completions())
+    }
+
+    /// Answers the commands of a finished commit, then tells subscribers and rows.
+    func deliver(_ batch: Completions) {
         var touched: [Connection] = []
-        for outcome in batch.outcomes {
+        for outcome in batch.results {
             guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
             var fields: [(String, String)] = [("OP", waiting.op)]
             if let c = waiting.connection { fields.append(("CLIENT", "\(c.client)")) }
-            switch outcome.result {
+            let result = outcome.result.mapError(WireError.init)
+            switch result {
             case .success(let event):
                 fields += [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)]
                 journal.log(.info, "movie changed", fields)
@@ -132,11 +144,11 @@ extension Server {
                 journal.log(error.code == .storage ? .warning : .info, "command failed", fields)
             }
             guard let c = waiting.connection, connections[c.client] === c else { continue }
-            c.fulfil(token: outcome.token) { waiting.complete(&$0, outcome.result) }
+            c.fulfil(token: outcome.token) { waiting.complete(&$0, result) }
             touched.append(c)
         }
         if let fatalError = batch.fatal {
-            return fatal(fatalError)
+            return fatal(fatalError.message)
         }
         if !batch.committed.isEmpty {
             fanOut(batch.committed)
@@ -171,7 +183,7 @@ extension Server {
     /// write queue has room: memory per subscriber stays bounded by the queue's cap.
     func pumpSubscription(_ c: Connection) {
         while let cursor = c.cursor, cursor < store.latestSeq, c.queued < config.maxQueue / 2 {
-            let events: [EventRecord]
+            let events: [CommittedEvent]
             do {
                 events = try store.history(after: cursor, limit: 256)
             } catch {
@@ -185,7 +197,7 @@ extension Server {
     }
 
     /// Live events: each encoded once, appended to every subscriber that is up to date.
-    private func fanOut(_ events: [EventRecord]) {
+    private func fanOut(_ events: [CommittedEvent]) {
         for event in events {
             var line: [UInt8] = []
             Encode.movieEvent(&line, event)
@@ -205,5 +217,20 @@ extension Server {
             updateRows(for: event)
         }
         for c in Array(connections.values) where c.queued > 0 { afterWork(c) }
+    }
+}
+
+extension WireError {
+    /// The store's errors keep their code; the wire has the same names.
+    init(_ error: StoreError) {
+        let code: ErrorCode =
+            switch error.code {
+            case .notFound: .notFound
+            case .badRequest: .badRequest
+            case .conflict: .conflict
+            case .storage: .storage
+            case .internal: .internal
+            }
+        self.init(code, error.message)
     }
 }

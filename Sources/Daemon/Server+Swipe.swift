@@ -168,7 +168,7 @@ extension Server {
 
     /// A committed event changes what clients' rows show: a removed movie's row is dropped, a
     /// changed movie's row re-renders where it is (rule 9).
-    func updateRows(for event: EventRecord) {
+    func updateRows(for event: CommittedEvent) {
         let row = event.movie.id
         for c in connections.values where c.list.state(of: row).phase != .closed {
             if event.kind == MovieEvent.Kind.removed {

@@ -23,6 +23,9 @@ public final class Server {
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
 
+    /// Commands decided but not yet durable, at most; past it, `overloaded`.
+    static let maxPendingCommands = 65_536
+
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
     var nextToken: UInt64 = 1
@@ -50,7 +53,9 @@ public final class Server {
             throw StartError("--writers: no group named '\(group)'")
         }
         do {
-            store = try MovieStore.open(directory: config.stateDirectory, durability: config.durability)
+            store = try MovieStore.open(
+                directory: config.stateDirectory,
+                durability: config.durability == .full ? .full : .normal)
         } catch {
             throw StartError("\(error)")
         }
@@ -306,13 +311,11 @@ public final class Server {
         listenSource?.cancel()
         listenSource = nil
         // Finish every commit in flight or queued, and answer the commands they carry.
-        store.finishPending()
-        storeCompleted()
+        deliver(store.close())
         for c in Array(connections.values) {
             c.readClosed = true
             sayGoodbye(c, reason: "shutdown")
         }
-        store.close()
         if connections.isEmpty {
             loop.exit(code: exitCode)
         } else {

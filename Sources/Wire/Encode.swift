@@ -4,22 +4,6 @@
 import Movies
 import SwipeEngine
 
-/// A committed event as the wire shows it: `movie` is the movie right after the event (for
-/// `removed`, its last state); `at` is UTC µs since the Unix epoch.
-public struct EventRecord: Equatable, Sendable {
-    public var seq: UInt64
-    public var kind: String
-    public var movie: Movie
-    public var at: Int64
-
-    public init(seq: UInt64, kind: String, movie: Movie, at: Int64) {
-        self.seq = seq
-        self.kind = kind
-        self.movie = movie
-        self.at = at
-    }
-}
-
 /// What a gesture fired, for the reply's `fired`.
 public enum Fired: Equatable, Sendable {
     case bound(action: String, seq: UInt64)
@@ -107,7 +91,7 @@ public enum Encode {
         end(&out)
     }
 
-    public static func history(_ out: inout [UInt8], id: [UInt8]?, seq: UInt64, events: [EventRecord]) {
+    public static func history(_ out: inout [UInt8], id: [UInt8]?, seq: UInt64, events: [CommittedEvent]) {
         begin(&out, id: id, ok: true)
         key(&out, "seq")
         JSONWriter.integer(&out, seq)
@@ -250,7 +234,7 @@ public enum Encode {
         end(&out)
     }
 
-    public static func movieEvent(_ out: inout [UInt8], _ e: EventRecord) {
+    public static func movieEvent(_ out: inout [UInt8], _ e: CommittedEvent) {
         event(&out, e, asEvent: true)
         out.append(UInt8(ascii: "\n"))
     }
@@ -278,7 +262,7 @@ public enum Encode {
         out.append(UInt8(ascii: "}"))
     }
 
-    static func event(_ out: inout [UInt8], _ e: EventRecord, asEvent: Bool) {
+    static func event(_ out: inout [UInt8], _ e: CommittedEvent, asEvent: Bool) {
         out.append(contentsOf: asEvent ? #"{"event":"movie","seq":"#.utf8 : #"{"seq":"#.utf8)
         JSONWriter.integer(&out, e.seq)
         out.append(contentsOf: #","kind":"#.utf8)

@@ -1,0 +1,71 @@
+import XCTest
+
+@testable import Daemon
+
+final class ConfigTests: XCTestCase {
+    private func config(_ args: [String], _ env: [String: String] = [:]) -> Config? {
+        if case .run(let config) = Config.parse(args, environment: env) { return config }
+        return nil
+    }
+
+    func testDefaultsWithoutEnvironment() throws {
+        let c = try XCTUnwrap(config([]))
+        XCTAssertEqual(c.socketPath, "./swiped.sock")
+        XCTAssertEqual(c.stateDirectory, "./swiped-state")
+        XCTAssertEqual(c.durability, .full)
+        XCTAssertEqual(c.maxLine, 65_536)
+        XCTAssertEqual(c.maxClients, 1024)
+        XCTAssertEqual(c.maxQueue, 1 << 20)
+        XCTAssertNil(c.writersGroup)
+    }
+
+    func testSystemdDirectoriesComeBeforeXDG() throws {
+        let env = ["RUNTIME_DIRECTORY": "/run/swiped", "XDG_RUNTIME_DIR": "/run/user/1000",
+                   "STATE_DIRECTORY": "/var/lib/swiped:/var/lib/other", "XDG_STATE_HOME": "/home/u/.local/state"]
+        let c = try XCTUnwrap(config([], env))
+        XCTAssertEqual(c.socketPath, "/run/swiped/swiped.sock")
+        XCTAssertEqual(c.stateDirectory, "/var/lib/swiped")
+    }
+
+    func testXDGDirectories() throws {
+        let env = ["XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/home/u/.local/state"]
+        let c = try XCTUnwrap(config([], env))
+        XCTAssertEqual(c.socketPath, "/run/user/1000/swiped.sock")
+        XCTAssertEqual(c.stateDirectory, "/home/u/.local/state/swiped")
+    }
+
+    func testOptionsWinOverEnvironment() throws {
+        let c = try XCTUnwrap(config(
+            ["--socket", "/tmp/s.sock", "--state=/tmp/st", "--durability", "normal", "--max-line", "1024",
+             "--max-clients=3", "--max-queue", "8192", "--writers", "staff"],
+            ["RUNTIME_DIRECTORY": "/run/x", "STATE_DIRECTORY": "/var/x", "SWIPED_WRITERS": "other"]))
+        XCTAssertEqual(c.socketPath, "/tmp/s.sock")
+        XCTAssertEqual(c.stateDirectory, "/tmp/st")
+        XCTAssertEqual(c.durability, .normal)
+        XCTAssertEqual(c.maxLine, 1024)
+        XCTAssertEqual(c.maxClients, 3)
+        XCTAssertEqual(c.maxQueue, 8192)
+        XCTAssertEqual(c.writersGroup, "staff")
+    }
+
+    func testWritersFromEnvironment() throws {
+        XCTAssertEqual(config([], ["SWIPED_WRITERS": "staff"])?.writersGroup, "staff")
+        XCTAssertNil(config([], ["SWIPED_WRITERS": ""])?.writersGroup)
+    }
+
+    func testHelpVersionAndUsageErrors() {
+        XCTAssertEqual(Config.parse(["--help"], environment: [:]), .help)
+        XCTAssertEqual(Config.parse(["--version"], environment: [:]), .version)
+        let bad: [[String]] = [
+            ["--bogus"], ["--socket"], ["--durability", "fast"], ["--max-line", "0"], ["--max-line", "x"],
+            ["--max-clients", "-1"], ["--max-queue", "1"], ["--state", ""],
+        ]
+        for args in bad {
+            guard case .usageError(let message) = Config.parse(args, environment: [:]) else {
+                XCTFail("\(args) should be a usage error")
+                continue
+            }
+            XCTAssertFalse(message.isEmpty)
+        }
+    }
+}
