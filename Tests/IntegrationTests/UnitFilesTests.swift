@@ -1,0 +1,147 @@
+// The systemd units in systemd/: systemd-analyze verify, the security score, the settings the
+// issue asks for, and the sysusers snippet.
+
+import Foundation
+import Glibc
+import XCTest
+
+final class UnitFilesTests: XCTestCase {
+    /// The highest overall exposure `systemd-analyze security` may give swiped.service.
+    static let maximumExposure = 1.5
+
+    /// systemd/ in the source tree.
+    static let unitDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("systemd").path
+
+    private var analyze = ""
+
+    override func setUpWithError() throws {
+        guard let path = try? Binaries.system("systemd-analyze") else {
+            throw XCTSkip("systemd-analyze is not installed (Debian package systemd)")
+        }
+        analyze = path
+    }
+
+    /// Copies of both units in a temporary directory, with @BINDIR@ replaced by the directory of
+    /// the built swiped, as `make install` does with the installed one.
+    private func installedCopies() throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory("swiped-units")
+        let bindir = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
+        let service = try String(contentsOfFile: "\(Self.unitDirectory)/swiped.service", encoding: .utf8)
+        XCTAssertTrue(service.contains("ExecStart=@BINDIR@/swiped"), "make install substitutes @BINDIR@")
+        try dir.write("swiped.service", service.replacingOccurrences(of: "@BINDIR@", with: bindir))
+        try dir.write(
+            "swiped.socket",
+            try String(contentsOfFile: "\(Self.unitDirectory)/swiped.socket", encoding: .utf8))
+        return dir
+    }
+
+    func testBothUnitsPassVerify() throws {
+        let dir = try installedCopies()
+        // verify exits 0 even for unknown keys or values it ignores: any output is a failure.
+        let result = try Subprocess.run(
+            analyze,
+            [
+                "verify", "--man=no", "--generators=no", "--recursive-errors=no", dir.file("swiped.socket"),
+                dir.file("swiped.service"),
+            ],
+            environment: ["SYSTEMD_LOG_LEVEL": "notice", "SYSTEMD_LOG_COLOR": "0"], workingDirectory: dir.path
+        )
+        XCTAssertEqual(result.status, .exited(0), result.standardError)
+        XCTAssertEqual(result.standardOutput + result.standardError, "", "systemd-analyze verify complained")
+    }
+
+    func testVerifyCatchesAMistake() throws {
+        // The check above is only worth something if verify reports errors in this container.
+        let dir = try installedCopies()
+        let broken = try dir.read("swiped.service").replacingOccurrences(
+            of: "Type=notify", with: "Type=notifyy")
+        try dir.write("swiped.service", broken)
+        let result = try Subprocess.run(
+            analyze,
+            ["verify", "--man=no", "--generators=no", dir.file("swiped.socket"), dir.file("swiped.service")],
+            workingDirectory: dir.path)
+        XCTAssertTrue(result.standardError.contains("notifyy"), result.standardError)
+    }
+
+    func testServiceSecurityExposureIsAtMostOnePointFive() throws {
+        let dir = try installedCopies()
+        let threshold = Int(Self.maximumExposure * 10)  // --threshold counts in tenths
+        let result = try Subprocess.run(
+            analyze,
+            [
+                "security", "--offline=true", "--threshold=\(threshold)", "--no-pager",
+                dir.file("swiped.service"),
+            ],
+            environment: ["SYSTEMD_COLORS": "0"], workingDirectory: dir.path)
+        let output = result.standardOutput + result.standardError
+        let exposure = try XCTUnwrap(Self.overallExposure(output), "no overall exposure in:\n\(output)")
+        XCTAssertLessThanOrEqual(exposure, Self.maximumExposure, output)
+        XCTAssertEqual(result.status, .exited(0), "over --threshold=\(threshold):\n\(output)")
+    }
+
+    func testExposureParser() {
+        let line = "→ Overall exposure level for swiped.service: 0.4 SAFE 😀\n"
+        XCTAssertEqual(Self.overallExposure("x\n" + line), 0.4)
+        XCTAssertEqual(Self.overallExposure("Overall exposure level for a.service: 9.6 UNSAFE 😨"), 9.6)
+        XCTAssertNil(Self.overallExposure("nothing"))
+    }
+
+    /// The number in "Overall exposure level for X.service: 0.4 SAFE".
+    static func overallExposure(_ output: String) -> Double? {
+        guard
+            let range = output.range(
+                of: #"Overall exposure level for [^:]+: ([0-9]+\.[0-9]+)"#, options: .regularExpression)
+        else { return nil }
+        return Double(output[range].split(separator: " ").last ?? "")
+    }
+
+    func testUnitsSayWhatTheIssueAsks() throws {
+        let socket = try Self.settings("swiped.socket")
+        XCTAssertEqual(socket["ListenStream"], ["/run/swiped/swiped.sock"])
+        XCTAssertEqual(socket["SocketMode"], ["0660"])
+        XCTAssertEqual(socket["Accept"], ["no"])
+        XCTAssertEqual(socket["WantedBy"], ["sockets.target"])
+
+        let service = try Self.settings("swiped.service")
+        for (key, value) in [
+            "Type": "notify", "Restart": "on-failure", "DynamicUser": "yes", "StateDirectory": "swiped",
+            "RestrictAddressFamilies": "AF_UNIX", "PrivateNetwork": "yes", "CapabilityBoundingSet": "",
+        ] {
+            XCTAssertEqual(service[key], [value], key)
+        }
+        XCTAssertNotNil(service["WatchdogSec"])
+        // /run/swiped belongs to the socket unit: a RuntimeDirectory= would remove the socket.
+        XCTAssertNil(service["RuntimeDirectory"])
+        XCTAssertNil(service["PrivateUsers"], "PrivateUsers= hides peer uids from SO_PEERCRED (--writers)")
+        XCTAssertTrue(
+            service["ExecStart"]?.first?.hasSuffix("$SWIPED_OPTS") == true, "\(service["ExecStart"] ?? [])")
+    }
+
+    func testSysusersCreatesTheSocketGroup() throws {
+        let socketGroup = try XCTUnwrap(try Self.settings("swiped.socket")["SocketGroup"]?.first)
+        let root = try TemporaryDirectory("swiped-sysusers")
+        try FileManager.default.createDirectory(atPath: root.file("etc"), withIntermediateDirectories: true)
+        try Subprocess.check(
+            "systemd-sysusers", ["--root=\(root.path)", "\(Self.unitDirectory)/swiped.sysusers"])
+        let groups = try root.read("etc/group").split(separator: "\n").map {
+            $0.split(separator: ":").first.map(String.init)
+        }
+        XCTAssertTrue(groups.contains(socketGroup), "\(groups)")
+        XCTAssertTrue(groups.contains("swiped-writers"), "\(groups)")
+    }
+
+    /// Key → values (in order) of a unit file in systemd/, ignoring sections and comments.
+    static func settings(_ unit: String) throws -> [String: [String]] {
+        let text = try String(contentsOfFile: "\(unitDirectory)/\(unit)", encoding: .utf8)
+        var result: [String: [String]] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("[") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            result[key, default: []].append(
+                line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+        }
+        return result
+    }
+}
