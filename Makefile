@@ -7,11 +7,12 @@ DESTDIR      ?=
 BINDIR       := $(DESTDIR)$(PREFIX)/bin
 UNITDIR      := $(DESTDIR)$(PREFIX)/lib/systemd/system
 MANDIR       := $(DESTDIR)$(PREFIX)/share/man/man1
+SYSUSERSDIR  := $(DESTDIR)$(PREFIX)/lib/sysusers.d
 RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
-TEST_DEBS    := $(BUILD_DEBS) systemd util-linux socat netcat-openbsd procps passwd
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 
 .PHONY: all build release run test test-unit test-integration bench soak fuzz lint install \
@@ -64,15 +65,21 @@ bench: deps-bench release
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks
 
+# Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages.
+# With DESTDIR empty, the groups are created right away (systemd-sysusers).
 install: release
-	install -d $(BINDIR) $(UNITDIR) $(MANDIR)
+	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR)
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
 	install -m 0644 systemd/swiped.socket $(UNITDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/swiped.service > $(UNITDIR)/swiped.service
 	chmod 0644 $(UNITDIR)/swiped.service
+	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
+	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
+	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/swiped.conf; fi
 
 uninstall:
-	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service
+	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
+	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
 
 asan: deps-test
 	$(SWIFT) test --sanitize=address

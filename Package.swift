@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Daemon",
                 dependencies: ["SwipeEngine", "Movies", "EventLog", "Wire", "CSystemd"],
                 swiftSettings: strict),
-        .target(name: "SwipedClient", dependencies: ["Wire"], swiftSettings: strict),
+        .target(name: "SwipedClient", dependencies: ["Wire", "Movies", "SwipeEngine"], swiftSettings: strict),
 
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),

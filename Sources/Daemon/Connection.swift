@@ -22,7 +22,7 @@ struct Peer {
 /// only after its `ok` reply, so that no event can overtake it).
 struct ReplySlot {
     var token: UInt64?
-    var bytes: [UInt8]
+    var bytes: JSONWriter
     var onFlush: (() -> Void)?
 }
 
@@ -34,7 +34,7 @@ final class Connection {
     var source: EventLoop.IOSource?
     var framer: LineFramer
     /// Bytes queued for the socket; `outHead` bytes of it are already written.
-    var out: [UInt8] = []
+    var out = JSONWriter(capacity: 0)
     var outHead = 0
     /// Replies owed behind one that waits for a commit. Empty in the common case, where replies
     /// go straight to `out`.
@@ -61,7 +61,7 @@ final class Connection {
         self.framer = LineFramer(maxLine: maxLine)
     }
 
-    var queued: Int { out.count - outHead }
+    var queued: Int { out.bytes.count - outHead }
 
     /// Whether the connection has nothing more to do: the peer is gone or done, and every reply
     /// it is owed has been written.
@@ -69,12 +69,12 @@ final class Connection {
 
     /// Appends a reply in request order: straight to the write queue unless an earlier reply is
     /// still waiting for a commit.
-    func send(reply: (inout [UInt8]) -> Void, onFlush: (() -> Void)? = nil) {
+    func send(reply: (inout JSONWriter) -> Void, onFlush: (() -> Void)? = nil) {
         if slots.isEmpty {
             reply(&out)
             onFlush?()
         } else {
-            var bytes: [UInt8] = []
+            var bytes = JSONWriter(capacity: 0)
             reply(&bytes)
             slots.append(ReplySlot(token: nil, bytes: bytes, onFlush: onFlush))
         }
@@ -82,11 +82,11 @@ final class Connection {
 
     /// Reserves the place of a reply that waits for the commit of `token`.
     func reserve(token: UInt64) {
-        slots.append(ReplySlot(token: token, bytes: [], onFlush: nil))
+        slots.append(ReplySlot(token: token, bytes: JSONWriter(capacity: 0), onFlush: nil))
     }
 
     /// Fills the reserved place of `token`, then moves every reply that is now due to `out`.
-    func fulfil(token: UInt64, reply: (inout [UInt8]) -> Void) {
+    func fulfil(token: UInt64, reply: (inout JSONWriter) -> Void) {
         guard let index = slots.firstIndex(where: { $0.token == token }) else { return }
         if index == 0 {
             reply(&out)
@@ -96,25 +96,25 @@ final class Connection {
             slots[index].token = nil
         }
         while let first = slots.first, first.token == nil {
-            out.append(contentsOf: first.bytes)
+            out.bytes.append(contentsOf: first.bytes.bytes)
             slots.removeFirst()
             first.onFlush?()
         }
     }
 
     /// Server-initiated messages (events) are not replies: they never wait behind a commit.
-    func push(_ write: (inout [UInt8]) -> Void) {
+    func push(_ write: (inout JSONWriter) -> Void) {
         write(&out)
     }
 
     func push(bytes: [UInt8]) {
-        out.append(contentsOf: bytes)
+        out.bytes.append(contentsOf: bytes)
     }
 
     /// Writes as much of the queue as the socket takes. Returns false when the peer is gone.
     func flush() -> Bool {
-        while outHead < out.count {
-            let result = out.withUnsafeBytes { raw -> IOResult in
+        while outHead < out.bytes.count {
+            let result = out.bytes.withUnsafeBytes { raw -> IOResult in
                 do {
                     return try writeNonBlocking(fd, UnsafeRawBufferPointer(rebasing: raw[outHead...]))
                 } catch {
@@ -123,16 +123,23 @@ final class Connection {
             }
             switch result {
             case .done(let n): outHead += n
-            case .wouldBlock: return true
+            case .wouldBlock:
+                // Keep the unwritten tail at the front once the written head is large, so a
+                // slow reader's queue does not creep forward through memory.
+                if outHead >= 64 * 1024 && outHead * 2 >= out.bytes.count {
+                    out.bytes.removeFirst(outHead)
+                    outHead = 0
+                }
+                return true
             case .eof: return false
             }
         }
         // Drained: keep a small buffer for the next replies, give a large one back, so that
         // 1,000 idle clients cost little memory.
-        if out.capacity > 64 * 1024 {
-            out = []
+        if out.bytes.capacity > 64 * 1024 {
+            out = JSONWriter(capacity: 0)
         } else {
-            out.removeAll(keepingCapacity: true)
+            out.reset()
         }
         outHead = 0
         return true

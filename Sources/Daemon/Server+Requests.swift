@@ -11,7 +11,7 @@ struct PendingCommand {
     let id: [UInt8]?
     let op: String
     /// Builds the reply once the outcome is known.
-    let complete: (inout [UInt8], Result<CommittedEvent, WireError>) -> Void
+    let complete: (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void
 }
 
 extension Server {
@@ -93,7 +93,7 @@ extension Server {
     /// Hands `command` to the store and arranges for `complete` to word the reply, now (an
     /// immediate error or an idempotent replay) or once the commit is done.
     func submit(_ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
-                complete: @escaping (inout [UInt8], Result<CommittedEvent, WireError>) -> Void)
+                complete: @escaping (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void)
     {
         let token = nextToken
         nextToken += 1
@@ -199,7 +199,7 @@ extension Server {
     /// Live events: each encoded once, appended to every subscriber that is up to date.
     private func fanOut(_ events: [CommittedEvent]) {
         for event in events {
-            var line: [UInt8] = []
+            var line = JSONWriter()
             Encode.movieEvent(&line, event)
             for c in subscribers.values where c.cursor == event.seq - 1 && !c.closing {
                 if c.queued > config.maxQueue {
@@ -211,7 +211,7 @@ extension Server {
                     sayGoodbye(c, reason: "slow-consumer")
                     continue
                 }
-                c.push(bytes: line)
+                c.push(bytes: line.bytes)
                 c.cursor = event.seq
             }
             updateRows(for: event)

@@ -171,9 +171,9 @@ public final class Server {
         let client = nextClient
         nextClient += 1
         guard connections.count < config.maxClients, !shuttingDown else {
-            var line: [UInt8] = []
+            var line = JSONWriter()
             Encode.bye(&line, reason: shuttingDown ? "shutdown" : "too-many-clients")
-            _ = line.withUnsafeBytes { try? writeNonBlocking(fd, $0) }
+            _ = line.bytes.withUnsafeBytes { try? writeNonBlocking(fd, $0) }
             close(fd)
             journal.log(.warning, "connection refused", [
                 ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),

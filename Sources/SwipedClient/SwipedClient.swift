@@ -1,1 +1,221 @@
-// SwipedClient: see the issue that builds it.
+// A typed Swift client of protocol v1 (protocol.md), for front ends written in Swift; swipectl,
+// the benchmarks and the integration tests use it. Blocking and single-threaded: one request at
+// a time, with events that arrive meanwhile kept for `nextEvent`.
+import Movies
+import SwipeEngine
+import Wire
+
+public struct Hello: Equatable, Sendable {
+    public var protocolVersion: Int
+    public var server: String
+    public var client: UInt64
+    public var seq: UInt64
+    public var writer: Bool
+}
+
+/// A message the daemon sent on its own.
+public enum ServerEvent: Equatable, Sendable {
+    case movie(CommittedEvent, at: String)
+    case row(RowRender, removed: Bool)
+    case bye(reason: String)
+    case other(name: String, JSONObject)
+}
+
+public final class SwipedClient {
+    public let connection: LineConnection
+    public let hello: Hello
+    /// Seconds to wait for a reply.
+    public var timeout: Double
+    /// Events received while waiting for replies, oldest first.
+    public private(set) var pendingEvents: [ServerEvent] = []
+    private var nextID = 1
+
+    public init(socketPath: String, timeout: Double = 10) throws(ClientError) {
+        connection = try LineConnection(path: socketPath)
+        self.timeout = timeout
+        guard let line = try connection.readLine(timeout: timeout) else {
+            throw ClientError(.closed, "the daemon at \(socketPath) closed the connection before saying hello")
+        }
+        let object = try SwipedClient.object(line)
+        if object.string("event") == "bye" {
+            throw ClientError(.closed, code: object.string("reason"),
+                              "the daemon at \(socketPath) refused the connection: \(object.string("reason") ?? "?")")
+        }
+        guard object.string("event") == "hello", let client = object.uint("client"), let seq = object.uint("seq") else {
+            throw ClientError(.protocol, "expected hello from \(socketPath), got \(String(decoding: line, as: UTF8.self))")
+        }
+        hello = Hello(protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
+                      client: client, seq: seq, writer: object.bool("writer") ?? true)
+    }
+
+    // MARK: - Raw
+
+    /// Sends one request object (its `id` is set here) and returns the `ok:true` reply; an
+    /// `ok:false` reply throws `.server` with the protocol's code and message.
+    @discardableResult
+    public func call(_ op: String, _ arguments: [(String, JSON)] = []) throws(ClientError) -> JSONObject {
+        let id = nextID
+        nextID += 1
+        var line = JSONWriter()
+        line.object { w in
+            w.field("id", id)
+            w.field("op", op)
+            for (key, value) in arguments { w.field(key, value) }
+        }
+        line.newline()
+        try connection.write(line.bytes)
+        return try reply(id: id)
+    }
+
+    /// Sends a raw line and returns the raw reply line (events are kept aside).
+    public func callRaw(_ line: String) throws(ClientError) -> String {
+        try connection.writeLine(line)
+        while true {
+            guard let reply = try connection.readLine(timeout: timeout) else {
+                throw ClientError(.closed, "the daemon closed the connection")
+            }
+            if let object = try? SwipedClient.object(reply), object["event"] != nil {
+                try keep(event: object)
+                continue
+            }
+            return String(decoding: reply, as: UTF8.self)
+        }
+    }
+
+    private func reply(id: Int) throws(ClientError) -> JSONObject {
+        while true {
+            guard let line = try connection.readLine(timeout: timeout) else {
+                throw ClientError(.closed, "the daemon closed the connection")
+            }
+            let object = try SwipedClient.object(line)
+            if object["event"] != nil {
+                try keep(event: object)
+                continue
+            }
+            guard object.uint("id") == UInt64(id) else {
+                throw ClientError(.protocol, "reply out of order: \(String(decoding: line, as: UTF8.self))")
+            }
+            if object.bool("ok") == true { return object }
+            let error = object.object("error")
+            throw ClientError(.server, code: error?.string("code") ?? "internal",
+                              error?.string("message") ?? "the daemon said no")
+        }
+    }
+
+    private func keep(event object: JSONObject) throws(ClientError) {
+        let event = try SwipedClient.event(object)
+        if case .bye(let reason) = event {
+            pendingEvents.append(event)
+            throw ClientError(.closed, code: reason, "the daemon said bye: \(reason)")
+        }
+        pendingEvents.append(event)
+    }
+
+    /// The next event: one kept earlier, else the next line from the daemon. nil at the end of
+    /// the stream. `timeout` nil waits for ever.
+    public func nextEvent(timeout: Double?) throws(ClientError) -> ServerEvent? {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        guard let line = try connection.readLine(timeout: timeout) else { return nil }
+        let object = try SwipedClient.object(line)
+        guard object["event"] != nil else {
+            throw ClientError(.protocol, "unexpected reply: \(String(decoding: line, as: UTF8.self))")
+        }
+        return try SwipedClient.event(object)
+    }
+
+    // MARK: - Typed ops
+
+    public func ping() throws(ClientError) { try call("ping") }
+
+    public func list() throws(ClientError) -> (seq: UInt64, movies: [Movie]) {
+        let reply = try call("list")
+        guard let seq = reply.uint("seq"), case .array(let items)? = reply["movies"] else {
+            throw ClientError(.protocol, "list reply without seq and movies")
+        }
+        return (seq, try items.map { (item) throws(ClientError) -> Movie in try SwipedClient.movie(item) })
+    }
+
+    public func add(title: String, image: String? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+        var args: [(String, JSON)] = [("title", .string(title))]
+        if let image { args.append(("image", .string(image))) }
+        if let key { args.append(("key", .string(key))) }
+        return try mutation(try call("add", args))
+    }
+
+    public func toggleWatched(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+        try mutation(try call("toggle-watched", mutationArgs(movie, expect, key)))
+    }
+
+    public func toggleWatchedWithFriends(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+        try mutation(try call("toggle-watched-with-friends", mutationArgs(movie, expect, key)))
+    }
+
+    public func remove(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+        try mutation(try call("remove", mutationArgs(movie, expect, key)))
+    }
+
+    @discardableResult
+    public func subscribe(from: UInt64? = nil) throws(ClientError) -> UInt64 {
+        let reply = try call("subscribe", from.map { [("from", JSON.integer($0))] } ?? [])
+        guard let seq = reply.uint("seq") else { throw ClientError(.protocol, "subscribe reply without seq") }
+        return seq
+    }
+
+    public func unsubscribe() throws(ClientError) { try call("unsubscribe") }
+
+    public func history(from: UInt64 = 0, limit: Int = 100) throws(ClientError) -> (seq: UInt64, events: [CommittedEvent]) {
+        let reply = try call("history", [("from", .integer(from)), ("limit", .integer(UInt64(limit)))])
+        guard let seq = reply.uint("seq"), case .array(let items)? = reply["events"] else {
+            throw ClientError(.protocol, "history reply without seq and events")
+        }
+        var events: [CommittedEvent] = []
+        for item in items {
+            guard case .object(let object) = item else { throw ClientError(.protocol, "history event is not an object") }
+            events.append(try SwipedClient.committedEvent(object).0)
+        }
+        return (seq, events)
+    }
+
+    @discardableResult
+    public func drag(_ movie: String, dx: Double) throws(ClientError) -> RowRender {
+        try SwipedClient.row(try call("drag", [("movie", .string(movie)), ("dx", .double(dx))]).object("row"))
+    }
+
+    /// The row after the release, and the `fired` object when an action fired.
+    @discardableResult
+    public func release(_ movie: String, dx: Double? = nil, vx: Double? = nil) throws(ClientError) -> (row: RowRender, fired: JSONObject?) {
+        var args: [(String, JSON)] = [("movie", .string(movie))]
+        if let dx { args.append(("dx", .double(dx))) }
+        if let vx { args.append(("vx", .double(vx))) }
+        let reply = try call("release", args)
+        return (try SwipedClient.row(reply.object("row")), reply.object("fired"))
+    }
+
+    @discardableResult
+    public func tap(_ movie: String, action: String) throws(ClientError) -> (row: RowRender, fired: JSONObject?) {
+        let reply = try call("tap", [("movie", .string(movie)), ("action", .string(action))])
+        return (try SwipedClient.row(reply.object("row")), reply.object("fired"))
+    }
+
+    public func rows() throws(ClientError) -> [RowRender] {
+        guard case .array(let items)? = try call("rows")["rows"] else { throw ClientError(.protocol, "rows reply without rows") }
+        return try items.map { (item) throws(ClientError) -> RowRender in
+            guard case .object(let object) = item else { throw ClientError(.protocol, "row is not an object") }
+            return try SwipedClient.row(object)
+        }
+    }
+
+    private func mutationArgs(_ movie: String, _ expect: UInt64?, _ key: String?) -> [(String, JSON)] {
+        var args: [(String, JSON)] = [("movie", .string(movie))]
+        if let expect { args.append(("expect", .integer(expect))) }
+        if let key { args.append(("key", .string(key))) }
+        return args
+    }
+
+    private func mutation(_ reply: JSONObject) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+        guard let seq = reply.uint("seq"), let movie = reply["movie"] else {
+            throw ClientError(.protocol, "mutation reply without seq and movie")
+        }
+        return (seq, try SwipedClient.movie(movie))
+    }
+}

@@ -1,0 +1,112 @@
+// Turning the daemon's JSON back into typed values (the inverse of Wire's Encode).
+import Movies
+import SwipeEngine
+import Wire
+
+extension JSONObject {
+    public func string(_ key: String) -> String? {
+        if case .string(let s)? = self[key] { return s }
+        return nil
+    }
+
+    public func uint(_ key: String) -> UInt64? {
+        if case .number(let n)? = self[key], let i = n.int, i >= 0 { return UInt64(i) }
+        return nil
+    }
+
+    public func double(_ key: String) -> Double? {
+        if case .number(let n)? = self[key] { return n.double }
+        return nil
+    }
+
+    public func bool(_ key: String) -> Bool? {
+        if case .bool(let b)? = self[key] { return b }
+        return nil
+    }
+
+    public func object(_ key: String) -> JSONObject? {
+        if case .object(let o)? = self[key] { return o }
+        return nil
+    }
+}
+
+extension JSON {
+    static func integer(_ value: UInt64) -> JSON { .number(JSONNumber(Int64(clamping: value))) }
+    static func double(_ value: Double) -> JSON { .number(JSONNumber(value)) }
+}
+
+extension SwipedClient {
+    static func object(_ line: [UInt8]) throws(ClientError) -> JSONObject {
+        let value: JSON
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            throw ClientError(.protocol, "the daemon sent invalid JSON (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+        }
+        guard case .object(let object) = value else {
+            throw ClientError(.protocol, "the daemon sent a JSON value that is not an object")
+        }
+        return object
+    }
+
+    static func movie(_ value: JSON) throws(ClientError) -> Movie {
+        guard case .object(let o) = value, let id = o.string("id"), let title = o.string("title"),
+            let image = o.string("image"), let watched = o.bool("watched"),
+            let friends = o.bool("watchedWithFriends"), let version = o.uint("version")
+        else { throw ClientError(.protocol, "malformed movie object") }
+        return Movie(id: id, title: title, image: image, watched: watched, watchedWithFriends: friends, version: version)
+    }
+
+    /// An event object (`history` item or `movie` event), with its `at` text as sent.
+    static func committedEvent(_ o: JSONObject) throws(ClientError) -> (CommittedEvent, String) {
+        guard let seq = o.uint("seq"), let kind = o.string("kind"), let movie = o["movie"], let at = o.string("at") else {
+            throw ClientError(.protocol, "malformed event object")
+        }
+        return (CommittedEvent(seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0), at)
+    }
+
+    static func event(_ o: JSONObject) throws(ClientError) -> ServerEvent {
+        switch o.string("event") {
+        case "movie":
+            let (event, at) = try committedEvent(o)
+            return .movie(event, at: at)
+        case "row":
+            return .row(try row(o.object("row")), removed: o.bool("removed") ?? false)
+        case "bye":
+            return .bye(reason: o.string("reason") ?? "?")
+        case let name?:
+            return .other(name: name, o)
+        case nil:
+            throw ClientError(.protocol, "event without a name")
+        }
+    }
+
+    static func row(_ object: JSONObject?) throws(ClientError) -> RowRender {
+        guard let o = object, let movie = o.string("movie"), let offset = o.double("offset"),
+            let phase = o.string("phase").flatMap(Phase.init(rawValue:)), let fullSwipe = o.bool("fullSwipe"),
+            case .array(let buttonItems)? = o["buttons"], let spring = o.object("spring"),
+            case .array(let a11yItems)? = o["accessibilityActions"]
+        else { throw ClientError(.protocol, "malformed row object") }
+        var buttons: [ButtonRender] = []
+        for item in buttonItems {
+            guard case .object(let b) = item, let action = b.string("action"), let tint = b.string("tint"),
+                let x = b.double("x"), let width = b.double("width")
+            else { throw ClientError(.protocol, "malformed button object") }
+            buttons.append(ButtonRender(action: action, label: b.string("label"), icon: b.string("icon"), tint: tint,
+                                        role: b.string("role").flatMap(Role.init(rawValue:)), x: x, width: width))
+        }
+        var actions: [AccessibilityAction] = []
+        for item in a11yItems {
+            guard case .object(let a) = item, let action = a.string("action"), let label = a.string("label"),
+                let destructive = a.bool("destructive"), let edge = a.string("edge").flatMap(Edge.init(rawValue:))
+            else { throw ClientError(.protocol, "malformed accessibility action") }
+            actions.append(AccessibilityAction(action: action, label: label, destructive: destructive, edge: edge))
+        }
+        return RowRender(
+            row: movie, offset: offset, phase: phase, edge: o.string("edge").flatMap(Edge.init(rawValue:)),
+            fullSwipe: fullSwipe, buttons: buttons,
+            spring: SpringHint(target: spring.double("target") ?? 0, response: spring.double("response") ?? 0,
+                               dampingFraction: spring.double("dampingFraction") ?? 0),
+            accessibilityActions: actions)
+    }
+}
