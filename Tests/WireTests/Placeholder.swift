@@ -1,2 +1,0 @@
-import XCTest
-final class WireTestsPlaceholder: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
