@@ -63,9 +63,13 @@ final class Connection {
 
     var queued: Int { out.bytes.count - outHead }
 
-    /// Whether the connection has nothing more to do: the peer is gone or done, and every reply
-    /// it is owed has been written.
-    var isFinished: Bool { (readClosed || closing) && slots.isEmpty && queued == 0 }
+    /// Whether the connection has nothing more to do: every reply it is owed has been written,
+    /// and either a `bye` was sent or the peer closed its writing side without a subscription
+    /// (a half-closed subscriber keeps receiving events until it closes for good).
+    var isFinished: Bool {
+        guard slots.isEmpty && queued == 0 else { return false }
+        return closing || (readClosed && cursor == nil && !subscriptionPending)
+    }
 
     /// Appends a reply in request order: straight to the write queue unless an earlier reply is
     /// still waiting for a commit.

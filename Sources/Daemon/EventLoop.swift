@@ -137,16 +137,22 @@ public final class EventLoop {
         deinit { if let source { sd_event_source_disable_unref(source) } }
     }
 
-    /// Blocks `signals` for the whole process (threads created later inherit the mask, so only
-    /// the loop ever sees them) and delivers them through signalfd in the loop.
-    public func addSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws(SystemError)
-        -> [SignalSource]
-    {
+    /// Blocks `signals` in the calling thread. Call it before any other thread starts (threads
+    /// inherit the mask): a signal left unblocked in some thread is delivered there, with its
+    /// default action (for SIGTERM: death without a word).
+    public static func blockSignals(_ signals: [Int32]) throws(SystemError) {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
         let r = pthread_sigmask(SIG_BLOCK, &mask, nil)
         guard r == 0 else { throw SystemError("pthread_sigmask", errno: r) }
+    }
+
+    /// Delivers `signals` through signalfd in the loop (blocking them here too).
+    public func addSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws(SystemError)
+        -> [SignalSource]
+    {
+        try EventLoop.blockSignals(signals)
         var sources: [SignalSource] = []
         for signal in signals {
             let box = SignalSource(handler: handler)

@@ -25,6 +25,7 @@ public final class Server {
 
     /// Commands decided but not yet durable, at most; past it, `overloaded`.
     static let maxPendingCommands = 65_536
+    static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
 
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
@@ -44,6 +45,8 @@ public final class Server {
         self.config = config
         self.journal = journal
         do {
+            // Before the store starts its writer thread, which must never see these.
+            try EventLoop.blockSignals(Server.handledSignals)
             loop = try EventLoop()
         } catch {
             throw StartError("cannot create the event loop: \(error)")
@@ -105,7 +108,7 @@ public final class Server {
         storeSource = try loop.addIO(fd: store.completionFD, events: UInt32(EPOLLIN.rawValue), description: "store") {
             [unowned self] _ in storeCompleted()
         }
-        signalSources = try loop.addSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+        signalSources = try loop.addSignals(Server.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
@@ -247,6 +250,7 @@ public final class Server {
     /// After any work on `c`: write what is queued, then decide what to watch for next.
     func afterWork(_ c: Connection) {
         guard connections[c.client] === c else { return }
+        if c.cursor != nil && !c.closing { pumpSubscription(c) }
         if c.queued > 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
         }
@@ -260,7 +264,6 @@ public final class Server {
         } else if !c.readPaused, c.queued > config.maxQueue {
             c.readPaused = true
         }
-        if c.cursor != nil { pumpSubscription(c) }
         var events: UInt32 = 0
         if !c.readPaused && !c.readClosed && !c.closing { events |= UInt32(EPOLLIN.rawValue) }
         if c.queued > 0 { events |= UInt32(EPOLLOUT.rawValue) }

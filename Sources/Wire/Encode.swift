@@ -270,7 +270,7 @@ public enum Encode {
         out.bytes.append(contentsOf: #","movie":"#.utf8)
         movie(&out, e.movie)
         out.bytes.append(contentsOf: #","at":""#.utf8)
-        out.bytes.append(contentsOf: RFC3339.format(microseconds: e.at).utf8)
+        RFC3339.append(microsecondsSinceEpoch: e.at, to: &out.bytes)
         out.bytes.append(contentsOf: #""}"#.utf8)
     }
 

@@ -60,7 +60,7 @@ public enum RequestDecoder {
     public static let maxActionsPerEdge = 8
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> DecodedRequest {
-        let members: [JSONMember]
+        let members: [JSONRawMember]
         do {
             members = try JSONParser.parseObjectMembers(line)
         } catch {
@@ -72,7 +72,7 @@ public enum RequestDecoder {
         var duplicate: String?
         for member in members {
             if !seen.insert(member.key).inserted, duplicate == nil { duplicate = member.key }
-            if member.key == "id" { id = Array(line[member.raw]) }
+            if member.key == "id" { id = Array(line[member.range]) }
             if member.key == "op", case .string(let name) = member.value { op = name }
         }
         func fail(_ code: ErrorCode, _ message: String) -> DecodedRequest {
@@ -105,7 +105,8 @@ public enum RequestDecoder {
         }
     }
 
-    static func truncated(_ text: String) -> String {
+    /// Echoes of client text in messages stay short.
+    public static func truncated(_ text: String) -> String {
         text.utf8.count <= 64 ? text : String(text.prefix(60)) + "…"
     }
 }
