@@ -55,7 +55,7 @@ run: release
 # Unit tests of every library, then integration tests that start the real binaries.
 test: deps-test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 # --- Benchmarks ------------------------------------------------------------------------------
 bench: deps-bench release
