@@ -228,6 +228,17 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: path), Data(junk))
     }
 
+    func testOneStorePerDirectory() throws {
+        let dir = tempDir()
+        let store = try MovieStore.open(directory: dir)
+        XCTAssertThrowsError(try MovieStore.open(directory: dir)) { e in
+            XCTAssertTrue((e as? StoreError)?.message.contains("in use") ?? false, "\(e)")
+        }
+        store.close()
+        let again = try MovieStore.open(directory: dir)
+        again.close()
+    }
+
     func testDiskFullGivesStorageAndRecovers() throws {
         let base = tempDir()
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
