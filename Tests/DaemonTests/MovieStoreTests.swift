@@ -281,4 +281,36 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(ok?.movie.id, "alien")
         XCTAssertEqual(store.state, try fullFold(dir))
     }
+
+    func testIOErrorOnCommitIsFatal() throws {
+        FaultInjection.install()
+        defer { FaultInjection.uninstall() }
+        let dir = tempDir()
+        do {
+            let store = try MovieStore.open(directory: dir)
+            defer { store.close() }
+            XCTAssertNotNil(submitOK(store, MovieCommand(.toggleWatched(movie: "seven"))))
+            FaultInjection.failSyncs = true
+            XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1), .pending)
+            XCTAssertEqual(store.submit(MovieCommand(.remove(movie: "inception")), token: 2), .pending)
+            let c = settle(store, results: 2)
+            XCTAssertEqual(c.fatal?.fatal, true)
+            XCTAssertEqual(c.fatal?.code, .storage)
+            for r in c.results {
+                guard case .failure(let e) = r.result else { return XCTFail("\(r)") }
+                XCTAssertEqual(e.code, .storage)
+                XCTAssertTrue(e.fatal)
+            }
+            XCTAssertNotNil(store.fatal)
+            XCTAssertEqual(store.latestSeq, 11)
+            FaultInjection.failSyncs = false
+            // No more writes, whatever comes.
+            XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 3))?.fatal, true)
+        }
+        // A restart reads what is really on disk.
+        let again = try MovieStore.open(directory: dir)
+        defer { again.close() }
+        XCTAssertEqual(again.state, try fullFold(dir))
+        XCTAssertGreaterThanOrEqual(again.latestSeq, 11)
+    }
 }
