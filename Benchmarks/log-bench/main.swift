@@ -13,14 +13,16 @@ import Movies
 var baseDir = "/var/tmp"
 var seconds = 2.0
 var replayEvents = 1_000_000
+var appends = true
 var it = CommandLine.arguments.dropFirst().makeIterator()
 while let a = it.next() {
     switch a {
     case "--dir": baseDir = it.next() ?? baseDir
     case "--seconds": seconds = Double(it.next() ?? "") ?? seconds
     case "--events": replayEvents = Int(it.next() ?? "") ?? replayEvents
+    case "--replay-only": appends = false
     default:
-        print("usage: log-bench [--dir DIR] [--seconds S] [--events N]")
+        print("usage: log-bench [--dir DIR] [--seconds S] [--events N] [--replay-only]")
         exit(64)
     }
 }
@@ -117,8 +119,8 @@ func event(_ i: Int) -> NewEvent {
 func fmt(_ x: Double) -> String { String(format: "%10.0f", x) }
 
 print("log-bench: \(dir) (\(seconds) s per run)")
-print("durable appends (events/s, each submitter waits for its ack):")
-for d in [Durability.full, .normal] {
+if appends { print("durable appends (events/s, each submitter waits for its ack):") }
+for d in [Durability.full, .normal] where appends {
     let base = try oneRowPerCommit(d)
     print("  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) SQLite one row per commit   \(fmt(base))")
     for n in [1, 64] {
