@@ -313,4 +313,31 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(again.state, try fullFold(dir))
         XCTAssertGreaterThanOrEqual(again.latestSeq, 11)
     }
+
+    func testLongReplayIsSnapshottedForTheNextStart() throws {
+        let dir = tempDir()
+        try MovieStore.open(directory: dir).close()
+        // 30,000 events written behind the store's back (as if it had crashed before any snapshot).
+        let log = try EventLog(path: dir + "/events.sqlite3", durability: .normal)
+        let ids = MovieState.seedCatalogue.map(\.movieID)
+        _ = try log.append((0..<30_000).map { i in
+            let e = MovieEvent.watchedToggled(id: ids[i % ids.count])
+            return NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload)
+        })
+        log.close()
+        do {
+            let store = try MovieStore.open(directory: dir, snapshotEvery: 10_000)
+            XCTAssertEqual(store.startup.snapshotSeq, 10)
+            XCTAssertEqual(store.startup.replayed, 30_000)
+            XCTAssertEqual(store.latestSeq, 30_010)
+            store.close()
+        }
+        let store = try MovieStore.open(directory: dir, snapshotEvery: 10_000)
+        defer { store.close() }
+        XCTAssertEqual(store.startup.snapshotSeq, 30_010)
+        XCTAssertEqual(store.startup.replayed, 0)
+        XCTAssertEqual(store.state, try fullFold(dir))
+        XCTAssertEqual(store.state.movie("godfather")?.watched, false)  // 3,000 toggles
+        XCTAssertLessThan(store.startup.micros, 1_000_000)
+    }
 }
