@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Glibc
 import Movies
 
 /// Why a store operation failed. `code` is the wire's error code.
@@ -126,6 +127,7 @@ public final class MovieStore {
     private var snapshotSeq: UInt64 = 0
     private var snapshotInFlight: UInt64?
     private var closed = false
+    private let lock: DirectoryLock
     private static let snapshotTokenBit: UInt64 = 1 << 63
 
     // MARK: - Opening
@@ -148,6 +150,7 @@ public final class MovieStore {
         } catch {
             throw StoreError(.storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
         }
+        let lock = try DirectoryLock(directory)
         var info = Startup()
         var state = MovieState()
         let reader: EventLog
@@ -211,11 +214,14 @@ public final class MovieStore {
         }
         self.reader = reader
         self.committer = committer
+        self.lock = lock
         self.state = state
         self.projected = state
         self.snapshotSeq = info.snapshotSeq
         info.micros = EventLogClock.micros() - start
         self.startup = info
+        // A log replayed at length gets a snapshot now, in the background.
+        if info.replayed >= Int(self.snapshotEvery) { maybeSnapshot(force: true) }
     }
 
     deinit { close() }
@@ -468,8 +474,37 @@ public final class MovieStore {
         }
         committer.close()
         reader.close()
+        lock.release()
         return out
     }
+}
+
+/// An exclusive `flock` on `<dir>/lock`: one store per state directory, so the log has one writer.
+final class DirectoryLock {
+    private var fd: Int32
+
+    init(_ directory: String) throws(StoreError) {
+        let path = directory + "/lock"
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError(.storage, "\(path): cannot open the lock file: \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let busy = errno == EWOULDBLOCK
+            let why = String(cString: strerror(errno))
+            Glibc.close(fd)
+            fd = -1
+            throw StoreError(.storage, busy ? "\(directory): the state directory is in use by another process"
+                                            : "\(path): cannot lock: \(why)")
+        }
+    }
+
+    func release() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { release() }
 }
 
 /// Wall clock in µs (UTC) for start-up timing.

@@ -202,8 +202,20 @@ public final class EventLog {
 
     private func row(_ s: OpaquePointer) -> StoredEvent {
         StoredEvent(seq: UInt64(sqlite3_column_int64(s, 0)), stream: conn.text(s, 1) ?? "",
-                    kind: conn.text(s, 2) ?? "", payload: conn.blob(s, 3), key: conn.text(s, 4),
+                    kind: kind(s, 2), payload: conn.blob(s, 3), key: conn.text(s, 4),
                     at: sqlite3_column_int64(s, 5))
+    }
+
+    /// Kinds repeat: reuse the String instead of allocating one per row (replay speed).
+    private var kinds: [(bytes: [UInt8], string: String)] = []
+
+    private func kind(_ s: OpaquePointer, _ i: Int32) -> String {
+        guard let p = sqlite3_column_text(s, i) else { return "" }
+        let raw = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
+        for k in kinds where k.bytes.elementsEqual(raw) { return k.string }
+        let string = String(decoding: raw, as: UTF8.self)
+        if kinds.count < 32 { kinds.append((Array(raw), string)) }
+        return string
     }
 
     /// Up to `limit` events with seq > `after`, in order.

@@ -228,6 +228,17 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: path), Data(junk))
     }
 
+    func testOneStorePerDirectory() throws {
+        let dir = tempDir()
+        let store = try MovieStore.open(directory: dir)
+        XCTAssertThrowsError(try MovieStore.open(directory: dir)) { e in
+            XCTAssertTrue((e as? StoreError)?.message.contains("in use") ?? false, "\(e)")
+        }
+        store.close()
+        let again = try MovieStore.open(directory: dir)
+        again.close()
+    }
+
     func testDiskFullGivesStorageAndRecovers() throws {
         let base = tempDir()
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
@@ -269,5 +280,64 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(ok?.seq, 11)
         XCTAssertEqual(ok?.movie.id, "alien")
         XCTAssertEqual(store.state, try fullFold(dir))
+    }
+
+    func testIOErrorOnCommitIsFatal() throws {
+        FaultInjection.install()
+        defer { FaultInjection.uninstall() }
+        let dir = tempDir()
+        do {
+            let store = try MovieStore.open(directory: dir)
+            defer { store.close() }
+            XCTAssertNotNil(submitOK(store, MovieCommand(.toggleWatched(movie: "seven"))))
+            FaultInjection.failSyncs = true
+            XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1), .pending)
+            XCTAssertEqual(store.submit(MovieCommand(.remove(movie: "inception")), token: 2), .pending)
+            let c = settle(store, results: 2)
+            XCTAssertEqual(c.fatal?.fatal, true)
+            XCTAssertEqual(c.fatal?.code, .storage)
+            for r in c.results {
+                guard case .failure(let e) = r.result else { return XCTFail("\(r)") }
+                XCTAssertEqual(e.code, .storage)
+                XCTAssertTrue(e.fatal)
+            }
+            XCTAssertNotNil(store.fatal)
+            XCTAssertEqual(store.latestSeq, 11)
+            FaultInjection.failSyncs = false
+            // No more writes, whatever comes.
+            XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 3))?.fatal, true)
+        }
+        // A restart reads what is really on disk.
+        let again = try MovieStore.open(directory: dir)
+        defer { again.close() }
+        XCTAssertEqual(again.state, try fullFold(dir))
+        XCTAssertGreaterThanOrEqual(again.latestSeq, 11)
+    }
+
+    func testLongReplayIsSnapshottedForTheNextStart() throws {
+        let dir = tempDir()
+        try MovieStore.open(directory: dir).close()
+        // 30,000 events written behind the store's back (as if it had crashed before any snapshot).
+        let log = try EventLog(path: dir + "/events.sqlite3", durability: .normal)
+        let ids = MovieState.seedCatalogue.map(\.movieID)
+        _ = try log.append((0..<30_000).map { i in
+            let e = MovieEvent.watchedToggled(id: ids[i % ids.count])
+            return NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload)
+        })
+        log.close()
+        do {
+            let store = try MovieStore.open(directory: dir, snapshotEvery: 10_000)
+            XCTAssertEqual(store.startup.snapshotSeq, 10)
+            XCTAssertEqual(store.startup.replayed, 30_000)
+            XCTAssertEqual(store.latestSeq, 30_010)
+            store.close()
+        }
+        let store = try MovieStore.open(directory: dir, snapshotEvery: 10_000)
+        defer { store.close() }
+        XCTAssertEqual(store.startup.snapshotSeq, 30_010)
+        XCTAssertEqual(store.startup.replayed, 0)
+        XCTAssertEqual(store.state, try fullFold(dir))
+        XCTAssertEqual(store.state.movie("godfather")?.watched, false)  // 3,000 toggles
+        XCTAssertLessThan(store.startup.micros, 1_000_000)
     }
 }

@@ -213,6 +213,44 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(try c.drain()[0].result.get().map(\.seq), [2, 3])
         XCTAssertEqual(try reader.events(after: 0, limit: 10).map(\.stream), ["a", "b", "c"])
     }
+
+    func testFailedFsyncIsFatalAndSticky() throws {
+        FaultInjection.install()
+        defer { FaultInjection.uninstall() }
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let c = try GroupCommitter(path: path)
+        defer { c.close() }
+        c.submit([ev("a")], token: 1)
+        c.wait()
+        XCTAssertEqual(try c.drain()[0].result.get().map(\.seq), [1])
+        FaultInjection.failSyncs = true
+        c.submit([ev("b")], token: 2)
+        c.wait()
+        guard case .failure(let e) = c.drain()[0].result, case .io(let m) = e else { return XCTFail("expected .io") }
+        XCTAssertTrue(e.isFatal)
+        XCTAssertTrue(m.contains(path), m)
+        // Fatal: resume() does not help, even once fsync works again.
+        FaultInjection.failSyncs = false
+        c.resume()
+        c.submit([ev("c")], token: 3)
+        c.wait()
+        guard case .failure(.io) = c.drain()[0].result else { return XCTFail("expected .io to stick") }
+        XCTAssertEqual(c.haltedBy?.isFatal, true)
+    }
+
+    func testInjectedWriteFailureIsFull() throws {
+        FaultInjection.install()
+        defer { FaultInjection.uninstall() }
+        let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
+        _ = try log.append([ev("a")])
+        FaultInjection.failWrites = true
+        XCTAssertThrowsError(try log.append([ev("b")])) { e in
+            guard case .full = e as? LogError else { return XCTFail("\(e)") }
+        }
+        FaultInjection.failWrites = false
+        XCTAssertEqual(try log.append([ev("c")]).map(\.seq), [2])
+        XCTAssertEqual(try log.events(after: 0, limit: 10).map(\.stream), ["a", "c"])
+    }
 }
 
 /// Runs SQL on a database through the sqlite3 library directly (for foreign files).

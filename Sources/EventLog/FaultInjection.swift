@@ -1,0 +1,116 @@
+import CSQLite
+import Foundation
+
+/// Test-only fault injection: an SQLite VFS wrapping the default one ("unix") that can make
+/// fsync fail (SQLITE_IOERR_FSYNC) or writes fail as if the disk were full (SQLITE_FULL).
+/// `install()` makes it the process's default VFS, so every connection opened afterwards
+/// (EventLog, GroupCommitter, MovieStore) goes through it; `uninstall()` restores "unix".
+/// Production code never calls this.
+public enum FaultInjection {
+    public static let vfsName = "swiped-faults"
+
+    /// Makes fsync fail with SQLITE_IOERR_FSYNC while true.
+    public static var failSyncs: Bool {
+        get { state.get(\.failSyncs) }
+        set { state.set(\.failSyncs, newValue) }
+    }
+
+    /// Makes writes fail with SQLITE_FULL while true.
+    public static var failWrites: Bool {
+        get { state.get(\.failWrites) }
+        set { state.set(\.failWrites, newValue) }
+    }
+
+    /// Registers the wrapping VFS as the default. Idempotent.
+    public static func install() {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        if state.vfs == nil {
+            guard let real = sqlite3_vfs_find("unix") else { fatalError("no unix VFS") }
+            let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
+            vfs.initialize(to: real.pointee)
+            vfs.pointee.pNext = nil
+            vfs.pointee.zName = UnsafePointer(strdup(vfsName))
+            vfs.pointee.szOsFile = Int32(MemoryLayout<sqlite3_file>.stride) + real.pointee.szOsFile
+            vfs.pointee.xOpen = faultOpen
+            state.real = real
+            state.vfs = vfs
+        }
+        sqlite3_vfs_register(state.vfs, 1)
+    }
+
+    /// Makes "unix" the default VFS again and clears the faults.
+    public static func uninstall() {
+        failSyncs = false
+        failWrites = false
+        if let real = sqlite3_vfs_find("unix") { sqlite3_vfs_register(real, 1) }
+    }
+
+    final class State: @unchecked Sendable {
+        let lock = NSLock()
+        var failSyncs = false
+        var failWrites = false
+        var real: UnsafeMutablePointer<sqlite3_vfs>?
+        var vfs: UnsafeMutablePointer<sqlite3_vfs>?
+        var methods: UnsafeMutablePointer<sqlite3_io_methods>?
+
+        func get(_ k: KeyPath<State, Bool>) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return self[keyPath: k]
+        }
+        func set(_ k: ReferenceWritableKeyPath<State, Bool>, _ v: Bool) {
+            lock.lock()
+            self[keyPath: k] = v
+            lock.unlock()
+        }
+    }
+    static let state = State()
+
+    /// The wrapped file sits right after our sqlite3_file header.
+    static func inner(_ f: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<sqlite3_file> {
+        (UnsafeMutableRawPointer(f!) + MemoryLayout<sqlite3_file>.stride).assumingMemoryBound(to: sqlite3_file.self)
+    }
+    static func m(_ f: UnsafeMutablePointer<sqlite3_file>?) -> sqlite3_io_methods { inner(f).pointee.pMethods.pointee }
+
+    static func wrappedMethods() -> UnsafeMutablePointer<sqlite3_io_methods> {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        if let m = state.methods { return m }
+        var w = sqlite3_io_methods()
+        w.iVersion = 3
+        w.xClose = { f in FaultInjection.m(f).xClose!(FaultInjection.inner(f)) }
+        w.xRead = { f, b, n, o in FaultInjection.m(f).xRead!(FaultInjection.inner(f), b, n, o) }
+        w.xWrite = { f, b, n, o in FaultInjection.failWrites ? SQLITE_FULL : FaultInjection.m(f).xWrite!(FaultInjection.inner(f), b, n, o) }
+        w.xTruncate = { f, s in FaultInjection.m(f).xTruncate!(FaultInjection.inner(f), s) }
+        w.xSync = { f, flags in FaultInjection.failSyncs ? (SQLITE_IOERR | (4 << 8)) : FaultInjection.m(f).xSync!(FaultInjection.inner(f), flags) }
+        w.xFileSize = { f, p in FaultInjection.m(f).xFileSize!(FaultInjection.inner(f), p) }
+        w.xLock = { f, l in FaultInjection.m(f).xLock!(FaultInjection.inner(f), l) }
+        w.xUnlock = { f, l in FaultInjection.m(f).xUnlock!(FaultInjection.inner(f), l) }
+        w.xCheckReservedLock = { f, p in FaultInjection.m(f).xCheckReservedLock!(FaultInjection.inner(f), p) }
+        w.xFileControl = { f, op, p in FaultInjection.m(f).xFileControl!(FaultInjection.inner(f), op, p) }
+        w.xSectorSize = { f in FaultInjection.m(f).xSectorSize!(FaultInjection.inner(f)) }
+        w.xDeviceCharacteristics = { f in FaultInjection.m(f).xDeviceCharacteristics!(FaultInjection.inner(f)) }
+        w.xShmMap = { f, pg, sz, ext, pp in FaultInjection.m(f).xShmMap!(FaultInjection.inner(f), pg, sz, ext, pp) }
+        w.xShmLock = { f, off, n, fl in FaultInjection.m(f).xShmLock!(FaultInjection.inner(f), off, n, fl) }
+        w.xShmBarrier = { f in FaultInjection.m(f).xShmBarrier!(FaultInjection.inner(f)) }
+        w.xShmUnmap = { f, d in FaultInjection.m(f).xShmUnmap!(FaultInjection.inner(f), d) }
+        w.xFetch = { f, off, n, pp in FaultInjection.m(f).xFetch!(FaultInjection.inner(f), off, n, pp) }
+        w.xUnfetch = { f, off, p in FaultInjection.m(f).xUnfetch!(FaultInjection.inner(f), off, p) }
+        let p = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
+        p.initialize(to: w)
+        state.methods = p
+        return p
+    }
+}
+
+private func faultOpen(_ vfs: UnsafeMutablePointer<sqlite3_vfs>?, _ name: UnsafePointer<CChar>?,
+                       _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
+                       _ outFlags: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let real = FaultInjection.state.real!
+    let inner = FaultInjection.inner(file)
+    inner.pointee.pMethods = nil
+    let rc = real.pointee.xOpen(real, name, inner, flags, outFlags)
+    file!.pointee.pMethods = inner.pointee.pMethods == nil ? nil : UnsafePointer(FaultInjection.wrappedMethods())
+    return rc
+}
