@@ -108,8 +108,12 @@ enum Arguments {
         let operands = Array(positional.dropFirst())
         guard operands.count == spec.operands.count else {
             let expected = spec.operands.isEmpty ? "no arguments" : spec.operands.joined(separator: " ")
-            let hint = operands.count > spec.operands.count && !spec.operands.isEmpty ? " (quote a title with spaces)" : ""
-            throw Failure.usage("'\(name)' takes \(expected), not \(operands.count) argument\(operands.count == 1 ? "" : "s")\(hint)")
+            let hint =
+                operands.count > spec.operands.count && !spec.operands.isEmpty
+                ? " (quote a title with spaces)" : ""
+            throw Failure.usage(
+                "'\(name)' takes \(expected), not \(operands.count) argument\(operands.count == 1 ? "" : "s")\(hint)"
+            )
         }
         let operand = operands.first ?? ""
         if !spec.operands.isEmpty && operand.allSatisfy({ $0 == " " || $0 == "\t" }) {
@@ -125,7 +129,8 @@ enum Arguments {
         case "remove": command = .remove(movie: operand)
         case "watch": command = .watch(from: try number("--from", values["--from"]))
         case "history":
-            command = .history(from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))
+            command = .history(
+                from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)

@@ -12,11 +12,14 @@ enum Call {
         }
         Output.out(reply + "\n")
         guard let object = try? SwipedClient.object(Array(reply.utf8)) else {
-            throw Failure(.unreachable, "the daemon at \(session.socket.path) sent a line that is not a JSON object")
+            throw Failure(
+                .unreachable, "the daemon at \(session.socket.path) sent a line that is not a JSON object")
         }
         if object.bool("ok") != true {
             let error = object.object("error")
-            throw Failure(.refused, "\(error?.string("code") ?? "error"): \(error?.string("message") ?? "the daemon said no")")
+            throw Failure(
+                .refused,
+                "\(error?.string("code") ?? "error"): \(error?.string("message") ?? "the daemon said no")")
         }
     }
 }

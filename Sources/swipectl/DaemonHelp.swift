@@ -12,15 +12,19 @@ enum DaemonHelp {
         let ops = items.compactMap(\.objectValue)
         let hello = session.client.hello
         var text = "\(hello.server) at \(session.socket.path), protocol \(reply.uint("protocol") ?? 0)"
-        text += hello.writer ? "; this client may change the movies.\n" : "; this client may only read and swipe.\n"
+        text +=
+            hello.writer
+            ? "; this client may change the movies.\n" : "; this client may only read and swipe.\n"
         text += "Send any op with: swipectl call '{\"op\":\"NAME\", ARG: VALUE, ...}'\n"
 
         let opWidth = ops.map { ($0.string("op") ?? "").count }.max() ?? 0
         let arguments = ops.flatMap { $0["args"]?.arrayValue ?? [] }.compactMap(\.objectValue)
         let nameWidth = arguments.map { ($0.string("name") ?? "").count }.max() ?? 0
         let typeWidth = arguments.map { ($0.string("type") ?? "").count }.max() ?? 0
-        for (scope, heading) in [("session", "The connection"), ("state", "The shared movie list"),
-                                 ("swipe", "This connection's swipe engine")] {
+        for (scope, heading) in [
+            ("session", "The connection"), ("state", "The shared movie list"),
+            ("swipe", "This connection's swipe engine"),
+        ] {
             let group = ops.filter { $0.string("scope") == scope }
             if group.isEmpty { continue }
             text += "\n\(heading):\n"
@@ -30,7 +34,8 @@ enum DaemonHelp {
                 text += "  " + pad(name, opWidth) + "  " + (op.string("summary") ?? "") + writes + "\n"
                 for argument in (op["args"]?.arrayValue ?? []).compactMap(\.objectValue) {
                     let required = argument.bool("required") == true ? "required" : "optional"
-                    text += "      " + pad(argument.string("name") ?? "?", nameWidth) + "  "
+                    text +=
+                        "      " + pad(argument.string("name") ?? "?", nameWidth) + "  "
                         + pad(argument.string("type") ?? "?", typeWidth) + "  " + required + "  "
                         + (argument.string("summary") ?? "") + "\n"
                 }

@@ -16,7 +16,8 @@ enum History {
         var table = Table("SEQ", "TIME", "CHANGE", "ID", "TITLE")
         var last = from ?? 0
         for item in items {
-            guard case .object(let object) = item, let (event, at) = try? SwipedClient.committedEvent(object) else {
+            guard case .object(let object) = item, let (event, at) = try? SwipedClient.committedEvent(object)
+            else {
                 throw session.lost(ClientError(.protocol, "malformed history event"))
             }
             table.append(String(event.seq), time(at), change(event), event.movie.id, event.movie.title)

@@ -18,7 +18,8 @@ enum MovieCommands {
         for movie in movies { table.append(movie.id, movie.title, indicators(movie)) }
         var text = table.text
         if Output.isTerminal {
-            text += "\n\(movies.count) movie\(movies.count == 1 ? "" : "s") (👁 watched, 👥 watched with friends).\n"
+            text +=
+                "\n\(movies.count) movie\(movies.count == 1 ? "" : "s") (👁 watched, 👥 watched with friends).\n"
         }
         Output.out(text)
     }
@@ -33,33 +34,39 @@ enum MovieCommands {
 
     static func toggle(_ session: Session, _ flag: Flag, _ name: String) throws(Failure) {
         let (id, known) = try resolve(session, name)
-        let (seq, movie) = try mutation(session, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
+        let (seq, movie) = try mutation(
+            session, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
         if session.json { return }
         let state: String
         switch flag {
         case .watched: state = movie.watched ? "watched 👁" : "not watched"
-        case .friends: state = movie.watchedWithFriends ? "watched with friends 👥" : "not watched with friends"
+        case .friends:
+            state = movie.watchedWithFriends ? "watched with friends 👥" : "not watched with friends"
         }
         Output.out("\(movie.id) \"\(movie.title)\": \(state) (seq \(seq)).\n")
     }
 
     static func remove(_ session: Session, _ name: String) throws(Failure) {
         let (id, known) = try resolve(session, name)
-        let (seq, movie) = try mutation(session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
+        let (seq, movie) = try mutation(
+            session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
         if session.json { return }
         Output.out("Removed \(movie.id) \"\(movie.title)\" (seq \(seq)).\n")
     }
 
     /// 👁 and 👥 for the flags that are set, or nothing.
     static func indicators(_ movie: Movie) -> String {
-        [movie.watched ? "👁" : nil, movie.watchedWithFriends ? "👥" : nil].compactMap { $0 }.joined(separator: " ")
+        [movie.watched ? "👁" : nil, movie.watchedWithFriends ? "👥" : nil].compactMap { $0 }.joined(
+            separator: " ")
     }
 
     // MARK: - Helpers
 
     /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
     /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
-    private static func resolve(_ session: Session, _ name: String) throws(Failure) -> (id: String, known: Bool) {
+    private static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
+        id: String, known: Bool
+    ) {
         let movies = try decodeMovies(session.request("list", echo: false), session)
         switch MovieName.resolve(name, in: movies) {
         case .id(let id): return (id, true)
@@ -69,8 +76,10 @@ enum MovieCommands {
     }
 
     /// A mutation's reply as (seq, movie). A not-found for a MOVIE that matched no title says so.
-    private static func mutation(_ session: Session, _ op: String, _ arguments: [(String, JSON)],
-                                 unmatched name: String? = nil) throws(Failure) -> (UInt64, Movie) {
+    private static func mutation(
+        _ session: Session, _ op: String, _ arguments: [(String, JSON)],
+        unmatched name: String? = nil
+    ) throws(Failure) -> (UInt64, Movie) {
         let reply: JSONObject
         do {
             reply = try session.request(op, arguments)
@@ -81,7 +90,9 @@ enum MovieCommands {
             }
             throw failure
         }
-        guard let seq = reply.uint("seq"), let value = reply["movie"], let movie = try? SwipedClient.movie(value) else {
+        guard let seq = reply.uint("seq"), let value = reply["movie"],
+            let movie = try? SwipedClient.movie(value)
+        else {
             throw session.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
         }
         return (seq, movie)

@@ -1,7 +1,7 @@
 // Writing to the terminal through fds 1 and 2 (the C `stdout`/`stderr` globals are not
 // concurrency-safe), and the exit statuses swipectl promises (swipectl(1), EXIT STATUS).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// swipectl's exit statuses.

@@ -23,7 +23,9 @@ final class Session {
     /// Sends one request. With --json its reply line goes to stdout whatever it says; an
     /// `ok:false` reply then throws (status 1, the daemon's code and message).
     @discardableResult
-    func request(_ op: String, _ arguments: [(String, JSON)] = [], echo: Bool = true) throws(Failure) -> JSONObject {
+    func request(_ op: String, _ arguments: [(String, JSON)] = [], echo: Bool = true) throws(Failure)
+        -> JSONObject
+    {
         let reply: Reply
         do {
             reply = try client.exchange(op, arguments)
@@ -46,12 +48,18 @@ final class Session {
 
     /// The failure for a connection that never got to hello, with a hint for the usual causes.
     static func unreachable(_ error: ClientError, _ socket: SocketChoice) -> Failure {
-        var message = error.kind == .connect ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+        var message =
+            error.kind == .connect
+            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
         message += "\n  Tried \(socket.path) because \(socket.reason)."
-        if error.message.hasSuffix("No such file or directory") || error.message.hasSuffix("Connection refused") {
-            message += "\n  Is swiped running? Start it with `make run` or `systemctl start swiped.socket`, or give --socket PATH."
+        if error.message.hasSuffix("No such file or directory")
+            || error.message.hasSuffix("Connection refused")
+        {
+            message +=
+                "\n  Is swiped running? Start it with `make run` or `systemctl start swiped.socket`, or give --socket PATH."
         } else if error.message.hasSuffix("Permission denied") {
-            message += "\n  Only root and members of the group that owns the socket may connect (`usermod -aG swiped $USER`)."
+            message +=
+                "\n  Only root and members of the group that owns the socket may connect (`usermod -aG swiped $USER`)."
         }
         return Failure(.unreachable, message)
     }

@@ -1,11 +1,12 @@
+import SwipedClient
+import Wire
+
 // watch: subscribe, then print each event as it arrives until SIGINT or SIGTERM (exit 0).
 // The signals are blocked and read from a signalfd, polled together with the socket, so an
 // interrupt never lands in the middle of a line and needs no handler or global state.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import SwipedClient
-import Wire
 
 enum Watch {
     static func run(_ session: Session, from: UInt64?) throws(Failure) {
@@ -23,8 +24,10 @@ enum Watch {
             while let event = try next(session) {
                 try show(event, session)
             }
-            var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&fds, 2, -1) < 0 {
                 if errno == EINTR { continue }
                 throw Failure(.unreachable, "poll: \(String(cString: strerror(errno)))")

@@ -1,6 +1,6 @@
 // swipectl: a command-line client of swiped, for people and scripts (swipectl(1)).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var environment: [String: String] = [:]

@@ -21,7 +21,9 @@ final class InstallTests: XCTestCase {
     // MARK: Man pages
 
     func testManPagesRenderWithoutWarnings() throws {
-        guard Binaries.hasSystem("groff") else { throw XCTSkip("groff is not installed (Debian package groff-base)") }
+        guard Binaries.hasSystem("groff") else {
+            throw XCTSkip("groff is not installed (Debian package groff-base)")
+        }
         for page in Self.pages {
             let path = "\(Self.root)/man/\(page)"
             // -ww: every warning; -z: no output, only the diagnostics.
@@ -33,7 +35,9 @@ final class InstallTests: XCTestCase {
                 "groff", ["-man", "-Tutf8", "-P-c", "-P-b", "-P-u", path], environment: ["MANWIDTH": "80"])
             XCTAssertEqual(rendered.status, .exited(0), rendered.standardError)
             let text = rendered.standardOutput
-            for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"] {
+            for section in [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO",
+            ] {
                 XCTAssertTrue(text.contains("\n\(section)\n"), "\(page) has no \(section) section")
             }
         }
@@ -42,15 +46,20 @@ final class InstallTests: XCTestCase {
     func testManPagesDocumentEveryOptionAndCommand() throws {
         let swiped = try String(contentsOfFile: "\(Self.root)/man/swiped.1", encoding: .utf8)
             .replacingOccurrences(of: "\\-", with: "-")
-        for option in ["--socket", "--state", "--durability", "--max-line", "--max-clients", "--max-queue", "--writers",
-                       "--help", "--version", "SIGTERM", "SIGHUP", "events.sqlite3", "swiped.socket", "protocol.md"] {
+        for option in [
+            "--socket", "--state", "--durability", "--max-line", "--max-clients", "--max-queue", "--writers",
+            "--help", "--version", "SIGTERM", "SIGHUP", "events.sqlite3", "swiped.socket", "protocol.md",
+        ] {
             XCTAssertTrue(swiped.contains(option), "swiped.1 does not mention \(option)")
         }
         let swipectl = try String(contentsOfFile: "\(Self.root)/man/swipectl.1", encoding: .utf8)
             .replacingOccurrences(of: "\\-", with: "-")
-        for name in ["list", "add", "toggle-watched", "toggle-friends", "remove", "watch", "history", "call", "help"] {
-            XCTAssertTrue(swipectl.contains(".B \(name)") || swipectl.contains(".BI \(name)")
-                          || swipectl.contains(".BR \(name)"), "swipectl.1 does not describe \(name)")
+        for name in [
+            "list", "add", "toggle-watched", "toggle-friends", "remove", "watch", "history", "call", "help",
+        ] {
+            XCTAssertTrue(
+                swipectl.contains(".B \(name)") || swipectl.contains(".BI \(name)")
+                    || swipectl.contains(".BR \(name)"), "swipectl.1 does not describe \(name)")
         }
         for text in ["--socket", "--json", "SWIPED_SOCKET", "/run/swiped/swiped.sock", "EXIT STATUS"] {
             XCTAssertTrue(swipectl.contains(text), "swipectl.1 does not mention \(text)")
@@ -65,13 +74,17 @@ final class InstallTests: XCTestCase {
         let build = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
         _ = try Binaries.swipectl
         let result = try Subprocess.run(
-            "make", ["-C", Self.root, "--no-print-directory", "install-built", "DESTDIR=\(destination.path)",
-                     "PREFIX=/usr", "RELEASE=\(build)"])
+            "make",
+            [
+                "-C", Self.root, "--no-print-directory", "install-built", "DESTDIR=\(destination.path)",
+                "PREFIX=/usr", "RELEASE=\(build)",
+            ])
         XCTAssertEqual(result.status, .exited(0), result.standardOutput + result.standardError)
 
         let root = destination.path
         for binary in ["swiped", "swipectl"] {
-            XCTAssertEqual(access("\(root)/usr/bin/\(binary)", X_OK), 0, "\(binary) is not installed executable")
+            XCTAssertEqual(
+                access("\(root)/usr/bin/\(binary)", X_OK), 0, "\(binary) is not installed executable")
         }
         let version = try Subprocess.run("\(root)/usr/bin/swipectl", ["--version"])
         XCTAssertEqual(version.standardOutput, "swipectl 0.1.0 (protocol 1)\n")
@@ -91,7 +104,9 @@ final class InstallTests: XCTestCase {
                 try String(contentsOfFile: "\(root)/usr/share/man/man1/\(page)", encoding: .utf8),
                 try String(contentsOfFile: "\(Self.root)/man/\(page)", encoding: .utf8))
         }
-        for file in ["usr/bin/swiped", "usr/lib/systemd/system/swiped.service", "usr/share/man/man1/swiped.1"] {
+        for file in [
+            "usr/bin/swiped", "usr/lib/systemd/system/swiped.service", "usr/share/man/man1/swiped.1",
+        ] {
             var info = stat()
             XCTAssertEqual(stat("\(root)/\(file)", &info), 0, file)
             XCTAssertEqual(info.st_mode & 0o777, file.hasPrefix("usr/bin") ? 0o755 : 0o644, file)
@@ -101,7 +116,8 @@ final class InstallTests: XCTestCase {
 
         // `make install` is `release` followed by the same recipe.
         let plan = try Subprocess.run(
-            "make", ["-C", Self.root, "-n", "--no-print-directory", "install", "DESTDIR=\(root)", "PREFIX=/usr"])
+            "make",
+            ["-C", Self.root, "-n", "--no-print-directory", "install", "DESTDIR=\(root)", "PREFIX=/usr"])
         XCTAssertTrue(plan.standardOutput.contains("build -c release"), plan.standardOutput)
         XCTAssertTrue(plan.standardOutput.contains("install-built"), plan.standardOutput)
     }

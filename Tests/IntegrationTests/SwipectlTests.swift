@@ -28,22 +28,30 @@ final class SwipectlTests: XCTestCase {
     ) throws -> Subprocess.Result {
         try Subprocess.run(
             try Binaries.swipectl, (socket ? ["--socket", daemon.socket] : []) + arguments,
-            environment: (["SWIPED_SOCKET": nil] as [String: String?]).merging(environment) { $1 }, workingDirectory: workingDirectory,
+            environment: (["SWIPED_SOCKET": nil] as [String: String?]).merging(environment) { $1 },
+            workingDirectory: workingDirectory,
             timeout: .seconds(20))
     }
 
     /// Like `swipectl`, but fails the test unless it exits 0 with nothing on stderr.
     @discardableResult
-    private func ok(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    private func ok(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws
+        -> String
+    {
         let result = try Subprocess.run(
-            try Binaries.swipectl, ["--socket", daemon.socket] + arguments, environment: ["SWIPED_SOCKET": nil],
+            try Binaries.swipectl, ["--socket", daemon.socket] + arguments,
+            environment: ["SWIPED_SOCKET": nil],
             timeout: .seconds(20))
-        XCTAssertEqual(result.status, .exited(0), "swipectl \(arguments): \(result.standardError)", file: file, line: line)
+        XCTAssertEqual(
+            result.status, .exited(0), "swipectl \(arguments): \(result.standardError)", file: file,
+            line: line)
         XCTAssertEqual(result.standardError, "", file: file, line: line)
         return result.standardOutput
     }
 
-    private func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    private func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String:
+        Any]
+    {
         let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
         return try XCTUnwrap(value as? [String: Any], "not a JSON object: \(text)", file: file, line: line)
     }
@@ -68,7 +76,8 @@ final class SwipectlTests: XCTestCase {
         try ok("toggle-watched", "godfather")
         let table = try ok("list")
         let lines = table.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.first?.split(separator: " ", omittingEmptySubsequences: true), ["ID", "TITLE", "WATCHED"])
+        XCTAssertEqual(
+            lines.first?.split(separator: " ", omittingEmptySubsequences: true), ["ID", "TITLE", "WATCHED"])
         XCTAssertEqual(lines.count, 11, table)  // header and the ten seed movies, no legend (not a tty)
         let matrix = try XCTUnwrap(tableRow(table, "matrix"), table)
         XCTAssertTrue(matrix.contains("The Matrix") && matrix.hasSuffix("👁") && !matrix.contains("👥"), matrix)
@@ -99,7 +108,9 @@ final class SwipectlTests: XCTestCase {
     // MARK: add, toggles, remove
 
     func testAddWithAndWithoutImage() throws {
-        XCTAssertEqual(try ok("add", "Blade Runner", "--image", "replicant"), "Added blade_runner \"Blade Runner\" (seq 11).\n")
+        XCTAssertEqual(
+            try ok("add", "Blade Runner", "--image", "replicant"),
+            "Added blade_runner \"Blade Runner\" (seq 11).\n")
         let reply = try json(try ok("--json", "add", "--image=tears", "Blade Runner"))
         XCTAssertEqual(reply["ok"] as? Bool, true)
         XCTAssertEqual(reply["seq"] as? Int, 12)
@@ -176,10 +187,14 @@ final class SwipectlTests: XCTestCase {
         XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(0), watch.standardError)
         let lines = watch.standardOutput.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 2, watch.standardOutput)
-        XCTAssertTrue(lines[0].hasPrefix("11  ") && lines[0].hasSuffix("  watched  matrix  The Matrix"), lines[0])
-        XCTAssertTrue(lines[1].hasPrefix("12  ") && lines[1].hasSuffix("  removed  inception  Inception"), lines[1])
+        XCTAssertTrue(
+            lines[0].hasPrefix("11  ") && lines[0].hasSuffix("  watched  matrix  The Matrix"), lines[0])
+        XCTAssertTrue(
+            lines[1].hasPrefix("12  ") && lines[1].hasSuffix("  removed  inception  Inception"), lines[1])
         // The time in between, to the second.
-        XCTAssertNotNil(lines[0].range(of: #"^11  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression), lines[0])
+        XCTAssertNotNil(
+            lines[0].range(of: #"^11  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
+            lines[0])
     }
 
     func testWatchJSONPrintsTheRawEventsFromSEQAndStopsOnSIGTERM() throws {
@@ -215,8 +230,12 @@ final class SwipectlTests: XCTestCase {
         let table = try ok("history", "--from", "8", "--limit", "2")
         let lines = table.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 3, table)
-        XCTAssertEqual(lines[0].split(separator: " ", omittingEmptySubsequences: true), ["SEQ", "TIME", "CHANGE", "ID", "TITLE"])
-        XCTAssertTrue(lines[1].hasPrefix("9 ") && lines[1].contains("  added ") && lines[1].hasSuffix("Saving Private Ryan"), lines[1])
+        XCTAssertEqual(
+            lines[0].split(separator: " ", omittingEmptySubsequences: true),
+            ["SEQ", "TIME", "CHANGE", "ID", "TITLE"])
+        XCTAssertTrue(
+            lines[1].hasPrefix("9 ") && lines[1].contains("  added ")
+                && lines[1].hasSuffix("Saving Private Ryan"), lines[1])
         XCTAssertTrue(lines[2].hasPrefix("10 ") && lines[2].hasSuffix("The Green Mile"), lines[2])
 
         let reply = try json(try ok("--json", "history", "--from=10"))
@@ -241,7 +260,9 @@ final class SwipectlTests: XCTestCase {
         let reply = try json(unknown.standardOutput)
         XCTAssertEqual(reply["id"] as? Int, 3)
         XCTAssertEqual((reply["error"] as? [String: Any])?["code"] as? String, "unknown-op")
-        XCTAssertTrue(unknown.standardError.hasPrefix("swipectl: unknown-op: unknown op \"fly\""), unknown.standardError)
+        XCTAssertTrue(
+            unknown.standardError.hasPrefix("swipectl: unknown-op: unknown op \"fly\""), unknown.standardError
+        )
 
         let broken = try swipectl("call", #"{"op":"list",}"#)
         XCTAssertEqual(broken.status, .exited(1))
@@ -261,7 +282,9 @@ final class SwipectlTests: XCTestCase {
         }
         let add = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  add ") })
         XCTAssertTrue(add.hasSuffix("adds a movie at the end of the list (changes the movies)"), String(add))
-        XCTAssertNotNil(text.range(of: #"\n +title +string +required +1 to 200 characters"#, options: .regularExpression), text)
+        XCTAssertNotNil(
+            text.range(of: #"\n +title +string +required +1 to 200 characters"#, options: .regularExpression),
+            text)
 
         let reply = try json(try ok("--json", "help"))
         let ops = try XCTUnwrap(reply["ops"] as? [[String: Any]]).compactMap { $0["op"] as? String }
@@ -274,9 +297,13 @@ final class SwipectlTests: XCTestCase {
     func testHelpAndVersionNeedNoDaemon() throws {
         let help = try swipectl("--help", socket: false)
         XCTAssertEqual(help.status, .exited(0))
-        XCTAssertTrue(help.standardOutput.hasPrefix("Usage: swipectl [--socket PATH] [--json] COMMAND"), help.standardOutput)
-        for command in ["list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
-                        "history", "call JSON", "help", "Exit status"] {
+        XCTAssertTrue(
+            help.standardOutput.hasPrefix("Usage: swipectl [--socket PATH] [--json] COMMAND"),
+            help.standardOutput)
+        for command in [
+            "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
+            "history", "call JSON", "help", "Exit status",
+        ] {
             XCTAssertTrue(help.standardOutput.contains(command), command)
         }
         XCTAssertEqual(try swipectl("list", "-h", socket: false).standardOutput, help.standardOutput)
@@ -303,7 +330,8 @@ final class SwipectlTests: XCTestCase {
         ]
         for (arguments, message) in cases {
             // No --socket: usage errors are found before any connection.
-            let result = try Subprocess.run(try Binaries.swipectl, arguments, environment: ["SWIPED_SOCKET": "/nonexistent"])
+            let result = try Subprocess.run(
+                try Binaries.swipectl, arguments, environment: ["SWIPED_SOCKET": "/nonexistent"])
             XCTAssertEqual(result.status, .exited(2), "\(arguments)")
             XCTAssertEqual(result.standardOutput, "", "\(arguments)")
             XCTAssertTrue(result.standardError.hasPrefix("swipectl: "), result.standardError)
@@ -317,8 +345,11 @@ final class SwipectlTests: XCTestCase {
         let result = try swipectl("--socket", missing, "list", socket: false)
         XCTAssertEqual(result.status, .exited(3))
         XCTAssertEqual(result.standardOutput, "")
-        XCTAssertTrue(result.standardError.hasPrefix("swipectl: cannot connect to \(missing): No such file or directory\n"), result.standardError)
-        XCTAssertTrue(result.standardError.contains("Tried \(missing) because --socket says so."), result.standardError)
+        XCTAssertTrue(
+            result.standardError.hasPrefix(
+                "swipectl: cannot connect to \(missing): No such file or directory\n"), result.standardError)
+        XCTAssertTrue(
+            result.standardError.contains("Tried \(missing) because --socket says so."), result.standardError)
         XCTAssertTrue(result.standardError.contains("Is swiped running?"), result.standardError)
 
         // A socket file nobody listens on.
@@ -326,18 +357,24 @@ final class SwipectlTests: XCTestCase {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = try unixAddress(dead)
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         close(fd)
         let refused = try swipectl("list", socket: false, environment: ["SWIPED_SOCKET": dead])
         XCTAssertEqual(refused.status, .exited(3))
-        XCTAssertTrue(refused.standardError.contains("cannot connect to \(dead): Connection refused"), refused.standardError)
+        XCTAssertTrue(
+            refused.standardError.contains("cannot connect to \(dead): Connection refused"),
+            refused.standardError)
         XCTAssertTrue(refused.standardError.contains("because $SWIPED_SOCKET says so"), refused.standardError)
     }
 
     func testTheDefaultSocket() throws {
         // $SWIPED_SOCKET.
-        XCTAssertEqual(try swipectl("list", socket: false, environment: ["SWIPED_SOCKET": daemon.socket]).status, .exited(0))
+        XCTAssertEqual(
+            try swipectl("list", socket: false, environment: ["SWIPED_SOCKET": daemon.socket]).status,
+            .exited(0))
         // $XDG_RUNTIME_DIR/swiped.sock when it exists.
         let runtime = try TemporaryDirectory("swipectl-xdg")
         XCTAssertEqual(symlink(daemon.socket, runtime.file("swiped.sock")), 0)
@@ -348,14 +385,16 @@ final class SwipectlTests: XCTestCase {
         unlink(runtime.file("swiped.sock"))
         try XCTSkipIf(access("/run/swiped/swiped.sock", F_OK) == 0, "this machine runs swiped.socket")
         let fallback = try swipectl(
-            "list", socket: false, environment: ["XDG_RUNTIME_DIR": runtime.path], workingDirectory: runtime.path)
+            "list", socket: false, environment: ["XDG_RUNTIME_DIR": runtime.path],
+            workingDirectory: runtime.path)
         XCTAssertEqual(fallback.status, .exited(3))
         XCTAssertTrue(
             fallback.standardError.contains(
                 "Tried ./swiped.sock because there is no --socket, no $SWIPED_SOCKET, and no "
                     + "\(runtime.path)/swiped.sock or /run/swiped/swiped.sock."), fallback.standardError)
         XCTAssertEqual(symlink(daemon.socket, runtime.file("swiped.sock")), 0)
-        let here = try swipectl("list", socket: false, environment: ["XDG_RUNTIME_DIR": nil], workingDirectory: runtime.path)
+        let here = try swipectl(
+            "list", socket: false, environment: ["XDG_RUNTIME_DIR": nil], workingDirectory: runtime.path)
         XCTAssertEqual(here.status, .exited(0), here.standardError)
     }
 
@@ -368,8 +407,11 @@ final class SwipectlTests: XCTestCase {
         try readOnly.directory.allowOthers()
         chmod(readOnly.socket, 0o666)
         let result = try Subprocess.run(
-            "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", try Binaries.swipectl,
-                        "--socket", readOnly.socket, "toggle-watched", "matrix"],
+            "setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", try Binaries.swipectl,
+                "--socket", readOnly.socket, "toggle-watched", "matrix",
+            ],
             environment: ["SWIPED_SOCKET": nil])
         XCTAssertEqual(result.status, .exited(1), result.standardError)
         XCTAssertTrue(result.standardError.hasPrefix("swipectl: forbidden: "), result.standardError)
@@ -397,7 +439,10 @@ final class TestDaemon {
     private static func start(_ directory: TemporaryDirectory, _ extra: [String]) throws -> Subprocess {
         let process = try Subprocess(
             try Binaries.swiped,
-            ["--socket", directory.file("s.sock"), "--state", directory.file("state"), "--durability", "normal"] + extra)
+            [
+                "--socket", directory.file("s.sock"), "--state", directory.file("state"), "--durability",
+                "normal",
+            ] + extra)
         _ = try LineClient(path: directory.file("s.sock"), timeout: .seconds(15))
         return process
     }
