@@ -15,7 +15,7 @@ BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 
-.PHONY: all build release run test test-unit test-integration bench soak fuzz lint install \
+.PHONY: all build release run test test-unit test-integration bench soak fuzz lint install install-built \
         uninstall asan tsan clean deps-build deps-test deps-bench
 
 all: build
@@ -67,7 +67,13 @@ lint:
 
 # Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages.
 # With DESTDIR empty, the groups are created right away (systemd-sysusers).
+# `install` builds in release mode first; `install-built` installs what $(RELEASE) already holds
+# (the tests install the debug build that way, with RELEASE=.build/debug: a release build takes
+# minutes).
 install: release
+	$(MAKE) --no-print-directory install-built
+
+install-built:
 	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR)
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
 	install -m 0644 systemd/swiped.socket $(UNITDIR)/

@@ -35,8 +35,11 @@ extension JSON {
     static func double(_ value: Double) -> JSON { .number(JSONNumber(value)) }
 }
 
+// The decoders are public so that front ends holding a raw `Reply` (or a line from elsewhere)
+// decode it exactly as the typed ops do.
 extension SwipedClient {
-    static func object(_ line: [UInt8]) throws(ClientError) -> JSONObject {
+    /// One line from the daemon as a JSON object.
+    public static func object(_ line: [UInt8]) throws(ClientError) -> JSONObject {
         let value: JSON
         do {
             value = try JSONParser.parse(line)
@@ -49,7 +52,8 @@ extension SwipedClient {
         return object
     }
 
-    static func movie(_ value: JSON) throws(ClientError) -> Movie {
+    /// A Movie object (protocol.md, Objects).
+    public static func movie(_ value: JSON) throws(ClientError) -> Movie {
         guard case .object(let o) = value, let id = o.string("id"), let title = o.string("title"),
             let image = o.string("image"), let watched = o.bool("watched"),
             let friends = o.bool("watchedWithFriends"), let version = o.uint("version")
@@ -58,14 +62,15 @@ extension SwipedClient {
     }
 
     /// An event object (`history` item or `movie` event), with its `at` text as sent.
-    static func committedEvent(_ o: JSONObject) throws(ClientError) -> (CommittedEvent, String) {
+    public static func committedEvent(_ o: JSONObject) throws(ClientError) -> (CommittedEvent, String) {
         guard let seq = o.uint("seq"), let kind = o.string("kind"), let movie = o["movie"], let at = o.string("at") else {
             throw ClientError(.protocol, "malformed event object")
         }
         return (CommittedEvent(seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0), at)
     }
 
-    static func event(_ o: JSONObject) throws(ClientError) -> ServerEvent {
+    /// An object the daemon sent on its own (it has an `event` key).
+    public static func event(_ o: JSONObject) throws(ClientError) -> ServerEvent {
         switch o.string("event") {
         case "movie":
             let (event, at) = try committedEvent(o)
@@ -81,7 +86,8 @@ extension SwipedClient {
         }
     }
 
-    static func row(_ object: JSONObject?) throws(ClientError) -> RowRender {
+    /// A Row object; nil (a missing `row`) is a protocol error.
+    public static func row(_ object: JSONObject?) throws(ClientError) -> RowRender {
         guard let o = object, let movie = o.string("movie"), let offset = o.double("offset"),
             let phase = o.string("phase").flatMap(Phase.init(rawValue:)), let fullSwipe = o.bool("fullSwipe"),
             case .array(let buttonItems)? = o["buttons"], let spring = o.object("spring"),

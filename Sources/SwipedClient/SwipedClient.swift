@@ -21,13 +21,38 @@ public enum ServerEvent: Equatable, Sendable {
     case other(name: String, JSONObject)
 }
 
+/// A reply as the daemon sent it: the parsed object and the line itself (without its newline),
+/// for front ends that show or forward the daemon's own bytes (`swipectl --json`).
+public struct Reply: Equatable, Sendable {
+    public var object: JSONObject
+    public var line: String
+
+    /// Whether the daemon answered `ok:true`.
+    public var isOK: Bool { object.bool("ok") == true }
+
+    /// For an `ok:false` reply, the daemon's error (kind `.server`, the protocol's code); else nil.
+    public var error: ClientError? {
+        if isOK { return nil }
+        let error = object.object("error")
+        return ClientError(.server, code: error?.string("code") ?? "internal",
+                           error?.string("message") ?? "the daemon said no")
+    }
+}
+
+/// An event as the daemon sent it: decoded, and the line itself (without its newline).
+public struct EventLine: Equatable, Sendable {
+    public var event: ServerEvent
+    public var line: String
+}
+
 public final class SwipedClient {
     public let connection: LineConnection
     public let hello: Hello
     /// Seconds to wait for a reply.
     public var timeout: Double
     /// Events received while waiting for replies, oldest first.
-    public private(set) var pendingEvents: [ServerEvent] = []
+    public var pendingEvents: [ServerEvent] { pending.map(\.event) }
+    private var pending: [EventLine] = []
     private var nextID = 1
 
     public init(socketPath: String, timeout: Double = 10) throws(ClientError) {
@@ -54,6 +79,14 @@ public final class SwipedClient {
     /// `ok:false` reply throws `.server` with the protocol's code and message.
     @discardableResult
     public func call(_ op: String, _ arguments: [(String, JSON)] = []) throws(ClientError) -> JSONObject {
+        let reply = try exchange(op, arguments)
+        if let error = reply.error { throw error }
+        return reply.object
+    }
+
+    /// Like `call`, but returns the reply whatever its `ok` (with the line as sent); throws only
+    /// when no well-formed reply came (connection closed, timeout, garbled line).
+    public func exchange(_ op: String, _ arguments: [(String, JSON)] = []) throws(ClientError) -> Reply {
         let id = nextID
         nextID += 1
         var line = JSONWriter()
@@ -75,52 +108,54 @@ public final class SwipedClient {
                 throw ClientError(.closed, "the daemon closed the connection")
             }
             if let object = try? SwipedClient.object(reply), object["event"] != nil {
-                try keep(event: object)
+                try keep(event: object, reply)
                 continue
             }
             return String(decoding: reply, as: UTF8.self)
         }
     }
 
-    private func reply(id: Int) throws(ClientError) -> JSONObject {
+    private func reply(id: Int) throws(ClientError) -> Reply {
         while true {
             guard let line = try connection.readLine(timeout: timeout) else {
                 throw ClientError(.closed, "the daemon closed the connection")
             }
             let object = try SwipedClient.object(line)
             if object["event"] != nil {
-                try keep(event: object)
+                try keep(event: object, line)
                 continue
             }
             guard object.uint("id") == UInt64(id) else {
                 throw ClientError(.protocol, "reply out of order: \(String(decoding: line, as: UTF8.self))")
             }
-            if object.bool("ok") == true { return object }
-            let error = object.object("error")
-            throw ClientError(.server, code: error?.string("code") ?? "internal",
-                              error?.string("message") ?? "the daemon said no")
+            return Reply(object: object, line: String(decoding: line, as: UTF8.self))
         }
     }
 
-    private func keep(event object: JSONObject) throws(ClientError) {
+    private func keep(event object: JSONObject, _ line: [UInt8]) throws(ClientError) {
         let event = try SwipedClient.event(object)
+        pending.append(EventLine(event: event, line: String(decoding: line, as: UTF8.self)))
         if case .bye(let reason) = event {
-            pendingEvents.append(event)
             throw ClientError(.closed, code: reason, "the daemon said bye: \(reason)")
         }
-        pendingEvents.append(event)
     }
 
     /// The next event: one kept earlier, else the next line from the daemon. nil at the end of
-    /// the stream. `timeout` nil waits for ever.
+    /// the stream. `timeout` nil waits for ever; 0 returns only what has already arrived (and
+    /// throws `.timeout` when no whole line has).
     public func nextEvent(timeout: Double?) throws(ClientError) -> ServerEvent? {
-        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        try nextEventLine(timeout: timeout)?.event
+    }
+
+    /// `nextEvent`, with the line as the daemon sent it.
+    public func nextEventLine(timeout: Double?) throws(ClientError) -> EventLine? {
+        if !pending.isEmpty { return pending.removeFirst() }
         guard let line = try connection.readLine(timeout: timeout) else { return nil }
         let object = try SwipedClient.object(line)
         guard object["event"] != nil else {
             throw ClientError(.protocol, "unexpected reply: \(String(decoding: line, as: UTF8.self))")
         }
-        return try SwipedClient.event(object)
+        return EventLine(event: try SwipedClient.event(object), line: String(decoding: line, as: UTF8.self))
     }
 
     // MARK: - Typed ops

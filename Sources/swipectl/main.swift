@@ -1,1 +1,10 @@
-print("swipectl: not yet built")
+// swipectl: a command-line client of swiped, for people and scripts (swipectl(1)).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+var environment: [String: String] = [:]
+for name in ["SWIPED_SOCKET", "XDG_RUNTIME_DIR"] {
+    if let value = getenv(name) { environment[name] = String(cString: value) }
+}
+exit(Swipectl.main(Array(CommandLine.arguments.dropFirst()), environment: environment).rawValue)

@@ -1,0 +1,150 @@
+// The command line, parsed once into a plain value. Options may come before or after the
+// command (as with systemctl); `--` ends them, for a title that starts with '-'.
+
+/// What swipectl was asked to do.
+enum Command: Equatable {
+    case list
+    case add(title: String, image: String?)
+    case toggleWatched(movie: String)
+    case toggleFriends(movie: String)
+    case remove(movie: String)
+    case watch(from: UInt64?)
+    case history(from: UInt64?, limit: UInt64?)
+    /// One raw request line, sent as is.
+    case call(line: String)
+    /// The daemon's ops (the `help` op), not swipectl's own usage.
+    case help
+}
+
+struct Invocation: Equatable {
+    /// `--socket`, when given.
+    var socket: String?
+    /// `--json`: the daemon's lines as they came.
+    var json = false
+    var command: Command
+}
+
+enum ParseOutcome: Equatable {
+    case run(Invocation)
+    case usage
+    case version
+}
+
+enum Arguments {
+    /// The commands, with the operands each takes and the options it accepts besides
+    /// --socket and --json.
+    static let commands: [(name: String, operands: [String], options: Set<String>)] = [
+        ("list", [], []),
+        ("add", ["TITLE"], ["--image"]),
+        ("toggle-watched", ["MOVIE"], []),
+        ("toggle-friends", ["MOVIE"], []),
+        ("remove", ["MOVIE"], []),
+        ("watch", [], ["--from"]),
+        ("history", [], ["--from", "--limit"]),
+        ("call", ["JSON"], []),
+        ("help", [], []),
+    ]
+
+    static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
+        var socket: String?
+        var json = false
+        var values: [String: String] = [:]
+        var positional: [String] = []
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                positional.append(argument)
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(Failure) -> String {
+                if let inline { return inline }
+                guard index < arguments.count else { throw Failure.usage("\(name) needs a value") }
+                index += 1
+                return arguments[index - 1]
+            }
+            func noValue() throws(Failure) {
+                if inline != nil { throw Failure.usage("\(name) takes no value") }
+            }
+            switch name {
+            case "--":
+                optionsEnded = true
+            case "--help", "-h":
+                try noValue()
+                return .usage
+            case "--version":
+                try noValue()
+                return .version
+            case "--json":
+                try noValue()
+                json = true
+            case "--socket":
+                let path = try value()
+                guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
+                socket = path
+            case "--image", "--from", "--limit":
+                if values[name] != nil { throw Failure.usage("\(name) given twice") }
+                values[name] = try value()
+            default:
+                throw Failure.usage("unknown option '\(argument)'")
+            }
+        }
+
+        guard let name = positional.first else { throw Failure.usage("no command given") }
+        guard let spec = commands.first(where: { $0.name == name }) else {
+            throw Failure.usage("unknown command '\(name)'")
+        }
+        for option in values.keys.sorted() where !spec.options.contains(option) {
+            throw Failure.usage("\(option) does not apply to '\(name)'")
+        }
+        let operands = Array(positional.dropFirst())
+        guard operands.count == spec.operands.count else {
+            let expected = spec.operands.isEmpty ? "no arguments" : spec.operands.joined(separator: " ")
+            let hint =
+                operands.count > spec.operands.count && !spec.operands.isEmpty
+                ? " (quote a title with spaces)" : ""
+            throw Failure.usage(
+                "'\(name)' takes \(expected), not \(operands.count) argument\(operands.count == 1 ? "" : "s")\(hint)"
+            )
+        }
+        let operand = operands.first ?? ""
+        if !spec.operands.isEmpty && operand.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            throw Failure.usage("\(spec.operands[0]) must not be empty")
+        }
+
+        let command: Command
+        switch name {
+        case "list": command = .list
+        case "add": command = .add(title: operand, image: values["--image"])
+        case "toggle-watched": command = .toggleWatched(movie: operand)
+        case "toggle-friends": command = .toggleFriends(movie: operand)
+        case "remove": command = .remove(movie: operand)
+        case "watch": command = .watch(from: try number("--from", values["--from"]))
+        case "history":
+            command = .history(
+                from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))
+        case "call":
+            guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
+            command = .call(line: operand)
+        default: command = .help
+        }
+        return .run(Invocation(socket: socket, json: json, command: command))
+    }
+
+    /// A whole number ≥ 0 (its range is the daemon's to check).
+    private static func number(_ option: String, _ text: String?) throws(Failure) -> UInt64? {
+        guard let text else { return nil }
+        guard let value = UInt64(text) else {
+            throw Failure.usage("\(option) must be a whole number ≥ 0, not '\(text)'")
+        }
+        return value
+    }
+}

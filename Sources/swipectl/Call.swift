@@ -1,0 +1,25 @@
+// call: one raw request line out, the raw reply line back; 1 when the reply is not ok.
+import SwipedClient
+import Wire
+
+enum Call {
+    static func run(_ session: Session, line: String) throws(Failure) {
+        let reply: String
+        do {
+            reply = try session.client.callRaw(line)
+        } catch {
+            throw session.lost(error)
+        }
+        Output.out(reply + "\n")
+        guard let object = try? SwipedClient.object(Array(reply.utf8)) else {
+            throw Failure(
+                .unreachable, "the daemon at \(session.socket.path) sent a line that is not a JSON object")
+        }
+        if object.bool("ok") != true {
+            let error = object.object("error")
+            throw Failure(
+                .refused,
+                "\(error?.string("code") ?? "error"): \(error?.string("message") ?? "the daemon said no")")
+        }
+    }
+}

@@ -1,0 +1,115 @@
+// list, add, toggle-watched, toggle-friends, remove.
+import Movies
+import SwipedClient
+import Wire
+
+enum MovieCommands {
+    enum Flag {
+        case watched, friends
+
+        var op: String { self == .watched ? "toggle-watched" : "toggle-watched-with-friends" }
+    }
+
+    static func list(_ session: Session) throws(Failure) {
+        let reply = try session.request("list")
+        if session.json { return }
+        let movies = try decodeMovies(reply, session)
+        var table = Table("ID", "TITLE", "WATCHED")
+        for movie in movies { table.append(movie.id, movie.title, indicators(movie)) }
+        var text = table.text
+        if Output.isTerminal {
+            text +=
+                "\n\(movies.count) movie\(movies.count == 1 ? "" : "s") (👁 watched, 👥 watched with friends).\n"
+        }
+        Output.out(text)
+    }
+
+    static func add(_ session: Session, title: String, image: String?) throws(Failure) {
+        var arguments: [(String, JSON)] = [("title", .string(title))]
+        if let image { arguments.append(("image", .string(image))) }
+        let (seq, movie) = try mutation(session, "add", arguments)
+        if session.json { return }
+        Output.out("Added \(movie.id) \"\(movie.title)\" (seq \(seq)).\n")
+    }
+
+    static func toggle(_ session: Session, _ flag: Flag, _ name: String) throws(Failure) {
+        let (id, known) = try resolve(session, name)
+        let (seq, movie) = try mutation(
+            session, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
+        if session.json { return }
+        let state: String
+        switch flag {
+        case .watched: state = movie.watched ? "watched 👁" : "not watched"
+        case .friends:
+            state = movie.watchedWithFriends ? "watched with friends 👥" : "not watched with friends"
+        }
+        Output.out("\(movie.id) \"\(movie.title)\": \(state) (seq \(seq)).\n")
+    }
+
+    static func remove(_ session: Session, _ name: String) throws(Failure) {
+        let (id, known) = try resolve(session, name)
+        let (seq, movie) = try mutation(
+            session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
+        if session.json { return }
+        Output.out("Removed \(movie.id) \"\(movie.title)\" (seq \(seq)).\n")
+    }
+
+    /// 👁 and 👥 for the flags that are set, or nothing.
+    static func indicators(_ movie: Movie) -> String {
+        [movie.watched ? "👁" : nil, movie.watchedWithFriends ? "👥" : nil].compactMap { $0 }.joined(
+            separator: " ")
+    }
+
+    // MARK: - Helpers
+
+    /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
+    /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
+    private static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
+        id: String, known: Bool
+    ) {
+        let movies = try decodeMovies(session.request("list", echo: false), session)
+        switch MovieName.resolve(name, in: movies) {
+        case .id(let id): return (id, true)
+        case .none: return (name, false)
+        case .ambiguous(let candidates): throw Failure(.refused, MovieName.ambiguity(name, candidates))
+        }
+    }
+
+    /// A mutation's reply as (seq, movie). A not-found for a MOVIE that matched no title says so.
+    private static func mutation(
+        _ session: Session, _ op: String, _ arguments: [(String, JSON)],
+        unmatched name: String? = nil
+    ) throws(Failure) -> (UInt64, Movie) {
+        let reply: JSONObject
+        do {
+            reply = try session.request(op, arguments)
+        } catch {
+            var failure = error
+            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+                failure.message += "\nno title starts with '\(name)' either (see `swipectl list`)"
+            }
+            throw failure
+        }
+        guard let seq = reply.uint("seq"), let value = reply["movie"],
+            let movie = try? SwipedClient.movie(value)
+        else {
+            throw session.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
+        }
+        return (seq, movie)
+    }
+
+    static func decodeMovies(_ reply: JSONObject, _ session: Session) throws(Failure) -> [Movie] {
+        guard case .array(let items)? = reply["movies"] else {
+            throw session.lost(ClientError(.protocol, "list reply without movies"))
+        }
+        var movies: [Movie] = []
+        for item in items {
+            do {
+                movies.append(try SwipedClient.movie(item))
+            } catch {
+                throw session.lost(error)
+            }
+        }
+        return movies
+    }
+}

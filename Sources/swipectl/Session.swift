@@ -1,0 +1,66 @@
+// One connection to the daemon for the length of a command, with every client error turned
+// into swipectl's failure and exit status: the daemon's "no" is 1, anything that keeps us from
+// talking to it is 3, and the socket's path and why it was chosen are in the message.
+import SwipedClient
+import Wire
+
+final class Session {
+    let socket: SocketChoice
+    let client: SwipedClient
+    /// `--json`: print each reply line as it came.
+    let json: Bool
+
+    init(_ socket: SocketChoice, json: Bool) throws(Failure) {
+        self.socket = socket
+        self.json = json
+        do {
+            client = try SwipedClient(socketPath: socket.path)
+        } catch {
+            throw Session.unreachable(error, socket)
+        }
+    }
+
+    /// Sends one request. With --json its reply line goes to stdout whatever it says; an
+    /// `ok:false` reply then throws (status 1, the daemon's code and message).
+    @discardableResult
+    func request(_ op: String, _ arguments: [(String, JSON)] = [], echo: Bool = true) throws(Failure)
+        -> JSONObject
+    {
+        let reply: Reply
+        do {
+            reply = try client.exchange(op, arguments)
+        } catch {
+            throw lost(error)
+        }
+        if json && echo { Output.out(reply.line + "\n") }
+        if let error = reply.error { throw Failure(.refused, error.description) }
+        return reply.object
+    }
+
+    /// The failure for a client error met after hello.
+    func lost(_ error: ClientError) -> Failure {
+        switch error.kind {
+        case .server: return Failure(.refused, error.description)
+        case .connect, .closed, .timeout, .protocol:
+            return Failure(.unreachable, "lost the daemon at \(socket.path): \(error.message)")
+        }
+    }
+
+    /// The failure for a connection that never got to hello, with a hint for the usual causes.
+    static func unreachable(_ error: ClientError, _ socket: SocketChoice) -> Failure {
+        var message =
+            error.kind == .connect
+            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+        message += "\n  Tried \(socket.path) because \(socket.reason)."
+        if error.message.hasSuffix("No such file or directory")
+            || error.message.hasSuffix("Connection refused")
+        {
+            message +=
+                "\n  Is swiped running? Start it with `make run` or `systemctl start swiped.socket`, or give --socket PATH."
+        } else if error.message.hasSuffix("Permission denied") {
+            message +=
+                "\n  Only root and members of the group that owns the socket may connect (`usermod -aG swiped $USER`)."
+        }
+        return Failure(.unreachable, message)
+    }
+}

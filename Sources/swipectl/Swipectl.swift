@@ -1,0 +1,36 @@
+// From the parsed command line to a command run against one session.
+import Wire
+
+enum Swipectl {
+    static func main(_ arguments: [String], environment: [String: String]) -> ExitStatus {
+        do {
+            switch try Arguments.parse(arguments) {
+            case .usage:
+                Output.out(Usage.text + "\n")
+            case .version:
+                Output.out("swipectl \(swipedVersion) (protocol \(protocolVersion))\n")
+            case .run(let invocation):
+                let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
+                try run(invocation.command, Session(socket, json: invocation.json))
+            }
+            return .ok
+        } catch {
+            Output.error(error.message)
+            return error.status
+        }
+    }
+
+    static func run(_ command: Command, _ session: Session) throws(Failure) {
+        switch command {
+        case .list: try MovieCommands.list(session)
+        case .add(let title, let image): try MovieCommands.add(session, title: title, image: image)
+        case .toggleWatched(let movie): try MovieCommands.toggle(session, .watched, movie)
+        case .toggleFriends(let movie): try MovieCommands.toggle(session, .friends, movie)
+        case .remove(let movie): try MovieCommands.remove(session, movie)
+        case .watch(let from): try Watch.run(session, from: from)
+        case .history(let from, let limit): try History.run(session, from: from, limit: limit)
+        case .call(let line): try Call.run(session, line: line)
+        case .help: try DaemonHelp.run(session)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+// `swipectl --help`: the whole of swipectl on one screen (swipectl(1) has the long form).
+
+enum Usage {
+    static let text = """
+        Usage: swipectl [--socket PATH] [--json] COMMAND [ARGS...]
+
+        Talks to swiped, the swipe-actions daemon, over its Unix socket (see protocol.md).
+
+        Commands:
+          list                      the movies: id, title, 👁 watched, 👥 watched with friends
+          add TITLE [--image NAME]  add a movie at the end of the list
+          toggle-watched MOVIE      flip the movie's watched flag
+          toggle-friends MOVIE      flip the movie's watched-with-friends flag
+          remove MOVIE              remove the movie
+          watch [--from SEQ]        print every change as it happens, until Ctrl-C
+                                    (with --from, first the changes after SEQ)
+          history [--from SEQ] [--limit N]
+                                    stored changes after SEQ (default 0), at most N (default 100)
+          call JSON                 send one raw request line and print the raw reply
+          help                      the daemon's ops and their arguments
+
+        MOVIE is a movie id, or the start of one title (any case) that no other title starts
+        with; an exact title wins over longer ones.
+
+        Options:
+          --socket PATH   the daemon's socket (default: $SWIPED_SOCKET, else
+                          $XDG_RUNTIME_DIR/swiped.sock if it exists, else
+                          /run/swiped/swiped.sock if it exists, else ./swiped.sock)
+          --json          print the daemon's JSON lines as they came, one per line
+          -h, --help      print this text
+          --version       print swipectl's version
+
+        Exit status: 0 done; 1 the daemon said no, or MOVIE matched no movie or several
+        (message on stderr); 2 usage error; 3 cannot reach the daemon (the message names
+        the socket and why).
+
+        Examples:
+          swipectl list
+          swipectl toggle-watched matrix
+          swipectl toggle-friends 'the god'
+          swipectl --json history --from 10 | jq .events
+          swipectl call '{"op":"ping"}'
+        """
+}

@@ -1,0 +1,455 @@
+// swipectl, the real binary, against a real swiped: every command, its --json output, MOVIE
+// resolution, `watch` and its interrupt, every exit status and its message.
+
+import Foundation
+import Glibc
+import XCTest
+
+final class SwipectlTests: XCTestCase {
+    /// A fresh daemon for each test, on tmp/s.sock with its state in tmp/state.
+    private var daemon: TestDaemon!
+
+    override func setUpWithError() throws {
+        daemon = try TestDaemon()
+    }
+
+    override func tearDownWithError() throws {
+        defer { daemon = nil }
+        XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError)
+    }
+
+    // MARK: Running swipectl
+
+    /// Runs swipectl on this test's daemon (`--socket` first) and returns what it did.
+    @discardableResult
+    private func swipectl(
+        _ arguments: String..., socket: Bool = true, environment: [String: String?] = [:],
+        workingDirectory: String? = nil
+    ) throws -> Subprocess.Result {
+        try Subprocess.run(
+            try Binaries.swipectl, (socket ? ["--socket", daemon.socket] : []) + arguments,
+            environment: (["SWIPED_SOCKET": nil] as [String: String?]).merging(environment) { $1 },
+            workingDirectory: workingDirectory,
+            timeout: .seconds(20))
+    }
+
+    /// Like `swipectl`, but fails the test unless it exits 0 with nothing on stderr.
+    @discardableResult
+    private func ok(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws
+        -> String
+    {
+        let result = try Subprocess.run(
+            try Binaries.swipectl, ["--socket", daemon.socket] + arguments,
+            environment: ["SWIPED_SOCKET": nil],
+            timeout: .seconds(20))
+        XCTAssertEqual(
+            result.status, .exited(0), "swipectl \(arguments): \(result.standardError)", file: file,
+            line: line)
+        XCTAssertEqual(result.standardError, "", file: file, line: line)
+        return result.standardOutput
+    }
+
+    private func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String:
+        Any]
+    {
+        let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try XCTUnwrap(value as? [String: Any], "not a JSON object: \(text)", file: file, line: line)
+    }
+
+    /// The daemon's movies, by id, from `--json list`.
+    private func movies() throws -> [String: [String: Any]] {
+        let reply = try json(try ok("--json", "list"))
+        let list = try XCTUnwrap(reply["movies"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0) })
+    }
+
+    /// The row of `id` in `list`'s table.
+    private func tableRow(_ table: String, _ id: String) -> String? {
+        table.split(separator: "\n").map(String.init).first { $0.hasPrefix(id + " ") || $0 == id }
+    }
+
+    // MARK: list
+
+    func testListShowsIDTitleAndTheSeedsIndicators() throws {
+        try ok("toggle-watched", "matrix")
+        try ok("toggle-friends", "godfather")
+        try ok("toggle-watched", "godfather")
+        let table = try ok("list")
+        let lines = table.split(separator: "\n").map(String.init)
+        XCTAssertEqual(
+            lines.first?.split(separator: " ", omittingEmptySubsequences: true), ["ID", "TITLE", "WATCHED"])
+        XCTAssertEqual(lines.count, 11, table)  // header and the ten seed movies, no legend (not a tty)
+        let matrix = try XCTUnwrap(tableRow(table, "matrix"), table)
+        XCTAssertTrue(matrix.contains("The Matrix") && matrix.hasSuffix("👁") && !matrix.contains("👥"), matrix)
+        let godfather = try XCTUnwrap(tableRow(table, "godfather"), table)
+        XCTAssertTrue(godfather.contains("The Godfather  ") && godfather.hasSuffix("  👁 👥"), godfather)
+        XCTAssertTrue(try XCTUnwrap(tableRow(table, "seven")).hasSuffix("Se7en"), table)
+        // The title column is aligned: every title starts at the same offset.
+        let offset = try XCTUnwrap(lines[0].range(of: "TITLE")).lowerBound.utf16Offset(in: lines[0])
+        for line in lines.dropFirst() {
+            XCTAssertNotEqual(line[line.index(line.startIndex, offsetBy: offset)], " ", line)
+            XCTAssertEqual(line[line.index(line.startIndex, offsetBy: offset - 1)], " ", line)
+        }
+    }
+
+    func testListJSONIsTheDaemonsReply() throws {
+        let output = try ok("--json", "list")
+        XCTAssertTrue(output.hasSuffix("}\n") && output.filter { $0 == "\n" }.count == 1, output)
+        let reply = try json(output)
+        XCTAssertEqual(reply["ok"] as? Bool, true)
+        XCTAssertEqual(reply["seq"] as? Int, 10)
+        let list = try XCTUnwrap(reply["movies"] as? [[String: Any]])
+        XCTAssertEqual(list.first?["id"] as? String, "godfather")
+        XCTAssertEqual(list.count, 10)
+        // --json may also come after the command, as with systemctl.
+        XCTAssertEqual(try ok("list", "--json"), output)
+    }
+
+    // MARK: add, toggles, remove
+
+    func testAddWithAndWithoutImage() throws {
+        XCTAssertEqual(
+            try ok("add", "Blade Runner", "--image", "replicant"),
+            "Added blade_runner \"Blade Runner\" (seq 11).\n")
+        let reply = try json(try ok("--json", "add", "--image=tears", "Blade Runner"))
+        XCTAssertEqual(reply["ok"] as? Bool, true)
+        XCTAssertEqual(reply["seq"] as? Int, 12)
+        let movie = try XCTUnwrap(reply["movie"] as? [String: Any])
+        XCTAssertEqual(movie["id"] as? String, "blade_runner_2")
+        XCTAssertEqual(movie["image"] as? String, "tears")
+        XCTAssertEqual(try movies()["blade_runner"]?["image"] as? String, "replicant")
+        // A title that starts with '-' comes after `--`.
+        XCTAssertTrue(try ok("add", "--", "-1 Minute").contains("\"-1 Minute\""))
+    }
+
+    func testTogglesAndRemoveTakeAnIDOrATitlePrefix() throws {
+        XCTAssertEqual(try ok("toggle-watched", "matrix"), "matrix \"The Matrix\": watched 👁 (seq 11).\n")
+        XCTAssertEqual(try ok("toggle-watched", "THE MAT"), "matrix \"The Matrix\": not watched (seq 12).\n")
+        XCTAssertEqual(try ok("toggle-friends", "se7"), "seven \"Se7en\": watched with friends 👥 (seq 13).\n")
+        XCTAssertEqual(try ok("remove", "forrest"), "Removed forrest_gump \"Forrest Gump\" (seq 14).\n")
+        var state = try movies()
+        XCTAssertNil(state["forrest_gump"])
+        XCTAssertEqual(state["matrix"]?["watched"] as? Bool, false)
+        XCTAssertEqual(state["seven"]?["watchedWithFriends"] as? Bool, true)
+
+        // --json prints the mutation's reply (not the list used to resolve the title).
+        let reply = try json(try ok("--json", "toggle-watched", "pulp"))
+        XCTAssertEqual((reply["movie"] as? [String: Any])?["id"] as? String, "pulp_fiction")
+        XCTAssertEqual(reply["seq"] as? Int, 15)
+
+        // An exact title wins over the longer titles it starts.
+        try ok("add", "The Matrix Reloaded")
+        XCTAssertTrue(try ok("toggle-friends", "the matrix").hasPrefix("matrix \"The Matrix\""))
+        state = try movies()
+        XCTAssertEqual(state["matrix"]?["watchedWithFriends"] as? Bool, true)
+        XCTAssertEqual(state["the_matrix_reloaded"]?["watchedWithFriends"] as? Bool, false)
+    }
+
+    func testAnAmbiguousTitleListsTheCandidatesAndChangesNothing() throws {
+        let result = try swipectl("toggle-watched", "the")
+        XCTAssertEqual(result.status, .exited(1))
+        XCTAssertEqual(result.standardOutput, "")
+        let message = result.standardError
+        XCTAssertTrue(message.hasPrefix("swipectl: 'the' matches 5 titles"), message)
+        for id in ["godfather", "dark_knight", "matrix", "silence_of_lambs", "the_green_mile"] {
+            XCTAssertTrue(message.contains("  \(id) "), "\(id) missing from:\n\(message)")
+        }
+        XCTAssertFalse(message.contains("seven"), message)
+        XCTAssertEqual(try json(try ok("--json", "history"))["seq"] as? Int, 10, "nothing was written")
+    }
+
+    func testAnUnknownMovieIsTheDaemonsNotFound() throws {
+        let result = try swipectl("remove", "alien")
+        XCTAssertEqual(result.status, .exited(1))
+        XCTAssertEqual(result.standardOutput, "")
+        XCTAssertEqual(
+            result.standardError,
+            "swipectl: not-found: no movie with id \"alien\"\n"
+                + "swipectl: no title starts with 'alien' either (see `swipectl list`)\n")
+        // A removed movie's id is not-found too, also with --json (which prints the reply).
+        try ok("remove", "seven")
+        let again = try swipectl("--json", "toggle-watched", "seven")
+        XCTAssertEqual(again.status, .exited(1))
+        XCTAssertEqual(try json(again.standardOutput)["ok"] as? Bool, false)
+        XCTAssertTrue(again.standardError.hasPrefix("swipectl: not-found: "), again.standardError)
+    }
+
+    // MARK: watch
+
+    func testWatchPrintsChangesByAnotherClientAndExitsZeroOnSIGINT() throws {
+        let watch = try Subprocess(
+            try Binaries.swipectl, ["--socket", daemon.socket, "watch"], environment: ["SWIPED_SOCKET": nil])
+        try watch.waitForOutput("watching \(daemon.socket) from seq 10", in: .standardError)
+        try ok("toggle-watched", "matrix")
+        try ok("remove", "inception")
+        try watch.waitForOutput("inception")
+        watch.kill(SIGINT)
+        XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(0), watch.standardError)
+        let lines = watch.standardOutput.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, watch.standardOutput)
+        XCTAssertTrue(
+            lines[0].hasPrefix("11  ") && lines[0].hasSuffix("  watched  matrix  The Matrix"), lines[0])
+        XCTAssertTrue(
+            lines[1].hasPrefix("12  ") && lines[1].hasSuffix("  removed  inception  Inception"), lines[1])
+        // The time in between, to the second.
+        XCTAssertNotNil(
+            lines[0].range(of: #"^11  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
+            lines[0])
+    }
+
+    func testWatchJSONPrintsTheRawEventsFromSEQAndStopsOnSIGTERM() throws {
+        try ok("toggle-friends", "godfather")  // seq 11, before the watch: caught up with --from
+        let watch = try Subprocess(
+            try Binaries.swipectl, ["--socket", daemon.socket, "--json", "watch", "--from", "10"],
+            environment: ["SWIPED_SOCKET": nil])
+        try watch.waitForOutput("\"seq\":11")
+        try ok("add", "Heat")
+        try watch.waitForOutput("\"seq\":12")
+        watch.kill(SIGTERM)
+        XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(0), watch.standardError)
+        let events = try watch.standardOutput.split(separator: "\n").map { try json(String($0)) }
+        XCTAssertEqual(events.map { $0["event"] as? String }, ["movie", "movie"])
+        XCTAssertEqual(events.map { $0["kind"] as? String }, ["watched-with-friends-toggled", "added"])
+        XCTAssertEqual((events[1]["movie"] as? [String: Any])?["title"] as? String, "Heat")
+    }
+
+    func testWatchEndsWithStatus3WhenTheDaemonStops() throws {
+        let watch = try Subprocess(
+            try Binaries.swipectl, ["--socket", daemon.socket, "watch"], environment: ["SWIPED_SOCKET": nil])
+        try watch.waitForOutput("watching", in: .standardError)
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+        XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(3))
+        XCTAssertTrue(watch.standardError.contains("ended the session: shutdown"), watch.standardError)
+        daemon = try TestDaemon(restarting: daemon)  // for tearDown
+    }
+
+    // MARK: history, call, help
+
+    func testHistoryTableAndJSON() throws {
+        try ok("toggle-watched", "seven")
+        let table = try ok("history", "--from", "8", "--limit", "2")
+        let lines = table.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, table)
+        XCTAssertEqual(
+            lines[0].split(separator: " ", omittingEmptySubsequences: true),
+            ["SEQ", "TIME", "CHANGE", "ID", "TITLE"])
+        XCTAssertTrue(
+            lines[1].hasPrefix("9 ") && lines[1].contains("  added ")
+                && lines[1].hasSuffix("Saving Private Ryan"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("10 ") && lines[2].hasSuffix("The Green Mile"), lines[2])
+
+        let reply = try json(try ok("--json", "history", "--from=10"))
+        XCTAssertEqual(reply["seq"] as? Int, 11)
+        let events = try XCTUnwrap(reply["events"] as? [[String: Any]])
+        XCTAssertEqual(events.map { $0["kind"] as? String }, ["watched-toggled"])
+        XCTAssertTrue(try ok("history").contains("  watched  seven  "))
+
+        // The daemon checks the range: limit 0 is its bad-request.
+        let zero = try swipectl("history", "--limit", "0")
+        XCTAssertEqual(zero.status, .exited(1))
+        XCTAssertTrue(zero.standardError.hasPrefix("swipectl: bad-request: "), zero.standardError)
+    }
+
+    func testCallSendsOneRawLineAndPrintsTheRawReply() throws {
+        XCTAssertEqual(try ok("call", #"{"op":"ping","id":[1,"x"]}"#), #"{"id":[1,"x"],"ok":true}"# + "\n")
+        let list = try json(try ok("call", #"{"op":"list"}"#))
+        XCTAssertEqual((list["movies"] as? [Any])?.count, 10)
+
+        let unknown = try swipectl("call", #"{"op":"fly","id":3}"#)
+        XCTAssertEqual(unknown.status, .exited(1))
+        let reply = try json(unknown.standardOutput)
+        XCTAssertEqual(reply["id"] as? Int, 3)
+        XCTAssertEqual((reply["error"] as? [String: Any])?["code"] as? String, "unknown-op")
+        XCTAssertTrue(
+            unknown.standardError.hasPrefix("swipectl: unknown-op: unknown op \"fly\""), unknown.standardError
+        )
+
+        let broken = try swipectl("call", #"{"op":"list",}"#)
+        XCTAssertEqual(broken.status, .exited(1))
+        XCTAssertEqual(try json(broken.standardOutput)["ok"] as? Bool, false)
+        XCTAssertEqual(broken.standardError, "swipectl: bad-json: trailing comma at byte 12\n")
+
+        // A mutation through call is a real one.
+        try ok("call", #"{"op":"toggle-watched","movie":"matrix"}"#)
+        XCTAssertEqual(try movies()["matrix"]?["watched"] as? Bool, true)
+    }
+
+    func testHelpFormatsTheDaemonsOps() throws {
+        let text = try ok("help")
+        XCTAssertTrue(text.hasPrefix("swiped/0.1.0 at \(daemon.socket), protocol 1"), text)
+        for heading in ["The connection:", "The shared movie list:", "This connection's swipe engine:"] {
+            XCTAssertTrue(text.contains("\n\(heading)\n"), heading)
+        }
+        let add = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  add ") })
+        XCTAssertTrue(add.hasSuffix("adds a movie at the end of the list (changes the movies)"), String(add))
+        XCTAssertNotNil(
+            text.range(of: #"\n +title +string +required +1 to 200 characters"#, options: .regularExpression),
+            text)
+
+        let reply = try json(try ok("--json", "help"))
+        let ops = try XCTUnwrap(reply["ops"] as? [[String: Any]]).compactMap { $0["op"] as? String }
+        XCTAssertTrue(ops.contains("toggle-watched-with-friends") && ops.contains("subscribe"), "\(ops)")
+        for op in ops { XCTAssertTrue(text.contains("\n  \(op) "), "\(op) missing from help") }
+    }
+
+    // MARK: Own options and exit statuses
+
+    func testHelpAndVersionNeedNoDaemon() throws {
+        let help = try swipectl("--help", socket: false)
+        XCTAssertEqual(help.status, .exited(0))
+        XCTAssertTrue(
+            help.standardOutput.hasPrefix("Usage: swipectl [--socket PATH] [--json] COMMAND"),
+            help.standardOutput)
+        for command in [
+            "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
+            "history", "call JSON", "help", "Exit status",
+        ] {
+            XCTAssertTrue(help.standardOutput.contains(command), command)
+        }
+        XCTAssertEqual(try swipectl("list", "-h", socket: false).standardOutput, help.standardOutput)
+        let version = try swipectl("--version", socket: false)
+        XCTAssertEqual(version.status, .exited(0))
+        XCTAssertEqual(version.standardOutput, "swipectl 0.1.0 (protocol 1)\n")
+    }
+
+    func testUsageErrorsExit2() throws {
+        let cases: [([String], String)] = [
+            ([], "no command given"),
+            (["frob"], "unknown command 'frob'"),
+            (["--frob", "list"], "unknown option '--frob'"),
+            (["add"], "'add' takes TITLE, not 0 arguments"),
+            (["toggle-watched", "the", "matrix"], "(quote a title with spaces)"),
+            (["list", "extra"], "'list' takes no arguments, not 1 argument"),
+            (["remove", ""], "MOVIE must not be empty"),
+            (["list", "--image", "x"], "--image does not apply to 'list'"),
+            (["history", "--from", "-1"], "--from must be a whole number ≥ 0, not '-1'"),
+            (["history", "--limit"], "--limit needs a value"),
+            (["--socket"], "--socket needs a value"),
+            (["--json=yes", "list"], "--json takes no value"),
+            (["call", "{\"op\":\"ping\"}\n{\"op\":\"ping\"}"], "JSON must be one line"),
+        ]
+        for (arguments, message) in cases {
+            // No --socket: usage errors are found before any connection.
+            let result = try Subprocess.run(
+                try Binaries.swipectl, arguments, environment: ["SWIPED_SOCKET": "/nonexistent"])
+            XCTAssertEqual(result.status, .exited(2), "\(arguments)")
+            XCTAssertEqual(result.standardOutput, "", "\(arguments)")
+            XCTAssertTrue(result.standardError.hasPrefix("swipectl: "), result.standardError)
+            XCTAssertTrue(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            XCTAssertTrue(result.standardError.hasSuffix("\nTry 'swipectl --help'.\n"), result.standardError)
+        }
+    }
+
+    func testCannotConnectExits3NamingTheSocketAndWhy() throws {
+        let missing = daemon.directory.file("nope.sock")
+        let result = try swipectl("--socket", missing, "list", socket: false)
+        XCTAssertEqual(result.status, .exited(3))
+        XCTAssertEqual(result.standardOutput, "")
+        XCTAssertTrue(
+            result.standardError.hasPrefix(
+                "swipectl: cannot connect to \(missing): No such file or directory\n"), result.standardError)
+        XCTAssertTrue(
+            result.standardError.contains("Tried \(missing) because --socket says so."), result.standardError)
+        XCTAssertTrue(result.standardError.contains("Is swiped running?"), result.standardError)
+
+        // A socket file nobody listens on.
+        let dead = daemon.directory.file("dead.sock")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = try unixAddress(dead)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        close(fd)
+        let refused = try swipectl("list", socket: false, environment: ["SWIPED_SOCKET": dead])
+        XCTAssertEqual(refused.status, .exited(3))
+        XCTAssertTrue(
+            refused.standardError.contains("cannot connect to \(dead): Connection refused"),
+            refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("because $SWIPED_SOCKET says so"), refused.standardError)
+    }
+
+    func testTheDefaultSocket() throws {
+        // $SWIPED_SOCKET.
+        XCTAssertEqual(
+            try swipectl("list", socket: false, environment: ["SWIPED_SOCKET": daemon.socket]).status,
+            .exited(0))
+        // $XDG_RUNTIME_DIR/swiped.sock when it exists.
+        let runtime = try TemporaryDirectory("swipectl-xdg")
+        XCTAssertEqual(symlink(daemon.socket, runtime.file("swiped.sock")), 0)
+        let viaXDG = try swipectl("list", socket: false, environment: ["XDG_RUNTIME_DIR": runtime.path])
+        XCTAssertEqual(viaXDG.status, .exited(0), viaXDG.standardError)
+        // Else ./swiped.sock (when /run/swiped/swiped.sock does not exist either), and the
+        // message says why that one.
+        unlink(runtime.file("swiped.sock"))
+        try XCTSkipIf(access("/run/swiped/swiped.sock", F_OK) == 0, "this machine runs swiped.socket")
+        let fallback = try swipectl(
+            "list", socket: false, environment: ["XDG_RUNTIME_DIR": runtime.path],
+            workingDirectory: runtime.path)
+        XCTAssertEqual(fallback.status, .exited(3))
+        XCTAssertTrue(
+            fallback.standardError.contains(
+                "Tried ./swiped.sock because there is no --socket, no $SWIPED_SOCKET, and no "
+                    + "\(runtime.path)/swiped.sock or /run/swiped/swiped.sock."), fallback.standardError)
+        XCTAssertEqual(symlink(daemon.socket, runtime.file("swiped.sock")), 0)
+        let here = try swipectl(
+            "list", socket: false, environment: ["XDG_RUNTIME_DIR": nil], workingDirectory: runtime.path)
+        XCTAssertEqual(here.status, .exited(0), here.standardError)
+    }
+
+    func testAReadOnlyPeerGetsForbiddenWithStatus1() throws {
+        // --writers with a group root is not in would still let root write; run the daemon
+        // for a group nobody has and connect as a non-root user, when the test can.
+        guard getuid() == 0, Binaries.hasSystem("setpriv") else { throw XCTSkip("needs root and setpriv") }
+        let readOnly = try TestDaemon(extraArguments: ["--writers", "root"])
+        defer { _ = try? readOnly.stop() }
+        try readOnly.directory.allowOthers()
+        chmod(readOnly.socket, 0o666)
+        let result = try Subprocess.run(
+            "setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", try Binaries.swipectl,
+                "--socket", readOnly.socket, "toggle-watched", "matrix",
+            ],
+            environment: ["SWIPED_SOCKET": nil])
+        XCTAssertEqual(result.status, .exited(1), result.standardError)
+        XCTAssertTrue(result.standardError.hasPrefix("swipectl: forbidden: "), result.standardError)
+    }
+}
+
+/// swiped on a temporary directory: `swiped --socket tmp/s.sock --state tmp/state`, started and
+/// waited for (the socket accepts), stopped with SIGTERM and reaped.
+final class TestDaemon {
+    let directory: TemporaryDirectory
+    let process: Subprocess
+    var socket: String { directory.file("s.sock") }
+
+    init(extraArguments: [String] = []) throws {
+        directory = try TemporaryDirectory("swipectl")
+        process = try TestDaemon.start(directory, extraArguments)
+    }
+
+    /// A new daemon on the same directory (and state) as a stopped one.
+    init(restarting stopped: TestDaemon) throws {
+        directory = stopped.directory
+        process = try TestDaemon.start(directory, [])
+    }
+
+    private static func start(_ directory: TemporaryDirectory, _ extra: [String]) throws -> Subprocess {
+        let process = try Subprocess(
+            try Binaries.swiped,
+            [
+                "--socket", directory.file("s.sock"), "--state", directory.file("state"), "--durability",
+                "normal",
+            ] + extra)
+        _ = try LineClient(path: directory.file("s.sock"), timeout: .seconds(15))
+        return process
+    }
+
+    /// SIGTERM, then waits (and reaps).
+    func stop() throws -> Termination {
+        process.kill(SIGTERM)
+        return try process.wait(timeout: .seconds(10))
+    }
+}
