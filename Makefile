@@ -8,6 +8,8 @@ BINDIR       := $(DESTDIR)$(PREFIX)/bin
 UNITDIR      := $(DESTDIR)$(PREFIX)/lib/systemd/system
 MANDIR       := $(DESTDIR)$(PREFIX)/share/man/man1
 SYSUSERSDIR  := $(DESTDIR)$(PREFIX)/lib/sysusers.d
+DOCDIR       := $(DESTDIR)$(PREFIX)/share/doc/swiped
+UNIT_SED     := sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g'
 RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
@@ -74,11 +76,12 @@ install: release
 	$(MAKE) --no-print-directory install-built
 
 install-built:
-	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR)
+	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR) $(DOCDIR)
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
-	install -m 0644 systemd/swiped.socket $(UNITDIR)/
-	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/swiped.service > $(UNITDIR)/swiped.service
-	chmod 0644 $(UNITDIR)/swiped.service
+	$(UNIT_SED) systemd/swiped.socket > $(UNITDIR)/swiped.socket
+	$(UNIT_SED) systemd/swiped.service > $(UNITDIR)/swiped.service
+	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service
+	install -m 0644 protocol.md README.md $(DOCDIR)/
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
 	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/swiped.conf; fi
@@ -86,6 +89,7 @@ install-built:
 uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
+	rm -rf $(DOCDIR)
 
 asan: deps-test
 	$(SWIFT) test --sanitize=address

@@ -93,9 +93,15 @@ final class InstallTests: XCTestCase {
         let service = try String(contentsOfFile: "\(units)/swiped.service", encoding: .utf8)
         XCTAssertTrue(service.contains("\nExecStart=/usr/bin/swiped $SWIPED_OPTS\n"), service)
         XCTAssertFalse(service.contains("@BINDIR@"))
+        XCTAssertFalse(service.contains("@DOCDIR@"))
+        XCTAssertTrue(service.contains("file:///usr/share/doc/swiped/protocol.md"), service)
         XCTAssertEqual(
             try String(contentsOfFile: "\(units)/swiped.socket", encoding: .utf8),
-            try String(contentsOfFile: "\(Self.root)/systemd/swiped.socket", encoding: .utf8))
+            try String(contentsOfFile: "\(Self.root)/systemd/swiped.socket", encoding: .utf8)
+                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
+        XCTAssertEqual(
+            try String(contentsOfFile: "\(root)/usr/share/doc/swiped/protocol.md", encoding: .utf8),
+            try String(contentsOfFile: "\(Self.root)/protocol.md", encoding: .utf8))
         XCTAssertEqual(
             try String(contentsOfFile: "\(root)/usr/lib/sysusers.d/swiped.conf", encoding: .utf8),
             try String(contentsOfFile: "\(Self.root)/systemd/swiped.sysusers", encoding: .utf8))

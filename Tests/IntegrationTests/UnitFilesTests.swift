@@ -30,10 +30,14 @@ final class UnitFilesTests: XCTestCase {
         let bindir = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
         let service = try String(contentsOfFile: "\(Self.unitDirectory)/swiped.service", encoding: .utf8)
         XCTAssertTrue(service.contains("ExecStart=@BINDIR@/swiped"), "make install substitutes @BINDIR@")
-        try dir.write("swiped.service", service.replacingOccurrences(of: "@BINDIR@", with: bindir))
+        try dir.write(
+            "swiped.service",
+            service.replacingOccurrences(of: "@BINDIR@", with: bindir)
+                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
         try dir.write(
             "swiped.socket",
-            try String(contentsOfFile: "\(Self.unitDirectory)/swiped.socket", encoding: .utf8))
+            try String(contentsOfFile: "\(Self.unitDirectory)/swiped.socket", encoding: .utf8)
+                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
         return dir
     }
 
