@@ -115,6 +115,8 @@ public final class MovieStore {
         var token: UInt64
         var command: MovieCommand
         var event: MovieEvent
+        /// The movie right after the event, as projected (stored with the event for history).
+        var after: Movie?
         var waiters: [UInt64] = []  // later submissions with the same key
     }
 
@@ -264,8 +266,8 @@ public final class MovieStore {
         } catch {
             return .done(.failure(StoreError(error)))
         }
-        projected.apply(event, seq: projected.lastSeq + 1)
-        queued.append(Entry(token: token, command: command, event: event))
+        let after = projected.apply(event, seq: projected.lastSeq + 1)
+        queued.append(Entry(token: token, command: command, event: event, after: after))
         flushIfIdle()
         return .pending
     }
@@ -315,7 +317,8 @@ public final class MovieStore {
         queued = []
         batchToken += 1
         committer.submit(inFlight.map {
-            NewEvent(stream: $0.event.movieID, kind: $0.event.kind, payload: $0.event.payload, key: $0.command.key)
+            NewEvent(stream: $0.event.movieID, kind: $0.event.kind,
+                     payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
         }, token: batchToken)
     }
 
@@ -360,7 +363,7 @@ public final class MovieStore {
                 for var entry in again {
                     do throws(CommandError) {
                         entry.event = try projected.decide(entry.command)
-                        projected.apply(entry.event, seq: projected.lastSeq + 1)
+                        entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
                         queued.append(entry)
                     } catch {
                         fail([entry], StoreError(error), &out)
@@ -421,6 +424,10 @@ public final class MovieStore {
         out.reserveCapacity(stored.count)
         var folded: [String: [UInt64: Movie]] = [:]
         for e in stored {
+            if let m = try? MovieEvent.movieAfter(stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq) {
+                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+                continue
+            }
             if let m = state.movie(e.stream), m.version == e.seq {
                 out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
                 continue

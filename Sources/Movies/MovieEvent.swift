@@ -55,6 +55,45 @@ extension MovieEvent {
         }
     }
 
+    /// The payload with the movie's state right after the event appended, for the kinds whose
+    /// payload would otherwise be empty: title, image, watched, watched-with-friends. The fold
+    /// does not need it (a toggle is a toggle); `history` and subscribers catching up read each
+    /// event's movie from it in O(1) instead of folding the movie's stream again.
+    public func payload(after movie: Movie) -> [UInt8] {
+        switch self {
+        case .added:
+            return payload
+        case .watchedToggled, .watchedWithFriendsToggled, .removed:
+            var w = ByteWriter()
+            w.string(movie.title)
+            w.string(movie.image)
+            w.u8(movie.watched ? 1 : 0)
+            w.u8(movie.watchedWithFriends ? 1 : 0)
+            return w.bytes
+        }
+    }
+
+    /// The movie right after the event at `seq`, when the payload says it (see
+    /// `payload(after:)`); nil for an empty payload, written before the state was recorded.
+    public static func movieAfter(
+        stream: String, kind: String, payload: [UInt8], seq: UInt64
+    ) throws(MovieDecodingError) -> Movie? {
+        guard !payload.isEmpty else { return nil }
+        var r = ByteReader(payload)
+        let title = try r.string("title")
+        let image = try r.string("image")
+        if kind == Kind.added {
+            try r.end()
+            return Movie(id: stream, title: title, image: image, version: seq)
+        }
+        let watched = try r.u8("watched")
+        let friends = try r.u8("watchedWithFriends")
+        try r.end()
+        guard watched <= 1, friends <= 1 else { throw MovieDecodingError("flags must be 0 or 1") }
+        return Movie(id: stream, title: title, image: image, watched: watched == 1,
+                     watchedWithFriends: friends == 1, version: seq)
+    }
+
     /// Decodes a log row; rejects unknown kinds, bad ids, bad UTF-8 and trailing bytes.
     public init(stream: String, kind: String, payload: [UInt8]) throws(MovieDecodingError) {
         guard MovieEvent.isValidID(stream) else {
@@ -68,8 +107,9 @@ extension MovieEvent {
             try r.end()
             self = .added(id: stream, title: title, image: image)
         case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed:
-            guard payload.isEmpty else {
-                throw MovieDecodingError("\(kind) event carries \(payload.count) unexpected payload bytes")
+            // Empty, or the movie's state after the event (validated here, used by history).
+            if !payload.isEmpty {
+                _ = try MovieEvent.movieAfter(stream: stream, kind: kind, payload: payload, seq: 0)
             }
             switch kind {
             case Kind.watchedToggled: self = .watchedToggled(id: stream)
