@@ -300,7 +300,7 @@ public final class MovieStore {
         }
         let same: Bool
         switch (command.op, event) {
-        case (.add(let title, let image), .added(_, let t, let i)): same = title == t && (image ?? "") == i
+        case (.add(let title, let image), .added(let id, let t, let i)): same = title == t && (image ?? id) == i
         case (.toggleWatched(let m), .watchedToggled(let id)),
              (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
              (.remove(let m), .removed(let id)):

@@ -254,16 +254,21 @@ public final class Server {
         if c.queued > 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
         }
+        if c.readPaused, c.queued <= config.maxQueue / 2 { c.readPaused = false }
+        // processLines stops when the queue passes its cap, leaving complete lines in the framer.
+        // Handle them once the queue has drained, whether or not reading was paused meanwhile: no
+        // new bytes may ever arrive to wake this connection up. Each round handles at least one
+        // line of what was already read (at most one read's worth), so the loop ends.
+        while !c.readPaused, !c.closing, c.framer.buffered > 0, c.queued <= config.maxQueue / 2 {
+            let handled = c.requests
+            processLines(c)
+            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
+            if c.requests == handled { break }  // only a partial line is left
+        }
         if c.isFinished {
             return drop(c, reason: c.closing ? "closed by server" : "peer closed")
         }
-        if c.readPaused, c.queued <= config.maxQueue / 2 {
-            c.readPaused = false
-            processLines(c)  // lines buffered while paused
-            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
-        } else if !c.readPaused, c.queued > config.maxQueue {
-            c.readPaused = true
-        }
+        if !c.readPaused, c.queued > config.maxQueue { c.readPaused = true }
         var events: UInt32 = 0
         if !c.readPaused && !c.readClosed && !c.closing { events |= UInt32(EPOLLIN.rawValue) }
         if c.queued > 0 { events |= UInt32(EPOLLOUT.rawValue) }

@@ -35,14 +35,15 @@ public struct MovieState: Equatable, Sendable {
                 throw .badRequest("expect applies to an existing movie; add creates a new one")
             }
             try MovieState.validate(title: title)
-            let image = image ?? ""
+            let id = freshID(for: title)
+            let image = image ?? id  // protocol.md: `image` defaults to the id
             guard image.utf8.count <= MovieState.maxImageBytes else {
                 throw .badRequest("image is longer than \(MovieState.maxImageBytes) bytes")
             }
             guard !image.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw .badRequest("image contains control characters")
             }
-            return .added(id: freshID(for: title), title: title, image: image)
+            return .added(id: id, title: title, image: image)
         case .toggleWatched(let id):
             try check(id, command.expect)
             return .watchedToggled(id: id)

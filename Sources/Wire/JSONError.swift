@@ -1,8 +1,8 @@
 // Errors of the JSON parser: the byte offset for programs, a sentence for people.
 
 /// A JSON syntax error. `offset` is the 0-based byte offset in the input where the problem was
-/// found; `message` says what it was and, except for the end of input, where ("trailing comma at
-/// byte 40"). The daemon sends `message` back in its `bad-json` reply.
+/// found; `message` says what it was and where ("trailing comma at byte 40"), as protocol.md
+/// promises for every `bad-json` reply. The daemon sends `message` back in its `bad-json` reply.
 public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Lets the request layer tell bad JSON (`bad-json`) from good JSON that is not a request
     /// object (`bad-request`) without reading the message.
@@ -26,7 +26,7 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
 
     // The messages, in one place.
     static func endOfInput(_ offset: Int) -> JSONError {
-        JSONError(offset: offset, message: "unexpected end of input")
+        JSONError(offset: offset, message: "unexpected end of input at byte \(offset)")
     }
     static func at(_ offset: Int, _ what: String) -> JSONError {
         JSONError(offset: offset, message: "\(what) at byte \(offset)")

@@ -86,7 +86,7 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(f?.movie.watchedWithFriends, true)
         XCTAssertEqual(f?.movie.version, 12)
         let a = submitOK(store, MovieCommand(.add(title: "The Matrix", image: nil)))
-        XCTAssertEqual(a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "", version: 13))
+        XCTAssertEqual(a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "the_matrix", version: 13))
         XCTAssertEqual(store.state.movies.last?.id, "the_matrix")
         let r = submitOK(store, MovieCommand(.remove(movie: "matrix"), expect: 12))
         XCTAssertEqual(r?.kind, "removed")

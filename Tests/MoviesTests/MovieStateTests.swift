@@ -59,7 +59,7 @@ final class MovieStateTests: XCTestCase {
         XCTAssertEqual(try s.decide(MovieCommand(.add(title: "Alien", image: "alien.png"))),
                        .added(id: "alien", title: "Alien", image: "alien.png"))
         XCTAssertEqual(try s.decide(MovieCommand(.add(title: "Alien", image: nil))),
-                       .added(id: "alien", title: "Alien", image: ""))
+                       .added(id: "alien", title: "Alien", image: "alien"))
     }
 
     func testErrors() {

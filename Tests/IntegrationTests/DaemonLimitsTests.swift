@@ -1,0 +1,85 @@
+// Limits: --max-clients, and a client that sends without reading does not slow the others
+// down nor grow the daemon without bound.
+
+import Foundation
+import Glibc
+import XCTest
+
+final class DaemonLimitsTests: XCTestCase {
+    func testMaxClientsRefusesTheNextConnectionWithBye() throws {
+        let daemon = try SwipedDaemon(arguments: ["--max-clients", "2"], prefix: "swiped-lim")
+        let a = try daemon.connect()
+        let b = try daemon.connect()
+        let third = try LineClient(path: daemon.socketPath)
+        XCTAssertEqual(try third.readUntilClosed(), [#"{"event":"bye","reason":"too-many-clients"}"#])
+        XCTAssertNotNil(try b.ok(["op": "ping"]))
+        a.close()
+        // Once a slot is free, a new client is served.
+        let fourth = try poll(until: .seconds(5), "a free slot") { () -> LineClient? in
+            let client = try LineClient(path: daemon.socketPath)
+            return (try? client.readJSON())?["event"] as? String == "hello" ? client : nil
+        }
+        XCTAssertNotNil(try fourth.ok(["op": "ping"]))
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+
+    func testAClientThatNeverReadsDoesNotHurtTheOthers() throws {
+        let daemon = try SwipedDaemon(arguments: ["--max-queue", "65536"], prefix: "swiped-lim")
+        let hog = try daemon.connect()
+        let fd = hog.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        // `list` replies are 100 times the request: the hog's queue fills fast, then the daemon
+        // stops reading it and our socket buffer fills: write until the kernel refuses.
+        let line = Array(#"{"op":"list"}"#.utf8) + [0x0A]
+        let chunk = Array([[UInt8]](repeating: line, count: 256).joined())
+        var sent = 0
+        let deadline = Deadline(.seconds(10))
+        while !deadline.hasPassed {
+            let n = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+                if errno == EINTR { continue }
+                throw SystemCallError("send", "hog")
+            }
+            sent += n
+        }
+        XCTAssertFalse(deadline.hasPassed, "the daemon kept reading a client that does not read")
+        XCTAssertGreaterThan(sent, 64 * 1024)
+
+        let other = try daemon.connect()
+        var slowest = Duration.zero
+        for n in 0..<20 {
+            let start = ContinuousClock.now
+            XCTAssertEqual(int(try other.ok(["op": "ping", "id": n])["id"]), n)
+            slowest = max(slowest, ContinuousClock.now - start)
+        }
+        XCTAssertLessThan(slowest, .milliseconds(100))
+        XCTAssertEqual(int(try other.ok(["op": "toggle-watched", "movie": "matrix"])["seq"]), 11)
+
+        // Bounded: the daemon's memory is far below what the hog asked for.
+        let status = try String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap {
+            Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        XCTAssertLessThan(try XCTUnwrap(rss), 200_000, "VmRSS in kB")
+
+        // When the hog reads again, it gets its replies, in order, and nothing was lost.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        let expected = sent / line.count
+        var replies = 0
+        while replies < expected {
+            let line: String?
+            do { line = try hog.readLine(timeout: .seconds(3)) } catch {
+                XCTFail("stalled after \(replies) of \(expected) replies (\(sent) bytes sent): \(error)")
+                throw error
+            }
+            guard let line, line.hasPrefix(#"{"ok":true,"seq":"#) else {
+                XCTFail("reply \(replies): \(line?.prefix(100) ?? "end-of-file")")
+                break
+            }
+            replies += 1
+        }
+        XCTAssertEqual(replies, expected)
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+}
