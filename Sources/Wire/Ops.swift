@@ -54,7 +54,7 @@ public enum Ops {
                summary: "the movies in list order, and the latest seq"),
         OpSpec(name: "add", scope: .state, mutates: true,
                args: [ArgSpec("title", .string, required: true, "1 to 200 characters, not blank"),
-                      ArgSpec("image", .string, "image name (default: none)"), key],
+                      ArgSpec("image", .string, "image name (default: the new movie's id)"), key],
                summary: "adds a movie at the end of the list"),
         OpSpec(name: "toggle-watched", scope: .state, mutates: true, args: [movie, expect, key],
                summary: "flips the movie's watched flag"),
