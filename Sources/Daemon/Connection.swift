@@ -17,13 +17,12 @@ struct Peer {
     var groups: [UInt32] = []
 }
 
-/// A reply in the order it is owed: either written already into `bytes`, or waiting for the
-/// commit of `token`. `onFlush` runs once the reply is in the write queue (a subscription starts
-/// only after its `ok` reply, so that no event can overtake it).
+/// A reply in the order it is owed: waiting for the commit of `token`, worded already in
+/// `bytes`, or to be worded by `late` once it is due.
 struct ReplySlot {
     var token: UInt64?
     var bytes: JSONWriter
-    var onFlush: (() -> Void)?
+    var late: ((inout JSONWriter) -> Void)?
 }
 
 final class Connection {
@@ -71,22 +70,32 @@ final class Connection {
         return closing || (readClosed && cursor == nil && !subscriptionPending)
     }
 
-    /// Appends a reply in request order: straight to the write queue unless an earlier reply is
-    /// still waiting for a commit.
-    func send(reply: (inout JSONWriter) -> Void, onFlush: (() -> Void)? = nil) {
+    /// Appends a reply in request order, worded now (the swipe ops: a reply shows the row as
+    /// that request left it): straight to the write queue unless an earlier reply is still
+    /// waiting for a commit.
+    func send(reply: (inout JSONWriter) -> Void) {
         if slots.isEmpty {
             reply(&out)
-            onFlush?()
         } else {
             var bytes = JSONWriter(capacity: 0)
             reply(&bytes)
-            slots.append(ReplySlot(token: nil, bytes: bytes, onFlush: onFlush))
+            slots.append(ReplySlot(token: nil, bytes: bytes, late: nil))
+        }
+    }
+
+    /// Appends a reply in request order, worded only when it is due: a read of the shared state
+    /// (`list`, `history`, `subscribe`) pipelined behind this client's own mutation sees it.
+    func sendLate(_ reply: @escaping (inout JSONWriter) -> Void) {
+        if slots.isEmpty {
+            reply(&out)
+        } else {
+            slots.append(ReplySlot(token: nil, bytes: JSONWriter(capacity: 0), late: reply))
         }
     }
 
     /// Reserves the place of a reply that waits for the commit of `token`.
     func reserve(token: UInt64) {
-        slots.append(ReplySlot(token: token, bytes: JSONWriter(capacity: 0), onFlush: nil))
+        slots.append(ReplySlot(token: token, bytes: JSONWriter(capacity: 0), late: nil))
     }
 
     /// Fills the reserved place of `token`, then moves every reply that is now due to `out`.
@@ -100,9 +109,12 @@ final class Connection {
             slots[index].token = nil
         }
         while let first = slots.first, first.token == nil {
-            out.bytes.append(contentsOf: first.bytes.bytes)
             slots.removeFirst()
-            first.onFlush?()
+            if let late = first.late {
+                late(&out)
+            } else {
+                out.bytes.append(contentsOf: first.bytes.bytes)
+            }
         }
     }
 

@@ -40,7 +40,7 @@ extension Server {
         case .help:
             c.send(reply: { Encode.help(&$0, id: id) })
         case .list:
-            c.send(reply: { Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies) })
+            c.sendLate { [unowned self] in Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies) }
         case .add(let title, let image, let options):
             mutate(MovieCommand(.add(title: title, image: image), expect: options.expect, key: options.key),
                    id: id, op: op, on: c)
@@ -61,11 +61,15 @@ extension Server {
             subscribers[c.client] = nil
             c.send(reply: { Encode.ok(&$0, id: id) })
         case .history(let from, let limit):
-            do {
-                let events = try store.history(after: from, limit: limit)
-                c.send(reply: { Encode.history(&$0, id: id, seq: store.latestSeq, events: events) })
-            } catch {
-                reply(c, id: id, op: op, error: WireError(error))
+            c.sendLate { [unowned self, unowned c] out in
+                do throws(StoreError) {
+                    let events = try store.history(after: from, limit: limit)
+                    Encode.history(&out, id: id, seq: store.latestSeq, events: events)
+                } catch {
+                    Encode.error(&out, id: id, WireError(error))
+                    journal.log(.err, "request failed", [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", "storage"),
+                                                         ("ERROR_MESSAGE", error.message)])
+                }
             }
         case .viewport, .configure, .drag, .release, .tap, .close, .rows:
             handleSwipe(request, id: id, op: op, on: c)
@@ -165,18 +169,19 @@ extension Server {
             return reply(c, id: id, op: op,
                          error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"))
         }
-        // Events wait until the reply is queued, so the reply always comes first.
+        // The subscription starts when its reply is written, so the reply always comes first;
+        // a reply due after this client's own pending mutations counts them in its seq.
         c.cursor = nil
         c.subscriptionPending = true
         subscribers[c.client] = nil
-        c.send(
-            reply: { Encode.seq(&$0, id: id, seq: latest) },
-            onFlush: { [unowned self, unowned c] in
-                guard c.subscriptionPending else { return }
-                c.subscriptionPending = false
-                c.cursor = from ?? latest
-                subscribers[c.client] = c
-            })
+        c.sendLate { [unowned self, unowned c] out in
+            let latest = store.latestSeq
+            Encode.seq(&out, id: id, seq: latest)
+            guard c.subscriptionPending else { return }
+            c.subscriptionPending = false
+            c.cursor = from ?? latest
+            subscribers[c.client] = c
+        }
     }
 
     /// Sends a lagging subscriber what it missed, from the log, a page at a time, while its
