@@ -89,8 +89,13 @@ public final class Server {
             journal.log(.info, "swiped started", [
                 ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
                 ("MOVIES", "\(store.state.movies.count)"), ("SEQ", "\(store.latestSeq)"),
+                ("SNAPSHOT_SEQ", "\(store.startup.snapshotSeq)"), ("REPLAYED", "\(store.startup.replayed)"),
+                ("SEEDED", store.startup.seeded ? "yes" : "no"), ("LOAD_MS", "\(store.startup.micros / 1000)"),
                 ("DURABILITY", config.durability.rawValue), ("WRITERS", config.writersGroup ?? "everyone"),
             ])
+            if let reason = store.startup.snapshotIgnored {
+                journal.log(.warning, "snapshot ignored, replayed the whole log", [("REASON", reason)])
+            }
             Notify.ready(status: statusLine())
             try loop.run()
         } catch {
