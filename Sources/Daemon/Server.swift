@@ -22,6 +22,7 @@ public final class Server {
     var signalSources: [EventLoop.SignalSource] = []
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
+    var acceptPauseTimer: EventLoop.Timer?
 
     /// Commands decided but not yet durable, at most; past it, `overloaded`.
     static let maxPendingCommands = 65_536
@@ -123,6 +124,9 @@ public final class Server {
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
+        acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
+            listenSource?.events = UInt32(EPOLLIN.rawValue)
+        }
         if loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
         }
@@ -150,7 +154,12 @@ public final class Server {
                 switch errno {
                 case EAGAIN, EINTR, ECONNABORTED: return
                 case EMFILE, ENFILE:
-                    journal.log(.warning, "cannot accept: out of file descriptors", [("ERROR", "\(SystemError("accept"))")])
+                    // The listener stays readable while the backlog waits: without a pause this
+                    // would spin. Stop watching it for 100 ms; closing connections frees fds.
+                    journal.log(.warning, "cannot accept: out of file descriptors, pausing accepts",
+                                [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
+                    listenSource?.events = 0
+                    acceptPauseTimer?.arm(afterMicroseconds: 100_000)
                     return
                 default:
                     journal.log(.err, "accept failed", [("ERROR", "\(SystemError("accept"))")])
