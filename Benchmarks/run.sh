@@ -59,7 +59,8 @@ row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 |"); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "-" }'; }
 meets() { awk -v a="$1" -v b="$2" -v g="$3" 'BEGIN { print (b > 0 && a / b >= g) ? "yes" : "**no**" }'; }
 under() { awk -v a="$1" -v g="$2" 'BEGIN { print (a <= g) ? "yes" : "**no**" }'; }
-closed() { local c=$1 w=$2; shift 2; run --socket "$@" -c "$c" -w "$w" -d "$DUR" --warmup "$WARM"; }
+# closed C W PID SOCKET ARGS...: a closed-loop run; R_server_cpu_us is the server's CPU per reply.
+closed() { local c=$1 w=$2 pid=$3; shift 3; run --pid "$pid" --socket "$@" -c "$c" -w "$w" -d "$DUR" --warmup "$WARM"; }
 
 # --- Baselines: echo, redis PING, redis HINCRBY with appendfsync always ---------------------
 mkdir -p "$TMP/redis" "$TMP/redis-aof"
@@ -71,27 +72,27 @@ start redis-server --port 0 --unixsocket "$TMP/redis-aof.sock" --dir "$TMP/redis
 start "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/state" 2>"$TMP/swiped.log"; SWIPED_PID=$LAST
 for s in echo redis redis-aof swiped; do wait_socket "$TMP/$s.sock"; done
 
-closed 16 16 "$TMP/echo.sock" --line '{"op":"ping"}' --expect-lines --label echo
-ECHO_RPS=$R_rps; row "echo server, 16×16, \`{\"op\":\"ping\"}\` lines" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "1.00× echo" "baseline" "$R_load"
-closed 16 16 "$TMP/redis.sock" --line PING --expect-lines --label redis-ping
-PING_RPS=$R_rps; row "redis PING, 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$ECHO_RPS") echo" "baseline" "$R_load"
-closed 16 1 "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always
-AOF_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×1" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
-closed 16 16 "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always-w16
-AOF16_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
+closed 16 16 "$ECHO_PID" "$TMP/echo.sock" --line '{"op":"ping"}' --expect-lines --label echo
+ECHO_RPS=$R_rps; row "echo server, 16×16, \`{\"op\":\"ping\"}\` lines" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "1.00× echo" "baseline" "$R_load"
+closed 16 16 "$REDIS_PID" "$TMP/redis.sock" --line PING --expect-lines --label redis-ping
+PING_RPS=$R_rps; row "redis PING, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$ECHO_RPS") echo" "baseline" "$R_load"
+closed 16 1 "$REDIS_AOF_PID" "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always
+AOF_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×1" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
+closed 16 16 "$REDIS_AOF_PID" "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always-w16
+AOF16_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
 stop "$ECHO_PID"; stop "$REDIS_PID"; stop "$REDIS_AOF_PID"
 
 # --- swiped ------------------------------------------------------------------------------------
-closed 16 16 "$TMP/swiped.sock" --op ping
-row "swiped ping, 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING, $(ratio "$R_rps" "$ECHO_RPS") echo" "≥ 1.0× redis PING: $(meets "$R_rps" "$PING_RPS" 1.0); ≥ 0.6× echo: $(meets "$R_rps" "$ECHO_RPS" 0.6)" "$R_load"
-closed 16 16 "$TMP/swiped.sock" --op drag
-row "swiped drag, 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "≥ 0.8× redis PING: $(meets "$R_rps" "$PING_RPS" 0.8)" "$R_load"
-closed 16 16 "$TMP/swiped.sock" --op release-cycle
-row "swiped release cycle (drag, release, drag, release), 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "-" "$R_load"
-closed 16 1 "$TMP/swiped.sock" --op toggle
-row "swiped toggle-watched, durability full, 16×1" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF_RPS") redis always" "≥ 1.0× redis appendfsync always: $(meets "$R_rps" "$AOF_RPS" 1.0)" "$R_load"
-closed 16 16 "$TMP/swiped.sock" --op toggle
-row "swiped toggle-watched, durability full, 16×16" "$R_rps req/s (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF16_RPS") redis always 16×16" "-" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op ping
+row "swiped ping, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING, $(ratio "$R_rps" "$ECHO_RPS") echo" "≥ 1.0× redis PING: $(meets "$R_rps" "$PING_RPS" 1.0); ≥ 0.6× echo: $(meets "$R_rps" "$ECHO_RPS" 0.6)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op drag
+row "swiped drag, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "≥ 0.8× redis PING: $(meets "$R_rps" "$PING_RPS" 0.8)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op release-cycle
+row "swiped release cycle (drag, release, drag, release), 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "-" "$R_load"
+closed 16 1 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
+row "swiped toggle-watched, durability full, 16×1" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF_RPS") redis always" "≥ 1.0× redis appendfsync always: $(meets "$R_rps" "$AOF_RPS" 1.0)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
+row "swiped toggle-watched, durability full, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF16_RPS") redis always 16×16" "-" "$R_load"
 stop "$SWIPED_PID"
 
 # Idle clients and fan-out on a fresh daemon.
@@ -118,7 +119,9 @@ row "start-up to READY=1, $EVENTS events, from the snapshot" "$R_ready_ms ms (he
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo
 echo "Machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), $(redis-server --version | cut -d' ' -f1-3)."
-echo "Servers on CPU 1, loadgen on CPU 0 (${SERVER[*]:-no taskset}); ${DUR} s measured after ${WARM} s warm-up; NxW = connections × requests in flight each; load = 1-min load average when the run started."
+echo "Servers on CPU 1, loadgen on CPU 0 (${SERVER[*]:+taskset}); ${DUR} s measured after ${WARM} s warm-up; NxW = connections × requests in flight each; load = 1-min load average when the run started."
+echo
+echo "Server CPU = the server's own CPU time (all threads) per reply over the measured window: steadier than req/s when the machine is shared."
 echo
 echo "| benchmark | figure | ratio | goal | load |"
 echo "|---|---|---|---|---|"

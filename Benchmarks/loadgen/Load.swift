@@ -20,6 +20,8 @@ struct LoadSpec {
     /// Every line read is a reply (echo, redis). Otherwise the peer is swiped: lines starting
     /// with {"event" (hello, row and movie events) are not replies.
     var expectLines = false
+    /// The server's pid: its CPU time over the measured window is reported per reply.
+    var serverPID: Int32 = 0
 }
 
 /// What one thread measured.
@@ -28,6 +30,8 @@ struct LoadResult {
     var errors: UInt64 = 0
     var events: UInt64 = 0
     var histogram = Histogram()
+    /// The server's CPU time per measured reply, in ns (with --pid).
+    var serverCPUPerReply: Double?
 }
 
 final class LoadConnection {
@@ -58,6 +62,8 @@ final class LoadWorker: @unchecked Sendable {
     var failure: String?
     var measureFrom: UInt64 = 0
     var measureTo: UInt64 = 0
+    /// The server's CPU time at the start and end of the measured window (thread 0 reads it).
+    var serverCPU: (from: UInt64?, to: UInt64?) = (nil, nil)
 
     init(spec: LoadSpec, fds: [Int32]) {
         self.spec = spec
@@ -153,7 +159,13 @@ final class LoadWorker: @unchecked Sendable {
         while failure == nil {
             let n = epoll_wait(epoll, &events, Int32(events.count), 20)
             var now = nowNanos()
-            if now >= measureTo { break }
+            if spec.serverPID > 0 && serverCPU.from == nil && now >= measureFrom {
+                serverCPU.from = cpuNanos(pid: spec.serverPID)
+            }
+            if now >= measureTo {
+                if spec.serverPID > 0 { serverCPU.to = cpuNanos(pid: spec.serverPID) }
+                break
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 failure = "epoll_wait: \(errno)"
@@ -229,6 +241,11 @@ func runLoad(_ spec: LoadSpec) -> (LoadResult, Double) {
     }
     workers[0].run(start: start)
     for thread in threads { pthread_join(thread, nil) }
+    var serverCPUPerReply: Double?
+    if let from = workers[0].serverCPU.from, let to = workers[0].serverCPU.to {
+        // Thread 0 samples at its first wake-up past each boundary: ≤ 20 ms late, of seconds.
+        serverCPUPerReply = Double(to - from)
+    }
     var total = LoadResult()
     for worker in workers {
         if let failure = worker.failure { fail(failure) }
@@ -237,5 +254,6 @@ func runLoad(_ spec: LoadSpec) -> (LoadResult, Double) {
         total.events += worker.result.events
         total.histogram.merge(worker.result.histogram)
     }
+    if let cpu = serverCPUPerReply, total.replies > 0 { total.serverCPUPerReply = cpu / Double(total.replies) }
     return (total, spec.duration)
 }

@@ -78,6 +78,29 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     return true
 }
 
+/// CPU time a process has run, all threads, in ns (the first field of each task's schedstat);
+/// nil when unreadable. On a shared machine this is the steadiest measure of a server's cost.
+func cpuNanos(pid: Int32) -> UInt64? {
+    guard let dir = opendir("/proc/\(pid)/task") else { return nil }
+    defer { closedir(dir) }
+    var total: UInt64 = 0
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        guard name.first?.isNumber == true, let file = fopen("/proc/\(pid)/task/\(name)/schedstat", "r") else { continue }
+        var ns: UInt64 = 0
+        var line = [CChar](repeating: 0, count: 128)
+        if fgets(&line, Int32(line.count), file) != nil {
+            let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            ns = UInt64(text.split(separator: " ").first ?? "") ?? 0
+        }
+        fclose(file)
+        total += ns
+    }
+    return total
+}
+
 /// Resident set size of a process in KiB (VmRSS in /proc/PID/status), nil when unreadable.
 func residentKiB(pid: Int32) -> Int? {
     guard let file = fopen("/proc/\(pid)/status", "r") else { return nil }

@@ -27,6 +27,8 @@ let usage = """
           --expect-lines    every line read is one reply (echo, redis); otherwise lines that
                             start with {"event" (swiped's hello and events) are not replies
           --label NAME      name on the RESULT line
+          --pid PID         the server's pid: also report its CPU time per reply (all its
+                            threads, from /proc/PID/task/*/schedstat)
     Prints a RESULT line: requests/s and latency p50/p99/p99.9 in µs.
     """
 
@@ -93,7 +95,9 @@ func main() {
         case "--expect-lines": spec.expectLines = true
         case "--label": label = value()
         case "--idle": idle = integer("--idle")
-        case "--pid": pid = Int32(integer("--pid"))
+        case "--pid":
+            pid = Int32(integer("--pid"))
+            spec.serverPID = pid
         case "--fanout": fanout = integer("--fanout")
         case "--rounds": rounds = integer("--rounds")
         case "--startup":
@@ -146,7 +150,8 @@ func main() {
         + "\(formatted(spec.duration, digits: 1)) s: \(Int(rate.rounded())) requests/s, latency p50 \(micros(h.quantile(0.5))) µs, "
         + "p99 \(micros(h.quantile(0.99))) µs, p99.9 \(micros(h.quantile(0.999))) µs, max \(micros(h.maxValue)) µs, "
         + "errors \(result.errors), events \(result.events)")
-    print("RESULT label=\(label) rps=\(Int(rate.rounded())) p50_us=\(micros(h.quantile(0.5))) p99_us=\(micros(h.quantile(0.99))) "
+    let cpu = result.serverCPUPerReply.map { " server_cpu_us=\(formatted($0 / 1000, digits: 2))" } ?? ""
+    print("RESULT label=\(label)\(cpu) rps=\(Int(rate.rounded())) p50_us=\(micros(h.quantile(0.5))) p99_us=\(micros(h.quantile(0.99))) "
         + "p999_us=\(micros(h.quantile(0.999))) max_us=\(micros(h.maxValue)) errors=\(result.errors) replies=\(result.replies) "
         + "connections=\(spec.connections) window=\(spec.window)")
 }
