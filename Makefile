@@ -60,9 +60,15 @@ test: deps-test
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # --- Benchmarks ------------------------------------------------------------------------------
-bench: deps-bench release
+# The load benchmarks (issue 6) need the C echo server, the machine's limit: Benchmarks/run.sh.
+bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
+	Benchmarks/run.sh
+
+.build/bench/echo: Benchmarks/echo/echo.c
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks

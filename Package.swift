@@ -48,6 +48,8 @@ let package = Package(
                           path: "Benchmarks/engine-bench", swiftSettings: strict),
         .executableTarget(name: "log-bench", dependencies: ["EventLog", "Movies"],
                           path: "Benchmarks/log-bench", swiftSettings: strict),
+        .executableTarget(name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
+                          path: "Benchmarks/loadgen", swiftSettings: strict),
         .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
                           path: "Tests/Support/log-torture", swiftSettings: strict),
 

@@ -68,10 +68,22 @@ public enum RequestDecoder {
         }
         var id: [UInt8]?
         var op: String?
-        var seen = Set<String>()
+        // The first key that repeats an earlier one. Requests have a handful of keys: a scan of
+        // the earlier ones beats hashing each into a Set (an allocation per request); long
+        // objects still get the Set.
         var duplicate: String?
+        if members.count <= 16 {
+            for i in members.indices where duplicate == nil {
+                let key = members[i].key
+                if members[..<i].contains(where: { $0.key == key }) { duplicate = key }
+            }
+        } else {
+            var seen = Set<String>()
+            for member in members where !seen.insert(member.key).inserted && duplicate == nil {
+                duplicate = member.key
+            }
+        }
         for member in members {
-            if !seen.insert(member.key).inserted, duplicate == nil { duplicate = member.key }
             if member.key == "id" { id = Array(line[member.range]) }
             if member.key == "op", case .string(let name) = member.value { op = name }
         }

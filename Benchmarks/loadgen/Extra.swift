@@ -1,0 +1,256 @@
+// The measurements that are not a closed loop: idle clients' memory, fan-out to many
+// subscribers, start-up time to READY=1, and filling a log with a million events.
+import CSystemd  // sys/epoll.h
+import EventLog
+import Movies
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Splits what is read into lines and hands each line's first 16 bytes to `body`.
+final class LineScanner {
+    var prefix: [UInt8] = []
+
+    func feed(_ bytes: UnsafeRawBufferPointer, _ body: ([UInt8]) -> Void) {
+        var i = 0
+        while i < bytes.count {
+            guard let newline = bytes[i...].firstIndex(of: 0x0A) else {
+                if prefix.count < 16 { prefix += bytes[i..<min(bytes.count, i + 16 - prefix.count)] }
+                return
+            }
+            if prefix.count < 16 { prefix += bytes[i..<min(newline, i + 16 - prefix.count)] }
+            body(prefix)
+            prefix.removeAll(keepingCapacity: true)
+            i = newline + 1
+        }
+    }
+}
+
+func startsWith(_ bytes: [UInt8], _ text: String) -> Bool { bytes.starts(with: text.utf8) }
+
+/// Reads lines from a blocking fd until `done` says so.
+func readLines(_ fd: Int32, _ scanner: LineScanner, until done: @escaping ([UInt8]) -> Bool) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var finished = false
+    while !finished {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { fail("the server closed a connection") }
+        buffer.withUnsafeBytes { raw in
+            scanner.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { if done($0) { finished = true } }
+        }
+    }
+}
+
+// MARK: - Idle clients
+
+/// Connects `count` clients that each read their hello and then do nothing; reports the
+/// server's resident memory before and after.
+func runIdle(socket: String, count: Int, pid: Int32, hold: Double) {
+    guard let before = residentKiB(pid: pid) else { fail("cannot read /proc/\(pid)/status") }
+    var fds: [Int32] = []
+    for _ in 0..<count {
+        let fd = connectRetrying(socket)
+        fds.append(fd)
+    }
+    for fd in fds {
+        readLines(fd, LineScanner()) { startsWith($0, "{\"event\":\"hello\"") || startsWith($0, "{\"event\":\"bye\"") }
+    }
+    usleep(UInt32(hold * 1e6))
+    guard let after = residentKiB(pid: pid) else { fail("the server died") }
+    let perClient = Double(after - before) / Double(count)
+    print("idle clients=\(count) rss_before_kib=\(before) rss_after_kib=\(after) per_client_kib=\(formatted(perClient, digits: 1))")
+    print("RESULT label=idle clients=\(count) rss_mib=\(formatted(Double(after) / 1024, digits: 1)) "
+        + "rss_before_mib=\(formatted(Double(before) / 1024, digits: 1)) per_client_kib=\(formatted(perClient, digits: 1))")
+    for fd in fds { close(fd) }
+}
+
+// MARK: - Fan-out
+
+/// `count` subscribers; one writer toggles a movie; time from the toggle's send until the last
+/// subscriber has read its `movie` event (and until the writer's ack), over `rounds` rounds.
+func runFanout(socket: String, count: Int, rounds: Int, movie: String) {
+    var subscribers: [Int32] = []
+    for _ in 0..<count {
+        let fd = connectRetrying(socket)
+        guard writeAll(fd, Array("{\"op\":\"subscribe\"}\n".utf8)) else { fail("subscribe failed") }
+        subscribers.append(fd)
+    }
+    let scanners = subscribers.map { _ in LineScanner() }
+    for (fd, scanner) in zip(subscribers, scanners) {
+        readLines(fd, scanner) { startsWith($0, "{\"ok\":true") }
+        setNonBlocking(fd)
+    }
+    let writer = connectRetrying(socket)
+    let writerScanner = LineScanner()
+    readLines(writer, writerScanner) { startsWith($0, "{\"event\":\"hello\"") }
+    setNonBlocking(writer)
+    let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+    for (i, fd) in (subscribers + [writer]).enumerated() {
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: UInt64(i)))
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+    }
+    let toggle = Array("{\"op\":\"toggle-watched\",\"movie\":\"\(movie)\"}\n".utf8)
+    var lastTimes: [UInt64] = []
+    var ackTimes: [UInt64] = []
+    var firstTimes: [UInt64] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var events = [epoll_event](repeating: epoll_event(), count: 256)
+    for _ in 0..<rounds {
+        var got = [Bool](repeating: false, count: count)
+        var received = 0
+        var acked: UInt64 = 0
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        let t0 = nowNanos()
+        guard writeAll(writer, toggle) else { fail("the server closed the writer") }
+        let deadline = t0 + 5_000_000_000
+        while received < count || acked == 0 {
+            let n = epoll_wait(epoll, &events, Int32(events.count), 100)
+            if nowNanos() > deadline { fail("fan-out: only \(received) of \(count) subscribers got the event within 5 s") }
+            for k in 0..<max(0, Int(n)) {
+                let i = Int(events[k].data.u64)
+                let fd = i < count ? subscribers[i] : writer
+                let r = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if r < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+                if r <= 0 { fail("the server closed a connection during fan-out") }
+                let now = nowNanos()
+                let scanner = i < count ? scanners[i] : writerScanner
+                buffer.withUnsafeBytes { raw in
+                    scanner.feed(UnsafeRawBufferPointer(rebasing: raw[0..<r])) { line in
+                        if i == count {
+                            if startsWith(line, "{\"ok\"") { acked = now }
+                        } else if startsWith(line, "{\"event\":\"movie\"") && !got[i] {
+                            got[i] = true
+                            received += 1
+                            if first == 0 { first = now }
+                            last = now
+                        }
+                    }
+                }
+            }
+        }
+        lastTimes.append(last - t0)
+        ackTimes.append(acked - t0)
+        firstTimes.append(first - t0)
+        usleep(20_000)
+    }
+    func median(_ xs: [UInt64]) -> UInt64 { xs.sorted()[xs.count / 2] }
+    print("fanout subscribers=\(count) rounds=\(rounds) last_median_us=\(micros(median(lastTimes))) "
+        + "last_max_us=\(micros(lastTimes.max()!)) first_median_us=\(micros(median(firstTimes))) "
+        + "ack_median_us=\(micros(median(ackTimes)))")
+    print("RESULT label=fanout subscribers=\(count) last_ms=\(formatted(Double(median(lastTimes)) / 1e6, digits: 2)) "
+        + "last_max_ms=\(formatted(Double(lastTimes.max()!) / 1e6, digits: 2)) "
+        + "first_ms=\(formatted(Double(median(firstTimes)) / 1e6, digits: 2)) "
+        + "ack_ms=\(formatted(Double(median(ackTimes)) / 1e6, digits: 2))")
+    for fd in subscribers + [writer] { close(fd) }
+    close(epoll)
+}
+
+// MARK: - Start-up
+
+/// Starts `arguments` with NOTIFY_SOCKET pointing at a datagram socket bound here; measures the
+/// time until READY=1 and until a client connected to `socket` has read `hello`; then SIGTERM.
+func runStartup(arguments: [String], socket: String, timeout: Double) {
+    let notifyPath = "/tmp/loadgen-notify-\(getpid()).sock"
+    unlink(notifyPath)
+    let notify = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        let bytes = Array(notifyPath.utf8)
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard notify >= 0, bound == 0 else { fail("cannot bind \(notifyPath)") }
+    defer {
+        close(notify)
+        unlink(notifyPath)
+    }
+    var environment: [String] = []
+    var entry = environ
+    while let pointer = entry.pointee {
+        let pair = String(cString: pointer)
+        if !pair.hasPrefix("NOTIFY_SOCKET=") { environment.append(pair) }
+        entry += 1
+    }
+    environment.append("NOTIFY_SOCKET=\(notifyPath)")
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup($0) } + [nil]
+    defer {
+        for p in argv { free(p) }
+        for p in envp { free(p) }
+    }
+    var pid: pid_t = 0
+    let t0 = nowNanos()
+    let r = posix_spawnp(&pid, arguments[0], nil, nil, argv, envp)
+    guard r == 0 else { fail("cannot start \(arguments[0]): \(String(cString: strerror(r)))") }
+    var ready: UInt64 = 0
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ready == 0 {
+        var p = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+        _ = poll(&p, 1, 50)
+        if nowNanos() - t0 > UInt64(timeout * 1e9) {
+            kill(pid, SIGKILL)
+            fail("no READY=1 within \(timeout) s")
+        }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { fail("\(arguments[0]) exited before READY=1 (status \(status))") }
+        guard p.revents != 0 else { continue }
+        let n = buffer.withUnsafeMutableBytes { recv(notify, $0.baseAddress, $0.count, 0) }
+        if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").contains("READY=1") {
+            ready = nowNanos()
+        }
+    }
+    let fd = connectRetrying(socket)
+    readLines(fd, LineScanner()) { startsWith($0, "{\"event\":\"hello\"") }
+    let hello = nowNanos()
+    close(fd)
+    kill(pid, SIGTERM)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    print("startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1)) exit_status=\(status)")
+    print("RESULT label=startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1))")
+}
+
+// MARK: - A log of a million events
+
+/// Writes DIR/events.sqlite3 with the ten seed movies and then toggles, `count` events in all,
+/// through the EventLog library in large batches (no snapshot: the daemon's first start folds
+/// every event).
+func runFill(directory: String, count: Int) {
+    mkdir(directory, 0o755)
+    let path = directory + "/events.sqlite3"
+    unlink(path)
+    unlink(path + "-wal")
+    unlink(path + "-shm")
+    let t0 = nowNanos()
+    do throws(LogError) {
+        let log = try EventLog(path: path, durability: .normal)
+        let seeds = MovieState.seedCatalogue
+        _ = try log.append(seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        var written = seeds.count
+        var i = 0
+        while written < count {
+            var batch: [NewEvent] = []
+            let n = min(10_000, count - written)
+            batch.reserveCapacity(n)
+            for _ in 0..<n {
+                let id = seeds[i % seeds.count].movieID
+                let event: MovieEvent = (i / seeds.count) % 3 == 2 ? .watchedWithFriendsToggled(id: id) : .watchedToggled(id: id)
+                batch.append(NewEvent(stream: id, kind: event.kind, payload: event.payload))
+                i += 1
+            }
+            _ = try log.append(batch)
+            written += n
+        }
+        log.close()
+    } catch {
+        fail("\(path): \(error)")
+    }
+    print("fill events=\(count) path=\(path) seconds=\(formatted(Double(nowNanos() - t0) / 1e9, digits: 2))")
+}

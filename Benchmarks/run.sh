@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The load benchmarks of issue 6, as `make bench` runs them (after a release build and the echo
+# server's build): swiped next to a C line-echo server (the machine's limit) and redis-server on
+# Unix sockets, all driven by the same generator (loadgen), plus idle memory, fan-out and
+# start-up. Prints a markdown table for BENCHMARKS.md. Bounded: about 2 minutes by default.
+#   BENCH_DURATION=5 BENCH_WARMUP=1 Benchmarks/run.sh
+# Servers run on CPU 1 and loadgen on CPU 0 (taskset) when the machine has two CPUs or more.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.build/release}
+ECHO=${ECHO:-.build/bench/echo}
+DUR=${BENCH_DURATION:-5}
+WARM=${BENCH_WARMUP:-1}
+EVENTS=${BENCH_EVENTS:-1000000}
+
+for f in "$BIN/swiped" "$BIN/loadgen" "$ECHO"; do
+  [[ -x $f ]] || { echo "run.sh: $f is missing: run 'make bench'" >&2; exit 1; }
+done
+command -v redis-server >/dev/null || { echo "run.sh: redis-server is missing (apt-get install redis-server)" >&2; exit 1; }
+
+ulimit -n 4096
+TMP=$(mktemp -d /tmp/swiped-bench.XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if [[ $(nproc) -ge 2 ]] && command -v taskset >/dev/null; then
+  SERVER=(taskset -c 1); LOAD=(taskset -c 0)
+else
+  SERVER=(); LOAD=()
+fi
+
+load() { cut -d' ' -f1 /proc/loadavg; }
+wait_socket() { for _ in $(seq 200); do [[ -S $1 ]] && return 0; sleep 0.05; done; echo "run.sh: no socket $1" >&2; exit 1; }
+
+# Starts a server in the background; its pid is in $LAST.
+start() { "${SERVER[@]}" "$@" & LAST=$!; PIDS+=("$LAST"); }
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# Runs loadgen; stores the RESULT line's fields as R_<key> and the load average as R_load.
+R_load=""
+run() {
+  local out
+  R_load=$(load)
+  out=$("${LOAD[@]}" "$BIN/loadgen" "$@") || { echo "run.sh: loadgen $* failed" >&2; exit 1; }
+  grep -v '^RESULT' <<<"$out" | sed "s/\$/   [load $R_load]/" >&2
+  local kv
+  for kv in $(grep '^RESULT' <<<"$out" | cut -d' ' -f2-); do
+    printf -v "R_${kv%%=*}" '%s' "${kv#*=}"
+  done
+}
+
+ROWS=()
+row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 |"); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "-" }'; }
+meets() { awk -v a="$1" -v b="$2" -v g="$3" 'BEGIN { print (b > 0 && a / b >= g) ? "yes" : "**no**" }'; }
+under() { awk -v a="$1" -v g="$2" 'BEGIN { print (a <= g) ? "yes" : "**no**" }'; }
+# closed C W PID SOCKET ARGS...: a closed-loop run; R_server_cpu_us is the server's CPU per reply.
+closed() { local c=$1 w=$2 pid=$3; shift 3; run --pid "$pid" --socket "$@" -c "$c" -w "$w" -d "$DUR" --warmup "$WARM"; }
+
+# --- Baselines: echo, redis PING, redis HINCRBY with appendfsync always ---------------------
+mkdir -p "$TMP/redis" "$TMP/redis-aof"
+start "$ECHO" "$TMP/echo.sock"; ECHO_PID=$LAST
+start redis-server --port 0 --unixsocket "$TMP/redis.sock" --dir "$TMP/redis" --save '' \
+  --appendonly no --daemonize no --loglevel warning >/dev/null; REDIS_PID=$LAST
+start redis-server --port 0 --unixsocket "$TMP/redis-aof.sock" --dir "$TMP/redis-aof" --save '' \
+  --appendonly yes --appendfsync always --daemonize no --loglevel warning >/dev/null; REDIS_AOF_PID=$LAST
+start "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/state" 2>"$TMP/swiped.log"; SWIPED_PID=$LAST
+for s in echo redis redis-aof swiped; do wait_socket "$TMP/$s.sock"; done
+
+closed 16 16 "$ECHO_PID" "$TMP/echo.sock" --line '{"op":"ping"}' --expect-lines --label echo
+ECHO_RPS=$R_rps; row "echo server, 16×16, \`{\"op\":\"ping\"}\` lines" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "1.00× echo" "baseline" "$R_load"
+closed 16 16 "$REDIS_PID" "$TMP/redis.sock" --line PING --expect-lines --label redis-ping
+PING_RPS=$R_rps; row "redis PING, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$ECHO_RPS") echo" "baseline" "$R_load"
+closed 16 1 "$REDIS_AOF_PID" "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always
+AOF_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×1" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
+closed 16 16 "$REDIS_AOF_PID" "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines --label redis-hincrby-always-w16
+AOF16_RPS=$R_rps; row "redis HINCRBY, appendfsync always, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "baseline" "$R_load"
+stop "$ECHO_PID"; stop "$REDIS_PID"; stop "$REDIS_AOF_PID"
+
+# --- swiped ------------------------------------------------------------------------------------
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op ping
+row "swiped ping, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING, $(ratio "$R_rps" "$ECHO_RPS") echo" "≥ 1.0× redis PING: $(meets "$R_rps" "$PING_RPS" 1.0); ≥ 0.6× echo: $(meets "$R_rps" "$ECHO_RPS" 0.6)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op drag
+row "swiped drag, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs, p99.9 $R_p999_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "≥ 0.8× redis PING: $(meets "$R_rps" "$PING_RPS" 0.8)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op release-cycle
+row "swiped release cycle (drag, release, drag, release), 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$PING_RPS") redis PING" "-" "$R_load"
+closed 16 1 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
+row "swiped toggle-watched, durability full, 16×1" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF_RPS") redis always" "≥ 1.0× redis appendfsync always: $(meets "$R_rps" "$AOF_RPS" 1.0)" "$R_load"
+closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
+row "swiped toggle-watched, durability full, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF16_RPS") redis always 16×16" "-" "$R_load"
+stop "$SWIPED_PID"
+
+# Idle clients and fan-out on a fresh daemon.
+rm -f "$TMP/swiped.sock"
+start "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/state2" 2>"$TMP/swiped2.log"; SWIPED_PID=$LAST
+wait_socket "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --idle 1000 --pid "$SWIPED_PID"
+row "1,000 idle clients: swiped RSS" "$R_rss_mib MiB (before: $R_rss_before_mib MiB; $R_per_client_kib KiB per client)" "-" "≤ 50 MB: $(under "$R_rss_mib" 47.7)" "$R_load"
+run --socket "$TMP/swiped.sock" --fanout 1000 --rounds 20
+row "one toggle fanned out to 1,000 subscribers: send → last subscriber read (median of 20)" "$R_last_ms ms (max $R_last_max_ms; first $R_first_ms ms; writer's ack $R_ack_ms ms)" "-" "≤ 10 ms: $(under "$R_last_ms" 10)" "$R_load"
+stop "$SWIPED_PID"
+
+# Start-up with a million events: cold (no snapshot: folds every event), then warm (the
+# snapshot the first run saved on SIGTERM).
+"$BIN/loadgen" --fill "$TMP/big" --events "$EVENTS" >&2
+rm -f "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --startup -- "${SERVER[@]}" "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/big"
+row "start-up to READY=1, $EVENTS events, no snapshot" "$R_ready_ms ms (hello read at $R_hello_ms ms)" "-" "≤ 1 s: $(under "$R_ready_ms" 1000)" "$R_load"
+rm -f "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --startup -- "${SERVER[@]}" "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/big"
+row "start-up to READY=1, $EVENTS events, from the snapshot" "$R_ready_ms ms (hello read at $R_hello_ms ms)" "-" "≤ 1 s: $(under "$R_ready_ms" 1000)" "$R_load"
+
+# --- The table -----------------------------------------------------------------------------------
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo
+echo "Machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), $(redis-server --version | cut -d' ' -f1-3)."
+echo "Servers on CPU 1, loadgen on CPU 0 (${SERVER[*]:+taskset}); ${DUR} s measured after ${WARM} s warm-up; NxW = connections × requests in flight each; load = 1-min load average when the run started."
+echo
+echo "Server CPU = the server's own CPU time (all threads) per reply over the measured window: steadier than req/s when the machine is shared."
+echo
+echo "| benchmark | figure | ratio | goal | load |"
+echo "|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
