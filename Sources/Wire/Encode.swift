@@ -18,11 +18,11 @@ public enum Encode {
     @inline(__always)
     static func begin(_ out: inout JSONWriter, id: [UInt8]?, ok: Bool) {
         if let id {
-            out.bytes.append(contentsOf: #"{"id":"#.utf8)
+            out.literal(#"{"id":"#)
             out.bytes.append(contentsOf: id)
-            out.bytes.append(contentsOf: ok ? #","ok":true"#.utf8 : #","ok":false"#.utf8)
+            out.literal(ok ? #","ok":true"# : #","ok":false"#)
         } else {
-            out.bytes.append(contentsOf: ok ? #"{"ok":true"#.utf8 : #"{"ok":false"#.utf8)
+            out.literal(ok ? #"{"ok":true"# : #"{"ok":false"#)
         }
     }
 
@@ -54,9 +54,9 @@ public enum Encode {
     }
 
     static func errorObject(_ out: inout JSONWriter, _ error: WireError) {
-        out.bytes.append(contentsOf: #"{"code":"#.utf8)
+        out.literal(#"{"code":"#)
         out.string(error.code.rawValue)
-        out.bytes.append(contentsOf: #","message":"#.utf8)
+        out.literal(#","message":"#)
         out.string(error.message)
         out.bytes.append(UInt8(ascii: "}"))
     }
@@ -113,15 +113,15 @@ public enum Encode {
             key(&out, "fired")
             switch fired {
             case .bound(let action, let seq):
-                out.bytes.append(contentsOf: #"{"action":"#.utf8)
+                out.literal(#"{"action":"#)
                 out.string(action)
                 key(&out, "seq")
                 out.uint64(seq)
             case .custom(let action):
-                out.bytes.append(contentsOf: #"{"action":"#.utf8)
+                out.literal(#"{"action":"#)
                 out.string(action)
             case .failed(let action, let error):
-                out.bytes.append(contentsOf: #"{"action":"#.utf8)
+                out.literal(#"{"action":"#)
                 out.string(action)
                 key(&out, "error")
                 errorObject(&out, error)
@@ -153,9 +153,9 @@ public enum Encode {
     public static func viewport(_ out: inout JSONWriter, id: [UInt8]?, viewport: Viewport, closed: [RowID]) {
         begin(&out, id: id, ok: true)
         key(&out, "viewport")
-        out.bytes.append(contentsOf: #"{"width":"#.utf8)
+        out.literal(#"{"width":"#)
         out.double(viewport.width)
-        out.bytes.append(contentsOf: #","direction":"#.utf8)
+        out.literal(#","direction":"#)
         out.string(viewport.direction.rawValue)
         out.bytes.append(UInt8(ascii: "}"))
         key(&out, "closed")
@@ -166,15 +166,15 @@ public enum Encode {
     public static func layout(_ out: inout JSONWriter, id: [UInt8]?, layout: Layout, closed: [RowID]) {
         begin(&out, id: id, ok: true)
         key(&out, "layout")
-        out.bytes.append(contentsOf: #"{"leading":"#.utf8)
+        out.literal(#"{"leading":"#)
         actions(&out, layout.leading)
-        out.bytes.append(contentsOf: #","trailing":"#.utf8)
+        out.literal(#","trailing":"#)
         actions(&out, layout.trailing)
-        out.bytes.append(contentsOf: #","allowsFullSwipeLeading":"#.utf8)
+        out.literal(#","allowsFullSwipeLeading":"#)
         out.bool(layout.allowsFullSwipeLeading)
-        out.bytes.append(contentsOf: #","allowsFullSwipeTrailing":"#.utf8)
+        out.literal(#","allowsFullSwipeTrailing":"#)
         out.bool(layout.allowsFullSwipeTrailing)
-        out.bytes.append(contentsOf: #","buttonWidth":"#.utf8)
+        out.literal(#","buttonWidth":"#)
         out.double(layout.buttonWidth)
         out.bytes.append(UInt8(ascii: "}"))
         key(&out, "closed")
@@ -184,31 +184,31 @@ public enum Encode {
 
     public static func help(_ out: inout JSONWriter, id: [UInt8]?) {
         begin(&out, id: id, ok: true)
-        out.bytes.append(contentsOf: #","protocol":1,"ops":["#.utf8)
+        out.literal(#","protocol":1,"ops":["#)
         for (index, op) in Ops.all.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.bytes.append(contentsOf: #"{"op":"#.utf8)
+            out.literal(#"{"op":"#)
             out.string(op.name)
-            out.bytes.append(contentsOf: #","scope":"#.utf8)
+            out.literal(#","scope":"#)
             out.string(op.scope.rawValue)
-            out.bytes.append(contentsOf: #","mutates":"#.utf8)
+            out.literal(#","mutates":"#)
             out.bool(op.mutates)
-            out.bytes.append(contentsOf: #","summary":"#.utf8)
+            out.literal(#","summary":"#)
             out.string(op.summary)
-            out.bytes.append(contentsOf: #","args":["#.utf8)
+            out.literal(#","args":["#)
             for (i, arg) in op.args.enumerated() {
                 if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                out.bytes.append(contentsOf: #"{"name":"#.utf8)
+                out.literal(#"{"name":"#)
                 out.string(arg.name)
-                out.bytes.append(contentsOf: #","type":"#.utf8)
+                out.literal(#","type":"#)
                 out.string(arg.type.rawValue)
-                out.bytes.append(contentsOf: #","required":"#.utf8)
+                out.literal(#","required":"#)
                 out.bool(arg.required)
-                out.bytes.append(contentsOf: #","summary":"#.utf8)
+                out.literal(#","summary":"#)
                 out.string(arg.summary)
                 out.bytes.append(UInt8(ascii: "}"))
             }
-            out.bytes.append(contentsOf: "]}".utf8)
+            out.literal("]}")
         }
         out.bytes.append(UInt8(ascii: "]"))
         end(&out)
@@ -217,19 +217,19 @@ public enum Encode {
     // MARK: Events
 
     public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool) {
-        out.bytes.append(contentsOf: #"{"event":"hello","protocol":1,"server":"swiped/"#.utf8)
+        out.literal(#"{"event":"hello","protocol":1,"server":"swiped/"#)
         out.bytes.append(contentsOf: swipedVersion.utf8)
-        out.bytes.append(contentsOf: #"","client":"#.utf8)
+        out.literal(#"","client":"#)
         out.uint64(client)
-        out.bytes.append(contentsOf: #","seq":"#.utf8)
+        out.literal(#","seq":"#)
         out.uint64(seq)
-        out.bytes.append(contentsOf: #","writer":"#.utf8)
+        out.literal(#","writer":"#)
         out.bool(writer)
         end(&out)
     }
 
     public static func bye(_ out: inout JSONWriter, reason: String) {
-        out.bytes.append(contentsOf: #"{"event":"bye","reason":"#.utf8)
+        out.literal(#"{"event":"bye","reason":"#)
         out.string(reason)
         end(&out)
     }
@@ -240,120 +240,115 @@ public enum Encode {
     }
 
     public static func rowEvent(_ out: inout JSONWriter, row: RowRender, removed: Bool) {
-        out.bytes.append(contentsOf: #"{"event":"row","row":"#.utf8)
+        out.literal(#"{"event":"row","row":"#)
         self.row(&out, row)
-        if removed { out.bytes.append(contentsOf: #","removed":true"#.utf8) }
+        if removed { out.literal(#","removed":true"#) }
         end(&out)
     }
 
     // MARK: Objects
 
     public static func movie(_ out: inout JSONWriter, _ m: Movie) {
-        out.bytes.append(contentsOf: #"{"id":"#.utf8)
+        out.literal(#"{"id":"#)
         out.string(m.id)
-        out.bytes.append(contentsOf: #","title":"#.utf8)
+        out.literal(#","title":"#)
         out.string(m.title)
-        out.bytes.append(contentsOf: #","image":"#.utf8)
+        out.literal(#","image":"#)
         out.string(m.image)
-        out.bytes.append(contentsOf: m.watched ? #","watched":true"#.utf8 : #","watched":false"#.utf8)
-        out.bytes.append(contentsOf: m.watchedWithFriends ? #","watchedWithFriends":true"#.utf8 : #","watchedWithFriends":false"#.utf8)
-        out.bytes.append(contentsOf: #","version":"#.utf8)
+        out.literal(m.watched ? #","watched":true"# : #","watched":false"#)
+        out.literal(m.watchedWithFriends ? #","watchedWithFriends":true"# : #","watchedWithFriends":false"#)
+        out.literal(#","version":"#)
         out.uint64(m.version)
         out.bytes.append(UInt8(ascii: "}"))
     }
 
     static func event(_ out: inout JSONWriter, _ e: CommittedEvent, asEvent: Bool) {
-        out.bytes.append(contentsOf: asEvent ? #"{"event":"movie","seq":"#.utf8 : #"{"seq":"#.utf8)
+        out.literal(asEvent ? #"{"event":"movie","seq":"# : #"{"seq":"#)
         out.uint64(e.seq)
-        out.bytes.append(contentsOf: #","kind":"#.utf8)
+        out.literal(#","kind":"#)
         out.string(e.kind)
-        out.bytes.append(contentsOf: #","movie":"#.utf8)
+        out.literal(#","movie":"#)
         movie(&out, e.movie)
-        out.bytes.append(contentsOf: #","at":""#.utf8)
+        out.literal(#","at":""#)
         RFC3339.append(microsecondsSinceEpoch: e.at, to: &out.bytes)
-        out.bytes.append(contentsOf: #""}"#.utf8)
+        out.literal(#""}"#)
     }
 
     public static func row(_ out: inout JSONWriter, _ r: RowRender) {
-        out.bytes.append(contentsOf: #"{"movie":"#.utf8)
+        out.literal(#"{"movie":"#)
         out.string(r.row)
-        out.bytes.append(contentsOf: #","offset":"#.utf8)
+        out.literal(#","offset":"#)
         out.double(r.offset)
-        out.bytes.append(contentsOf: #","phase":""#.utf8)
-        out.bytes.append(contentsOf: r.phase.rawValue.utf8)
-        out.bytes.append(contentsOf: #"","edge":"#.utf8)
+        out.literal(#","phase":"#)
+        out.literal(r.phase.literal)
+        out.literal(#","edge":"#)
         if let edge = r.edge {
-            out.bytes.append(UInt8(ascii: "\""))
-            out.bytes.append(contentsOf: edge.rawValue.utf8)
-            out.bytes.append(UInt8(ascii: "\""))
+            out.literal(edge == .leading ? #""leading""# : #""trailing""#)
         } else {
-            out.bytes.append(contentsOf: "null".utf8)
+            out.literal("null")
         }
-        out.bytes.append(contentsOf: #","fullSwipe":"#.utf8)
+        out.literal(#","fullSwipe":"#)
         out.bool(r.fullSwipe)
-        out.bytes.append(contentsOf: #","buttons":["#.utf8)
+        out.literal(#","buttons":["#)
         for (index, b) in r.buttons.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.bytes.append(contentsOf: #"{"action":"#.utf8)
+            out.literal(#"{"action":"#)
             out.string(b.action)
             if let label = b.label {
-                out.bytes.append(contentsOf: #","label":"#.utf8)
+                out.literal(#","label":"#)
                 out.string(label)
             }
             if let icon = b.icon {
-                out.bytes.append(contentsOf: #","icon":"#.utf8)
+                out.literal(#","icon":"#)
                 out.string(icon)
             }
-            out.bytes.append(contentsOf: #","tint":"#.utf8)
+            out.literal(#","tint":"#)
             out.string(b.tint)
             if let role = b.role {
-                out.bytes.append(contentsOf: #","role":""#.utf8)
-                out.bytes.append(contentsOf: role.rawValue.utf8)
-                out.bytes.append(UInt8(ascii: "\""))
+                out.literal(#","role":"#)
+                out.string(role.rawValue)
             }
-            out.bytes.append(contentsOf: #","x":"#.utf8)
+            out.literal(#","x":"#)
             out.double(b.x)
-            out.bytes.append(contentsOf: #","width":"#.utf8)
+            out.literal(#","width":"#)
             out.double(b.width)
             out.bytes.append(UInt8(ascii: "}"))
         }
-        out.bytes.append(contentsOf: #"],"spring":{"target":"#.utf8)
+        out.literal(#"],"spring":{"target":"#)
         out.double(r.spring.target)
-        out.bytes.append(contentsOf: #","response":"#.utf8)
+        out.literal(#","response":"#)
         out.double(r.spring.response)
-        out.bytes.append(contentsOf: #","dampingFraction":"#.utf8)
+        out.literal(#","dampingFraction":"#)
         out.double(r.spring.dampingFraction)
-        out.bytes.append(contentsOf: #"},"accessibilityActions":["#.utf8)
+        out.literal(#"},"accessibilityActions":["#)
         for (index, a) in r.accessibilityActions.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.bytes.append(contentsOf: #"{"action":"#.utf8)
+            out.literal(#"{"action":"#)
             out.string(a.action)
-            out.bytes.append(contentsOf: #","label":"#.utf8)
+            out.literal(#","label":"#)
             out.string(a.label)
-            out.bytes.append(contentsOf: a.destructive ? #","destructive":true"#.utf8 : #","destructive":false"#.utf8)
-            out.bytes.append(contentsOf: #","edge":""#.utf8)
-            out.bytes.append(contentsOf: a.edge.rawValue.utf8)
-            out.bytes.append(contentsOf: #""}"#.utf8)
+            out.literal(a.destructive ? #","destructive":true"# : #","destructive":false"#)
+            out.literal(a.edge == .leading ? #","edge":"leading"}"# : #","edge":"trailing"}"#)
         }
-        out.bytes.append(contentsOf: "]}".utf8)
+        out.literal("]}")
     }
 
     static func actions(_ out: inout JSONWriter, _ list: [ActionSpec]) {
         out.bytes.append(UInt8(ascii: "["))
         for (index, a) in list.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.bytes.append(contentsOf: #"{"action":"#.utf8)
+            out.literal(#"{"action":"#)
             out.string(a.action)
             for (name, value) in [("label", a.label), ("icon", a.icon), ("activeLabel", a.activeLabel),
                                   ("activeIcon", a.activeIcon)] {
                 guard let value else { continue }
-                out.bytes.append(contentsOf: ",\"\(name)\":".utf8)
+                out.key(name)
                 out.string(value)
             }
-            out.bytes.append(contentsOf: #","tint":"#.utf8)
+            out.literal(#","tint":"#)
             out.string(a.effectiveTint)
             if let role = a.role {
-                out.bytes.append(contentsOf: #","role":"#.utf8)
+                out.literal(#","role":"#)
                 out.string(role.rawValue)
             }
             out.bytes.append(UInt8(ascii: "}"))
@@ -365,5 +360,25 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "["))
         for s in list { out.string(s) }  // the writer places the commas
         out.bytes.append(UInt8(ascii: "]"))
+    }
+}
+
+extension JSONWriter {
+    /// Appends a literal's bytes as they are (a memcpy): the fixed parts of every message.
+    @inline(__always)
+    mutating func literal(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+extension Phase {
+    /// The phase as a JSON string literal.
+    var literal: StaticString {
+        switch self {
+        case .closed: #""closed""#
+        case .dragging: #""dragging""#
+        case .open: #""open""#
+        case .fired: #""fired""#
+        }
     }
 }
