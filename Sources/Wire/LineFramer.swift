@@ -138,8 +138,11 @@ public struct LineFramer: Sendable {
     /// At end of input: the last unterminated line, or the report of an oversized one.
     private mutating func takeTail() -> Frame? {
         if let dropped = discarded {
-            let length = dropped + (buffer.count - start)
+            var length = dropped + (buffer.count - start)
+            let crAtEnd = start < buffer.count ? buffer[buffer.count - 1] == 0x0D : discardedCR
+            if crAtEnd { length -= 1 }  // a last line is stripped of one CR like any other
             discarded = nil
+            discardedCR = false
             advance(to: buffer.count)
             return .tooLarge(length: length)
         }
