@@ -48,6 +48,8 @@ let package = Package(
                           path: "Benchmarks/engine-bench", swiftSettings: strict),
         .executableTarget(name: "log-bench", dependencies: ["EventLog", "Movies"],
                           path: "Benchmarks/log-bench", swiftSettings: strict),
+        .executableTarget(name: "wire-bench", dependencies: ["Wire"],
+                          path: "Benchmarks/wire-bench", swiftSettings: strict),
         .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
                           path: "Tests/Support/log-torture", swiftSettings: strict),
 
