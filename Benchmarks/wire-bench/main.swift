@@ -1,10 +1,14 @@
 // wire-bench: parse and write costs of typical protocol lines, in ns per operation.
 // Run a release build: swift build -c release --product wire-bench && .build/release/wire-bench
+// An argument runs only the benchmarks whose name contains it (for perf record).
 import Wire
+
+let filter = CommandLine.arguments.dropFirst().first
 
 /// Runs `body` for about `seconds` (after a warm-up) and returns the best ns/op of five rounds.
 @inline(never)
 func measure(_ name: String, _ body: () -> Int) {
+    if let filter, !name.contains(filter) { return }
     var sink = 0
     var iterations = 1
     let clock = ContinuousClock()
@@ -54,6 +58,7 @@ for (name, text) in requests.prefix(2) {
     }
 }
 
+func writeBenchmarks() {
 print("-- write (JSONWriter, buffer reused) --")
 var writer = JSONWriter(capacity: 1024)
 let idBytes: [UInt8] = Array("17".utf8)
@@ -117,6 +122,8 @@ measure("write JSON value (configure request)") {
     writer.value(parsedConfigure)
     return writer.bytes.count
 }
+}
+writeBenchmarks()
 
 print("-- frame (LineFramer, 1,000 drag lines per 52 KB read) --")
 var stream: [UInt8] = []

@@ -87,16 +87,12 @@ public struct JSONWriter: Sendable {
 
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        appendStatic(value ? "true" : "false")
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        appendStatic("null")
     }
 
     public mutating func int(_ value: Int) {
@@ -128,7 +124,7 @@ public struct JSONWriter: Sendable {
         }
         separate()
         guard value.isFinite else {
-            bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            appendStatic("null")
             return
         }
         bytes.append(contentsOf: value.description.utf8)
@@ -206,6 +202,12 @@ public struct JSONWriter: Sendable {
 
     // MARK: Encoding
 
+    /// Literal text, without allocating an array for it.
+    @inline(__always)
+    mutating func appendStatic(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// Decimal digits, most significant first, without a sign.
     @inline(__always)
     mutating func appendDigits(_ value: UInt64) {
@@ -224,20 +226,33 @@ public struct JSONWriter: Sendable {
     }
 
     /// A quoted string. Swift strings are valid UTF-8, so only `"`, `\` and control characters
-    /// need escaping; everything else (including U+2028) is copied as is.
+    /// need escaping; everything else (including U+2028) is copied as is. Strings without any
+    /// (nearly all keys and values) are copied in one piece.
     mutating func appendString(_ value: String) {
-        bytes.append(0x22)
         var value = value
         value.withUTF8 { utf8 in
-            var clean = 0  // start of the run not yet copied
-            for (index, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-                appendEscape(b)
-                clean = index + 1
+            guard let base = utf8.baseAddress else {
+                appendStatic("\"\"")
+                return
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
+            let count = utf8.count
+            bytes.append(0x22)
+            var clean = 0  // start of the run not yet copied
+            var index = 0
+            while index < count {
+                let b = base[index]
+                if b < 0x20 || b == 0x22 || b == 0x5C {
+                    if index > clean {
+                        bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: index - clean))
+                    }
+                    appendEscape(b)
+                    clean = index + 1
+                }
+                index += 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: count - clean))
+            bytes.append(0x22)
         }
-        bytes.append(0x22)
     }
 
     mutating func appendEscape(_ b: UInt8) {
@@ -251,7 +266,7 @@ public struct JSONWriter: Sendable {
         case 0x0C: bytes.append(UInt8(ascii: "f"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30])
+            appendStatic("u00")
             bytes.append(hexDigits.utf8Start[Int(b >> 4)])
             bytes.append(hexDigits.utf8Start[Int(b & 0xF)])
         }
