@@ -1,25 +1,27 @@
 // wire-bench: parse and write costs of typical protocol lines, in ns per operation.
 // Run a release build: swift build -c release --product wire-bench && .build/release/wire-bench
-// An argument runs only the benchmarks whose name contains it (for perf record).
+// An argument runs only the benchmarks whose name contains it (for perf record); a second one
+// fixes the iteration count and runs one round, for `perf stat -e instructions:u` on a busy machine.
 import Wire
 
 let filter = CommandLine.arguments.dropFirst().first
+let fixedIterations = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }
 
 /// Runs `body` for about `seconds` (after a warm-up) and returns the best ns/op of five rounds.
 @inline(never)
 func measure(_ name: String, _ body: () -> Int) {
     if let filter, !name.contains(filter) { return }
     var sink = 0
-    var iterations = 1
+    var iterations = fixedIterations ?? 1
     let clock = ContinuousClock()
     // Find an iteration count that takes about 20 ms.
-    while true {
+    while fixedIterations == nil {
         let elapsed = clock.measure { for _ in 0..<iterations { sink &+= body() } }
         if elapsed > .milliseconds(20) { break }
         iterations *= 2
     }
     var best = Double.infinity
-    for _ in 0..<5 {
+    for _ in 0..<(fixedIterations == nil ? 5 : 1) {
         let elapsed = clock.measure { for _ in 0..<iterations { sink &+= body() } }
         let (seconds, attoseconds) = elapsed.components
         let ns = (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(iterations)

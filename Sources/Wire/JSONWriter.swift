@@ -26,13 +26,19 @@ public struct JSONWriter: Sendable {
         bytes.append(0x0A)
     }
 
+    /// Whether the next key or value needs a comma before it (see the top of the file).
+    @inline(__always)
+    var needsComma: Bool {
+        guard let last = bytes.last else { return false }
+        switch last {
+        case 0x7B, 0x5B, 0x3A, 0x0A: return false  // { [ : newline
+        default: return true
+        }
+    }
+
     @inline(__always)
     mutating func separate() {
-        guard let last = bytes.last else { return }
-        switch last {
-        case 0x7B, 0x5B, 0x3A, 0x0A: return  // { [ : newline
-        default: bytes.append(0x2C)
-        }
+        if needsComma { bytes.append(0x2C) }
     }
 
     // MARK: Structure
@@ -57,9 +63,7 @@ public struct JSONWriter: Sendable {
 
     /// A member name and its colon; the next value call writes the member's value.
     public mutating func key(_ name: String) {
-        separate()
-        appendString(name)
-        bytes.append(0x3A)
+        appendString(name, comma: needsComma, colon: true)
     }
 
     /// `{ … }` around `body`.
@@ -81,8 +85,7 @@ public struct JSONWriter: Sendable {
     // MARK: Scalars
 
     public mutating func string(_ value: String) {
-        separate()
-        appendString(value)
+        appendString(value, comma: needsComma, colon: false)
     }
 
     public mutating func bool(_ value: Bool) {
@@ -100,18 +103,11 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func int64(_ value: Int64) {
-        separate()
-        if value < 0 {
-            bytes.append(0x2D)
-            appendDigits(value.magnitude)
-        } else {
-            appendDigits(UInt64(value))
-        }
+        appendDigits(value.magnitude, comma: needsComma, negative: value < 0)
     }
 
     public mutating func uint64(_ value: UInt64) {
-        separate()
-        appendDigits(value)
+        appendDigits(value, comma: needsComma, negative: false)
     }
 
     /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
@@ -122,12 +118,40 @@ public struct JSONWriter: Sendable {
             int64(exact)
             return
         }
-        separate()
         guard value.isFinite else {
+            separate()
             appendStatic("null")
             return
         }
+        if appendShortDecimal(value) { return }
+        separate()
         bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// The common reply numbers (offsets like -60.5, -30.25, 0.125) without `description`, which
+    /// costs a String and about 400 instructions: with one to three decimals, `m / 10^k == value`
+    /// says exactly that the decimal m·10^-k parses back to `value` (the division is correctly
+    /// rounded, as parsing is), and trying k = 1, 2, 3 in turn finds the shortest such decimal.
+    mutating func appendShortDecimal(_ value: Double) -> Bool {
+        guard value.magnitude < 1e15 else { return false }
+        var scale = 1.0
+        for k in 1...3 {
+            scale *= 10
+            let m = (value * scale).rounded()
+            guard m / scale == value else { continue }
+            let scaled = Int64(m).magnitude
+            let unit = UInt64(scale)
+            appendDigits(scaled / unit, comma: needsComma, negative: value < 0)
+            bytes.append(0x2E)
+            let fraction = scaled % unit
+            var divisor = unit / 10
+            for _ in 0..<k {
+                bytes.append(0x30 &+ UInt8(truncatingIfNeeded: fraction / divisor % 10))
+                divisor /= 10
+            }
+            return true
+        }
+        return false
     }
 
     /// A parsed number: its exact integer when it has one, else its double. Writing and parsing
@@ -208,51 +232,88 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Decimal digits, most significant first, without a sign.
+    /// Decimal digits, most significant first, with a comma and a minus sign when asked, in one
+    /// append (UInt64.max has 20 digits).
     @inline(__always)
-    mutating func appendDigits(_ value: UInt64) {
-        if value < 10 {
-            bytes.append(0x30 &+ UInt8(truncatingIfNeeded: value))
-            return
+    mutating func appendDigits(_ value: UInt64, comma: Bool, negative: Bool) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { staging in
+            let base = staging.baseAddress!
+            var k = 24
+            var v = value
+            repeat {
+                let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+                k -= 1
+                base[k] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+                v = q
+            } while v != 0
+            if negative { k -= 1; base[k] = 0x2D }
+            if comma { k -= 1; base[k] = 0x2C }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + k, count: 24 - k))
         }
-        let start = bytes.count
-        var v = value
-        repeat {
-            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-            bytes.append(0x30 &+ UInt8(truncatingIfNeeded: r))
-            v = q
-        } while v != 0
-        bytes[start...].reverse()
     }
 
-    /// A quoted string. Swift strings are valid UTF-8, so only `"`, `\` and control characters
-    /// need escaping; everything else (including U+2028) is copied as is. Strings without any
-    /// (nearly all keys and values) are copied in one piece.
-    mutating func appendString(_ value: String) {
+    /// A quoted string, with a comma before it and a colon after it when asked. Swift strings
+    /// are valid UTF-8, so only `"`, `\` and control characters need escaping; everything else
+    /// (including U+2028) is copied as is.
+    ///
+    /// Why the staging: each `Array.append` costs a uniqueness and capacity check and a generic
+    /// copy (about 70 instructions), so a short string without escapes, which is nearly every key
+    /// and value, is assembled on the stack and appended once.
+    mutating func appendString(_ value: String, comma: Bool, colon: Bool) {
         var value = value
         value.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else {
-                appendStatic("\"\"")
+            let count = utf8.count
+            if count <= 120 && !needsEscaping(utf8) {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 124) { staging in
+                    let base = staging.baseAddress!
+                    var k = 0
+                    if comma { base[k] = 0x2C; k += 1 }
+                    base[k] = 0x22; k += 1
+                    if let source = utf8.baseAddress, count > 0 {
+                        (base + k).initialize(from: source, count: count)
+                    }
+                    k += count
+                    base[k] = 0x22; k += 1
+                    if colon { base[k] = 0x3A; k += 1 }
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: k))
+                }
                 return
             }
-            let count = utf8.count
-            bytes.append(0x22)
-            var clean = 0  // start of the run not yet copied
-            var index = 0
-            while index < count {
-                let b = base[index]
-                if b < 0x20 || b == 0x22 || b == 0x5C {
-                    if index > clean {
-                        bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: index - clean))
-                    }
-                    appendEscape(b)
-                    clean = index + 1
-                }
-                index += 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: count - clean))
-            bytes.append(0x22)
+            if comma { bytes.append(0x2C) }
+            appendEscaped(utf8)
+            if colon { bytes.append(0x3A) }
         }
+    }
+
+    @inline(__always)
+    func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in utf8 where b < 0x20 || b == 0x22 || b == 0x5C { return true }
+        return false
+    }
+
+    /// The general case: quotes, and clean runs copied between escapes.
+    mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(0x22)
+        guard let base = utf8.baseAddress else {
+            bytes.append(0x22)
+            return
+        }
+        let count = utf8.count
+        var clean = 0  // start of the run not yet copied
+        var index = 0
+        while index < count {
+            let b = base[index]
+            if b < 0x20 || b == 0x22 || b == 0x5C {
+                if index > clean {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: index - clean))
+                }
+                appendEscape(b)
+                clean = index + 1
+            }
+            index += 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: count - clean))
+        bytes.append(0x22)
     }
 
     mutating func appendEscape(_ b: UInt8) {

@@ -75,6 +75,25 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text { $0.double(.nan) }, "null")
         XCTAssertEqual(text { $0.double(.infinity) }, "null")
         XCTAssertEqual(text { w in w.beginArray(); w.double(-.infinity); w.double(1); w.endArray() }, "[null,1]")
+        XCTAssertEqual(text { $0.double(-0.5) }, "-0.5")
+        XCTAssertEqual(text { $0.double(-30.25) }, "-30.25")
+        XCTAssertEqual(text { $0.double(0.125) }, "0.125")
+        XCTAssertEqual(text { $0.double(0.001) }, "0.001")
+        XCTAssertEqual(text { $0.double(123.1) }, "123.1")
+        XCTAssertEqual(text { $0.double(0.3) }, "0.3")
+        XCTAssertEqual(text { $0.double(0.1 + 0.2) }, "0.30000000000000004")
+        XCTAssertEqual(text { $0.double(0.0625) }, "0.0625")
+        XCTAssertEqual(text { $0.double(1e-4) }, "0.0001")
+        // Short decimals: the shortest form, and it comes back exactly.
+        var short = SplitMix64(seed: 2)
+        for _ in 0..<20_000 {
+            let k = Int(short.next() % 4)
+            let scale = [1.0, 10, 100, 1000][k]
+            let d = Double(Int64(short.next() % 2_000_000) - 1_000_000) / scale
+            let written = text { $0.double(d) }
+            XCTAssertEqual(try JSONParser.parse(written).numberValue?.double, d, written)
+            XCTAssertLessThanOrEqual(written.count, d.description.count + 1, written)  // no longer than Swift's
+        }
         // Every double comes back exactly.
         var rng = SplitMix64(seed: 1)
         for _ in 0..<20_000 {
