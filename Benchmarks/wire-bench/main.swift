@@ -37,8 +37,14 @@ let requests: [(String, String)] = [
     ("drag", #"{"op":"drag","movie":"godfather","dx":-60.5,"id":17}"#),
     ("release", #"{"op":"release","movie":"godfather","dx":-212.25,"vx":-1350.0,"id":"r-18"}"#),
     ("toggle", #"{"op":"toggle-watched","movie":"m-42","expect":7,"key":"6f1c2a9e-3d","id":19}"#),
-    ("configure", #"{"op":"configure","trailing":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive"},{"action":"watched","label":"Watched","tint":"blue"}],"allowsFullSwipeTrailing":true,"id":20}"#),
-    ("add (escapes, non-ASCII)", #"{"op":"add","title":"Am\u00e9lie \"Le Fabuleux Destin\" – 2001 🎬","image":"amelie.jpg","id":21}"#),
+    (
+        "configure",
+        #"{"op":"configure","trailing":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive"},{"action":"watched","label":"Watched","tint":"blue"}],"allowsFullSwipeTrailing":true,"id":20}"#
+    ),
+    (
+        "add (escapes, non-ASCII)",
+        #"{"op":"add","title":"Am\u00e9lie \"Le Fabuleux Destin\" – 2001 🎬","image":"amelie.jpg","id":21}"#
+    ),
 ]
 
 print("wire-bench (release; best of 5 rounds of about 20 ms each)")
@@ -61,69 +67,77 @@ for (name, text) in requests.prefix(2) {
 }
 
 func writeBenchmarks() {
-print("-- write (JSONWriter, buffer reused) --")
-var writer = JSONWriter(capacity: 1024)
-let idBytes: [UInt8] = Array("17".utf8)
-measure("write ok reply {\"id\":17,\"ok\":true}") {
-    writer.reset()
-    writer.object { w in
-        w.key("id"); w.raw(idBytes)
-        w.field("ok", true)
+    print("-- write (JSONWriter, buffer reused) --")
+    var writer = JSONWriter(capacity: 1024)
+    let idBytes: [UInt8] = Array("17".utf8)
+    measure("write ok reply {\"id\":17,\"ok\":true}") {
+        writer.reset()
+        writer.object { w in
+            w.key("id"); w.raw(idBytes)
+            w.field("ok", true)
+        }
+        writer.newline()
+        return writer.bytes.count
     }
-    writer.newline()
-    return writer.bytes.count
-}
-measure("write drag reply with row and 2 buttons") {
-    writer.reset()
-    writer.object { w in
-        w.key("id"); w.raw(idBytes)
-        w.field("ok", true)
-        w.field("row", object: { w in
-            w.field("movie", "godfather")
-            w.field("offset", -60.5)
-            w.field("phase", "dragging")
-            w.field("edge", "trailing")
-            w.field("fullSwipe", false)
-            w.field("buttons", array: { w in
-                w.object { w in
-                    w.field("action", "delete"); w.field("label", "Delete"); w.field("icon", "trash")
-                    w.field("tint", "red"); w.field("role", "destructive")
-                    w.field("x", -60.5); w.field("width", 74)
-                }
-                w.object { w in
-                    w.field("action", "watched"); w.field("label", "Watched"); w.field("icon", "eye")
-                    w.field("tint", "blue"); w.field("x", -30.25); w.field("width", 74)
-                }
-            })
-        })
+    measure("write drag reply with row and 2 buttons") {
+        writer.reset()
+        writer.object { w in
+            w.key("id"); w.raw(idBytes)
+            w.field("ok", true)
+            w.field(
+                "row",
+                object: { w in
+                    w.field("movie", "godfather")
+                    w.field("offset", -60.5)
+                    w.field("phase", "dragging")
+                    w.field("edge", "trailing")
+                    w.field("fullSwipe", false)
+                    w.field(
+                        "buttons",
+                        array: { w in
+                            w.object { w in
+                                w.field("action", "delete"); w.field("label", "Delete");
+                                w.field("icon", "trash")
+                                w.field("tint", "red"); w.field("role", "destructive")
+                                w.field("x", -60.5); w.field("width", 74)
+                            }
+                            w.object { w in
+                                w.field("action", "watched"); w.field("label", "Watched");
+                                w.field("icon", "eye")
+                                w.field("tint", "blue"); w.field("x", -30.25); w.field("width", 74)
+                            }
+                        })
+                })
+        }
+        writer.newline()
+        return writer.bytes.count
     }
-    writer.newline()
-    return writer.bytes.count
-}
-measure("write movie event with RFC 3339 time") {
-    writer.reset()
-    writer.object { w in
-        w.field("event", "movie")
-        w.field("seq", UInt64(123_456))
-        w.field("kind", "watched-toggled")
-        w.field("movie", object: { w in
-            w.field("id", "m-42"); w.field("title", "Amélie"); w.field("image", "amelie.jpg")
-            w.field("watched", true); w.field("watchedWithFriends", false); w.field("version", 7)
-        })
-        w.key("at")
-        w.bytes.append(0x22)
-        RFC3339.append(microsecondsSinceEpoch: 1_796_013_814_123_456, to: &w.bytes)
-        w.bytes.append(0x22)
+    measure("write movie event with RFC 3339 time") {
+        writer.reset()
+        writer.object { w in
+            w.field("event", "movie")
+            w.field("seq", UInt64(123_456))
+            w.field("kind", "watched-toggled")
+            w.field(
+                "movie",
+                object: { w in
+                    w.field("id", "m-42"); w.field("title", "Amélie"); w.field("image", "amelie.jpg")
+                    w.field("watched", true); w.field("watchedWithFriends", false); w.field("version", 7)
+                })
+            w.key("at")
+            w.bytes.append(0x22)
+            RFC3339.append(microsecondsSinceEpoch: 1_796_013_814_123_456, to: &w.bytes)
+            w.bytes.append(0x22)
+        }
+        writer.newline()
+        return writer.bytes.count
     }
-    writer.newline()
-    return writer.bytes.count
-}
-let parsedConfigure = try! JSONParser.parse(requests[4].1)
-measure("write JSON value (configure request)") {
-    writer.reset()
-    writer.value(parsedConfigure)
-    return writer.bytes.count
-}
+    let parsedConfigure = try! JSONParser.parse(requests[4].1)
+    measure("write JSON value (configure request)") {
+        writer.reset()
+        writer.value(parsedConfigure)
+        return writer.bytes.count
+    }
 }
 writeBenchmarks()
 

@@ -27,7 +27,8 @@ func fuzzParser(_ input: UnsafeRawBufferPointer) {
     }
     switch parsed {
     case .failure(let error):
-        precondition(error.offset >= 0 && error.offset <= input.count, "offset \(error.offset) outside the input")
+        precondition(
+            error.offset >= 0 && error.offset <= input.count, "offset \(error.offset) outside the input")
         precondition(!error.message.isEmpty)
         guard case .failure(let other) = members else { preconditionFailure("members accepted bad JSON") }
         precondition(other == error, "members error \(other) differs from \(error)")

@@ -39,12 +39,12 @@ public enum RFC3339 {
     /// from 1970-01-01, exact for every Int64 day this file can be given. Eras are 400-year
     /// cycles of 146,097 days starting on March 1, so the leap day falls at the end of a year.
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = days + 719_468                        // days since 0000-03-01
+        let z = days + 719_468  // days since 0000-03-01
         let era = floorDivide(z, 146_097).quotient
-        let dayOfEra = z - era * 146_097              // [0, 146096]
+        let dayOfEra = z - era * 146_097  // [0, 146096]
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // [0, 365]
-        let mp = (5 * dayOfYear + 2) / 153            // March = 0
+        let mp = (5 * dayOfYear + 2) / 153  // March = 0
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)

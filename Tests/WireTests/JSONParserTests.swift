@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Wire
 
 /// JSONTestSuite-style cases (y_: must parse, n_: must fail), written inline.
@@ -17,8 +18,9 @@ final class JSONParserTests: XCTestCase {
     func reject(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> JSONError? {
         do {
             let value = try JSONParser.parse(bytes)
-            XCTFail("accepted \(String(decoding: bytes, as: UTF8.self).debugDescription) as \(value)",
-                    file: file, line: line)
+            XCTFail(
+                "accepted \(String(decoding: bytes, as: UTF8.self).debugDescription) as \(value)",
+                file: file, line: line)
             return nil
         } catch {
             XCTAssertGreaterThanOrEqual(error.offset, 0, file: file, line: line)
@@ -234,36 +236,38 @@ final class JSONParserTests: XCTestCase {
 
     func testRejectsInvalidUTF8() {
         let cases: [[UInt8]] = [
-            [0x80],                    // lone continuation
+            [0x80],  // lone continuation
             [0xBF],
-            [0xC0, 0x80],              // overlong NUL
-            [0xC1, 0xBF],              // overlong
-            [0xE0, 0x80, 0x80],        // overlong 3-byte
+            [0xC0, 0x80],  // overlong NUL
+            [0xC1, 0xBF],  // overlong
+            [0xE0, 0x80, 0x80],  // overlong 3-byte
             [0xE0, 0x9F, 0xBF],
             [0xF0, 0x80, 0x80, 0x80],  // overlong 4-byte
             [0xF0, 0x8F, 0xBF, 0xBF],
-            [0xED, 0xA0, 0x80],        // UTF-8 encoded surrogate U+D800
-            [0xED, 0xBF, 0xBF],        // U+DFFF
+            [0xED, 0xA0, 0x80],  // UTF-8 encoded surrogate U+D800
+            [0xED, 0xBF, 0xBF],  // U+DFFF
             [0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80],  // CESU-8 pair
             [0xF4, 0x90, 0x80, 0x80],  // U+110000
             [0xF5, 0x80, 0x80, 0x80],
             [0xF8, 0x88, 0x80, 0x80, 0x80],
             [0xFC, 0x84, 0x80, 0x80, 0x80, 0x80],
             [0xFE], [0xFF],
-            [0xC3],                    // truncated
+            [0xC3],  // truncated
             [0xE2, 0x82],
             [0xF0, 0x9F, 0x98],
-            [0xC3, 0x41],              // bad continuation
+            [0xC3, 0x41],  // bad continuation
             [0xE2, 0x41, 0xAC],
             [0xE2, 0x82, 0x41],
             [0xF0, 0x9F, 0x41, 0x80],
             [0xF0, 0x9F, 0x98, 0x41],
         ]
         for bad in cases {
-            XCTAssertEqual(reject([0x22, 0x61] + bad + [0x22])?.message, "invalid UTF-8 at byte 2",
-                           "\(bad)")
-            XCTAssertEqual(reject([0x22, 0x5C, 0x6E] + bad + [0x22])?.message, "invalid UTF-8 at byte 3",
-                           "after an escape: \(bad)")
+            XCTAssertEqual(
+                reject([0x22, 0x61] + bad + [0x22])?.message, "invalid UTF-8 at byte 2",
+                "\(bad)")
+            XCTAssertEqual(
+                reject([0x22, 0x5C, 0x6E] + bad + [0x22])?.message, "invalid UTF-8 at byte 3",
+                "after an escape: \(bad)")
             XCTAssertNotNil(reject([0x7B, 0x22] + bad + [0x22, 0x3A, 0x31, 0x7D]), "in a key: \(bad)")
             XCTAssertNotNil(reject(bad), "outside a string: \(bad)")
         }
@@ -283,8 +287,9 @@ final class JSONParserTests: XCTestCase {
     func testNestingLimit() throws {
         let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
         XCTAssertNotNil(parse(ok))
-        reject(String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
-               "nesting deeper than 64 at byte 64")
+        reject(
+            String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+            "nesting deeper than 64 at byte 64")
         let objects = String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
         XCTAssertEqual(reject(objects)?.offset, 5 * 64)
         XCTAssertNoThrow(try JSONParser.parse(String(repeating: "[", count: 3) + "]]]", maxDepth: 3))
@@ -339,9 +344,11 @@ final class JSONParserTests: XCTestCase {
             "0.1", "0.2", "0.3", "-60.5", "3.141592653589793", "2.718281828459045", "1e22", "1e23",
             "9007199254740993.0", "0.30000000000000004", "2.2250738585072011e-308",
             "2.2250738585072014e-308", "4.9e-324", "5e-324", "2e-324", "1.7976931348623157e308",
-            "123456.789e3", "0.000001", "1e-7", "7.2057594037927933e16", "1.00000000000000011102230246251565404236316680908203125",
+            "123456.789e3", "0.000001", "1e-7", "7.2057594037927933e16",
+            "1.00000000000000011102230246251565404236316680908203125",
             "1.00000000000000011102230246251565404236316680908203124",
-            "0.1000000000000000055511151231257827021181583404541015625", "89255.0e-22", "8.98846567431158e307",
+            "0.1000000000000000055511151231257827021181583404541015625", "89255.0e-22",
+            "8.98846567431158e307",
         ]
         for text in cases {
             XCTAssertEqual(number(text)?.double.bitPattern, Double(text)?.bitPattern, text)

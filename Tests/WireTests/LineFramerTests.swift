@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Wire
 
 final class LineFramerTests: XCTestCase {
@@ -42,27 +43,35 @@ final class LineFramerTests: XCTestCase {
     }
 
     /// The same frames whether the input comes at once, a byte at a time, or split at any offset.
-    func check(_ text: String, _ expected: [Out], maxLine: Int = 16,
-               file: StaticString = #filePath, line: UInt = #line) {
+    func check(
+        _ text: String, _ expected: [Out], maxLine: Int = 16,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let input = Array(text.utf8)
-        XCTAssertEqual(frames(input, splits: [], maxLine: maxLine), expected, "all at once",
-                       file: file, line: line)
-        XCTAssertEqual(frames(input, splits: Array(0..<input.count), maxLine: maxLine), expected,
-                       "byte by byte", file: file, line: line)
+        XCTAssertEqual(
+            frames(input, splits: [], maxLine: maxLine), expected, "all at once",
+            file: file, line: line)
+        XCTAssertEqual(
+            frames(input, splits: Array(0..<input.count), maxLine: maxLine), expected,
+            "byte by byte", file: file, line: line)
         for cut in 0...input.count {
-            XCTAssertEqual(frames(input, splits: [cut], maxLine: maxLine), expected, "split at \(cut)",
-                           file: file, line: line)
+            XCTAssertEqual(
+                frames(input, splits: [cut], maxLine: maxLine), expected, "split at \(cut)",
+                file: file, line: line)
         }
         for a in stride(from: 0, through: input.count, by: 3) {
             for b in a...input.count {
-                XCTAssertEqual(frames(input, splits: [a, b], maxLine: maxLine), expected,
-                               "split at \(a), \(b)", file: file, line: line)
+                XCTAssertEqual(
+                    frames(input, splits: [a, b], maxLine: maxLine), expected,
+                    "split at \(a), \(b)", file: file, line: line)
             }
         }
     }
 
     func testLines() {
-        check("{\"op\":\"ping\"}\n{\"op\":\"list\"}\n", [.line("{\"op\":\"ping\"}"), .line("{\"op\":\"list\"}")])
+        check(
+            "{\"op\":\"ping\"}\n{\"op\":\"list\"}\n",
+            [.line("{\"op\":\"ping\"}"), .line("{\"op\":\"list\"}")])
         check("a\nb\nc\n", [.line("a"), .line("b"), .line("c")])
     }
 
