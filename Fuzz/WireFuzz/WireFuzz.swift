@@ -8,7 +8,8 @@
 // 2. parseObjectMembers(x) agrees with parse(x): same members when v is an object, a
 //    `.notAnObject` error when v is something else, the same error when x is bad; each member's
 //    raw range parses to the member's value.
-// 3. The line framer gives the same frames whether x comes at once or split in three; no line
+// 3. Doubles from the input's first bytes round-trip through the writer.
+// 4. The line framer gives the same frames whether x comes at once or split in three; no line
 //    holds a newline or is longer than maxLine; the buffer stays bounded.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -17,6 +18,7 @@ public func wireFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     fuzzParser(input)
     fuzzFramer(input)
     fuzzRFC3339(input)
+    fuzzDoubles(input)
     return 0
 }
 
@@ -98,6 +100,21 @@ func fuzzRFC3339(_ input: UnsafeRawBufferPointer) {
     for k in 0..<8 { us = us << 8 | Int64(input[k]) }
     let text = RFC3339.format(microsecondsSinceEpoch: us)
     precondition(text.hasSuffix("Z") && text.utf8.count >= 27)
+}
+
+/// Doubles written by JSONWriter parse back to the same double: any bit pattern, and short
+/// decimals (m / 10^k), which take the writer's own formatting path.
+func fuzzDoubles(_ input: UnsafeRawBufferPointer) {
+    guard input.count >= 8 else { return }
+    var bits: UInt64 = 0
+    for k in 0..<8 { bits = bits << 8 | UInt64(input[k]) }
+    let scale = [1.0, 10, 100, 1000, 10000][Int(bits % 5)]
+    for d in [Double(bitPattern: bits), Double(Int64(bitPattern: bits) >> 12) / scale] where d.isFinite {
+        var writer = JSONWriter()
+        writer.double(d)
+        let back = try? JSONParser.parse(writer.bytes)
+        precondition(back?.numberValue?.double == d, "double \(d) does not round-trip")
+    }
 }
 
 extension LineFramer.Frame {

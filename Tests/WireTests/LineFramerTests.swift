@@ -141,4 +141,25 @@ final class LineFramerTests: XCTestCase {
         XCTAssertEqual(count, 10_000)
         XCTAssertEqual(framer.buffered, 0)
     }
+
+    func testDefaultLimitWith200KBLine() {
+        var framer = LineFramer()
+        XCTAssertEqual(framer.maxLine, 65_536)
+        let big = [UInt8](repeating: 0x7B, count: 200_000) + [0x0A]
+        let good = Array("{\"op\":\"ping\"}\r\n".utf8)
+        var frames: [LineFramer.Frame] = []
+        // In 4 KB reads, as a socket would give them.
+        let stream = big + good
+        var from = 0
+        while from < stream.count {
+            let to = min(from + 4096, stream.count)
+            framer.append(stream[from..<to])
+            while let frame = framer.next() { frames.append(frame) }
+            XCTAssertLessThanOrEqual(framer.buffered, 65_537)
+            from = to
+        }
+        XCTAssertEqual(frames.count, 2)
+        XCTAssertEqual(frames.first, .tooLarge(length: 200_000))
+        XCTAssertEqual(frames.last, .line(Array("{\"op\":\"ping\"}".utf8)[...]))
+    }
 }
