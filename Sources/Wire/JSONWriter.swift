@@ -204,7 +204,48 @@ public struct JSONWriter: Sendable {
 
     // MARK: Members, for replies that read like their JSON
 
-    public mutating func field(_ name: String, _ value: String) { key(name); string(value) }
+    /// `"name":"value"`: the most common member of a reply, in one append when both are short
+    /// and need no escapes (see `appendString`).
+    public mutating func field(_ name: String, _ value: String) {
+        let comma = needsComma
+        var name = name
+        var value = value
+        let done = name.withUTF8 { key in
+            value.withUTF8 { text in
+                let total = key.count + text.count
+                guard total <= 240, !needsEscaping(key), !needsEscaping(text) else { return false }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 246) { staging in
+                    let base = staging.baseAddress!
+                    var k = 0
+                    if comma {
+                        base[k] = 0x2C
+                        k += 1
+                    }
+                    base[k] = 0x22
+                    k += 1
+                    if let source = key.baseAddress, key.count > 0 {
+                        (base + k).initialize(from: source, count: key.count)
+                    }
+                    k += key.count
+                    (base + k).initialize(repeating: 0x22, count: 3)  // ":"
+                    base[k + 1] = 0x3A
+                    k += 3
+                    if let source = text.baseAddress, text.count > 0 {
+                        (base + k).initialize(from: source, count: text.count)
+                    }
+                    k += text.count
+                    base[k] = 0x22
+                    k += 1
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: k))
+                }
+                return true
+            }
+        }
+        if !done {
+            key(name)
+            string(value)
+        }
+    }
     public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
     public mutating func field(_ name: String, _ value: Int) { key(name); int(value) }
     public mutating func field(_ name: String, _ value: Int64) { key(name); int64(value) }
