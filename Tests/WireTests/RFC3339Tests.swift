@@ -74,7 +74,8 @@ final class RFC3339Tests: XCTestCase {
     func testExtremesDoNotTrap() {
         XCTAssertEqual(RFC3339.format(microsecondsSinceEpoch: .max), "294247-01-10T04:00:54.775807Z")
         XCTAssertEqual(RFC3339.format(microsecondsSinceEpoch: .min), "-290308-12-21T19:59:05.224192Z")
-        XCTAssertEqual(RFC3339.format(microsecondsSinceEpoch: 253_402_300_799_999_999),
-                       "9999-12-31T23:59:59.999999Z")
+        XCTAssertEqual(
+            RFC3339.format(microsecondsSinceEpoch: 253_402_300_799_999_999),
+            "9999-12-31T23:59:59.999999Z")
     }
 }
