@@ -4,7 +4,8 @@
 //
 // Invariants, for any bytes x:
 // 1. parse(x) either throws a JSONError whose offset lies within x, or gives v with
-//    parse(write(v)) == v, write(parse(write(v))) == write(v), and no newline in write(v).
+//    parse(write(v)) == v, write(parse(write(v))) == write(v), and no newline in write(v);
+//    writing string members with `field(_:_:)` gives the same bytes as `key` + `string`.
 // 2. parseObjectMembers(x) agrees with parse(x): same members when v is an object, a
 //    `.notAnObject` error when v is something else, the same error when x is bad; each member's
 //    raw range parses to the member's value.
@@ -46,6 +47,9 @@ func fuzzParser(_ input: UnsafeRawBufferPointer) {
         var second = JSONWriter()
         second.value(again)
         precondition(second.bytes == writer.bytes, "second write differs")
+        var fields = JSONWriter()
+        writeWithFields(&fields, value)
+        precondition(fields.bytes == writer.bytes, "field(_:_:) writes other bytes than key + string")
 
         switch (value, members) {
         case (.object(let object), .success(let raw)):
@@ -114,6 +118,29 @@ func fuzzDoubles(_ input: UnsafeRawBufferPointer) {
         writer.double(d)
         let back = try? JSONParser.parse(writer.bytes)
         precondition(back?.numberValue?.double == d, "double \(d) does not round-trip")
+    }
+}
+
+/// Like `JSONWriter.value`, but string members go through `field(_:_:)`, the fused fast path.
+func writeWithFields(_ w: inout JSONWriter, _ value: JSON) {
+    switch value {
+    case .array(let elements):
+        w.array { w in
+            for element in elements { writeWithFields(&w, element) }
+        }
+    case .object(let object):
+        w.object { w in
+            for member in object.members {
+                if case .string(let s) = member.value {
+                    w.field(member.key, s)
+                } else {
+                    w.key(member.key)
+                    writeWithFields(&w, member.value)
+                }
+            }
+        }
+    default:
+        w.value(value)
     }
 }
 
