@@ -121,7 +121,8 @@ func fuzzDoubles(_ input: UnsafeRawBufferPointer) {
     }
 }
 
-/// Like `JSONWriter.value`, but string members go through `field(_:_:)`, the fused fast path.
+/// Like `JSONWriter.value`, but string members go through `field(_:_:)`, the fused fast path,
+/// and everything else through the begin/key/end calls (JSONWriter.value fuses them itself).
 func writeWithFields(_ w: inout JSONWriter, _ value: JSON) {
     switch value {
     case .array(let elements):
@@ -131,8 +132,11 @@ func writeWithFields(_ w: inout JSONWriter, _ value: JSON) {
     case .object(let object):
         w.object { w in
             for member in object.members {
-                if case .string(let s) = member.value {
+                if case .string(let s) = member.value, s.utf8.count % 2 == 0 {
                     w.field(member.key, s)
+                } else if case .string(let s) = member.value {
+                    w.key(member.key)
+                    w.string(s)
                 } else {
                     w.key(member.key)
                     writeWithFields(&w, member.value)

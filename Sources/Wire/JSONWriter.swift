@@ -195,8 +195,12 @@ public struct JSONWriter: Sendable {
         case .object(let object):
             beginObject()
             for member in object.members {
-                key(member.key)
-                self.value(member.value)
+                if case .string(let text) = member.value {
+                    field(member.key, text)  // one append for the whole member
+                } else {
+                    key(member.key)
+                    self.value(member.value)
+                }
             }
             endObject()
         }
