@@ -50,6 +50,8 @@ let package = Package(
                           path: "Benchmarks/log-bench", swiftSettings: strict),
         .executableTarget(name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
                           path: "Benchmarks/loadgen", swiftSettings: strict),
+        .executableTarget(name: "wire-bench", dependencies: ["Wire"],
+                          path: "Benchmarks/wire-bench", swiftSettings: strict),
         .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
                           path: "Tests/Support/log-torture", swiftSettings: strict),
 

@@ -36,8 +36,9 @@ public enum JSONParser {
         _ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth
     ) throws(JSONError) -> JSON {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .endOfInput(0) }
-        var parser = Parser(base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
-                            maxDepth: maxDepth)
+        var parser = Parser(
+            base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
+            maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
@@ -48,8 +49,9 @@ public enum JSONParser {
         _ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth
     ) throws(JSONError) -> [JSONRawMember] {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .endOfInput(0) }
-        var parser = Parser(base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
-                            maxDepth: maxDepth)
+        var parser = Parser(
+            base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
+            maxDepth: maxDepth)
         return try parser.parseRawMembersDocument()
     }
 
@@ -63,7 +65,9 @@ public enum JSONParser {
         return try result.get()
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSON {
+    public static func parse(_ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSON
+    {
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(JSONError) in try parse(buffer, maxDepth: maxDepth) }
         }
@@ -154,8 +158,9 @@ struct Parser {
         guard p[i] == openBrace else {
             // Tell a bad line (bad-json) from good JSON of the wrong shape (bad-request).
             _ = try parseDocument()
-            throw JSONError(.notAnObject, offset: start,
-                            message: "expected a JSON object at byte \(start)")
+            throw JSONError(
+                .notAnObject, offset: start,
+                message: "expected a JSON object at byte \(start)")
         }
         try enter()
         i += 1
@@ -318,8 +323,9 @@ struct Parser {
         while i < end {
             let b = p[i]
             if b == quote {
-                let s = String(decoding: UnsafeBufferPointer(start: p + start, count: i - start),
-                               as: UTF8.self)
+                let s = String(
+                    decoding: UnsafeBufferPointer(start: p + start, count: i - start),
+                    as: UTF8.self)
                 i += 1
                 return s
             }
@@ -341,8 +347,9 @@ struct Parser {
                     scratch.append(contentsOf: UnsafeBufferPointer(start: p + segment, count: i - segment))
                     s = String(decoding: scratch, as: UTF8.self)
                 } else {
-                    s = String(decoding: UnsafeBufferPointer(start: p + start, count: i - start),
-                               as: UTF8.self)
+                    s = String(
+                        decoding: UnsafeBufferPointer(start: p + start, count: i - start),
+                        as: UTF8.self)
                 }
                 i += 1
                 return s
@@ -530,8 +537,9 @@ struct Parser {
             }
             guard isDigit(p[i]) else { throw .at(i, "expected a digit in the exponent") }
             var e = 0
+            // Saturates: 1e999999999 is out of range anyway, and `e` cannot overflow.
             while i < end && isDigit(p[i]) {
-                if e < 1_000_000 { e = e * 10 + Int(p[i] &- zero) }  // saturate: 1e999999999 is out of range anyway
+                if e < 1_000_000 { e = e * 10 + Int(p[i] &- zero) }
                 i += 1
             }
             exponent += negativeExponent ? -e : e
@@ -561,13 +569,15 @@ struct Parser {
             magnitude = 0
         } else if !inexact && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
             // Clinger's fast path: both operands exact, so one IEEE operation rounds correctly.
-            magnitude = exponent < 0
+            magnitude =
+                exponent < 0
                 ? Double(mantissa) / exactPowersOfTen[-exponent]
                 : Double(mantissa) * exactPowersOfTen[exponent]
         } else {
             // Long mantissas and large exponents: the standard library rounds correctly.
-            let text = String(decoding: UnsafeBufferPointer(start: p + start, count: i - start),
-                              as: UTF8.self)
+            let text = String(
+                decoding: UnsafeBufferPointer(start: p + start, count: i - start),
+                as: UTF8.self)
             guard let parsed = Double(text) else { throw .at(start, "invalid number") }
             guard parsed.isFinite else { throw .at(start, "number out of range") }
             return JSONNumber(double: parsed, int: JSONNumber.exactInteger(parsed))

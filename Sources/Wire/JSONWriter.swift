@@ -26,13 +26,19 @@ public struct JSONWriter: Sendable {
         bytes.append(0x0A)
     }
 
+    /// Whether the next key or value needs a comma before it (see the top of the file).
+    @inline(__always)
+    var needsComma: Bool {
+        guard let last = bytes.last else { return false }
+        switch last {
+        case 0x7B, 0x5B, 0x3A, 0x0A: return false  // { [ : newline
+        default: return true
+        }
+    }
+
     @inline(__always)
     mutating func separate() {
-        guard let last = bytes.last else { return }
-        switch last {
-        case 0x7B, 0x5B, 0x3A, 0x0A: return  // { [ : newline
-        default: bytes.append(0x2C)
-        }
+        if needsComma { bytes.append(0x2C) }
     }
 
     // MARK: Structure
@@ -57,9 +63,7 @@ public struct JSONWriter: Sendable {
 
     /// A member name and its colon; the next value call writes the member's value.
     public mutating func key(_ name: String) {
-        separate()
-        appendString(name)
-        bytes.append(0x3A)
+        appendString(name, comma: needsComma, colon: true)
     }
 
     /// `{ … }` around `body`.
@@ -81,22 +85,17 @@ public struct JSONWriter: Sendable {
     // MARK: Scalars
 
     public mutating func string(_ value: String) {
-        separate()
-        appendString(value)
+        appendString(value, comma: needsComma, colon: false)
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        appendStatic(value ? "true" : "false")
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        appendStatic("null")
     }
 
     public mutating func int(_ value: Int) {
@@ -104,18 +103,11 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func int64(_ value: Int64) {
-        separate()
-        if value < 0 {
-            bytes.append(0x2D)
-            appendDigits(value.magnitude)
-        } else {
-            appendDigits(UInt64(value))
-        }
+        appendDigits(value.magnitude, comma: needsComma, negative: value < 0)
     }
 
     public mutating func uint64(_ value: UInt64) {
-        separate()
-        appendDigits(value)
+        appendDigits(value, comma: needsComma, negative: false)
     }
 
     /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
@@ -126,12 +118,40 @@ public struct JSONWriter: Sendable {
             int64(exact)
             return
         }
-        separate()
         guard value.isFinite else {
-            bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            separate()
+            appendStatic("null")
             return
         }
+        if appendShortDecimal(value) { return }
+        separate()
         bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// The common reply numbers (offsets like -60.5, -30.25, 0.125) without `description`, which
+    /// costs a String and about 400 instructions: with one to three decimals, `m / 10^k == value`
+    /// says exactly that the decimal m·10^-k parses back to `value` (the division is correctly
+    /// rounded, as parsing is), and trying k = 1, 2, 3 in turn finds the shortest such decimal.
+    mutating func appendShortDecimal(_ value: Double) -> Bool {
+        guard value.magnitude < 1e15 else { return false }
+        var scale = 1.0
+        for k in 1...3 {
+            scale *= 10
+            let m = (value * scale).rounded()
+            guard m / scale == value else { continue }
+            let scaled = Int64(m).magnitude
+            let unit = UInt64(scale)
+            appendDigits(scaled / unit, comma: needsComma, negative: value < 0)
+            bytes.append(0x2E)
+            let fraction = scaled % unit
+            var divisor = unit / 10
+            for _ in 0..<k {
+                bytes.append(0x30 &+ UInt8(truncatingIfNeeded: fraction / divisor % 10))
+                divisor /= 10
+            }
+            return true
+        }
+        return false
     }
 
     /// A parsed number: its exact integer when it has one, else its double. Writing and parsing
@@ -175,8 +195,12 @@ public struct JSONWriter: Sendable {
         case .object(let object):
             beginObject()
             for member in object.members {
-                key(member.key)
-                self.value(member.value)
+                if case .string(let text) = member.value {
+                    field(member.key, text)  // one append for the whole member
+                } else {
+                    key(member.key)
+                    self.value(member.value)
+                }
             }
             endObject()
         }
@@ -184,7 +208,48 @@ public struct JSONWriter: Sendable {
 
     // MARK: Members, for replies that read like their JSON
 
-    public mutating func field(_ name: String, _ value: String) { key(name); string(value) }
+    /// `"name":"value"`: the most common member of a reply, in one append when both are short
+    /// and need no escapes (see `appendString`).
+    public mutating func field(_ name: String, _ value: String) {
+        let comma = needsComma
+        var name = name
+        var value = value
+        let done = name.withUTF8 { key in
+            value.withUTF8 { text in
+                let total = key.count + text.count
+                guard total <= 240, !needsEscaping(key), !needsEscaping(text) else { return false }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 246) { staging in
+                    let base = staging.baseAddress!
+                    var k = 0
+                    if comma {
+                        base[k] = 0x2C
+                        k += 1
+                    }
+                    base[k] = 0x22
+                    k += 1
+                    if let source = key.baseAddress, key.count > 0 {
+                        (base + k).initialize(from: source, count: key.count)
+                    }
+                    k += key.count
+                    (base + k).initialize(repeating: 0x22, count: 3)  // ":"
+                    base[k + 1] = 0x3A
+                    k += 3
+                    if let source = text.baseAddress, text.count > 0 {
+                        (base + k).initialize(from: source, count: text.count)
+                    }
+                    k += text.count
+                    base[k] = 0x22
+                    k += 1
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: k))
+                }
+                return true
+            }
+        }
+        if !done {
+            key(name)
+            string(value)
+        }
+    }
     public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
     public mutating func field(_ name: String, _ value: Int) { key(name); int(value) }
     public mutating func field(_ name: String, _ value: Int64) { key(name); int64(value) }
@@ -206,37 +271,93 @@ public struct JSONWriter: Sendable {
 
     // MARK: Encoding
 
-    /// Decimal digits, most significant first, without a sign.
+    /// Literal text, without allocating an array for it.
     @inline(__always)
-    mutating func appendDigits(_ value: UInt64) {
-        if value < 10 {
-            bytes.append(0x30 &+ UInt8(truncatingIfNeeded: value))
-            return
-        }
-        let start = bytes.count
-        var v = value
-        repeat {
-            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-            bytes.append(0x30 &+ UInt8(truncatingIfNeeded: r))
-            v = q
-        } while v != 0
-        bytes[start...].reverse()
+    mutating func appendStatic(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// A quoted string. Swift strings are valid UTF-8, so only `"`, `\` and control characters
-    /// need escaping; everything else (including U+2028) is copied as is.
-    mutating func appendString(_ value: String) {
-        bytes.append(0x22)
+    /// Decimal digits, most significant first, with a comma and a minus sign when asked, in one
+    /// append (UInt64.max has 20 digits).
+    @inline(__always)
+    mutating func appendDigits(_ value: UInt64, comma: Bool, negative: Bool) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { staging in
+            let base = staging.baseAddress!
+            var k = 24
+            var v = value
+            repeat {
+                let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+                k -= 1
+                base[k] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+                v = q
+            } while v != 0
+            if negative { k -= 1; base[k] = 0x2D }
+            if comma { k -= 1; base[k] = 0x2C }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + k, count: 24 - k))
+        }
+    }
+
+    /// A quoted string, with a comma before it and a colon after it when asked. Swift strings
+    /// are valid UTF-8, so only `"`, `\` and control characters need escaping; everything else
+    /// (including U+2028) is copied as is.
+    ///
+    /// Why the staging: each `Array.append` costs a uniqueness and capacity check and a generic
+    /// copy (about 70 instructions), so a short string without escapes, which is nearly every key
+    /// and value, is assembled on the stack and appended once.
+    mutating func appendString(_ value: String, comma: Bool, colon: Bool) {
         var value = value
         value.withUTF8 { utf8 in
-            var clean = 0  // start of the run not yet copied
-            for (index, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
+            let count = utf8.count
+            if count <= 120 && !needsEscaping(utf8) {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 124) { staging in
+                    let base = staging.baseAddress!
+                    var k = 0
+                    if comma { base[k] = 0x2C; k += 1 }
+                    base[k] = 0x22; k += 1
+                    if let source = utf8.baseAddress, count > 0 {
+                        (base + k).initialize(from: source, count: count)
+                    }
+                    k += count
+                    base[k] = 0x22; k += 1
+                    if colon { base[k] = 0x3A; k += 1 }
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: k))
+                }
+                return
+            }
+            if comma { bytes.append(0x2C) }
+            appendEscaped(utf8)
+            if colon { bytes.append(0x3A) }
+        }
+    }
+
+    @inline(__always)
+    func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in utf8 where b < 0x20 || b == 0x22 || b == 0x5C { return true }
+        return false
+    }
+
+    /// The general case: quotes, and clean runs copied between escapes.
+    mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(0x22)
+        guard let base = utf8.baseAddress else {
+            bytes.append(0x22)
+            return
+        }
+        let count = utf8.count
+        var clean = 0  // start of the run not yet copied
+        var index = 0
+        while index < count {
+            let b = base[index]
+            if b < 0x20 || b == 0x22 || b == 0x5C {
+                if index > clean {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: index - clean))
+                }
                 appendEscape(b)
                 clean = index + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
+            index += 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + clean, count: count - clean))
         bytes.append(0x22)
     }
 
@@ -251,7 +372,7 @@ public struct JSONWriter: Sendable {
         case 0x0C: bytes.append(UInt8(ascii: "f"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30])
+            appendStatic("u00")
             bytes.append(hexDigits.utf8Start[Int(b >> 4)])
             bytes.append(hexDigits.utf8Start[Int(b & 0xF)])
         }

@@ -15,11 +15,11 @@
 //   its final request and shuts down its write side gets an answer, as with most line protocols.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 public struct LineFramer: Sendable {
@@ -110,7 +110,8 @@ public struct LineFramer: Sendable {
         guard count > 0 else { return nil }
         let found: Int? = buffer.withUnsafeBytes { raw in
             guard let base = raw.baseAddress,
-                  let hit = memchr(base + from, 0x0A, count) else { return nil }
+                let hit = memchr(base + from, 0x0A, count)
+            else { return nil }
             return base.distance(to: UnsafeRawPointer(hit))
         }
         scanned = found ?? buffer.count
@@ -138,8 +139,11 @@ public struct LineFramer: Sendable {
     /// At end of input: the last unterminated line, or the report of an oversized one.
     private mutating func takeTail() -> Frame? {
         if let dropped = discarded {
-            let length = dropped + (buffer.count - start)
+            var length = dropped + (buffer.count - start)
+            let crAtEnd = start < buffer.count ? buffer[buffer.count - 1] == 0x0D : discardedCR
+            if crAtEnd { length -= 1 }  // a last line is stripped of one CR like any other
             discarded = nil
+            discardedCR = false
             advance(to: buffer.count)
             return .tooLarge(length: length)
         }
