@@ -82,8 +82,8 @@ final class JSONParserTests: XCTestCase {
     // MARK: n_ structure
 
     func testRejectsStructuralErrors() {
-        reject("", "unexpected end of input")
-        reject("   ", "unexpected end of input")
+        reject("", "unexpected end of input at byte 0")
+        reject("   ", "unexpected end of input at byte 3")
         reject("[1,]", "trailing comma at byte 2")
         reject("[1 , ]", "trailing comma at byte 3")
         reject("{\"a\":1,}", "trailing comma at byte 6")
@@ -96,13 +96,13 @@ final class JSONParserTests: XCTestCase {
         reject("[1] [2]", "trailing characters after the value at byte 4")
         reject("1 2", "trailing characters after the value at byte 2")
         reject("{}x", "trailing characters after the value at byte 2")
-        reject("[", "unexpected end of input")
-        reject("[1", "unexpected end of input")
-        reject("[1,", "unexpected end of input")
-        reject("{", "unexpected end of input")
-        reject("{\"a\"", "unexpected end of input")
-        reject("{\"a\":", "unexpected end of input")
-        reject("{\"a\":1", "unexpected end of input")
+        reject("[", "unexpected end of input at byte 1")
+        reject("[1", "unexpected end of input at byte 2")
+        reject("[1,", "unexpected end of input at byte 3")
+        reject("{", "unexpected end of input at byte 1")
+        reject("{\"a\"", "unexpected end of input at byte 4")
+        reject("{\"a\":", "unexpected end of input at byte 5")
+        reject("{\"a\":1", "unexpected end of input at byte 6")
         reject("]", "unexpected character ']' at byte 0")
         reject("}", "unexpected character '}' at byte 0")
         reject("[,1]", "unexpected character ',' at byte 1")
@@ -118,10 +118,10 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testRejectsBadLiterals() {
-        reject("tru", "unexpected end of input")
+        reject("tru", "unexpected end of input at byte 3")
         reject("trux", "invalid literal (expected 'true') at byte 0")
         reject("True", "unexpected character 'T' at byte 0")
-        reject("nul", "unexpected end of input")
+        reject("nul", "unexpected end of input at byte 3")
         reject("NULL", "unexpected character 'N' at byte 0")
         reject("falsy", "invalid literal (expected 'false') at byte 0")
         reject("truefalse", "trailing characters after the value at byte 4")
@@ -149,7 +149,7 @@ final class JSONParserTests: XCTestCase {
     // MARK: n_ numbers
 
     func testRejectsBadNumbers() {
-        reject("-", "unexpected end of input")
+        reject("-", "unexpected end of input at byte 1")
         reject("-a", "expected a digit after '-' at byte 1")
         reject("- 1", "expected a digit after '-' at byte 1")
         reject("01", "leading zero in number at byte 0")
@@ -159,11 +159,11 @@ final class JSONParserTests: XCTestCase {
         reject("00", "leading zero in number at byte 0")
         reject("+1", "unexpected character '+' at byte 0")
         reject(".5", "unexpected character '.' at byte 0")
-        reject("1.", "unexpected end of input")
+        reject("1.", "unexpected end of input at byte 2")
         reject("1.e5", "expected a digit after the decimal point at byte 2")
         reject("[1.]", "expected a digit after the decimal point at byte 3")
-        reject("1e", "unexpected end of input")
-        reject("1e+", "unexpected end of input")
+        reject("1e", "unexpected end of input at byte 2")
+        reject("1e+", "unexpected end of input at byte 3")
         reject("[1e]", "expected a digit in the exponent at byte 3")
         reject("1e+-1", "expected a digit in the exponent at byte 3")
         reject("1E--1")
@@ -194,8 +194,8 @@ final class JSONParserTests: XCTestCase {
     func testRejectsBadStrings() {
         reject("\"abc", "unexpected end of input in string starting at byte 0")
         reject("[\"abc", "unexpected end of input in string starting at byte 1")
-        reject("\"\\", "unexpected end of input")
-        reject("\"\\u12", "unexpected end of input")
+        reject("\"\\", "unexpected end of input at byte 2")
+        reject("\"\\u12", "unexpected end of input at byte 5")
         reject("\"\\x\"", "invalid escape '\\character 'x'' in string at byte 1")
         reject("\"\\a\"")
         reject("\"\\'\"")
