@@ -1,9 +1,10 @@
 // Structured logging: every entry goes to the journal through sd_journal_sendv (the variadic
 // sd_journal_send is not callable from Swift) with a constant MESSAGE and the data in fields
 // (CLIENT=, PEER_UID=, OP=, MOVIE=, SEQ=, ERROR=), so `journalctl -o json` and
-// `journalctl CLIENT=3` work. The same line goes to stderr for people running `swiped` in a
-// terminal, unless stderr is itself connected to the journal ($JOURNAL_STREAM), which would
-// log every entry twice.
+// `journalctl CLIENT=3` work. The same line goes to stderr for people running `swiped` by hand:
+// every entry on a terminal; only notices and worse when stderr is a file or a pipe (a line per
+// mutation there would cost more than the mutation's own work); nothing when stderr is itself
+// connected to the journal ($JOURNAL_STREAM), which would log every entry twice.
 import CSystemd
 
 #if canImport(Glibc)
@@ -28,21 +29,25 @@ public enum Priority: Int, Sendable {
 }
 
 public final class Journal {
-    /// Whether each entry is also written to fd 2.
-    let echoToStderr: Bool
+    /// Entries up to this priority are also written to fd 2 (nil: none).
+    let echoPriority: Priority?
     /// Entries above this priority (numerically) are dropped everywhere.
     public var maxPriority: Priority
 
     public init(maxPriority: Priority = .info) {
         self.maxPriority = maxPriority
-        self.echoToStderr = !Journal.stderrIsJournal()
+        if Journal.stderrIsJournal() {
+            echoPriority = nil
+        } else {
+            echoPriority = isatty(2) == 1 ? .debug : .notice
+        }
     }
 
     /// Logs one entry. `message` stays constant for a kind of event; the data go in `fields`.
     public func log(_ priority: Priority, _ message: String, _ fields: [(String, String)] = []) {
         guard priority.rawValue <= maxPriority.rawValue else { return }
         send(priority, message, fields)
-        if echoToStderr {
+        if let echoPriority, priority.rawValue <= echoPriority.rawValue {
             var line = "swiped[\(priority.name)]: \(message)"
             for (key, value) in fields { line += " \(key)=\(value)" }
             writeStderr(line + "\n")

@@ -131,6 +131,7 @@ extension Server {
         deliver(store.completions())
     }
 
+
     /// Answers the commands of a finished commit, then tells subscribers and rows.
     func deliver(_ batch: Completions) {
         var touched: [Connection] = []
@@ -154,11 +155,14 @@ extension Server {
         if let fatalError = batch.fatal {
             return fatal(fatalError.message)
         }
+        // Queue the events, then write: the writers' replies first (what they wait for), then
+        // everyone else's events.
+        if !batch.committed.isEmpty { fanOut(batch.committed) }
+        for c in touched { afterWork(c) }
         if !batch.committed.isEmpty {
-            fanOut(batch.committed)
+            for c in Array(connections.values) where c.queued > 0 { afterWork(c) }
             markStatusDirty()
         }
-        for c in touched { afterWork(c) }
     }
 
     // MARK: - Subscriptions
@@ -201,7 +205,8 @@ extension Server {
         }
     }
 
-    /// Live events: each encoded once, appended to every subscriber that is up to date.
+    /// Live events: each encoded once, appended to every subscriber that is up to date (the
+    /// caller writes them out).
     private func fanOut(_ events: [CommittedEvent]) {
         for event in events {
             var line = JSONWriter()
@@ -221,7 +226,6 @@ extension Server {
             }
             updateRows(for: event)
         }
-        for c in Array(connections.values) where c.queued > 0 { afterWork(c) }
     }
 }
 

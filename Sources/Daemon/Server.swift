@@ -87,7 +87,7 @@ public final class Server {
     public func run() -> Int32 {
         do {
             try setUp()
-            journal.log(.info, "swiped started", [
+            journal.log(.notice, "swiped started", [
                 ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
                 ("MOVIES", "\(store.state.movies.count)"), ("SEQ", "\(store.latestSeq)"),
                 ("SNAPSHOT_SEQ", "\(store.startup.snapshotSeq)"), ("REPLAYED", "\(store.startup.replayed)"),
@@ -319,7 +319,7 @@ public final class Server {
     private func reload() {
         Notify.reloading()
         writers = WritersPolicy(group: config.writersGroup)
-        journal.log(.info, "reloaded", [("WRITERS", config.writersGroup ?? "everyone"),
+        journal.log(.notice, "reloaded", [("WRITERS", config.writersGroup ?? "everyone"),
                                          ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-")])
         Notify.ready(status: statusLine())
     }
@@ -328,7 +328,7 @@ public final class Server {
         guard !shuttingDown else { return }
         shuttingDown = true
         Notify.stopping(status: "Stopping: finishing pending commits.")
-        journal.log(.info, "stopping", [("SIGNAL", signal == SIGTERM ? "SIGTERM" : "SIGINT"),
+        journal.log(.notice, "stopping", [("SIGNAL", signal == SIGTERM ? "SIGTERM" : "SIGINT"),
                                          ("CLIENTS", "\(connections.count)"), ("PENDING", "\(pending.count)")])
         listenSource?.cancel()
         listenSource = nil
