@@ -14,10 +14,10 @@ RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
-TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 
-.PHONY: all build release run test test-unit test-integration bench soak fuzz lint install install-built \
+.PHONY: all build release run run-built test test-unit test-integration bench soak fuzz lint install install-built \
         uninstall asan tsan clean deps-build deps-test deps-bench
 
 all: build
@@ -50,8 +50,16 @@ release: deps-build
 	$(SWIFT) build -c release
 
 # Foreground daemon on an embedded default: ./swiped.sock and ./swiped-state (no root needed).
+# `run-built` starts what $(RELEASE) already holds (the tests run it on their debug build).
+RUN_SOCKET ?= $(CURDIR)/swiped.sock
+RUN_STATE  ?= $(CURDIR)/swiped-state
 run: release
-	$(RELEASE)/swiped --socket $(CURDIR)/swiped.sock --state $(CURDIR)/swiped-state
+	@$(MAKE) --no-print-directory run-built
+
+run-built:
+	@echo "swiped: socket $(RUN_SOCKET), state $(RUN_STATE); Ctrl-C stops it."
+	@echo "        try: socat - UNIX-CONNECT:$(RUN_SOCKET)"
+	exec $(RELEASE)/swiped --socket $(RUN_SOCKET) --state $(RUN_STATE)
 
 # --- Tests -----------------------------------------------------------------------------------
 # Unit tests of every library, then integration tests that start the real binaries.

@@ -1,0 +1,71 @@
+// The README's path for a new user, step by step: `make run` starts the daemon on the embedded
+// default and says where; socat and swipectl talk to it as the README shows; `.ci/run` runs the
+// README's test command. (`make install` is InstallTests; the socat session of protocol.md is
+// DaemonShellClientsTests; `make test` itself is what CI runs.)
+//
+// `make run` builds in release mode first, which takes minutes here; the test runs the same
+// recipe on the binaries just built for the tests (`make run-built RELEASE=<build dir>`) and
+// checks with `make -n` that `run` is `release` + `run-built`.
+
+import Foundation
+import Glibc
+import XCTest
+
+final class ReadmeTests: XCTestCase {
+    static let root = InstallTests.root
+
+    func testQuickStartCommandsAreTheOnesCIAndTheMakefileUse() throws {
+        let readme = try String(contentsOfFile: "\(Self.root)/README.md", encoding: .utf8)
+        XCTAssertTrue(readme.contains("    make run "), "README's quick start shows make run")
+        XCTAssertTrue(readme.contains("    make test "), "README's quick start shows make test")
+        let ci = try String(contentsOfFile: "\(Self.root)/.ci/run", encoding: .utf8)
+        XCTAssertTrue(ci.contains("\nmake test\n"), ".ci/run calls the README's test command")
+        let plan = try Subprocess.run("make", ["-n", "-C", Self.root, "run"])
+        XCTAssertEqual(plan.status, .exited(0), plan.standardError)
+        XCTAssertTrue(plan.standardOutput.contains("build -c release"), plan.standardOutput)
+        XCTAssertTrue(plan.standardOutput.contains("run-built"), plan.standardOutput)
+    }
+
+    func testMakeRunStartsTheDaemonThatSocatAndSwipectlTalkTo() throws {
+        let dir = try TemporaryDirectory("swiped-readme")
+        let socket = dir.file("swiped.sock")
+        let buildDirectory = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
+        let make = try Subprocess(
+            "make",
+            ["--no-print-directory", "-C", Self.root, "run-built", "RELEASE=\(buildDirectory)",
+             "RUN_SOCKET=\(socket)", "RUN_STATE=\(dir.file("swiped-state"))"])
+        // It says where it listens, on stdout (make) and in the daemon's own log line.
+        try make.waitForOutput("socket \(socket)")
+        try make.waitForOutput("swiped started", in: .standardError)
+
+        // The README's socat lines.
+        let socat = try Subprocess(
+            "socat", ["-t", "2", "-", "UNIX-CONNECT:\(socket)"], input: .pipe)
+        try socat.write(#"{"op":"toggle-watched","movie":"matrix","id":1}"# + "\n")
+        try socat.write(#"{"op":"drag","movie":"seven","dx":-60}"# + "\n")
+        try socat.write(#"{"op":"release","movie":"seven"}"# + "\n")
+        try socat.waitForOutput(#""phase":"open""#)
+        socat.closeStandardInput()
+        _ = try socat.wait(timeout: .seconds(5))
+        let lines = socat.standardOutput.split(separator: "\n")
+        XCTAssertTrue(lines[0].hasPrefix(#"{"event":"hello","protocol":1,"#), "\(lines)")
+        XCTAssertTrue(lines[1].hasPrefix(#"{"id":1,"ok":true,"seq":11,"movie":{"id":"matrix""#), "\(lines)")
+        XCTAssertTrue(lines[3].contains(#""buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]"#), "\(lines)")
+
+        // The README's swipectl lines.
+        let swipectl = try Binaries.swipectl
+        let list = try Subprocess.run(swipectl, ["--socket", socket, "list"])
+        XCTAssertEqual(list.status, .exited(0), list.standardError)
+        XCTAssertTrue(list.standardOutput.contains("The Matrix"), list.standardOutput)
+        for args in [["toggle-watched", "matrix"], ["toggle-friends", "The God"]] {
+            let run = try Subprocess.run(swipectl, ["--socket", socket] + args)
+            XCTAssertEqual(run.status, .exited(0), "\(args): \(run.standardError)")
+        }
+
+        // Ctrl-C stops it cleanly.
+        make.kill(SIGINT, group: true)
+        let status = try make.wait(timeout: .seconds(5))
+        XCTAssertTrue(status == .exited(0) || status == .exited(2) || status == .signaled(SIGINT), "\(status)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "the socket file is removed on exit")
+    }
+}
