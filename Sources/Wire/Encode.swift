@@ -82,12 +82,7 @@ public enum Encode {
         key(&out, "seq")
         out.uint64(seq)
         key(&out, "movies")
-        out.bytes.append(UInt8(ascii: "["))
-        for (index, m) in movies.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            movie(&out, m)
-        }
-        out.bytes.append(UInt8(ascii: "]"))
+        array(&out, movies) { movie(&$0, $1) }
         end(&out)
     }
 
@@ -96,12 +91,7 @@ public enum Encode {
         key(&out, "seq")
         out.uint64(seq)
         key(&out, "events")
-        out.bytes.append(UInt8(ascii: "["))
-        for (index, e) in events.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            event(&out, e, asEvent: false)
-        }
-        out.bytes.append(UInt8(ascii: "]"))
+        array(&out, events) { event(&$0, $1, asEvent: false) }
         end(&out)
     }
 
@@ -134,12 +124,7 @@ public enum Encode {
     public static func rows(_ out: inout JSONWriter, id: [UInt8]?, rows: [RowRender]) {
         begin(&out, id: id, ok: true)
         key(&out, "rows")
-        out.bytes.append(UInt8(ascii: "["))
-        for (index, r) in rows.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            row(&out, r)
-        }
-        out.bytes.append(UInt8(ascii: "]"))
+        array(&out, rows) { row(&$0, $1) }
         end(&out)
     }
 
@@ -352,6 +337,17 @@ public enum Encode {
                 out.string(role.rawValue)
             }
             out.bytes.append(UInt8(ascii: "}"))
+        }
+        out.bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `[a,b,…]`, each element written by `element` (which writes a whole value).
+    @inline(__always)
+    static func array<T>(_ out: inout JSONWriter, _ items: [T], _ element: (inout JSONWriter, T) -> Void) {
+        out.bytes.append(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
+            element(&out, item)
         }
         out.bytes.append(UInt8(ascii: "]"))
     }
