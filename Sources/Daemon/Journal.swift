@@ -33,6 +33,9 @@ public final class Journal {
     let echoPriority: Priority?
     /// Entries above this priority (numerically) are dropped everywhere.
     public var maxPriority: Priority
+    /// After a failed send (no journald listening), sends are skipped until this instant
+    /// (CLOCK_MONOTONIC, ns): libsystemd would try, and fail, a sendmsg for every entry.
+    private var journalRetryAt: UInt64 = 0
 
     public init(maxPriority: Priority = .info) {
         self.maxPriority = maxPriority
@@ -55,6 +58,10 @@ public final class Journal {
     }
 
     private func send(_ priority: Priority, _ message: String, _ fields: [(String, String)]) {
+        if journalRetryAt != 0 {
+            guard Journal.monotonicNanoseconds() >= journalRetryAt else { return }
+            journalRetryAt = 0
+        }
         var entries: [String] = [
             "MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=swiped",
         ]
@@ -73,9 +80,17 @@ public final class Journal {
                 iovec(iov_base: raw.baseAddress! + start, iov_len: length)
             }
             // A journal that is not there (nothing listens at /run/systemd/journal/socket) is
-            // not an error for the daemon: stderr still has the line.
-            _ = sd_journal_sendv(&iov, Int32(iov.count))
+            // not an error for the daemon: stderr still has the line. Try again in a second.
+            if sd_journal_sendv(&iov, Int32(iov.count)) < 0 {
+                journalRetryAt = Journal.monotonicNanoseconds() + 1_000_000_000
+            }
         }
+    }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected to stderr.
