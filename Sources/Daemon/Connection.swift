@@ -63,12 +63,13 @@ final class Connection {
 
     var queued: Int { out.bytes.count - outHead }
 
-    /// Whether the connection has nothing more to do: every reply it is owed has been written,
-    /// and either a `bye` was sent or the peer closed its writing side without a subscription
-    /// (a half-closed subscriber keeps receiving events until it closes for good).
+    /// Whether the connection has nothing more to do: every reply it is owed has been written
+    /// (including those of lines still in the framer), and either a `bye` was sent or the peer
+    /// closed its writing side without a subscription (a half-closed subscriber keeps receiving
+    /// events until it closes for good).
     var isFinished: Bool {
         guard slots.isEmpty && queued == 0 else { return false }
-        return closing || (readClosed && cursor == nil && !subscriptionPending)
+        return closing || (readClosed && framer.buffered == 0 && cursor == nil && !subscriptionPending)
     }
 
     /// Appends a reply in request order: straight to the write queue unless an earlier reply is

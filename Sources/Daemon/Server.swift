@@ -254,13 +254,19 @@ public final class Server {
         if c.queued > 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
         }
+        // Lines left in the framer (reading paused, or processing stopped at the cap) are
+        // handled once the queue has room again, before deciding whether the connection is done:
+        // a half-closed client that pipelined more than the cap still gets every reply.
+        if c.queued <= config.maxQueue / 2, c.framer.buffered > 0, !c.closing {
+            c.readPaused = false
+            processLines(c)
+            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
+        }
         if c.isFinished {
             return drop(c, reason: c.closing ? "closed by server" : "peer closed")
         }
         if c.readPaused, c.queued <= config.maxQueue / 2 {
             c.readPaused = false
-            processLines(c)  // lines buffered while paused
-            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
         } else if !c.readPaused, c.queued > config.maxQueue {
             c.readPaused = true
         }
