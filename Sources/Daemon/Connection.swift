@@ -45,6 +45,8 @@ final class Connection {
     /// Set while the subscribe reply waits behind a pending reply: events wait too.
     var subscriptionPending = false
     var timers: [RowID: EventLoop.Timer] = [:]
+    /// Closes the connection if its `bye` is not read in time.
+    var goodbyeTimer: EventLoop.Timer?
     /// The write queue passed its cap: reading stops until it drains to half.
     var readPaused = false
     /// The peer closed its writing side; replies still owed are sent, then the socket closes.
