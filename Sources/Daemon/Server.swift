@@ -227,7 +227,10 @@ public final class Server {
                 c.framer.finish()
             }
             processLines(c)
-        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 && c.queued > 0 {
+        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
+            // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
+            // mask, so keeping the connection would also make the loop spin on it.
             return drop(c, reason: "peer gone")
         }
         afterWork(c)
