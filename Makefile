@@ -81,6 +81,21 @@ uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
 
+# Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
+# abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
+soak: deps-test
+	$(SWIFT) build --build-tests
+	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
+
+# libFuzzer on request framing, decoding and reply encoding (Fuzz/RequestFuzz), for a bounded
+# time. Crashes are written to .build/fuzz/crash-*; turn each into a test in Tests/WireTests.
+FUZZ_TIME ?= 60
+fuzz:
+	Fuzz/RequestFuzz/build.sh
+	mkdir -p .build/fuzz/corpus
+	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+	    -artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/RequestFuzz/seeds
+
 asan: deps-test
 	$(SWIFT) test --sanitize=address
 
