@@ -73,7 +73,7 @@ final class ReliabilityAbuseTests: XCTestCase {
 
     func testSubscriberThatNeverReadsGetsSlowConsumerAndOthersKeepTheirLatency() throws {
         let (dir, daemon) = try makeDaemon(["--max-queue", "32768"])
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }
         // Two subscribers that do not read: one reads late (it must find its bye), the other
         // never (it must be closed anyway: its descriptor and queue are not kept).
         let late = try daemon.connect()
@@ -135,7 +135,7 @@ final class ReliabilityAbuseTests: XCTestCase {
 
     func testClientThatSendsWithoutReadingStopsBeingReadAndMemoryStaysBounded() throws {
         let (dir, daemon) = try makeDaemon()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }
         let flood = try daemon.connect()
         let rssBefore = try daemon.rssKB()
         let pinger = Pinger(socket: daemon.socket)
@@ -191,7 +191,7 @@ final class ReliabilityAbuseTests: XCTestCase {
 
     func testConnectionFloodPastMaxClientsIsRefusedWithByeAndTheDaemonCarriesOn() throws {
         let (dir, daemon) = try makeDaemon(["--max-clients", "16"])
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }
         let rssBefore = try daemon.rssKB()
         let descriptorsBefore = settledDescriptors(daemon.pid)
         var served: [LineClient] = []
@@ -246,7 +246,7 @@ final class ReliabilityAbuseTests: XCTestCase {
 
     func testHalfClosedSocketsGetEveryReplyThenEndOfFile() throws {
         let (dir, daemon) = try makeDaemon()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }
         let failures = Locked<[String]>([])
         let socket = daemon.socket
         runThreads(soak ? 32 : 8) { t in
@@ -284,7 +284,7 @@ final class ReliabilityAbuseTests: XCTestCase {
 
     func testClientsVanishingMidLineOrMidCommitLeaveTheDaemonFine() throws {
         let (dir, daemon) = try makeDaemon(["--max-line", "4096"])
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }
         let observer = try daemon.connect()
         let descriptorsBefore = settledDescriptors(daemon.pid)
         let rssBefore = try daemon.rssKB()
