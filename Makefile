@@ -96,11 +96,16 @@ fuzz:
 	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
 	    -artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/RequestFuzz/seeds
 
+# Sanitizer builds get their own build directories, so that they do not throw the debug build
+# away (and back). The integration tests then run the sanitized swiped.
 asan: deps-test
-	$(SWIFT) test --sanitize=address
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
+	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
 tsan: deps-test
-	$(SWIFT) test --sanitize=thread
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-asan .build-tsan

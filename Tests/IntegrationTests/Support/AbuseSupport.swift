@@ -219,3 +219,13 @@ func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
+
+/// Whether this test process (and so the daemon built with it) runs under ASan or TSan, whose
+/// quarantine and shadow memory grow RSS without a leak and whose checks slow every request.
+let sanitizerBuild: Bool = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
+
+/// How much the daemon's VmRSS may grow under abuse: 64 MB (512 MB under a sanitizer).
+let rssGrowthBoundKB = sanitizerBuild ? 512 * 1024 : 64 * 1024
+
+/// Ping p99 bound under abuse: 50 ms in a debug build (250 ms under a sanitizer).
+let pingP99BoundMilliseconds: Double = sanitizerBuild ? 250 : 50
