@@ -98,10 +98,13 @@ fuzz:
 
 # Sanitizer builds get their own build directories, so that they do not throw the debug build
 # away (and back). The integration tests then run the sanitized swiped.
+# LeakSanitizer is off for the test runner only: swift-corelibs-xctest and swift-foundation
+# leak their own objects at exit (test cases, teardown blocks, String(contentsOfFile:)).
+# The daemons the reliability tests start turn it back on (ASAN_OPTIONS=detect_leaks=1), so a
+# leak in swiped fails the tests that expect it to exit 0.
 asan: deps-test
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
-	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
 tsan: deps-test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan

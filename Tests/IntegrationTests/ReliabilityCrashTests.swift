@@ -207,9 +207,13 @@ final class ReliabilityCrashTests: XCTestCase {
             }
             let (status, seconds) = exit.get
             XCTAssertEqual(status, .exited(0), daemon.standardError.suffix(2000).description)
-            XCTAssertLessThan(seconds, 1.0, "SIGTERM to exit took \(seconds) s")
+            // 1 s; a sanitizer build (TSan: 5-15 times slower) gets 3 s.
+            XCTAssertLessThan(seconds, sanitizerBuild ? 3.0 : 1.0, "SIGTERM to exit took \(seconds) s")
             print("sigterm: round \(round): \(acks.get.count) acknowledged, exit \(String(describing: status)) "
                   + "in \(Int(seconds * 1000)) ms")
+            if seconds > 0.5 {
+                print("sigterm: slow exit; the daemon's last lines:\n" + daemon.standardError.split(separator: "\n").suffix(15).joined(separator: "\n"))
+            }
             allAcks += acks.get
             perClient += results.get
             try daemon.start()

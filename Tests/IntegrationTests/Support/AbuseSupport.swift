@@ -37,7 +37,10 @@ final class AbuseDaemon {
     func start() throws {
         process = try Subprocess(
             Binaries.swiped, ["--socket", socket, "--state", state] + extraArguments,
-            environment: ["NOTIFY_SOCKET": nil, "LISTEN_FDS": nil, "LISTEN_PID": nil, "SWIPED_WRITERS": nil])
+            environment: ["NOTIFY_SOCKET": nil, "LISTEN_FDS": nil, "LISTEN_PID": nil, "SWIPED_WRITERS": nil,
+                          // An ASan build of swiped checks for leaks when it exits (make asan turns
+                          // them off for the test runner only); other builds ignore this.
+                          "ASAN_OPTIONS": "detect_leaks=1"])
         let probe = try connect(timeout: .seconds(20))
         probe.close()
     }
