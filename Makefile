@@ -105,11 +105,34 @@ uninstall:
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
 	rm -rf $(DOCDIR)
 
+# Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
+# abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
+soak: deps-test
+	$(SWIFT) build --build-tests
+	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
+
+# libFuzzer on request framing, decoding and reply encoding (Fuzz/RequestFuzz), for a bounded
+# time. Crashes are written to .build/fuzz/crash-*; turn each into a test in Tests/WireTests.
+FUZZ_TIME ?= 60
+fuzz:
+	Fuzz/RequestFuzz/build.sh
+	mkdir -p .build/fuzz/corpus
+	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+	    -artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/RequestFuzz/seeds
+
+# Sanitizer builds get their own build directories, so that they do not throw the debug build
+# away (and back). The integration tests then run the sanitized swiped.
+# LeakSanitizer is off for the test runner only: swift-corelibs-xctest and swift-foundation
+# leak their own objects at exit (test cases, teardown blocks, String(contentsOfFile:)).
+# The daemons the reliability tests start turn it back on (ASAN_OPTIONS=detect_leaks=1), so a
+# leak in swiped fails the tests that expect it to exit 0.
 asan: deps-test
-	$(SWIFT) test --sanitize=address
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
 tsan: deps-test
-	$(SWIFT) test --sanitize=thread
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-asan .build-tsan

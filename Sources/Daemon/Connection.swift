@@ -44,6 +44,8 @@ final class Connection {
     /// Set while the subscribe reply waits behind a pending reply: events wait too.
     var subscriptionPending = false
     var timers: [RowID: EventLoop.Timer] = [:]
+    /// Closes the connection if its `bye` is not read in time.
+    var goodbyeTimer: EventLoop.Timer?
     /// The write queue passed its cap: reading stops until it drains to half.
     var readPaused = false
     /// The peer closed its writing side; replies still owed are sent, then the socket closes.
@@ -62,12 +64,13 @@ final class Connection {
 
     var queued: Int { out.bytes.count - outHead }
 
-    /// Whether the connection has nothing more to do: every reply it is owed has been written,
-    /// and either a `bye` was sent or the peer closed its writing side without a subscription
-    /// (a half-closed subscriber keeps receiving events until it closes for good).
+    /// Whether the connection has nothing more to do: every reply it is owed has been written
+    /// (including those of lines still in the framer), and either a `bye` was sent or the peer
+    /// closed its writing side without a subscription (a half-closed subscriber keeps receiving
+    /// events until it closes for good).
     var isFinished: Bool {
         guard slots.isEmpty && queued == 0 else { return false }
-        return closing || (readClosed && cursor == nil && !subscriptionPending)
+        return closing || (readClosed && framer.buffered == 0 && cursor == nil && !subscriptionPending)
     }
 
     /// Appends a reply in request order, worded now (the swipe ops: a reply shows the row as

@@ -27,6 +27,8 @@ public final class Server {
     /// Commands decided but not yet durable, at most; past it, `overloaded`.
     static let maxPendingCommands = 65_536
     static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
+    /// How long a connection told `bye` may take to read it before it is closed regardless.
+    static let goodbyeGraceMicroseconds: UInt64 = 1_000_000
 
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
@@ -239,7 +241,10 @@ public final class Server {
                 c.framer.finish()
             }
             processLines(c)
-        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 && c.queued > 0 {
+        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
+            // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
+            // mask, so keeping the connection would also make the loop spin on it.
             return drop(c, reason: "peer gone")
         }
         afterWork(c)
@@ -297,6 +302,8 @@ public final class Server {
         c.source = nil
         for timer in c.timers.values { timer.cancel() }
         c.timers.removeAll()
+        c.goodbyeTimer?.cancel()
+        c.goodbyeTimer = nil
         close(c.fd)
         journal.log(.info, "client disconnected", [
             ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
@@ -312,6 +319,13 @@ public final class Server {
         c.closing = true
         c.push { Encode.bye(&$0, reason: reason) }
         afterWork(c)
+        // A peer that does not read its bye (a slow consumer, typically) does not keep its
+        // descriptor and queue: it is closed after a grace period anyway.
+        guard connections[c.client] === c, c.goodbyeTimer == nil else { return }
+        c.goodbyeTimer = try? loop.makeTimer(description: "goodbye") { [unowned self, unowned c] in
+            drop(c, reason: "did not read its bye (\(reason))")
+        }
+        c.goodbyeTimer?.arm(afterMicroseconds: Server.goodbyeGraceMicroseconds)
     }
 
     // MARK: - Signals
