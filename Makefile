@@ -79,7 +79,7 @@ bench: deps-bench release .build/bench/echo
 	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 
 lint:
-	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz
 
 # Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages.
 # With DESTDIR empty, the groups are created right away (systemd-sysusers).

@@ -55,14 +55,20 @@ func runIdle(socket: String, count: Int, pid: Int32, hold: Double) {
         fds.append(fd)
     }
     for fd in fds {
-        readLines(fd, LineScanner()) { startsWith($0, "{\"event\":\"hello\"") || startsWith($0, "{\"event\":\"bye\"") }
+        readLines(fd, LineScanner()) {
+            startsWith($0, "{\"event\":\"hello\"") || startsWith($0, "{\"event\":\"bye\"")
+        }
     }
     usleep(UInt32(hold * 1e6))
     guard let after = residentKiB(pid: pid) else { fail("the server died") }
     let perClient = Double(after - before) / Double(count)
-    print("idle clients=\(count) rss_before_kib=\(before) rss_after_kib=\(after) per_client_kib=\(formatted(perClient, digits: 1))")
-    print("RESULT label=idle clients=\(count) rss_mib=\(formatted(Double(after) / 1024, digits: 1)) "
-        + "rss_before_mib=\(formatted(Double(before) / 1024, digits: 1)) per_client_kib=\(formatted(perClient, digits: 1))")
+    print(
+        "idle clients=\(count) rss_before_kib=\(before) rss_after_kib=\(after) per_client_kib=\(formatted(perClient, digits: 1))"
+    )
+    print(
+        "RESULT label=idle clients=\(count) rss_mib=\(formatted(Double(after) / 1024, digits: 1)) "
+            + "rss_before_mib=\(formatted(Double(before) / 1024, digits: 1)) per_client_kib=\(formatted(perClient, digits: 1))"
+    )
     for fd in fds { close(fd) }
 }
 
@@ -108,7 +114,9 @@ func runFanout(socket: String, count: Int, rounds: Int, movie: String) {
         let deadline = t0 + 5_000_000_000
         while received < count || acked == 0 {
             let n = epoll_wait(epoll, &events, Int32(events.count), 100)
-            if nowNanos() > deadline { fail("fan-out: only \(received) of \(count) subscribers got the event within 5 s") }
+            if nowNanos() > deadline {
+                fail("fan-out: only \(received) of \(count) subscribers got the event within 5 s")
+            }
             for k in 0..<max(0, Int(n)) {
                 let i = Int(events[k].data.u64)
                 let fd = i < count ? subscribers[i] : writer
@@ -137,13 +145,15 @@ func runFanout(socket: String, count: Int, rounds: Int, movie: String) {
         usleep(20_000)
     }
     func median(_ xs: [UInt64]) -> UInt64 { xs.sorted()[xs.count / 2] }
-    print("fanout subscribers=\(count) rounds=\(rounds) last_median_us=\(micros(median(lastTimes))) "
-        + "last_max_us=\(micros(lastTimes.max()!)) first_median_us=\(micros(median(firstTimes))) "
-        + "ack_median_us=\(micros(median(ackTimes)))")
-    print("RESULT label=fanout subscribers=\(count) last_ms=\(formatted(Double(median(lastTimes)) / 1e6, digits: 2)) "
-        + "last_max_ms=\(formatted(Double(lastTimes.max()!) / 1e6, digits: 2)) "
-        + "first_ms=\(formatted(Double(median(firstTimes)) / 1e6, digits: 2)) "
-        + "ack_ms=\(formatted(Double(median(ackTimes)) / 1e6, digits: 2))")
+    print(
+        "fanout subscribers=\(count) rounds=\(rounds) last_median_us=\(micros(median(lastTimes))) "
+            + "last_max_us=\(micros(lastTimes.max()!)) first_median_us=\(micros(median(firstTimes))) "
+            + "ack_median_us=\(micros(median(ackTimes)))")
+    print(
+        "RESULT label=fanout subscribers=\(count) last_ms=\(formatted(Double(median(lastTimes)) / 1e6, digits: 2)) "
+            + "last_max_ms=\(formatted(Double(lastTimes.max()!) / 1e6, digits: 2)) "
+            + "first_ms=\(formatted(Double(median(firstTimes)) / 1e6, digits: 2)) "
+            + "ack_ms=\(formatted(Double(median(ackTimes)) / 1e6, digits: 2))")
     for fd in subscribers + [writer] { close(fd) }
     close(epoll)
 }
@@ -164,7 +174,9 @@ func runStartup(arguments: [String], socket: String, timeout: Double) {
         raw[bytes.count] = 0
     }
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
     }
     guard notify >= 0, bound == 0 else { fail("cannot bind \(notifyPath)") }
     defer {
@@ -199,7 +211,9 @@ func runStartup(arguments: [String], socket: String, timeout: Double) {
             fail("no READY=1 within \(timeout) s")
         }
         var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { fail("\(arguments[0]) exited before READY=1 (status \(status))") }
+        if waitpid(pid, &status, WNOHANG) == pid {
+            fail("\(arguments[0]) exited before READY=1 (status \(status))")
+        }
         guard p.revents != 0 else { continue }
         let n = buffer.withUnsafeMutableBytes { recv(notify, $0.baseAddress, $0.count, 0) }
         if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").contains("READY=1") {
@@ -213,8 +227,12 @@ func runStartup(arguments: [String], socket: String, timeout: Double) {
     kill(pid, SIGTERM)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
-    print("startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1)) exit_status=\(status)")
-    print("RESULT label=startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1))")
+    print(
+        "startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1)) exit_status=\(status)"
+    )
+    print(
+        "RESULT label=startup ready_ms=\(formatted(Double(ready - t0) / 1e6, digits: 1)) hello_ms=\(formatted(Double(hello - t0) / 1e6, digits: 1))"
+    )
 }
 
 // MARK: - A log of a million events
@@ -241,7 +259,8 @@ func runFill(directory: String, count: Int) {
             batch.reserveCapacity(n)
             for _ in 0..<n {
                 let id = seeds[i % seeds.count].movieID
-                let event: MovieEvent = (i / seeds.count) % 3 == 2 ? .watchedWithFriendsToggled(id: id) : .watchedToggled(id: id)
+                let event: MovieEvent =
+                    (i / seeds.count) % 3 == 2 ? .watchedWithFriendsToggled(id: id) : .watchedToggled(id: id)
                 batch.append(NewEvent(stream: id, kind: event.kind, payload: event.payload))
                 i += 1
             }

@@ -91,14 +91,17 @@ final class LoadWorker: @unchecked Sendable {
     /// Sends what is queued; watches EPOLLOUT only while the socket is full.
     private func flush(_ c: LoadConnection, index: Int) -> Bool {
         while c.outHead < c.out.count {
-            let n = c.out.withUnsafeBytes { send(c.fd, $0.baseAddress! + c.outHead, $0.count - c.outHead, Int32(MSG_NOSIGNAL)) }
+            let n = c.out.withUnsafeBytes {
+                send(c.fd, $0.baseAddress! + c.outHead, $0.count - c.outHead, Int32(MSG_NOSIGNAL))
+            }
             if n > 0 {
                 c.outHead += n
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == EAGAIN {
                 if !c.watchingOut {
-                    var event = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(u64: UInt64(index)))
+                    var event = epoll_event(
+                        events: EPOLLIN.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(u64: UInt64(index)))
                     _ = epoll_ctl(epoll, EPOLL_CTL_MOD, c.fd, &event)
                     c.watchingOut = true
                 }
@@ -179,7 +182,9 @@ final class LoadWorker: @unchecked Sendable {
                     failure = "the server closed a connection"
                     break
                 }
-                guard flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { continue }
+                guard flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else {
+                    continue
+                }
                 let r = read(c.fd, buffer, bufferSize)
                 if r < 0 && (errno == EAGAIN || errno == EINTR) { continue }
                 if r <= 0 {
@@ -194,7 +199,10 @@ final class LoadWorker: @unchecked Sendable {
                     let start = buffer + i
                     let rest = total - i
                     let newline = memchr(start, 0x0A, rest)
-                    let end = newline.map { UnsafeMutablePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - start } ?? rest
+                    let end =
+                        newline.map {
+                            UnsafeMutablePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - start
+                        } ?? rest
                     if c.prefixLength < 16 {
                         let take = min(end, 16 - c.prefixLength)
                         for j in 0..<take { c.prefix[c.prefixLength + j] = start[j] }
@@ -231,11 +239,13 @@ func runLoad(_ spec: LoadSpec) -> (LoadResult, Double) {
     for worker in workers.dropFirst() {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(worker).toOpaque()
-        let r = pthread_create(&thread, nil, { arg in
-            let worker = Unmanaged<LoadWorker>.fromOpaque(arg!).takeRetainedValue()
-            worker.run(start: worker.measureFrom)
-            return nil
-        }, box)
+        let r = pthread_create(
+            &thread, nil,
+            { arg in
+                let worker = Unmanaged<LoadWorker>.fromOpaque(arg!).takeRetainedValue()
+                worker.run(start: worker.measureFrom)
+                return nil
+            }, box)
         guard r == 0 else { fail("pthread_create: \(r)") }
         threads.append(thread)
     }
@@ -254,6 +264,8 @@ func runLoad(_ spec: LoadSpec) -> (LoadResult, Double) {
         total.events += worker.result.events
         total.histogram.merge(worker.result.histogram)
     }
-    if let cpu = serverCPUPerReply, total.replies > 0 { total.serverCPUPerReply = cpu / Double(total.replies) }
+    if let cpu = serverCPUPerReply, total.replies > 0 {
+        total.serverCPUPerReply = cpu / Double(total.replies)
+    }
     return (total, spec.duration)
 }

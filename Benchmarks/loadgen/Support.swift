@@ -25,7 +25,9 @@ func connectUnix(_ path: String) -> Int32? {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { fail("socket path too long: \(path)") }
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        fail("socket path too long: \(path)")
+    }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0
@@ -66,7 +68,9 @@ func setNonBlocking(_ fd: Int32) {
 func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+        let n = bytes.withUnsafeBytes {
+            send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+        }
         if n > 0 {
             offset += n
         } else if n < 0 && (errno == EINTR || errno == EAGAIN) {
@@ -88,7 +92,8 @@ func cpuNanos(pid: Int32) -> UInt64? {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        guard name.first?.isNumber == true, let file = fopen("/proc/\(pid)/task/\(name)/schedstat", "r") else { continue }
+        guard name.first?.isNumber == true, let file = fopen("/proc/\(pid)/task/\(name)/schedstat", "r")
+        else { continue }
         var ns: UInt64 = 0
         var line = [CChar](repeating: 0, count: 128)
         if fgets(&line, Int32(line.count), file) != nil {

@@ -136,7 +136,9 @@ func main() {
     }
 
     if let op {
-        guard let menu = ops(op, movie: movie) else { fail("unknown --op '\(op)' (ping, drag, release-cycle, toggle, list)") }
+        guard let menu = ops(op, movie: movie) else {
+            fail("unknown --op '\(op)' (ping, drag, release-cycle, toggle, list)")
+        }
         lines += menu
     }
     guard !lines.isEmpty else { fail("give --line or --op\n\(usage)") }
@@ -146,14 +148,16 @@ func main() {
     let (result, seconds) = runLoad(spec)
     let rate = Double(result.replies) / seconds
     let h = result.histogram
-    print("\(label): \(spec.connections) connections × window \(spec.window), \(spec.threads) thread(s), "
-        + "\(formatted(spec.duration, digits: 1)) s: \(Int(rate.rounded())) requests/s, latency p50 \(micros(h.quantile(0.5))) µs, "
-        + "p99 \(micros(h.quantile(0.99))) µs, p99.9 \(micros(h.quantile(0.999))) µs, max \(micros(h.maxValue)) µs, "
-        + "errors \(result.errors), events \(result.events)")
+    print(
+        "\(label): \(spec.connections) connections × window \(spec.window), \(spec.threads) thread(s), "
+            + "\(formatted(spec.duration, digits: 1)) s: \(Int(rate.rounded())) requests/s, latency p50 \(micros(h.quantile(0.5))) µs, "
+            + "p99 \(micros(h.quantile(0.99))) µs, p99.9 \(micros(h.quantile(0.999))) µs, max \(micros(h.maxValue)) µs, "
+            + "errors \(result.errors), events \(result.events)")
     let cpu = result.serverCPUPerReply.map { " server_cpu_us=\(formatted($0 / 1000, digits: 2))" } ?? ""
-    print("RESULT label=\(label)\(cpu) rps=\(Int(rate.rounded())) p50_us=\(micros(h.quantile(0.5))) p99_us=\(micros(h.quantile(0.99))) "
-        + "p999_us=\(micros(h.quantile(0.999))) max_us=\(micros(h.maxValue)) errors=\(result.errors) replies=\(result.replies) "
-        + "connections=\(spec.connections) window=\(spec.window)")
+    print(
+        "RESULT label=\(label)\(cpu) rps=\(Int(rate.rounded())) p50_us=\(micros(h.quantile(0.5))) p99_us=\(micros(h.quantile(0.99))) "
+            + "p999_us=\(micros(h.quantile(0.999))) max_us=\(micros(h.maxValue)) errors=\(result.errors) replies=\(result.replies) "
+            + "connections=\(spec.connections) window=\(spec.window)")
 }
 
 main()

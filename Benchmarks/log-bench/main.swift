@@ -60,7 +60,9 @@ func event(_ i: Int) -> NewEvent {
 
 /// Submitters threads each submit one event and wait for its ack; one dispatcher thread plays
 /// the owner's event loop (waits on the eventfd, drains, wakes the submitter).
-@MainActor func groupCommit(_ durability: Durability, submitters: Int) throws -> (perSecond: Double, perTxn: Double, txnPerSecond: Double) {
+@MainActor func groupCommit(_ durability: Durability, submitters: Int) throws -> (
+    perSecond: Double, perTxn: Double, txnPerSecond: Double
+) {
     let committer = try GroupCommitter(path: freshPath(), durability: durability)
     let sems = (0..<submitters).map { _ in DispatchSemaphore(value: 0) }
     let counter = Counter()
@@ -100,8 +102,10 @@ func event(_ i: Int) -> NewEvent {
     done.wait()
     let stats = committer.stats
     committer.close()
-    return (Double(counter.value) / elapsed, Double(stats.events) / Double(max(1, stats.transactions)),
-            Double(stats.transactions) / elapsed)
+    return (
+        Double(counter.value) / elapsed, Double(stats.events) / Double(max(1, stats.transactions)),
+        Double(stats.transactions) / elapsed
+    )
 }
 
 /// One event per transaction on one connection: plain SQLite autocommit-style appends.
@@ -123,10 +127,14 @@ print("log-bench: \(dir) (\(seconds) s per run)")
 if appends { print("durable appends (events/s, each submitter waits for its ack):") }
 for d in [Durability.full, .normal] where appends {
     let base = try oneRowPerCommit(d)
-    print("  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) SQLite one row per commit   \(fmt(base))   (\(String(format: "%.2f", 1000 / base)) ms per commit)")
+    print(
+        "  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) SQLite one row per commit   \(fmt(base))   (\(String(format: "%.2f", 1000 / base)) ms per commit)"
+    )
     for n in [1, 64] {
         let r = try groupCommit(d, submitters: n)
-        print("  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) group commit, \(String(n).padding(toLength: 2, withPad: " ", startingAt: 0)) submitters \(fmt(r.perSecond))   (\(String(format: "%.1f", r.perTxn)) events/transaction, \(String(format: "%.0f", r.txnPerSecond)) transactions/s)")
+        print(
+            "  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) group commit, \(String(n).padding(toLength: 2, withPad: " ", startingAt: 0)) submitters \(fmt(r.perSecond))   (\(String(format: "%.1f", r.perTxn)) events/transaction, \(String(format: "%.0f", r.txnPerSecond)) transactions/s)"
+        )
     }
 }
 
@@ -200,7 +208,9 @@ for useSnapshot in [false, true] {
         best = min(best, r.seconds)
         folded = r.folded
     }
-    print("  start-up \(useSnapshot ? "with snapshot   " : "without snapshot"): \(String(format: "%7.3f", best)) s (best of 3; folded \(folded) events)")
+    print(
+        "  start-up \(useSnapshot ? "with snapshot   " : "without snapshot"): \(String(format: "%7.3f", best)) s (best of 3; folded \(folded) events)"
+    )
 }
 
 do {
@@ -209,7 +219,9 @@ do {
         let t0 = now()
         let log = try EventLog(path: replayPath, durability: .full)
         var n = 0
-        try log.forEachEvent(after: 0) { _ in n += 1; return true }
+        try log.forEachEvent(after: 0) { _ in
+            n += 1; return true
+        }
         log.close()
         best = min(best, now() - t0)
     }

@@ -48,7 +48,11 @@ func frames(_ bytes: UnsafeRawBufferPointer, maxLine: Int, piece: Int?) -> [Line
     func drain() {
         while let frame = framer.next() {
             // Copy: a line shares the framer's storage.
-            if case .line(let line) = frame { result.append(.line(ArraySlice(Array(line)))) } else { result.append(frame) }
+            if case .line(let line) = frame {
+                result.append(.line(ArraySlice(Array(line))))
+            } else {
+                result.append(frame)
+            }
         }
     }
     var offset = 0
@@ -85,7 +89,9 @@ func checkReply(_ bytes: [UInt8], id: [UInt8]?) {
         preconditionFailure("a reply is not strict JSON: \(error): \(String(decoding: body, as: UTF8.self))")
     }
     if let id {
-        guard let member = members.first(where: { $0.key == "id" }) else { preconditionFailure("id not echoed") }
+        guard let member = members.first(where: { $0.key == "id" }) else {
+            preconditionFailure("id not echoed")
+        }
         precondition(Array(body[member.range]) == id, "id not echoed verbatim")
     }
 }

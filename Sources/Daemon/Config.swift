@@ -5,7 +5,7 @@
 import Wire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum DurabilityOption: String, Sendable {

@@ -6,7 +6,7 @@ import SwipeEngine
 import Wire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who is on the other end, from SO_PEERCRED at connect time.

@@ -5,7 +5,7 @@
 import CSystemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public final class EventLoop {

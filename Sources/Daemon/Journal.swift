@@ -8,7 +8,7 @@
 import CSystemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum Priority: Int, Sendable {

@@ -4,7 +4,7 @@
 import CSystemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct ListenError: Error, CustomStringConvertible, Sendable {
@@ -30,12 +30,15 @@ public struct Listener {
             for extra in (fd + 1)..<(fd + count) { close(extra) }
         }
         guard sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
-            throw ListenError(description: "the socket passed by systemd (fd \(fd)) is not a listening AF_UNIX stream socket")
+            throw ListenError(
+                description:
+                    "the socket passed by systemd (fd \(fd)) is not a listening AF_UNIX stream socket")
         }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return Listener(fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
+        return Listener(
+            fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
     }
 
     public static func bind(path: String) throws(ListenError) -> Listener {
@@ -52,7 +55,9 @@ public struct Listener {
             }
             unlink(path)  // stale: nobody accepts on it
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ListenError(description: "socket: \(String(cString: strerror(errno)))") }
         // The socket file's mode comes from the umask at bind(2): make it 0660 from the start,
         // so there is no moment when it is wider.

@@ -37,7 +37,8 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
     init(_ e: LogError) {
         switch e {
         case .full(let m): self.init(.storage, "the disk is full; nothing was saved (\(m))")
-        case .io(let m): self.init(.storage, "I/O error writing the event log; the daemon stops (\(m))", fatal: true)
+        case .io(let m):
+            self.init(.storage, "I/O error writing the event log; the daemon stops (\(m))", fatal: true)
         case .keyConflict(let m): self.init(.internal, "idempotency key already in the log (\(m))")
         default: self.init(.storage, e.message)
         }
@@ -45,7 +46,6 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
 
     public var description: String { "\(code.rawValue): \(message)" }
 }
-
 
 /// What `submit` did with a command.
 public enum Submitted: Equatable, Sendable {
@@ -136,8 +136,10 @@ public final class MovieStore {
 
     /// Opens `<directory>/events.sqlite3` (creating both when missing), appends the seed
     /// catalogue when the log is empty, loads the newest snapshot and folds the events after it.
-    public static func open(directory: String, durability: Durability = .full,
-                            snapshotEvery: UInt64 = 10_000) throws(StoreError) -> MovieStore {
+    public static func open(
+        directory: String, durability: Durability = .full,
+        snapshotEvery: UInt64 = 10_000
+    ) throws(StoreError) -> MovieStore {
         try MovieStore(directory: directory, durability: durability, snapshotEvery: snapshotEvery)
     }
 
@@ -150,7 +152,8 @@ public final class MovieStore {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(.storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
+            throw StoreError(
+                .storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
         }
         let lock = try DirectoryLock(directory)
         var info = Startup()
@@ -166,7 +169,8 @@ public final class MovieStore {
                         state = s
                         info.snapshotSeq = snap.seq
                     } else {
-                        info.snapshotIgnored = "snapshot at \(snap.seq) does not match the log (latest \(latest))"
+                        info.snapshotIgnored =
+                            "snapshot at \(snap.seq) does not match the log (latest \(latest))"
                     }
                 } catch {
                     info.snapshotIgnored = "snapshot at \(snap.seq) cannot be decoded: \(error.message)"
@@ -192,9 +196,10 @@ public final class MovieStore {
             if let bad { throw StoreError(.internal, "\(path): \(bad); refusing to start") }
             info.replayed = replayed
             if latest == 0 {
-                let stored = try reader.append(MovieState.seedCatalogue.map {
-                    NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload)
-                })
+                let stored = try reader.append(
+                    MovieState.seedCatalogue.map {
+                        NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload)
+                    })
                 for (e, s) in zip(MovieState.seedCatalogue, stored) { state.apply(e, seq: s.seq) }
                 info.seeded = true
             } else if state.lastSeq != latest {
@@ -245,12 +250,16 @@ public final class MovieStore {
         if closed { return .done(.failure(StoreError(.internal, "the store is closed"))) }
         if let key = command.key {
             if let i = queued.firstIndex(where: { $0.command.key == key }) {
-                guard MovieStore.sameCommand(queued[i].command, command) else { return .done(.failure(keyReused(key))) }
+                guard MovieStore.sameCommand(queued[i].command, command) else {
+                    return .done(.failure(keyReused(key)))
+                }
                 queued[i].waiters.append(token)
                 return .pending
             }
             if let i = inFlight.firstIndex(where: { $0.command.key == key }) {
-                guard MovieStore.sameCommand(inFlight[i].command, command) else { return .done(.failure(keyReused(key))) }
+                guard MovieStore.sameCommand(inFlight[i].command, command) else {
+                    return .done(.failure(keyReused(key)))
+                }
                 inFlight[i].waiters.append(token)
                 return .pending
             }
@@ -277,10 +286,14 @@ public final class MovieStore {
     }
 
     private static func sameCommand(_ a: MovieCommand, _ b: MovieCommand) -> Bool {
-        a.op == b.op || (a.kind == b.kind && a.kind == MovieEvent.Kind.added && {
-            if case .add(let t1, let i1) = a.op, case .add(let t2, let i2) = b.op { return t1 == t2 && (i1 ?? "") == (i2 ?? "") }
-            return false
-        }())
+        a.op == b.op
+            || (a.kind == b.kind && a.kind == MovieEvent.Kind.added
+                && {
+                    if case .add(let t1, let i1) = a.op, case .add(let t2, let i2) = b.op {
+                        return t1 == t2 && (i1 ?? "") == (i2 ?? "")
+                    }
+                    return false
+                }())
     }
 
     /// The original result of a key already in the log, or nil when the key is new.
@@ -300,10 +313,11 @@ public final class MovieStore {
         }
         let same: Bool
         switch (command.op, event) {
-        case (.add(let title, let image), .added(let id, let t, let i)): same = title == t && (image ?? id) == i
+        case (.add(let title, let image), .added(let id, let t, let i)):
+            same = title == t && (image ?? id) == i
         case (.toggleWatched(let m), .watchedToggled(let id)),
-             (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
-             (.remove(let m), .removed(let id)):
+            (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
+            (.remove(let m), .removed(let id)):
             same = m == id
         default: same = false
         }
@@ -316,10 +330,12 @@ public final class MovieStore {
         inFlight = queued
         queued = []
         batchToken += 1
-        committer.submit(inFlight.map {
-            NewEvent(stream: $0.event.movieID, kind: $0.event.kind,
-                     payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
-        }, token: batchToken)
+        committer.submit(
+            inFlight.map {
+                NewEvent(
+                    stream: $0.event.movieID, kind: $0.event.kind,
+                    payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
+            }, token: batchToken)
     }
 
     /// Collects what the writer finished: call when `completionFD` is readable.
@@ -344,11 +360,14 @@ public final class MovieStore {
                 for (entry, s) in zip(batch, stored) {
                     precondition(s.seq == state.lastSeq + 1, "log seq \(s.seq) after state \(state.lastSeq)")
                     guard let movie = state.apply(entry.event, seq: s.seq) else {
-                        preconditionFailure("decided event \(entry.event) does not apply to the committed state")
+                        preconditionFailure(
+                            "decided event \(entry.event) does not apply to the committed state")
                     }
                     let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
                     out.committed.append(ce)
-                    for t in [entry.token] + entry.waiters { out.results.append(CommandResult(token: t, result: .success(ce))) }
+                    for t in [entry.token] + entry.waiters {
+                        out.results.append(CommandResult(token: t, result: .success(ce)))
+                    }
                 }
             case .failure(let e) where e.isFatal:
                 fail(batch, StoreError(e), &out)
@@ -380,7 +399,9 @@ public final class MovieStore {
 
     private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
         for e in entries {
-            for t in [e.token] + e.waiters { out.results.append(CommandResult(token: t, result: .failure(error))) }
+            for t in [e.token] + e.waiters {
+                out.results.append(CommandResult(token: t, result: .failure(error)))
+            }
         }
     }
 
@@ -397,10 +418,12 @@ public final class MovieStore {
 
     private func maybeSnapshot(force: Bool = false) {
         guard snapshotInFlight == nil, state.lastSeq > snapshotSeq,
-              force || state.lastSeq - snapshotSeq >= snapshotEvery else { return }
+            force || state.lastSeq - snapshotSeq >= snapshotEvery
+        else { return }
         snapshotInFlight = state.lastSeq
-        committer.saveSnapshot(seq: state.lastSeq, data: state.snapshotBytes(),
-                               token: MovieStore.snapshotTokenBit | state.lastSeq)
+        committer.saveSnapshot(
+            seq: state.lastSeq, data: state.snapshotBytes(),
+            token: MovieStore.snapshotTokenBit | state.lastSeq)
     }
 
     // MARK: - Reads
@@ -424,7 +447,9 @@ public final class MovieStore {
         out.reserveCapacity(stored.count)
         var folded: [String: [UInt64: Movie]] = [:]
         for e in stored {
-            if let m = try? MovieEvent.movieAfter(stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq) {
+            if let m = try? MovieEvent.movieAfter(
+                stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq)
+            {
                 out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
                 continue
             }
@@ -438,7 +463,8 @@ public final class MovieStore {
                 var movies: [UInt64: Movie] = [:]
                 do throws(LogError) {
                     for x in try reader.events(stream: e.stream, upTo: upTo) {
-                        guard let ev = try? MovieEvent(stream: x.stream, kind: x.kind, payload: x.payload) else {
+                        guard let ev = try? MovieEvent(stream: x.stream, kind: x.kind, payload: x.payload)
+                        else {
                             throw .corrupt("\(path): event \(x.seq) cannot be decoded")
                         }
                         if let m = s.apply(ev, seq: x.seq) { movies[x.seq] = m }
@@ -494,15 +520,19 @@ final class DirectoryLock {
         let path = directory + "/lock"
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw StoreError(.storage, "\(path): cannot open the lock file: \(String(cString: strerror(errno)))")
+            throw StoreError(
+                .storage, "\(path): cannot open the lock file: \(String(cString: strerror(errno)))")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let busy = errno == EWOULDBLOCK
             let why = String(cString: strerror(errno))
             Glibc.close(fd)
             fd = -1
-            throw StoreError(.storage, busy ? "\(directory): the state directory is in use by another process"
-                                            : "\(path): cannot lock: \(why)")
+            throw StoreError(
+                .storage,
+                busy
+                    ? "\(directory): the state directory is in use by another process"
+                    : "\(path): cannot lock: \(why)")
         }
     }
 

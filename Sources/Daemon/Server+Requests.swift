@@ -27,8 +27,10 @@ extension Server {
 
     func reply(_ c: Connection, id: [UInt8]?, op: String?, error: WireError) {
         c.send(reply: { Encode.error(&$0, id: id, error) })
-        var fields: [(String, String)] = [("CLIENT", "\(c.client)"), ("ERROR", error.code.rawValue),
-                                          ("ERROR_MESSAGE", error.message)]
+        var fields: [(String, String)] = [
+            ("CLIENT", "\(c.client)"), ("ERROR", error.code.rawValue),
+            ("ERROR_MESSAGE", error.message),
+        ]
         if let op { fields.append(("OP", op)) }
         journal.log(error.code == .internal ? .err : .info, "request failed", fields)
     }
@@ -40,19 +42,26 @@ extension Server {
         case .help:
             c.send(reply: { Encode.help(&$0, id: id) })
         case .list:
-            c.sendLate { [unowned self] in Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies) }
+            c.sendLate { [unowned self] in
+                Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies)
+            }
         case .add(let title, let image, let options):
-            mutate(MovieCommand(.add(title: title, image: image), expect: options.expect, key: options.key),
-                   id: id, op: op, on: c)
+            mutate(
+                MovieCommand(.add(title: title, image: image), expect: options.expect, key: options.key),
+                id: id, op: op, on: c)
         case .toggleWatched(let movie, let options):
-            mutate(MovieCommand(.toggleWatched(movie: movie), expect: options.expect, key: options.key),
-                   id: id, op: op, on: c)
+            mutate(
+                MovieCommand(.toggleWatched(movie: movie), expect: options.expect, key: options.key),
+                id: id, op: op, on: c)
         case .toggleWatchedWithFriends(let movie, let options):
-            mutate(MovieCommand(.toggleWatchedWithFriends(movie: movie), expect: options.expect, key: options.key),
-                   id: id, op: op, on: c)
+            mutate(
+                MovieCommand(
+                    .toggleWatchedWithFriends(movie: movie), expect: options.expect, key: options.key),
+                id: id, op: op, on: c)
         case .remove(let movie, let options):
-            mutate(MovieCommand(.remove(movie: movie), expect: options.expect, key: options.key),
-                   id: id, op: op, on: c)
+            mutate(
+                MovieCommand(.remove(movie: movie), expect: options.expect, key: options.key),
+                id: id, op: op, on: c)
         case .subscribe(let from):
             subscribe(c, from: from, id: id, op: op)
         case .unsubscribe:
@@ -67,8 +76,12 @@ extension Server {
                     Encode.history(&out, id: id, seq: store.latestSeq, events: events)
                 } catch {
                     Encode.error(&out, id: id, WireError(error))
-                    journal.log(.err, "request failed", [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", "storage"),
-                                                         ("ERROR_MESSAGE", error.message)])
+                    journal.log(
+                        .err, "request failed",
+                        [
+                            ("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", "storage"),
+                            ("ERROR_MESSAGE", error.message),
+                        ])
                 }
             }
         case .viewport, .configure, .drag, .release, .tap, .close, .rows:
@@ -91,35 +104,44 @@ extension Server {
     }
 
     func forbidden() -> WireError {
-        WireError(.forbidden, "only members of the group \"\(writers.group ?? "?")\" may change the movie list")
+        WireError(
+            .forbidden, "only members of the group \"\(writers.group ?? "?")\" may change the movie list")
     }
 
     /// Hands `command` to the store and arranges for `complete` to word the reply, now (an
     /// immediate error or an idempotent replay) or once the commit is done.
-    func submit(_ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
-                complete: @escaping (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void)
-    {
+    func submit(
+        _ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
+        complete: @escaping (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void
+    ) {
         let token = nextToken
         nextToken += 1
         guard store.pendingCount < Server.maxPendingCommands else {
-            let error = WireError(.overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
+            let error = WireError(
+                .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             c.send(reply: { complete(&$0, .failure(error)) })
-            journal.log(.warning, "command refused", [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
+            journal.log(
+                .warning, "command refused",
+                [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
             return
         }
         switch store.submit(command, token: token) {
         case .done(.failure(let storeError)):
             let error = WireError(storeError)
             c.send(reply: { complete(&$0, .failure(error)) })
-            journal.log(storeError.fatal ? .crit : .info, "command refused", [
-                ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
-                ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
-            ])
+            journal.log(
+                storeError.fatal ? .crit : .info, "command refused",
+                [
+                    ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
+                    ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
+                ])
         case .done(.success(let event)):
             c.send(reply: { complete(&$0, .success(event)) })
-            journal.log(.info, "idempotent replay", [
-                ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
-            ])
+            journal.log(
+                .info, "idempotent replay",
+                [
+                    ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
+                ])
         case .pending:
             c.reserve(token: token)
             pending[token] = PendingCommand(connection: c, id: id, op: op, complete: complete)
@@ -130,7 +152,6 @@ extension Server {
     func storeCompleted() {
         deliver(store.completions())
     }
-
 
     /// Answers the commands of a finished commit, then tells subscribers and rows.
     func deliver(_ batch: Completions) {
@@ -170,8 +191,9 @@ extension Server {
     private func subscribe(_ c: Connection, from: UInt64?, id: [UInt8]?, op: String) {
         let latest = store.latestSeq
         if let from, from > latest {
-            return reply(c, id: id, op: op,
-                         error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"))
+            return reply(
+                c, id: id, op: op,
+                error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"))
         }
         // The subscription starts when its reply is written, so the reply always comes first;
         // a reply due after this client's own pending mutations counts them in its seq.
@@ -196,7 +218,9 @@ extension Server {
             do {
                 events = try store.history(after: cursor, limit: 256)
             } catch {
-                journal.log(.err, "cannot read the log for a subscriber", [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+                journal.log(
+                    .err, "cannot read the log for a subscriber",
+                    [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
                 return
             }
             guard let last = events.last else { return }
@@ -213,9 +237,11 @@ extension Server {
             Encode.movieEvent(&line, event)
             for c in subscribers.values where c.cursor == event.seq - 1 && !c.closing {
                 if c.queued > config.maxQueue {
-                    journal.log(.warning, "subscriber too slow, disconnecting", [
-                        ("CLIENT", "\(c.client)"), ("QUEUED", "\(c.queued)"), ("SEQ", "\(event.seq)"),
-                    ])
+                    journal.log(
+                        .warning, "subscriber too slow, disconnecting",
+                        [
+                            ("CLIENT", "\(c.client)"), ("QUEUED", "\(c.queued)"), ("SEQ", "\(event.seq)"),
+                        ])
                     subscribers[c.client] = nil
                     c.cursor = nil
                     sayGoodbye(c, reason: "slow-consumer")

@@ -50,7 +50,9 @@ extension Server {
             let closed = apply((try? c.list.send(.close(row: nil))) ?? [], on: c, report: false)
             c.send(reply: { Encode.closed(&$0, id: id, closed: closed) })
         case .close(let movie?):
-            guard store.state.movie(movie) != nil else { return reply(c, id: id, op: op, error: notFound(movie)) }
+            guard store.state.movie(movie) != nil else {
+                return reply(c, id: id, op: op, error: notFound(movie))
+            }
             _ = apply((try? c.list.send(.close(row: movie))) ?? [], on: c, report: true)
             c.send(reply: { [self] in Encode.row(&$0, id: id, row: render(c, movie), fired: nil) })
         case .drag(let movie, let dx):
@@ -79,11 +81,17 @@ extension Server {
         } catch {
             switch error {
             case .notRevealed(_, let action):
-                return reply(c, id: id, op: op, error: WireError(
-                    .notRevealed, "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(movie)\"; swipe to reveal it first"))
+                return reply(
+                    c, id: id, op: op,
+                    error: WireError(
+                        .notRevealed,
+                        "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(movie)\"; swipe to reveal it first"
+                    ))
             case .unknownAction(_, let action):
-                return reply(c, id: id, op: op, error: .badRequest(
-                    "this client's layout has no action \"\(RequestDecoder.truncated(action))\""))
+                return reply(
+                    c, id: id, op: op,
+                    error: .badRequest(
+                        "this client's layout has no action \"\(RequestDecoder.truncated(action))\""))
             }
         }
         var firedAction: String?
@@ -100,7 +108,9 @@ extension Server {
             return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: nil) })
         }
         guard let command else {
-            journal.log(.info, "custom action fired", [("CLIENT", "\(c.client)"), ("MOVIE", movie), ("ACTION", firedAction)])
+            journal.log(
+                .info, "custom action fired",
+                [("CLIENT", "\(c.client)"), ("MOVIE", movie), ("ACTION", firedAction)])
             return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: .custom(action: firedAction)) })
         }
         submit(command, from: c, id: id, op: op) { out, result in
@@ -139,10 +149,16 @@ extension Server {
         if let existing = c.timers[row] {
             timer = existing
         } else {
-            guard let made = try? loop.makeTimer(description: "close-row", { [unowned self, unowned c] in
-                closeTimerFired(row, on: c)
-            }) else {
-                journal.log(.err, "cannot create a timer; closing the row now", [("CLIENT", "\(c.client)"), ("MOVIE", row)])
+            guard
+                let made = try? loop.makeTimer(
+                    description: "close-row",
+                    { [unowned self, unowned c] in
+                        closeTimerFired(row, on: c)
+                    })
+            else {
+                journal.log(
+                    .err, "cannot create a timer; closing the row now",
+                    [("CLIENT", "\(c.client)"), ("MOVIE", row)])
                 _ = try? c.list.send(.timerFired(row: row))
                 return
             }
@@ -188,12 +204,14 @@ extension Server {
         let trailing = change.trailing ?? []
         var names = Set<String>()
         for action in leading + trailing where !names.insert(action.action).inserted {
-            return .failure(.badRequest("action \"\(action.action)\" appears more than once; names must be unique"))
+            return .failure(
+                .badRequest("action \"\(action.action)\" appears more than once; names must be unique"))
         }
-        return .success(Layout(
-            leading: leading, trailing: trailing,
-            allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
-            allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
-            buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth))
+        return .success(
+            Layout(
+                leading: leading, trailing: trailing,
+                allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
+                allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
+                buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth))
     }
 }

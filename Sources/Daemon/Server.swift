@@ -8,7 +8,7 @@ import SwipeEngine
 import Wire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public final class Server {
@@ -89,13 +89,18 @@ public final class Server {
     public func run() -> Int32 {
         do {
             try setUp()
-            journal.log(.notice, "swiped started", [
-                ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
-                ("MOVIES", "\(store.state.movies.count)"), ("SEQ", "\(store.latestSeq)"),
-                ("SNAPSHOT_SEQ", "\(store.startup.snapshotSeq)"), ("REPLAYED", "\(store.startup.replayed)"),
-                ("SEEDED", store.startup.seeded ? "yes" : "no"), ("LOAD_MS", "\(store.startup.micros / 1000)"),
-                ("DURABILITY", config.durability.rawValue), ("WRITERS", config.writersGroup ?? "everyone"),
-            ])
+            journal.log(
+                .notice, "swiped started",
+                [
+                    ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
+                    ("MOVIES", "\(store.state.movies.count)"), ("SEQ", "\(store.latestSeq)"),
+                    ("SNAPSHOT_SEQ", "\(store.startup.snapshotSeq)"),
+                    ("REPLAYED", "\(store.startup.replayed)"),
+                    ("SEEDED", store.startup.seeded ? "yes" : "no"),
+                    ("LOAD_MS", "\(store.startup.micros / 1000)"),
+                    ("DURABILITY", config.durability.rawValue),
+                    ("WRITERS", config.writersGroup ?? "everyone"),
+                ])
             if let reason = store.startup.snapshotIgnored {
                 journal.log(.warning, "snapshot ignored, replayed the whole log", [("REASON", reason)])
             }
@@ -110,10 +115,14 @@ public final class Server {
     }
 
     private func setUp() throws(SystemError) {
-        listenSource = try loop.addIO(fd: listener.fd, events: UInt32(EPOLLIN.rawValue), description: "listener") {
+        listenSource = try loop.addIO(
+            fd: listener.fd, events: UInt32(EPOLLIN.rawValue), description: "listener"
+        ) {
             [unowned self] _ in acceptAll()
         }
-        storeSource = try loop.addIO(fd: store.completionFD, events: UInt32(EPOLLIN.rawValue), description: "store") {
+        storeSource = try loop.addIO(
+            fd: store.completionFD, events: UInt32(EPOLLIN.rawValue), description: "store"
+        ) {
             [unowned self] _ in storeCompleted()
         }
         signalSources = try loop.addSignals(Server.handledSignals) { [unowned self] signal in
@@ -158,8 +167,9 @@ public final class Server {
                 case EMFILE, ENFILE:
                     // The listener stays readable while the backlog waits: without a pause this
                     // would spin. Stop watching it for 100 ms; closing connections frees fds.
-                    journal.log(.warning, "cannot accept: out of file descriptors, pausing accepts",
-                                [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
+                    journal.log(
+                        .warning, "cannot accept: out of file descriptors, pausing accepts",
+                        [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
                     listenSource?.events = 0
                     acceptPauseTimer?.arm(afterMicroseconds: 100_000)
                     return
@@ -194,30 +204,41 @@ public final class Server {
             Encode.bye(&line, reason: shuttingDown ? "shutdown" : "too-many-clients")
             _ = line.bytes.withUnsafeBytes { try? writeNonBlocking(fd, $0) }
             close(fd)
-            journal.log(.warning, "connection refused", [
-                ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-                ("REASON", shuttingDown ? "shutdown" : "too-many-clients"),
-            ])
+            journal.log(
+                .warning, "connection refused",
+                [
+                    ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
+                    ("REASON", shuttingDown ? "shutdown" : "too-many-clients"),
+                ])
             return
         }
-        let connection = Connection(client: client, fd: fd, peer: peer, mayWrite: writers.allows(peer),
-                                    maxLine: config.maxLine)
+        let connection = Connection(
+            client: client, fd: fd, peer: peer, mayWrite: writers.allows(peer),
+            maxLine: config.maxLine)
         do {
-            connection.source = try loop.addIO(fd: fd, events: UInt32(EPOLLIN.rawValue), description: "client") {
+            connection.source = try loop.addIO(
+                fd: fd, events: UInt32(EPOLLIN.rawValue), description: "client"
+            ) {
                 [unowned self, unowned connection] events in
                 handleIO(connection, events: events)
             }
         } catch {
-            journal.log(.err, "cannot watch a connection, closing it", [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
+            journal.log(
+                .err, "cannot watch a connection, closing it",
+                [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
             close(fd)
             return
         }
         connections[client] = connection
-        connection.push { Encode.hello(&$0, client: client, seq: store.latestSeq, writer: connection.mayWrite) }
-        journal.log(.info, "client connected", [
-            ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-            ("PEER_GID", "\(peer.gid)"), ("WRITER", connection.mayWrite ? "yes" : "no"),
-        ])
+        connection.push {
+            Encode.hello(&$0, client: client, seq: store.latestSeq, writer: connection.mayWrite)
+        }
+        journal.log(
+            .info, "client connected",
+            [
+                ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
+                ("PEER_GID", "\(peer.gid)"), ("WRITER", connection.mayWrite ? "yes" : "no"),
+            ])
         markStatusDirty()
         afterWork(connection)
     }
@@ -228,7 +249,8 @@ public final class Server {
         if events & UInt32(EPOLLOUT.rawValue) != 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
         }
-        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, !c.readPaused, !c.readClosed,
+        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, !c.readPaused,
+            !c.readClosed,
             !c.closing
         {
             switch (try? readNonBlocking(c.fd, into: readBuffer)) ?? .eof {
@@ -260,7 +282,9 @@ public final class Server {
             case .line(let bytes):
                 bytes.withUnsafeBytes { handle(line: $0, on: c) }
             case .tooLarge(let length):
-                let error = WireError(.tooLarge, "line of \(length) bytes is longer than the limit of \(config.maxLine) bytes; skipped")
+                let error = WireError(
+                    .tooLarge,
+                    "line of \(length) bytes is longer than the limit of \(config.maxLine) bytes; skipped")
                 reply(c, id: nil, op: nil, error: error)
             }
         }
@@ -305,10 +329,12 @@ public final class Server {
         c.goodbyeTimer?.cancel()
         c.goodbyeTimer = nil
         close(c.fd)
-        journal.log(.info, "client disconnected", [
-            ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
-            ("REASON", reason), ("REQUESTS", "\(c.requests)"),
-        ])
+        journal.log(
+            .info, "client disconnected",
+            [
+                ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
+                ("REASON", reason), ("REQUESTS", "\(c.requests)"),
+            ])
         markStatusDirty()
         if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }
     }
@@ -333,8 +359,12 @@ public final class Server {
     private func reload() {
         Notify.reloading()
         writers = WritersPolicy(group: config.writersGroup)
-        journal.log(.notice, "reloaded", [("WRITERS", config.writersGroup ?? "everyone"),
-                                         ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-")])
+        journal.log(
+            .notice, "reloaded",
+            [
+                ("WRITERS", config.writersGroup ?? "everyone"),
+                ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
+            ])
         Notify.ready(status: statusLine())
     }
 
@@ -342,8 +372,12 @@ public final class Server {
         guard !shuttingDown else { return }
         shuttingDown = true
         Notify.stopping(status: "Stopping: finishing pending commits.")
-        journal.log(.notice, "stopping", [("SIGNAL", signal == SIGTERM ? "SIGTERM" : "SIGINT"),
-                                         ("CLIENTS", "\(connections.count)"), ("PENDING", "\(pending.count)")])
+        journal.log(
+            .notice, "stopping",
+            [
+                ("SIGNAL", signal == SIGTERM ? "SIGTERM" : "SIGINT"),
+                ("CLIENTS", "\(connections.count)"), ("PENDING", "\(pending.count)"),
+            ])
         listenSource?.cancel()
         listenSource = nil
         // Finish every commit in flight or queued, and answer the commands they carry.
@@ -362,7 +396,9 @@ public final class Server {
 
     /// A storage failure the daemon must not carry on from (see protocol.md, Durability).
     func fatal(_ error: String) {
-        journal.log(.crit, "storage I/O error: stopping so that systemd restarts from what is on disk", [("ERROR", error)])
+        journal.log(
+            .crit, "storage I/O error: stopping so that systemd restarts from what is on disk",
+            [("ERROR", error)])
         Notify.stopping(status: "Failed: storage I/O error: \(error)")
         exitCode = 1
         shuttingDown = true

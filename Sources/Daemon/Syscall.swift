@@ -1,7 +1,7 @@
 // Each system call is wrapped once: EINTR is retried here, and a failure keeps errno together
 // with the call's name, so whoever handles it can log one precise line (swift-nio's System.swift).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct SystemError: Error, CustomStringConvertible, Sendable {
@@ -34,7 +34,8 @@ enum IOResult: Equatable {
     case eof
 }
 
-func readNonBlocking(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult {
+func readNonBlocking(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult
+{
     while true {
         let n = read(fd, buffer.baseAddress, buffer.count)
         if n > 0 { return .done(n) }

@@ -44,7 +44,9 @@ public final class EventLog {
         let flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE)
         conn = try SQLiteConnection(path: path, flags: flags)
         let mode = try conn.queryStrings("PRAGMA journal_mode=WAL").first ?? ""
-        guard mode.lowercased() == "wal" else { throw .other("\(path): cannot switch to WAL mode (got \(mode))") }
+        guard mode.lowercased() == "wal" else {
+            throw .other("\(path): cannot switch to WAL mode (got \(mode))")
+        }
         try conn.exec(durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         if initialize { try createSchema() }
         lastAt = try conn.queryInt("SELECT at FROM events ORDER BY seq DESC LIMIT 1") ?? 0
@@ -65,14 +67,18 @@ public final class EventLog {
         } catch {
             switch error {
             case .corrupt:
-                throw .corrupt("\(path): not a swiped event log: the file is damaged or is not an SQLite database (\(error.message))")
+                throw .corrupt(
+                    "\(path): not a swiped event log: the file is damaged or is not an SQLite database (\(error.message))"
+                )
             default:
                 throw error
             }
         }
         if Int32(truncatingIfNeeded: appID) == applicationID {
             guard version == Int64(schemaVersion) else {
-                throw .foreign("\(path): swiped event log of schema version \(version); this build reads version \(schemaVersion)")
+                throw .foreign(
+                    "\(path): swiped event log of schema version \(version); this build reads version \(schemaVersion)"
+                )
             }
             for t in ["events", "snapshots"] where !objects.contains(t) {
                 throw .corrupt("\(path): swiped event log without its \(t) table: the file is damaged")
@@ -82,16 +88,20 @@ public final class EventLog {
         if appID == 0 && objects.isEmpty { return true }
         let hex = String(UInt32(truncatingIfNeeded: appID), radix: 16)
         let tables = objects.prefix(5).joined(separator: ", ") + (objects.count > 5 ? ", …" : "")
-        throw .foreign("\(path): not a swiped event log: an SQLite database of another application (application_id 0x\(hex), tables: \(tables.isEmpty ? "none" : tables))")
+        throw .foreign(
+            "\(path): not a swiped event log: an SQLite database of another application (application_id 0x\(hex), tables: \(tables.isEmpty ? "none" : tables))"
+        )
     }
 
     private func createSchema() throws(LogError) {
         try conn.exec("BEGIN IMMEDIATE")
         do throws(LogError) {
             guard try conn.queryStrings("SELECT name FROM sqlite_master").isEmpty else {
-                throw LogError.foreign("\(path): another process created tables in this file; not a swiped event log")
+                throw LogError.foreign(
+                    "\(path): another process created tables in this file; not a swiped event log")
             }
-            try conn.exec("""
+            try conn.exec(
+                """
                 CREATE TABLE events(
                     seq     INTEGER PRIMARY KEY,
                     stream  TEXT    NOT NULL,
@@ -137,7 +147,10 @@ public final class EventLog {
             var failed: LogError?
             for batch in batches {
                 if let failed {
-                    results.append(.failure(.aborted("not written: an earlier batch of the group failed (\(failed.message))")))
+                    results.append(
+                        .failure(
+                            .aborted("not written: an earlier batch of the group failed (\(failed.message))"))
+                    )
                     continue
                 }
                 let guarded = batch.contains { $0.key != nil }
@@ -147,7 +160,8 @@ public final class EventLog {
                     stored.reserveCapacity(batch.count)
                     for e in batch {
                         let s = try conn.statement(
-                            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+                            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+                        )
                         conn.bind(s, 1, Int64(seq + 1))
                         conn.bind(s, 2, e.stream)
                         conn.bind(s, 3, e.kind)
@@ -156,8 +170,10 @@ public final class EventLog {
                         conn.bind(s, 6, now)
                         try conn.run(s, "append event")
                         seq += 1
-                        stored.append(StoredEvent(seq: seq, stream: e.stream, kind: e.kind, payload: e.payload,
-                                                  key: e.key, at: now))
+                        stored.append(
+                            StoredEvent(
+                                seq: seq, stream: e.stream, kind: e.kind, payload: e.payload,
+                                key: e.key, at: now))
                     }
                     if guarded { try conn.exec("RELEASE batch") }
                     results.append(.success(stored))
@@ -167,7 +183,8 @@ public final class EventLog {
                     try conn.exec("RELEASE batch")
                     seq = UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
                     let keys = batch.compactMap(\.key).map { String(reflecting: $0) }.joined(separator: ", ")
-                    let e = LogError.keyConflict("\(path): idempotency key already in the log (one of \(keys))")
+                    let e = LogError.keyConflict(
+                        "\(path): idempotency key already in the log (one of \(keys))")
                     results.append(.failure(e))
                     failed = e
                 }
@@ -201,9 +218,10 @@ public final class EventLog {
     private static let columns = "seq, stream, kind, payload, key, at"
 
     private func row(_ s: OpaquePointer) -> StoredEvent {
-        StoredEvent(seq: UInt64(sqlite3_column_int64(s, 0)), stream: conn.text(s, 1) ?? "",
-                    kind: kind(s, 2), payload: conn.blob(s, 3), key: conn.text(s, 4),
-                    at: sqlite3_column_int64(s, 5))
+        StoredEvent(
+            seq: UInt64(sqlite3_column_int64(s, 0)), stream: conn.text(s, 1) ?? "",
+            kind: kind(s, 2), payload: conn.blob(s, 3), key: conn.text(s, 4),
+            at: sqlite3_column_int64(s, 5))
     }
 
     /// Kinds repeat: reuse the String instead of allocating one per row (replay speed).
@@ -220,7 +238,8 @@ public final class EventLog {
 
     /// Up to `limit` events with seq > `after`, in order.
     public func events(after: UInt64, limit: Int) throws(LogError) -> [StoredEvent] {
-        let s = try conn.statement("SELECT \(EventLog.columns) FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+        let s = try conn.statement(
+            "SELECT \(EventLog.columns) FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
         defer { sqlite3_reset(s) }
         conn.bind(s, 1, Int64(after))
         conn.bind(s, 2, Int64(max(0, limit)))
@@ -272,7 +291,8 @@ public final class EventLog {
             conn.bind(s, 3, data)
             try conn.run(s, "save snapshot")
             let d = try conn.statement(
-                "DELETE FROM snapshots WHERE seq < (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1 OFFSET 1)")
+                "DELETE FROM snapshots WHERE seq < (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1 OFFSET 1)"
+            )
             try conn.run(d, "prune snapshots")
             try conn.exec("COMMIT")
         } catch {

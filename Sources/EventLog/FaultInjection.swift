@@ -69,9 +69,12 @@ public enum FaultInjection {
 
     /// The wrapped file sits right after our sqlite3_file header.
     static func inner(_ f: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<sqlite3_file> {
-        (UnsafeMutableRawPointer(f!) + MemoryLayout<sqlite3_file>.stride).assumingMemoryBound(to: sqlite3_file.self)
+        (UnsafeMutableRawPointer(f!) + MemoryLayout<sqlite3_file>.stride).assumingMemoryBound(
+            to: sqlite3_file.self)
     }
-    static func m(_ f: UnsafeMutablePointer<sqlite3_file>?) -> sqlite3_io_methods { inner(f).pointee.pMethods.pointee }
+    static func m(_ f: UnsafeMutablePointer<sqlite3_file>?) -> sqlite3_io_methods {
+        inner(f).pointee.pMethods.pointee
+    }
 
     static func wrappedMethods() -> UnsafeMutablePointer<sqlite3_io_methods> {
         state.lock.lock()
@@ -81,17 +84,26 @@ public enum FaultInjection {
         w.iVersion = 3
         w.xClose = { f in FaultInjection.m(f).xClose!(FaultInjection.inner(f)) }
         w.xRead = { f, b, n, o in FaultInjection.m(f).xRead!(FaultInjection.inner(f), b, n, o) }
-        w.xWrite = { f, b, n, o in FaultInjection.failWrites ? SQLITE_FULL : FaultInjection.m(f).xWrite!(FaultInjection.inner(f), b, n, o) }
+        w.xWrite = { f, b, n, o in
+            FaultInjection.failWrites
+                ? SQLITE_FULL : FaultInjection.m(f).xWrite!(FaultInjection.inner(f), b, n, o)
+        }
         w.xTruncate = { f, s in FaultInjection.m(f).xTruncate!(FaultInjection.inner(f), s) }
-        w.xSync = { f, flags in FaultInjection.failSyncs ? (SQLITE_IOERR | (4 << 8)) : FaultInjection.m(f).xSync!(FaultInjection.inner(f), flags) }
+        w.xSync = { f, flags in
+            FaultInjection.failSyncs
+                ? (SQLITE_IOERR | (4 << 8)) : FaultInjection.m(f).xSync!(FaultInjection.inner(f), flags)
+        }
         w.xFileSize = { f, p in FaultInjection.m(f).xFileSize!(FaultInjection.inner(f), p) }
         w.xLock = { f, l in FaultInjection.m(f).xLock!(FaultInjection.inner(f), l) }
         w.xUnlock = { f, l in FaultInjection.m(f).xUnlock!(FaultInjection.inner(f), l) }
         w.xCheckReservedLock = { f, p in FaultInjection.m(f).xCheckReservedLock!(FaultInjection.inner(f), p) }
         w.xFileControl = { f, op, p in FaultInjection.m(f).xFileControl!(FaultInjection.inner(f), op, p) }
         w.xSectorSize = { f in FaultInjection.m(f).xSectorSize!(FaultInjection.inner(f)) }
-        w.xDeviceCharacteristics = { f in FaultInjection.m(f).xDeviceCharacteristics!(FaultInjection.inner(f)) }
-        w.xShmMap = { f, pg, sz, ext, pp in FaultInjection.m(f).xShmMap!(FaultInjection.inner(f), pg, sz, ext, pp) }
+        w.xDeviceCharacteristics = { f in FaultInjection.m(f).xDeviceCharacteristics!(FaultInjection.inner(f))
+        }
+        w.xShmMap = { f, pg, sz, ext, pp in
+            FaultInjection.m(f).xShmMap!(FaultInjection.inner(f), pg, sz, ext, pp)
+        }
         w.xShmLock = { f, off, n, fl in FaultInjection.m(f).xShmLock!(FaultInjection.inner(f), off, n, fl) }
         w.xShmBarrier = { f in FaultInjection.m(f).xShmBarrier!(FaultInjection.inner(f)) }
         w.xShmUnmap = { f, d in FaultInjection.m(f).xShmUnmap!(FaultInjection.inner(f), d) }
@@ -104,13 +116,16 @@ public enum FaultInjection {
     }
 }
 
-private func faultOpen(_ vfs: UnsafeMutablePointer<sqlite3_vfs>?, _ name: UnsafePointer<CChar>?,
-                       _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
-                       _ outFlags: UnsafeMutablePointer<Int32>?) -> Int32 {
+private func faultOpen(
+    _ vfs: UnsafeMutablePointer<sqlite3_vfs>?, _ name: UnsafePointer<CChar>?,
+    _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
+    _ outFlags: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     let real = FaultInjection.state.real!
     let inner = FaultInjection.inner(file)
     inner.pointee.pMethods = nil
     let rc = real.pointee.xOpen(real, name, inner, flags, outFlags)
-    file!.pointee.pMethods = inner.pointee.pMethods == nil ? nil : UnsafePointer(FaultInjection.wrappedMethods())
+    file!.pointee.pMethods =
+        inner.pointee.pMethods == nil ? nil : UnsafePointer(FaultInjection.wrappedMethods())
     return rc
 }

@@ -91,7 +91,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private func enqueue(_ job: Job) {
         cond.lock()
         if closing {
-            completed.append(Completion(token: job.token, result: .failure(.closed("\(path): the committer is closed"))))
+            completed.append(
+                Completion(token: job.token, result: .failure(.closed("\(path): the committer is closed"))))
             cond.unlock()
             signal()
             return
@@ -187,7 +188,11 @@ public final class GroupCommitter: @unchecked Sendable {
             var committed = 0
             if !batches.isEmpty {
                 if let h = haltedNow {
-                    let e: LogError = h.isFatal ? h : .aborted("not written: an earlier batch failed (\(h.message)); waiting for resume()")
+                    let e: LogError =
+                        h.isFatal
+                        ? h
+                        : .aborted(
+                            "not written: an earlier batch failed (\(h.message)); waiting for resume()")
                     for t in tokens { out.append(Completion(token: t, result: .failure(e))) }
                 } else {
                     let results = log.appendBatches(batches)

@@ -67,7 +67,7 @@ public enum LogError: Error, Equatable, Hashable, Sendable, CustomStringConverti
     public var message: String {
         switch self {
         case .full(let m), .io(let m), .corrupt(let m), .foreign(let m), .keyConflict(let m),
-             .aborted(let m), .closed(let m), .other(let m):
+            .aborted(let m), .closed(let m), .other(let m):
             return m
         }
     }

@@ -12,7 +12,8 @@ final class SQLiteConnection {
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let handle else {
-            let msg = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            let msg =
+                handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(handle)
             throw SQLiteConnection.map(rc, "\(path): cannot open: \(msg)")
         }
@@ -119,8 +120,9 @@ final class SQLiteConnection {
     func bind(_ s: OpaquePointer, _ i: Int32, _ v: [UInt8]) {
         v.withUnsafeBytes { b in
             // A zero-length blob must not be bound as NULL (payload is NOT NULL).
-            _ = sqlite3_bind_blob(s, i, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count),
-                                  swiped_sqlite_transient())
+            _ = sqlite3_bind_blob(
+                s, i, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count),
+                swiped_sqlite_transient())
         }
     }
 

@@ -10,8 +10,10 @@ public struct Movie: Equatable, Hashable, Sendable {
     /// Sequence number of the last event that touched this movie.
     public var version: UInt64
 
-    public init(id: String, title: String, image: String, watched: Bool = false,
-                watchedWithFriends: Bool = false, version: UInt64) {
+    public init(
+        id: String, title: String, image: String, watched: Bool = false,
+        watchedWithFriends: Bool = false, version: UInt64
+    ) {
         self.id = id
         self.title = title
         self.image = image

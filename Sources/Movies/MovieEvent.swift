@@ -25,7 +25,7 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
     public var movieID: String {
         switch self {
         case .added(let id, _, _), .watchedToggled(let id), .watchedWithFriendsToggled(let id),
-             .removed(let id):
+            .removed(let id):
             return id
         }
     }
@@ -90,8 +90,9 @@ extension MovieEvent {
         let friends = try r.u8("watchedWithFriends")
         try r.end()
         guard watched <= 1, friends <= 1 else { throw MovieDecodingError("flags must be 0 or 1") }
-        return Movie(id: stream, title: title, image: image, watched: watched == 1,
-                     watchedWithFriends: friends == 1, version: seq)
+        return Movie(
+            id: stream, title: title, image: image, watched: watched == 1,
+            watchedWithFriends: friends == 1, version: seq)
     }
 
     /// Decodes a log row; rejects unknown kinds, bad ids, bad UTF-8 and trailing bytes.
@@ -135,10 +136,14 @@ struct ByteWriter {
     var bytes: [UInt8] = []
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u32(_ v: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift)))
+        }
     }
     mutating func u64(_ v: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
+        }
     }
     mutating func string(_ s: String) {
         let u = Array(s.utf8)
@@ -154,7 +159,8 @@ struct ByteReader {
 
     mutating func take(_ n: Int, _ what: String) throws(MovieDecodingError) -> ArraySlice<UInt8> {
         guard n >= 0, bytes.count - at >= n else {
-            throw MovieDecodingError("truncated \(what): needs \(n) bytes at offset \(at), has \(bytes.count - at)")
+            throw MovieDecodingError(
+                "truncated \(what): needs \(n) bytes at offset \(at), has \(bytes.count - at)")
         }
         defer { at += n }
         return bytes[at..<at + n]

@@ -74,7 +74,8 @@ public struct MovieState: Equatable, Sendable {
             throw .notFound("no movie with id \(String(reflecting: id))")
         }
         if let expect, expect != movie.version {
-            throw .conflict("movie \(String(reflecting: id)) is at version \(movie.version), not \(expect) as expected")
+            throw .conflict(
+                "movie \(String(reflecting: id)) is at version \(movie.version), not \(expect) as expected")
         }
     }
 
@@ -210,10 +211,14 @@ extension MovieState {
             let flags = try r.u8("flags")
             guard flags < 4 else { throw MovieDecodingError("bad flags \(flags) in snapshot") }
             let version = try r.u64("version")
-            guard version <= lastSeq else { throw MovieDecodingError("movie version \(version) after snapshot seq \(lastSeq)") }
+            guard version <= lastSeq else {
+                throw MovieDecodingError("movie version \(version) after snapshot seq \(lastSeq)")
+            }
             index[id] = movies.count
-            movies.append(Movie(id: id, title: title, image: image, watched: flags & 1 != 0,
-                                watchedWithFriends: flags & 2 != 0, version: version))
+            movies.append(
+                Movie(
+                    id: id, title: title, image: image, watched: flags & 1 != 0,
+                    watchedWithFriends: flags & 2 != 0, version: version))
             usedIDs.insert(id)
             noteSuffix(of: id)
         }

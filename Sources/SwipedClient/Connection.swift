@@ -1,7 +1,7 @@
 // A blocking line connection to swiped's Unix socket: connect, write lines, read lines with a
 // timeout. The typed client (`SwipedClient`) is built on it; tests and benchmarks use it raw.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct ClientError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -46,14 +46,17 @@ public final class LineConnection {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw ClientError(.connect, "cannot connect to \(path): the path is empty or longer than 107 bytes")
+            throw ClientError(
+                .connect, "cannot connect to \(path): the path is empty or longer than 107 bytes")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(.connect, "cannot create a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ClientError(.connect, "cannot create a socket: \(String(cString: strerror(errno)))")
+        }
         let r = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -78,7 +81,8 @@ public final class LineConnection {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ClientError(.closed, "the daemon closed the connection (\(String(cString: strerror(errno))))")
+                throw ClientError(
+                    .closed, "the daemon closed the connection (\(String(cString: strerror(errno))))")
             }
             offset += n
         }
@@ -111,7 +115,9 @@ public final class LineConnection {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let r = poll(&pfd, 1, Int32(max(0, timeout * 1000)))
                 if r == 0 { throw ClientError(.timeout, "no answer from the daemon within \(timeout) s") }
-                if r < 0 && errno != EINTR { throw ClientError(.closed, "poll: \(String(cString: strerror(errno)))") }
+                if r < 0 && errno != EINTR {
+                    throw ClientError(.closed, "poll: \(String(cString: strerror(errno)))")
+                }
                 if r < 0 { continue }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)

@@ -44,7 +44,10 @@ extension SwipedClient {
         do {
             value = try JSONParser.parse(line)
         } catch {
-            throw ClientError(.protocol, "the daemon sent invalid JSON (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+            throw ClientError(
+                .protocol,
+                "the daemon sent invalid JSON (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))"
+            )
         }
         guard case .object(let object) = value else {
             throw ClientError(.protocol, "the daemon sent a JSON value that is not an object")
@@ -58,15 +61,22 @@ extension SwipedClient {
             let image = o.string("image"), let watched = o.bool("watched"),
             let friends = o.bool("watchedWithFriends"), let version = o.uint("version")
         else { throw ClientError(.protocol, "malformed movie object") }
-        return Movie(id: id, title: title, image: image, watched: watched, watchedWithFriends: friends, version: version)
+        return Movie(
+            id: id, title: title, image: image, watched: watched, watchedWithFriends: friends,
+            version: version)
     }
 
     /// An event object (`history` item or `movie` event), with its `at` text as sent.
     public static func committedEvent(_ o: JSONObject) throws(ClientError) -> (CommittedEvent, String) {
-        guard let seq = o.uint("seq"), let kind = o.string("kind"), let movie = o["movie"], let at = o.string("at") else {
+        guard let seq = o.uint("seq"), let kind = o.string("kind"), let movie = o["movie"],
+            let at = o.string("at")
+        else {
             throw ClientError(.protocol, "malformed event object")
         }
-        return (CommittedEvent(seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0), at)
+        return (
+            CommittedEvent(
+                seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0), at
+        )
     }
 
     /// An object the daemon sent on its own (it has an `event` key).
@@ -98,21 +108,26 @@ extension SwipedClient {
             guard case .object(let b) = item, let action = b.string("action"), let tint = b.string("tint"),
                 let x = b.double("x"), let width = b.double("width")
             else { throw ClientError(.protocol, "malformed button object") }
-            buttons.append(ButtonRender(action: action, label: b.string("label"), icon: b.string("icon"), tint: tint,
-                                        role: b.string("role").flatMap(Role.init(rawValue:)), x: x, width: width))
+            buttons.append(
+                ButtonRender(
+                    action: action, label: b.string("label"), icon: b.string("icon"), tint: tint,
+                    role: b.string("role").flatMap(Role.init(rawValue:)), x: x, width: width))
         }
         var actions: [AccessibilityAction] = []
         for item in a11yItems {
             guard case .object(let a) = item, let action = a.string("action"), let label = a.string("label"),
-                let destructive = a.bool("destructive"), let edge = a.string("edge").flatMap(Edge.init(rawValue:))
+                let destructive = a.bool("destructive"),
+                let edge = a.string("edge").flatMap(Edge.init(rawValue:))
             else { throw ClientError(.protocol, "malformed accessibility action") }
-            actions.append(AccessibilityAction(action: action, label: label, destructive: destructive, edge: edge))
+            actions.append(
+                AccessibilityAction(action: action, label: label, destructive: destructive, edge: edge))
         }
         return RowRender(
             row: movie, offset: offset, phase: phase, edge: o.string("edge").flatMap(Edge.init(rawValue:)),
             fullSwipe: fullSwipe, buttons: buttons,
-            spring: SpringHint(target: spring.double("target") ?? 0, response: spring.double("response") ?? 0,
-                               dampingFraction: spring.double("dampingFraction") ?? 0),
+            spring: SpringHint(
+                target: spring.double("target") ?? 0, response: spring.double("response") ?? 0,
+                dampingFraction: spring.double("dampingFraction") ?? 0),
             accessibilityActions: actions)
     }
 }

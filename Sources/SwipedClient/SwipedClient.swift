@@ -34,8 +34,9 @@ public struct Reply: Equatable, Sendable {
     public var error: ClientError? {
         if isOK { return nil }
         let error = object.object("error")
-        return ClientError(.server, code: error?.string("code") ?? "internal",
-                           error?.string("message") ?? "the daemon said no")
+        return ClientError(
+            .server, code: error?.string("code") ?? "internal",
+            error?.string("message") ?? "the daemon said no")
     }
 }
 
@@ -59,18 +60,24 @@ public final class SwipedClient {
         connection = try LineConnection(path: socketPath)
         self.timeout = timeout
         guard let line = try connection.readLine(timeout: timeout) else {
-            throw ClientError(.closed, "the daemon at \(socketPath) closed the connection before saying hello")
+            throw ClientError(
+                .closed, "the daemon at \(socketPath) closed the connection before saying hello")
         }
         let object = try SwipedClient.object(line)
         if object.string("event") == "bye" {
-            throw ClientError(.closed, code: object.string("reason"),
-                              "the daemon at \(socketPath) refused the connection: \(object.string("reason") ?? "?")")
+            throw ClientError(
+                .closed, code: object.string("reason"),
+                "the daemon at \(socketPath) refused the connection: \(object.string("reason") ?? "?")")
         }
-        guard object.string("event") == "hello", let client = object.uint("client"), let seq = object.uint("seq") else {
-            throw ClientError(.protocol, "expected hello from \(socketPath), got \(String(decoding: line, as: UTF8.self))")
+        guard object.string("event") == "hello", let client = object.uint("client"),
+            let seq = object.uint("seq")
+        else {
+            throw ClientError(
+                .protocol, "expected hello from \(socketPath), got \(String(decoding: line, as: UTF8.self))")
         }
-        hello = Hello(protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
-                      client: client, seq: seq, writer: object.bool("writer") ?? true)
+        hello = Hello(
+            protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
+            client: client, seq: seq, writer: object.bool("writer") ?? true)
     }
 
     // MARK: - Raw
@@ -170,22 +177,30 @@ public final class SwipedClient {
         return (seq, try items.map { (item) throws(ClientError) -> Movie in try SwipedClient.movie(item) })
     }
 
-    public func add(title: String, image: String? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+    public func add(title: String, image: String? = nil, key: String? = nil) throws(ClientError) -> (
+        seq: UInt64, movie: Movie
+    ) {
         var args: [(String, JSON)] = [("title", .string(title))]
         if let image { args.append(("image", .string(image))) }
         if let key { args.append(("key", .string(key))) }
         return try mutation(try call("add", args))
     }
 
-    public func toggleWatched(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+    public func toggleWatched(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError)
+        -> (seq: UInt64, movie: Movie)
+    {
         try mutation(try call("toggle-watched", mutationArgs(movie, expect, key)))
     }
 
-    public func toggleWatchedWithFriends(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+    public func toggleWatchedWithFriends(_ movie: String, expect: UInt64? = nil, key: String? = nil)
+        throws(ClientError) -> (seq: UInt64, movie: Movie)
+    {
         try mutation(try call("toggle-watched-with-friends", mutationArgs(movie, expect, key)))
     }
 
-    public func remove(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie) {
+    public func remove(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (
+        seq: UInt64, movie: Movie
+    ) {
         try mutation(try call("remove", mutationArgs(movie, expect, key)))
     }
 
@@ -198,14 +213,18 @@ public final class SwipedClient {
 
     public func unsubscribe() throws(ClientError) { try call("unsubscribe") }
 
-    public func history(from: UInt64 = 0, limit: Int = 100) throws(ClientError) -> (seq: UInt64, events: [CommittedEvent]) {
+    public func history(from: UInt64 = 0, limit: Int = 100) throws(ClientError) -> (
+        seq: UInt64, events: [CommittedEvent]
+    ) {
         let reply = try call("history", [("from", .integer(from)), ("limit", .integer(UInt64(limit)))])
         guard let seq = reply.uint("seq"), case .array(let items)? = reply["events"] else {
             throw ClientError(.protocol, "history reply without seq and events")
         }
         var events: [CommittedEvent] = []
         for item in items {
-            guard case .object(let object) = item else { throw ClientError(.protocol, "history event is not an object") }
+            guard case .object(let object) = item else {
+                throw ClientError(.protocol, "history event is not an object")
+            }
             events.append(try SwipedClient.committedEvent(object).0)
         }
         return (seq, events)
@@ -213,12 +232,15 @@ public final class SwipedClient {
 
     @discardableResult
     public func drag(_ movie: String, dx: Double) throws(ClientError) -> RowRender {
-        try SwipedClient.row(try call("drag", [("movie", .string(movie)), ("dx", .double(dx))]).object("row"))
+        try SwipedClient.row(
+            try call("drag", [("movie", .string(movie)), ("dx", .double(dx))]).object("row"))
     }
 
     /// The row after the release, and the `fired` object when an action fired.
     @discardableResult
-    public func release(_ movie: String, dx: Double? = nil, vx: Double? = nil) throws(ClientError) -> (row: RowRender, fired: JSONObject?) {
+    public func release(_ movie: String, dx: Double? = nil, vx: Double? = nil) throws(ClientError) -> (
+        row: RowRender, fired: JSONObject?
+    ) {
         var args: [(String, JSON)] = [("movie", .string(movie))]
         if let dx { args.append(("dx", .double(dx))) }
         if let vx { args.append(("vx", .double(vx))) }
@@ -227,15 +249,21 @@ public final class SwipedClient {
     }
 
     @discardableResult
-    public func tap(_ movie: String, action: String) throws(ClientError) -> (row: RowRender, fired: JSONObject?) {
+    public func tap(_ movie: String, action: String) throws(ClientError) -> (
+        row: RowRender, fired: JSONObject?
+    ) {
         let reply = try call("tap", [("movie", .string(movie)), ("action", .string(action))])
         return (try SwipedClient.row(reply.object("row")), reply.object("fired"))
     }
 
     public func rows() throws(ClientError) -> [RowRender] {
-        guard case .array(let items)? = try call("rows")["rows"] else { throw ClientError(.protocol, "rows reply without rows") }
+        guard case .array(let items)? = try call("rows")["rows"] else {
+            throw ClientError(.protocol, "rows reply without rows")
+        }
         return try items.map { (item) throws(ClientError) -> RowRender in
-            guard case .object(let object) = item else { throw ClientError(.protocol, "row is not an object") }
+            guard case .object(let object) = item else {
+                throw ClientError(.protocol, "row is not an object")
+            }
             return try SwipedClient.row(object)
         }
     }

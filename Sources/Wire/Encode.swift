@@ -36,7 +36,8 @@ public enum Encode {
     static func key(_ out: inout JSONWriter, _ name: StaticString) {
         out.bytes.append(UInt8(ascii: ","))
         out.bytes.append(UInt8(ascii: "\""))
-        out.bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.bytes.append(
+            contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         out.bytes.append(UInt8(ascii: "\""))
         out.bytes.append(UInt8(ascii: ":"))
     }
@@ -324,8 +325,10 @@ public enum Encode {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
             out.literal(#"{"action":"#)
             out.string(a.action)
-            for (name, value) in [("label", a.label), ("icon", a.icon), ("activeLabel", a.activeLabel),
-                                  ("activeIcon", a.activeIcon)] {
+            for (name, value) in [
+                ("label", a.label), ("icon", a.icon), ("activeLabel", a.activeLabel),
+                ("activeIcon", a.activeIcon),
+            ] {
                 guard let value else { continue }
                 out.key(name)
                 out.string(value)

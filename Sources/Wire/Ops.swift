@@ -48,54 +48,81 @@ public enum Ops {
 
     public static let all: [OpSpec] = [
         OpSpec(name: "ping", scope: .session, mutates: false, args: [], summary: "answers {\"ok\":true}"),
-        OpSpec(name: "help", scope: .session, mutates: false, args: [],
-               summary: "every op with its arguments and their types"),
-        OpSpec(name: "list", scope: .state, mutates: false, args: [],
-               summary: "the movies in list order, and the latest seq"),
-        OpSpec(name: "add", scope: .state, mutates: true,
-               args: [ArgSpec("title", .string, required: true, "1 to 200 characters, not blank"),
-                      ArgSpec("image", .string, "image name (default: the new movie's id)"), key],
-               summary: "adds a movie at the end of the list"),
-        OpSpec(name: "toggle-watched", scope: .state, mutates: true, args: [movie, expect, key],
-               summary: "flips the movie's watched flag"),
-        OpSpec(name: "toggle-watched-with-friends", scope: .state, mutates: true, args: [movie, expect, key],
-               summary: "flips the movie's watched-with-friends flag"),
-        OpSpec(name: "remove", scope: .state, mutates: true, args: [movie, expect, key],
-               summary: "removes the movie; the reply carries its last state"),
-        OpSpec(name: "subscribe", scope: .state, mutates: false,
-               args: [ArgSpec("from", .integer, "send every event after this seq first (default: only new ones)")],
-               summary: "pushes every change as a movie event, in order, with no gap"),
+        OpSpec(
+            name: "help", scope: .session, mutates: false, args: [],
+            summary: "every op with its arguments and their types"),
+        OpSpec(
+            name: "list", scope: .state, mutates: false, args: [],
+            summary: "the movies in list order, and the latest seq"),
+        OpSpec(
+            name: "add", scope: .state, mutates: true,
+            args: [
+                ArgSpec("title", .string, required: true, "1 to 200 characters, not blank"),
+                ArgSpec("image", .string, "image name (default: the new movie's id)"), key,
+            ],
+            summary: "adds a movie at the end of the list"),
+        OpSpec(
+            name: "toggle-watched", scope: .state, mutates: true, args: [movie, expect, key],
+            summary: "flips the movie's watched flag"),
+        OpSpec(
+            name: "toggle-watched-with-friends", scope: .state, mutates: true, args: [movie, expect, key],
+            summary: "flips the movie's watched-with-friends flag"),
+        OpSpec(
+            name: "remove", scope: .state, mutates: true, args: [movie, expect, key],
+            summary: "removes the movie; the reply carries its last state"),
+        OpSpec(
+            name: "subscribe", scope: .state, mutates: false,
+            args: [
+                ArgSpec("from", .integer, "send every event after this seq first (default: only new ones)")
+            ],
+            summary: "pushes every change as a movie event, in order, with no gap"),
         OpSpec(name: "unsubscribe", scope: .state, mutates: false, args: [], summary: "stops movie events"),
-        OpSpec(name: "history", scope: .state, mutates: false,
-               args: [ArgSpec("from", .integer, "events after this seq (default 0)"),
-                      ArgSpec("limit", .integer, "1 to 1000 (default 100)")],
-               summary: "stored events in order"),
-        OpSpec(name: "viewport", scope: .swipe, mutates: false,
-               args: [ArgSpec("width", .number, "row width in points, 100 to 4000 (default 390)"),
-                      ArgSpec("direction", .string, "ltr or rtl (default ltr)")],
-               summary: "sets this client's row width and layout direction"),
-        OpSpec(name: "configure", scope: .swipe, mutates: false,
-               args: [ArgSpec("leading", .actions, "leading actions, outermost first"),
-                      ArgSpec("trailing", .actions, "trailing actions, outermost first"),
-                      ArgSpec("allowsFullSwipeLeading", .boolean, "default true"),
-                      ArgSpec("allowsFullSwipeTrailing", .boolean, "default true"),
-                      ArgSpec("buttonWidth", .number, "button width in points, 20 to 400 (default 70)")],
-               summary: "sets this client's swipe layout; no arguments: the movie layout"),
-        OpSpec(name: "drag", scope: .swipe, mutates: false,
-               args: [movie, ArgSpec("dx", .number, required: true, "translation since touch-down, + = right")],
-               summary: "a finger moved on the row"),
-        OpSpec(name: "release", scope: .swipe, mutates: true,
-               args: [movie, ArgSpec("dx", .number, "final translation (default: the last drag)"),
-                      ArgSpec("vx", .number, "velocity in points per second")],
-               summary: "the finger lifted: snaps open, closes, or fires a full swipe"),
-        OpSpec(name: "tap", scope: .swipe, mutates: true,
-               args: [movie, ArgSpec("action", .string, required: true, "a revealed button's action")],
-               summary: "taps a revealed button: fires its action and closes the row"),
-        OpSpec(name: "close", scope: .swipe, mutates: false,
-               args: [ArgSpec("movie", .string, "movie id (default: every row)")],
-               summary: "closes a row, or every row"),
-        OpSpec(name: "rows", scope: .swipe, mutates: false, args: [],
-               summary: "every row of this client that is not closed"),
+        OpSpec(
+            name: "history", scope: .state, mutates: false,
+            args: [
+                ArgSpec("from", .integer, "events after this seq (default 0)"),
+                ArgSpec("limit", .integer, "1 to 1000 (default 100)"),
+            ],
+            summary: "stored events in order"),
+        OpSpec(
+            name: "viewport", scope: .swipe, mutates: false,
+            args: [
+                ArgSpec("width", .number, "row width in points, 100 to 4000 (default 390)"),
+                ArgSpec("direction", .string, "ltr or rtl (default ltr)"),
+            ],
+            summary: "sets this client's row width and layout direction"),
+        OpSpec(
+            name: "configure", scope: .swipe, mutates: false,
+            args: [
+                ArgSpec("leading", .actions, "leading actions, outermost first"),
+                ArgSpec("trailing", .actions, "trailing actions, outermost first"),
+                ArgSpec("allowsFullSwipeLeading", .boolean, "default true"),
+                ArgSpec("allowsFullSwipeTrailing", .boolean, "default true"),
+                ArgSpec("buttonWidth", .number, "button width in points, 20 to 400 (default 70)"),
+            ],
+            summary: "sets this client's swipe layout; no arguments: the movie layout"),
+        OpSpec(
+            name: "drag", scope: .swipe, mutates: false,
+            args: [movie, ArgSpec("dx", .number, required: true, "translation since touch-down, + = right")],
+            summary: "a finger moved on the row"),
+        OpSpec(
+            name: "release", scope: .swipe, mutates: true,
+            args: [
+                movie, ArgSpec("dx", .number, "final translation (default: the last drag)"),
+                ArgSpec("vx", .number, "velocity in points per second"),
+            ],
+            summary: "the finger lifted: snaps open, closes, or fires a full swipe"),
+        OpSpec(
+            name: "tap", scope: .swipe, mutates: true,
+            args: [movie, ArgSpec("action", .string, required: true, "a revealed button's action")],
+            summary: "taps a revealed button: fires its action and closes the row"),
+        OpSpec(
+            name: "close", scope: .swipe, mutates: false,
+            args: [ArgSpec("movie", .string, "movie id (default: every row)")],
+            summary: "closes a row, or every row"),
+        OpSpec(
+            name: "rows", scope: .swipe, mutates: false, args: [],
+            summary: "every row of this client that is not closed"),
     ]
 
     static let byName: [String: OpSpec] = {

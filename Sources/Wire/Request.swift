@@ -98,14 +98,16 @@ public enum RequestDecoder {
             return fail(.badRequest, "\"op\" must be a string, not \(opMember.value.typeName)")
         }
         guard let spec = Ops.named(name) else {
-            return fail(.unknownOp, "unknown op \"\(truncated(name))\"; send {\"op\":\"help\"} for the list of ops")
+            return fail(
+                .unknownOp, "unknown op \"\(truncated(name))\"; send {\"op\":\"help\"} for the list of ops")
         }
         var args = Arguments(op: spec)
         for member in members where member.key != "op" && member.key != "id" {
             guard let arg = spec.args.first(where: { $0.name == member.key }) else {
                 let known = spec.args.map(\.name)
                 let hint = known.isEmpty ? "it takes none" : "it takes " + known.joined(separator: ", ")
-                return fail(.badRequest, "unknown argument \"\(truncated(member.key))\" for op \"\(name)\"; \(hint)")
+                return fail(
+                    .badRequest, "unknown argument \"\(truncated(member.key))\" for op \"\(name)\"; \(hint)")
             }
             args.values[arg.name] = member.value
         }
@@ -139,8 +141,9 @@ struct Arguments {
         case "help": return .help
         case "list": return .list
         case "add":
-            return .add(title: try string("title", allowEmpty: true)!, image: try string("image"),
-                        options: MutationOptions(key: try key()))
+            return .add(
+                title: try string("title", allowEmpty: true)!, image: try string("image"),
+                options: MutationOptions(key: try key()))
         case "toggle-watched":
             return .toggleWatched(movie: try string("movie")!, options: try mutationOptions())
         case "toggle-watched-with-friends":
@@ -156,7 +159,8 @@ struct Arguments {
             var direction: Direction?
             if let text = try string("direction") {
                 guard let d = Direction(rawValue: text) else {
-                    throw .badRequest("\"direction\" must be \"ltr\" or \"rtl\", not \"\(RequestDecoder.truncated(text))\"")
+                    throw .badRequest(
+                        "\"direction\" must be \"ltr\" or \"rtl\", not \"\(RequestDecoder.truncated(text))\"")
                 }
                 direction = d
             }
@@ -218,7 +222,8 @@ struct Arguments {
         // The parser already refuses non-finite literals; this bounds what the engine sees.
         guard x.magnitude <= 1e9 else { throw .badRequest("\"\(name)\" is out of range (|\(name)| ≤ 1e9)") }
         if let range, !range.contains(x) {
-            throw .badRequest("\"\(name)\" must be from \(format(range.lowerBound)) to \(format(range.upperBound))")
+            throw .badRequest(
+                "\"\(name)\" must be from \(format(range.lowerBound)) to \(format(range.upperBound))")
         }
         return x
     }
@@ -242,7 +247,8 @@ struct Arguments {
         guard let value = values[name] else { return nil }
         guard case .array(let items) = value else { throw wrongType(name, "an array of actions", value) }
         guard items.count <= RequestDecoder.maxActionsPerEdge else {
-            throw .badRequest("\"\(name)\" has \(items.count) actions; at most \(RequestDecoder.maxActionsPerEdge)")
+            throw .badRequest(
+                "\"\(name)\" has \(items.count) actions; at most \(RequestDecoder.maxActionsPerEdge)")
         }
         var result: [ActionSpec] = []
         for (index, item) in items.enumerated() {
@@ -253,15 +259,21 @@ struct Arguments {
         return result
     }
 
-    private static let actionKeys: Set<String> = ["action", "label", "icon", "tint", "role", "activeLabel", "activeIcon"]
+    private static let actionKeys: Set<String> = [
+        "action", "label", "icon", "tint", "role", "activeLabel", "activeIcon",
+    ]
 
     private func action(_ object: JSONObject, path: String) throws(WireError) -> ActionSpec {
         var fields: [String: String] = [:]
         for (key, value) in object.members {
             guard Arguments.actionKeys.contains(key) else {
-                throw .badRequest("unknown key \"\(RequestDecoder.truncated(key))\" in \(path); an action takes action, label, icon, tint, role, activeLabel, activeIcon")
+                throw .badRequest(
+                    "unknown key \"\(RequestDecoder.truncated(key))\" in \(path); an action takes action, label, icon, tint, role, activeLabel, activeIcon"
+                )
             }
-            guard fields[key] == nil else { throw .badRequest("key \"\(key)\" appears more than once in \(path)") }
+            guard fields[key] == nil else {
+                throw .badRequest("key \"\(key)\" appears more than once in \(path)")
+            }
             guard case .string(let text) = value else { throw wrongType("\(path).\(key)", "a string", value) }
             guard !text.isEmpty, text.utf8.count <= 200 else {
                 throw .badRequest("\(path).\(key) must be 1 to 200 bytes long")
@@ -272,12 +284,14 @@ struct Arguments {
         var role: Role?
         if let text = fields["role"] {
             guard let r = Role(rawValue: text) else {
-                throw .badRequest("\(path).role must be \"destructive\", not \"\(RequestDecoder.truncated(text))\"")
+                throw .badRequest(
+                    "\(path).role must be \"destructive\", not \"\(RequestDecoder.truncated(text))\"")
             }
             role = r
         }
-        return ActionSpec(action: name, label: fields["label"], icon: fields["icon"], tint: fields["tint"],
-                          role: role, activeLabel: fields["activeLabel"], activeIcon: fields["activeIcon"])
+        return ActionSpec(
+            action: name, label: fields["label"], icon: fields["icon"], tint: fields["tint"],
+            role: role, activeLabel: fields["activeLabel"], activeIcon: fields["activeIcon"])
     }
 }
 

@@ -3,7 +3,7 @@ import Daemon
 import Wire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var environment: [String: String] = [:]

@@ -20,8 +20,10 @@ final class ConfigTests: XCTestCase {
     }
 
     func testSystemdDirectoriesComeBeforeXDG() throws {
-        let env = ["RUNTIME_DIRECTORY": "/run/swiped", "XDG_RUNTIME_DIR": "/run/user/1000",
-                   "STATE_DIRECTORY": "/var/lib/swiped:/var/lib/other", "XDG_STATE_HOME": "/home/u/.local/state"]
+        let env = [
+            "RUNTIME_DIRECTORY": "/run/swiped", "XDG_RUNTIME_DIR": "/run/user/1000",
+            "STATE_DIRECTORY": "/var/lib/swiped:/var/lib/other", "XDG_STATE_HOME": "/home/u/.local/state",
+        ]
         let c = try XCTUnwrap(config([], env))
         XCTAssertEqual(c.socketPath, "/run/swiped/swiped.sock")
         XCTAssertEqual(c.stateDirectory, "/var/lib/swiped")
@@ -35,10 +37,14 @@ final class ConfigTests: XCTestCase {
     }
 
     func testOptionsWinOverEnvironment() throws {
-        let c = try XCTUnwrap(config(
-            ["--socket", "/tmp/s.sock", "--state=/tmp/st", "--durability", "normal", "--max-line", "1024",
-             "--max-clients=3", "--max-queue", "8192", "--writers", "staff"],
-            ["RUNTIME_DIRECTORY": "/run/x", "STATE_DIRECTORY": "/var/x", "SWIPED_WRITERS": "other"]))
+        let c = try XCTUnwrap(
+            config(
+                [
+                    "--socket", "/tmp/s.sock", "--state=/tmp/st", "--durability", "normal", "--max-line",
+                    "1024",
+                    "--max-clients=3", "--max-queue", "8192", "--writers", "staff",
+                ],
+                ["RUNTIME_DIRECTORY": "/run/x", "STATE_DIRECTORY": "/var/x", "SWIPED_WRITERS": "other"]))
         XCTAssertEqual(c.socketPath, "/tmp/s.sock")
         XCTAssertEqual(c.stateDirectory, "/tmp/st")
         XCTAssertEqual(c.durability, .normal)

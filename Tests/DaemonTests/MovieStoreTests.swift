@@ -7,14 +7,18 @@ import XCTest
 
 final class MovieStoreTests: XCTestCase {
     private func tempDir(_ name: String = #function) -> String {
-        var template = Array("\(FileManager.default.temporaryDirectory.path)/moviestore-\(name.filter(\.isLetter))-XXXXXX".utf8CString)
+        var template = Array(
+            "\(FileManager.default.temporaryDirectory.path)/moviestore-\(name.filter(\.isLetter))-XXXXXX"
+                .utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         return dir + "/state"  // not created yet: open creates it
     }
 
     /// Runs the loop until `count` results arrived (or 5 s passed).
-    private func settle(_ store: MovieStore, results count: Int, file: StaticString = #filePath, line: UInt = #line) -> Completions {
+    private func settle(
+        _ store: MovieStore, results count: Int, file: StaticString = #filePath, line: UInt = #line
+    ) -> Completions {
         var all = Completions()
         let deadline = Date().addingTimeInterval(5)
         while all.results.count < count && Date() < deadline {
@@ -29,7 +33,9 @@ final class MovieStoreTests: XCTestCase {
         return all
     }
 
-    private func submitOK(_ store: MovieStore, _ cmd: MovieCommand, file: StaticString = #filePath, line: UInt = #line) -> CommittedEvent? {
+    private func submitOK(
+        _ store: MovieStore, _ cmd: MovieCommand, file: StaticString = #filePath, line: UInt = #line
+    ) -> CommittedEvent? {
         let s = store.submit(cmd, token: 1)
         XCTAssertEqual(s, .pending, file: file, line: line)
         let c = settle(store, results: 1, file: file, line: line)
@@ -81,12 +87,14 @@ final class MovieStoreTests: XCTestCase {
         let w = submitOK(store, MovieCommand(.toggleWatched(movie: "matrix"), expect: 6))
         XCTAssertEqual(w?.seq, 11)
         XCTAssertEqual(w?.kind, "watched-toggled")
-        XCTAssertEqual(w?.movie, Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 11))
+        XCTAssertEqual(
+            w?.movie, Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 11))
         let f = submitOK(store, MovieCommand(.toggleWatchedWithFriends(movie: "matrix")))
         XCTAssertEqual(f?.movie.watchedWithFriends, true)
         XCTAssertEqual(f?.movie.version, 12)
         let a = submitOK(store, MovieCommand(.add(title: "The Matrix", image: nil)))
-        XCTAssertEqual(a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "the_matrix", version: 13))
+        XCTAssertEqual(
+            a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "the_matrix", version: 13))
         XCTAssertEqual(store.state.movies.last?.id, "the_matrix")
         let r = submitOK(store, MovieCommand(.remove(movie: "matrix"), expect: 12))
         XCTAssertEqual(r?.kind, "removed")
@@ -95,11 +103,18 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertNil(store.state.movie("matrix"))
         XCTAssertGreaterThan(r?.at ?? 0, 1_700_000_000_000_000)
 
-        XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 2))?.code, .notFound)
+        XCTAssertEqual(
+            failure(store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 2))?.code, .notFound)
         XCTAssertEqual(failure(store.submit(MovieCommand(.remove(movie: "nope")), token: 2))?.code, .notFound)
-        XCTAssertEqual(failure(store.submit(MovieCommand(.add(title: " ", image: nil)), token: 2))?.code, .badRequest)
-        XCTAssertEqual(failure(store.submit(MovieCommand(.add(title: String(repeating: "x", count: 201), image: nil)), token: 2))?.code, .badRequest)
-        let conflict = failure(store.submit(MovieCommand(.toggleWatched(movie: "seven"), expect: 3), token: 2))
+        XCTAssertEqual(
+            failure(store.submit(MovieCommand(.add(title: " ", image: nil)), token: 2))?.code, .badRequest)
+        XCTAssertEqual(
+            failure(
+                store.submit(
+                    MovieCommand(.add(title: String(repeating: "x", count: 201), image: nil)), token: 2))?
+                .code, .badRequest)
+        let conflict = failure(
+            store.submit(MovieCommand(.toggleWatched(movie: "seven"), expect: 3), token: 2))
         XCTAssertEqual(conflict?.code, .conflict)
         XCTAssertEqual(conflict?.message, "movie \"seven\" is at version 7, not 3 as expected")
         XCTAssertEqual(store.latestSeq, 14, "a refused command wrote something")
@@ -112,12 +127,15 @@ final class MovieStoreTests: XCTestCase {
         defer { store.close() }
         // Decided against the projected state: the remove is pending, the toggle after it is not-found at once.
         XCTAssertEqual(store.submit(MovieCommand(.add(title: "Alien", image: "alien")), token: 1), .pending)
-        XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "alien"), expect: 11), token: 2), .pending)
+        XCTAssertEqual(
+            store.submit(MovieCommand(.toggleWatched(movie: "alien"), expect: 11), token: 2), .pending)
         XCTAssertEqual(store.submit(MovieCommand(.remove(movie: "alien"), expect: 12), token: 3), .pending)
-        XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 4))?.code, .notFound)
+        XCTAssertEqual(
+            failure(store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 4))?.code, .notFound)
         XCTAssertEqual(store.submit(MovieCommand(.add(title: "Alien", image: nil)), token: 5), .pending)
         for t in 6...40 as ClosedRange<UInt64> {
-            XCTAssertEqual(store.submit(MovieCommand(.toggleWatchedWithFriends(movie: "seven")), token: t), .pending)
+            XCTAssertEqual(
+                store.submit(MovieCommand(.toggleWatchedWithFriends(movie: "seven")), token: t), .pending)
         }
         XCTAssertEqual(store.state.lastSeq, 10, "committed state moved before the commit")
         let c = settle(store, results: 39)
@@ -144,7 +162,9 @@ final class MovieStoreTests: XCTestCase {
             let cmd = MovieCommand(.toggleWatched(movie: "seven"), key: "k1")
             XCTAssertEqual(store.submit(cmd, token: 1), .pending)
             XCTAssertEqual(store.submit(cmd, token: 2), .pending)  // same key while pending: waits for it
-            XCTAssertEqual(failure(store.submit(MovieCommand(.remove(movie: "seven"), key: "k1"), token: 3))?.code, .conflict)
+            XCTAssertEqual(
+                failure(store.submit(MovieCommand(.remove(movie: "seven"), key: "k1"), token: 3))?.code,
+                .conflict)
             let c = settle(store, results: 2)
             XCTAssertEqual(c.committed.count, 1, "the key wrote twice")
             original = try c.results[0].result.get()
@@ -152,22 +172,35 @@ final class MovieStoreTests: XCTestCase {
             // More changes, then the same key again: the original seq and the movie as it was then.
             _ = submitOK(store, MovieCommand(.toggleWatched(movie: "seven")))
             XCTAssertEqual(store.submit(cmd, token: 4), .done(.success(original!)))
-            XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "matrix"), key: "k1"), token: 5))?.code, .conflict)
-            XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatchedWithFriends(movie: "seven"), key: "k1"), token: 5))?.code, .conflict)
+            XCTAssertEqual(
+                failure(store.submit(MovieCommand(.toggleWatched(movie: "matrix"), key: "k1"), token: 5))?
+                    .code, .conflict)
+            XCTAssertEqual(
+                failure(
+                    store.submit(MovieCommand(.toggleWatchedWithFriends(movie: "seven"), key: "k1"), token: 5)
+                )?.code, .conflict)
             let add = submitOK(store, MovieCommand(.add(title: "Heat", image: nil), key: "add-heat"))
-            XCTAssertEqual(store.submit(MovieCommand(.add(title: "Heat", image: nil), key: "add-heat"), token: 6), .done(.success(add!)))
-            XCTAssertEqual(failure(store.submit(MovieCommand(.add(title: "Heat 2", image: nil), key: "add-heat"), token: 6))?.code, .conflict)
+            XCTAssertEqual(
+                store.submit(MovieCommand(.add(title: "Heat", image: nil), key: "add-heat"), token: 6),
+                .done(.success(add!)))
+            XCTAssertEqual(
+                failure(
+                    store.submit(MovieCommand(.add(title: "Heat 2", image: nil), key: "add-heat"), token: 6))?
+                    .code, .conflict)
             XCTAssertEqual(store.latestSeq, 13)
             store.close()
         }
         let store = try MovieStore.open(directory: dir)
         defer { store.close() }
-        XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "k1"), token: 1), .done(.success(original!)))
+        XCTAssertEqual(
+            store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "k1"), token: 1),
+            .done(.success(original!)))
         XCTAssertEqual(original?.movie.watched, true)
         XCTAssertEqual(store.state.movie("seven")?.watched, false)
         // A removed movie's key replays its last state.
         let rm = submitOK(store, MovieCommand(.remove(movie: "heat"), key: "rm"))
-        XCTAssertEqual(store.submit(MovieCommand(.remove(movie: "heat"), key: "rm"), token: 2), .done(.success(rm!)))
+        XCTAssertEqual(
+            store.submit(MovieCommand(.remove(movie: "heat"), key: "rm"), token: 2), .done(.success(rm!)))
         XCTAssertEqual(store.latestSeq, 14)
     }
 
@@ -181,7 +214,8 @@ final class MovieStoreTests: XCTestCase {
                 let cmd: MovieCommand
                 switch Int.random(in: 0..<10, using: &rng) {
                 case 0: cmd = MovieCommand(.add(title: "Movie \(i % 5)", image: nil))
-                case 1 where ids.count > 3: cmd = MovieCommand(.remove(movie: ids.randomElement(using: &rng)!))
+                case 1 where ids.count > 3:
+                    cmd = MovieCommand(.remove(movie: ids.randomElement(using: &rng)!))
                 case 2...5: cmd = MovieCommand(.toggleWatched(movie: ids.randomElement(using: &rng)!))
                 default: cmd = MovieCommand(.toggleWatchedWithFriends(movie: ids.randomElement(using: &rng)!))
                 }
@@ -200,8 +234,10 @@ final class MovieStoreTests: XCTestCase {
         }
         // A snapshot in the middle: events after it are folded on top.
         let log = try EventLog(path: dir + "/events.sqlite3")
-        let extra: [MovieEvent] = [.watchedToggled(id: "seven"), .added(id: "late", title: "Late", image: ""),
-                                   .removed(id: "the_green_mile")].filter { e in
+        let extra: [MovieEvent] = [
+            .watchedToggled(id: "seven"), .added(id: "late", title: "Late", image: ""),
+            .removed(id: "the_green_mile"),
+        ].filter { e in
             e.movieID == "late" || fold.movie(e.movieID) != nil
         }
         _ = try log.append(extra.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
@@ -243,7 +279,8 @@ final class MovieStoreTests: XCTestCase {
         let base = tempDir()
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         guard mount("tmpfs", base, "tmpfs", 0, "size=1024k") == 0 else {
-            throw XCTSkip("mount -t tmpfs failed: \(String(cString: strerror(errno))) (needs root / CAP_SYS_ADMIN)")
+            throw XCTSkip(
+                "mount -t tmpfs failed: \(String(cString: strerror(errno))) (needs root / CAP_SYS_ADMIN)")
         }
         defer { _ = umount2(base, Int32(MNT_DETACH)) }
         let dir = base + "/state"
@@ -263,7 +300,9 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 3), .pending)
         let c = settle(store, results: 3)
         let byToken = Dictionary(uniqueKeysWithValues: c.results.map { ($0.token, $0.result) })
-        guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2], case .failure(let e3) = byToken[3] else {
+        guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
+            case .failure(let e3) = byToken[3]
+        else {
             return XCTFail("expected failures: \(c.results)")
         }
         XCTAssertEqual(e1.code, .storage)
@@ -305,7 +344,9 @@ final class MovieStoreTests: XCTestCase {
             XCTAssertEqual(store.latestSeq, 11)
             FaultInjection.failSyncs = false
             // No more writes, whatever comes.
-            XCTAssertEqual(failure(store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 3))?.fatal, true)
+            XCTAssertEqual(
+                failure(store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 3))?.fatal, true
+            )
         }
         // A restart reads what is really on disk.
         let again = try MovieStore.open(directory: dir)
@@ -320,10 +361,11 @@ final class MovieStoreTests: XCTestCase {
         // 30,000 events written behind the store's back (as if it had crashed before any snapshot).
         let log = try EventLog(path: dir + "/events.sqlite3", durability: .normal)
         let ids = MovieState.seedCatalogue.map(\.movieID)
-        _ = try log.append((0..<30_000).map { i in
-            let e = MovieEvent.watchedToggled(id: ids[i % ids.count])
-            return NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload)
-        })
+        _ = try log.append(
+            (0..<30_000).map { i in
+                let e = MovieEvent.watchedToggled(id: ids[i % ids.count])
+                return NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload)
+            })
         log.close()
         do {
             let store = try MovieStore.open(directory: dir, snapshotEvery: 10_000)

@@ -25,7 +25,8 @@ final class CrashTests: XCTestCase {
 
     func testAcknowledgedEventsSurviveSIGKILL() throws {
         guard let binary = CrashTests.tortureBinary() else {
-            return XCTFail("log-torture not found next to the test binary: run `swift build --build-tests` first")
+            return XCTFail(
+                "log-torture not found next to the test binary: run `swift build --build-tests` first")
         }
         let path = makeTempDir(self) + "/events.sqlite3"
         var rng = SystemRandomNumberGenerator()
@@ -34,9 +35,10 @@ final class CrashTests: XCTestCase {
         for cycle in 0..<24 {
             // Even cycles: killed at a random moment after the start (maybe while opening or
             // creating the log); odd cycles: at a random moment after the first ack.
-            let lines = try runAndKill(binary, [path, "c\(cycle)", "8"],
-                                       afterMs: Int.random(in: cycle % 2 == 0 ? 5...260 : 0...150, using: &rng),
-                                       afterFirstLine: cycle % 2 == 1)
+            let lines = try runAndKill(
+                binary, [path, "c\(cycle)", "8"],
+                afterMs: Int.random(in: cycle % 2 == 0 ? 5...260 : 0...150, using: &rng),
+                afterFirstLine: cycle % 2 == 1)
             var last: UInt64 = acked.last?.seq ?? 0
             for line in lines {
                 let parts = line.split(separator: " ")
@@ -74,7 +76,9 @@ final class CrashTests: XCTestCase {
 
     /// Spawns the binary with stdout on a pipe, kills it with SIGKILL after `afterMs`, reaps it
     /// and returns the complete lines it printed.
-    private func runAndKill(_ binary: String, _ args: [String], afterMs: Int, afterFirstLine: Bool) throws -> [String] {
+    private func runAndKill(_ binary: String, _ args: [String], afterMs: Int, afterFirstLine: Bool) throws
+        -> [String]
+    {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
         var actions = posix_spawn_file_actions_t()
@@ -94,7 +98,8 @@ final class CrashTests: XCTestCase {
         }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
-        var deadline = DispatchTime.now().uptimeNanoseconds + UInt64(afterFirstLine ? 5000 : afterMs) * 1_000_000
+        var deadline =
+            DispatchTime.now().uptimeNanoseconds + UInt64(afterFirstLine ? 5000 : afterMs) * 1_000_000
         var waitingForFirst = afterFirstLine
         var p = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
         while true {
@@ -122,7 +127,8 @@ final class CrashTests: XCTestCase {
         close(fds[0])
         // The child only dies by our SIGKILL: anything else (a failed commit) is a failure.
         let signaled = (status & 0x7f) != 0 && (status & 0x7f) != 0x7f
-        XCTAssertTrue(signaled && (status & 0x7f) == SIGKILL, "log-torture exited on its own (status \(status))")
+        XCTAssertTrue(
+            signaled && (status & 0x7f) == SIGKILL, "log-torture exited on its own (status \(status))")
         // Only complete lines count: a torn last line was never fully reported.
         let text = String(decoding: out, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

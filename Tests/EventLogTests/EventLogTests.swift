@@ -3,7 +3,9 @@ import Foundation
 import XCTest
 
 final class EventLogTests: XCTestCase {
-    private func ev(_ stream: String, _ kind: String = "k", key: String? = nil, payload: [UInt8] = [1, 2]) -> NewEvent {
+    private func ev(_ stream: String, _ kind: String = "k", key: String? = nil, payload: [UInt8] = [1, 2])
+        -> NewEvent
+    {
         NewEvent(stream: stream, kind: kind, payload: payload, key: key)
     }
 
@@ -26,10 +28,14 @@ final class EventLogTests: XCTestCase {
             XCTAssertEqual(try log.events(stream: "a", upTo: 3).map(\.seq), [1, 3])
             XCTAssertEqual(try log.events(stream: "a", upTo: 2).map(\.seq), [1])
             var seen: [UInt64] = []
-            try log.forEachEvent(after: 1) { seen.append($0.seq); return true }
+            try log.forEachEvent(after: 1) {
+                seen.append($0.seq); return true
+            }
             XCTAssertEqual(seen, [2, 3])
             seen = []
-            try log.forEachEvent(after: 0) { seen.append($0.seq); return false }
+            try log.forEachEvent(after: 0) {
+                seen.append($0.seq); return false
+            }
             XCTAssertEqual(seen, [1])
             log.close()
         }
@@ -47,7 +53,9 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(try log.latestSeq(), 1)
         let r = log.appendBatches([[ev("x")], [ev("y", key: "k")], [ev("z")]])
         XCTAssertEqual(try r[0].get().map(\.seq), [2])
-        guard case .failure(.keyConflict) = r[1], case .failure(.aborted) = r[2] else { return XCTFail("\(r)") }
+        guard case .failure(.keyConflict) = r[1], case .failure(.aborted) = r[2] else {
+            return XCTFail("\(r)")
+        }
         XCTAssertEqual(try log.append([ev("w")]).map(\.seq), [3])
         XCTAssertEqual(try log.events(after: 0, limit: 10).map(\.stream), ["a", "x", "w"])
     }
@@ -64,12 +72,15 @@ final class EventLogTests: XCTestCase {
 
     // MARK: - Damaged and foreign files
 
-    private func assertRefused(_ path: String, _ check: (LogError) -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ path: String, _ check: (LogError) -> Bool, file: StaticString = #filePath, line: UInt = #line
+    ) {
         let before = fileBytes(path)
         XCTAssertThrowsError(try EventLog(path: path), file: file, line: line) { e in
             guard let e = e as? LogError else { return XCTFail("untyped \(e)", file: file, line: line) }
             XCTAssertTrue(check(e), "\(e)", file: file, line: line)
-            XCTAssertTrue(e.message.contains(path), "message does not name the file: \(e)", file: file, line: line)
+            XCTAssertTrue(
+                e.message.contains(path), "message does not name the file: \(e)", file: file, line: line)
         }
         XCTAssertEqual(fileBytes(path), before, "the file was modified", file: file, line: line)
     }
@@ -93,7 +104,8 @@ final class EventLogTests: XCTestCase {
             let log = try EventLog(path: dir + "/tmp.sqlite3")
             log.close()
         }
-        try runSQL(other, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES(1, 'x');")
+        try runSQL(
+            other, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES(1, 'x');")
         assertRefused(other) { e in
             if case .foreign = e { return e.message.contains("users") }
             return false
@@ -101,15 +113,27 @@ final class EventLogTests: XCTestCase {
         // Another application id.
         let withID = dir + "/appid.sqlite3"
         try runSQL(withID, "PRAGMA application_id = 1234; CREATE TABLE t(x);")
-        assertRefused(withID) { if case .foreign = $0 { return $0.message.contains("0x4d2") } else { return false } }
+        assertRefused(withID) {
+            if case .foreign = $0 { return $0.message.contains("0x4d2") } else { return false }
+        }
         // Our application id with a newer schema.
         let newer = dir + "/newer.sqlite3"
-        try runSQL(newer, "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 99; CREATE TABLE events(x);")
-        assertRefused(newer) { if case .foreign = $0 { return $0.message.contains("99") } else { return false } }
+        try runSQL(
+            newer,
+            "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 99; CREATE TABLE events(x);"
+        )
+        assertRefused(newer) {
+            if case .foreign = $0 { return $0.message.contains("99") } else { return false }
+        }
         // Ours, but a table is missing.
         let broken = dir + "/broken.sqlite3"
-        try runSQL(broken, "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 1; CREATE TABLE events(x);")
-        assertRefused(broken) { if case .corrupt = $0 { return $0.message.contains("snapshots") } else { return false } }
+        try runSQL(
+            broken,
+            "PRAGMA application_id = \(EventLog.applicationID); PRAGMA user_version = 1; CREATE TABLE events(x);"
+        )
+        assertRefused(broken) {
+            if case .corrupt = $0 { return $0.message.contains("snapshots") } else { return false }
+        }
         // An empty SQLite database may be initialised.
         let empty = dir + "/empty.sqlite3"
         try runSQL(empty, "PRAGMA user_version = 0;")
@@ -141,7 +165,9 @@ final class EventLogTests: XCTestCase {
     func testGroupCommitterCommitsGroupsAndReportsInOrder() throws {
         let path = makeTempDir(self) + "/events.sqlite3"
         let c = try GroupCommitter(path: path)
-        for t in 1...100 as ClosedRange<UInt64> { c.submit([ev("s\(t)", key: "k\(t)"), ev("s\(t)")], token: t) }
+        for t in 1...100 as ClosedRange<UInt64> {
+            c.submit([ev("s\(t)", key: "k\(t)"), ev("s\(t)")], token: t)
+        }
         var got: [GroupCommitter.Completion] = []
         while got.count < 100 {
             c.wait()
@@ -226,7 +252,9 @@ final class EventLogTests: XCTestCase {
         FaultInjection.failSyncs = true
         c.submit([ev("b")], token: 2)
         c.wait()
-        guard case .failure(let e) = c.drain()[0].result, case .io(let m) = e else { return XCTFail("expected .io") }
+        guard case .failure(let e) = c.drain()[0].result, case .io(let m) = e else {
+            return XCTFail("expected .io")
+        }
         XCTAssertTrue(e.isFatal)
         XCTAssertTrue(m.contains(path), m)
         // Fatal: resume() does not help, even once fsync works again.

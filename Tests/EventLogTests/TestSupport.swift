@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Glibc
 import XCTest
@@ -19,7 +20,11 @@ func fileBytes(_ path: String) -> [UInt8]? {
 func mountSmallTmpfs(_ test: XCTestCase, sizeKB: Int) -> (String, String?) {
     let dir = makeTempDir(test, "tmpfs")
     let rc = mount("tmpfs", dir, "tmpfs", 0, "size=\(sizeKB)k")
-    if rc != 0 { return (dir, "mount -t tmpfs failed: \(String(cString: strerror(errno))) (needs root / CAP_SYS_ADMIN)") }
+    if rc != 0 {
+        return (
+            dir, "mount -t tmpfs failed: \(String(cString: strerror(errno))) (needs root / CAP_SYS_ADMIN)"
+        )
+    }
     test.addTeardownBlock { _ = umount2(dir, Int32(MNT_DETACH)) }
     return (dir, nil)
 }
@@ -34,8 +39,6 @@ func fillDisk(_ path: String) {
     while [UInt8](repeating: 0, count: 1).withUnsafeBytes({ write(fd, $0.baseAddress, 1) }) > 0 {}
     close(fd)
 }
-
-import CSQLite
 
 enum SQLiteScript {
     struct Failure: Error { var message: String }

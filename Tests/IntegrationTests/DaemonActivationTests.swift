@@ -10,7 +10,8 @@ final class DaemonActivationTests: XCTestCase {
         let state = try TemporaryDirectory("swiped-act")
         // Were swiped to bind a socket of its own, it would be $XDG_RUNTIME_DIR/swiped.sock.
         let activation = try SocketActivation(
-            try Binaries.swiped, ["--state", state.file("state")], environment: ["XDG_RUNTIME_DIR": state.path])
+            try Binaries.swiped, ["--state", state.file("state")],
+            environment: ["XDG_RUNTIME_DIR": state.path])
         let client = try activation.start()  // the first connection starts swiped
         let status = try activation.notify.waitFor("STATUS=")
         XCTAssertTrue(status.contains("client"), status)
@@ -29,7 +30,8 @@ final class DaemonActivationTests: XCTestCase {
         XCTAssertEqual(try activation.stop(), .exited(0), activation.process.standardError)
         var info = stat()
         XCTAssertEqual(
-            stat(activation.socketPath, &info), 0, "swiped removed a socket it did not bind (systemd owns it)")
+            stat(activation.socketPath, &info), 0, "swiped removed a socket it did not bind (systemd owns it)"
+        )
     }
 
     func testSIGTERMSaysStoppingAndByeAndExitsZeroWithinASecond() throws {
@@ -58,7 +60,8 @@ final class DaemonActivationTests: XCTestCase {
         XCTAssertEqual(objects.last?["reason"] as? String, "shutdown")
         let replies = objects.dropLast()
         XCTAssertTrue(replies.allSatisfy { $0["ok"] as? Bool == true && $0["event"] == nil }, "\(lines)")
-        XCTAssertEqual(replies.compactMap { int($0["id"]) }, Array(1..<(1 + replies.count)), "in order, no gap")
+        XCTAssertEqual(
+            replies.compactMap { int($0["id"]) }, Array(1..<(1 + replies.count)), "in order, no gap")
     }
 
     func testSIGINTStopsGracefullyToo() throws {

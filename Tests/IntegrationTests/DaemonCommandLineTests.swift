@@ -10,7 +10,9 @@ final class DaemonCommandLineTests: XCTestCase {
     func testHelpAndVersion() throws {
         let help = try SwipedDaemon.run(["--help"])
         XCTAssertEqual(help.status, .exited(0), help.standardError)
-        for option in ["--socket", "--state", "--durability", "--max-line", "--max-clients", "--help", "--version"] {
+        for option in [
+            "--socket", "--state", "--durability", "--max-line", "--max-clients", "--help", "--version",
+        ] {
             XCTAssertTrue(help.standardOutput.contains(option), "--help does not mention \(option)")
         }
         let version = try SwipedDaemon.run(["--version"])
@@ -18,7 +20,8 @@ final class DaemonCommandLineTests: XCTestCase {
         XCTAssertTrue(version.standardOutput.hasPrefix("swiped "), version.standardOutput)
 
         // The hello names the same version.
-        let number = version.standardOutput.dropFirst("swiped ".count).trimmingCharacters(in: .whitespacesAndNewlines)
+        let number = version.standardOutput.dropFirst("swiped ".count).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let daemon = try SwipedDaemon(prefix: "swiped-cli")
         let (_, hello) = try daemon.connectWithHello()
         XCTAssertEqual(hello["server"] as? String, "swiped/\(number)")

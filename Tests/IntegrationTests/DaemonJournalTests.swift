@@ -17,10 +17,13 @@ final class DaemonJournalTests: XCTestCase {
         }()
         let id = try XCTUnwrap(int(hello["client"]))
         try client.ok(["op": "toggle-watched", "movie": "matrix"])
-        for dx in stride(from: -10, through: -200, by: -10) { try client.ok(["op": "drag", "movie": "seven", "dx": dx]) }
+        for dx in stride(from: -10, through: -200, by: -10) {
+            try client.ok(["op": "drag", "movie": "seven", "dx": dx])
+        }
         try client.ok(["op": "release", "movie": "seven", "dx": 0])
         XCTAssertEqual(LineClient.errorCode(of: try client.request(["op": "fly"])), "unknown-op")
-        XCTAssertEqual(LineClient.errorCode(of: try client.request(["op": "remove", "movie": "alien"])), "not-found")
+        XCTAssertEqual(
+            LineClient.errorCode(of: try client.request(["op": "remove", "movie": "alien"])), "not-found")
         client.close()
         // Wait for the disconnect to be logged, then stop.
         _ = try poll(until: .seconds(5), "the disconnect entry") {
@@ -30,7 +33,9 @@ final class DaemonJournalTests: XCTestCase {
         XCTAssertEqual(run.status, .exited(0), run.output)
 
         let entries = run.entries(identifier: "swiped")
-        XCTAssertTrue(entries.allSatisfy { ($0["PRIORITY"].flatMap(Int.init) ?? -1) >= 0 }, "every entry has a PRIORITY")
+        XCTAssertTrue(
+            entries.allSatisfy { ($0["PRIORITY"].flatMap(Int.init) ?? -1) >= 0 }, "every entry has a PRIORITY"
+        )
         let started = try XCTUnwrap(entries.first { $0["MESSAGE"] == "swiped started" }, "\(entries)")
         XCTAssertEqual(started["SOCKET"], journal.directory.file("s.sock"))
         XCTAssertEqual(started["SEQ"], "10")

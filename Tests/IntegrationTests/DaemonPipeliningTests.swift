@@ -83,7 +83,8 @@ final class DaemonPipeliningTests: XCTestCase {
                 // reply came before it (read-your-writes), and may include later ones of the
                 // same commit group.
                 let seq = int(reply["seq"]) ?? -1
-                XCTAssertTrue((lastSeq...(10 + mutations)).contains(seq), "list \(n): seq \(seq), last \(lastSeq)")
+                XCTAssertTrue(
+                    (lastSeq...(10 + mutations)).contains(seq), "list \(n): seq \(seq), last \(lastSeq)")
             }
         }
         XCTAssertEqual(lastSeq, 10 + mutations)

@@ -47,8 +47,9 @@ final class DaemonRequestErrorsTests: XCTestCase {
         let message = LineClient.errorMessage(of: reply)
         XCTAssertFalse(message.isEmpty, what, file: file, line: number)
         if let naming {
-            XCTAssertTrue(message.contains(naming), "\(what): the message does not name \(naming): \(message)",
-                          file: file, line: number)
+            XCTAssertTrue(
+                message.contains(naming), "\(what): the message does not name \(naming): \(message)",
+                file: file, line: number)
         }
         if let expectedID {
             XCTAssertEqual("\(reply["id"] ?? "none")", "\(expectedID)", what, file: file, line: number)
@@ -74,9 +75,13 @@ final class DaemonRequestErrorsTests: XCTestCase {
         try assertError(Array(#"{"op":"add","title":"a"#.utf8) + [0x01] + Array(#"b"}"#.utf8), "bad-json")
         try assertError(Array(#"{"op":"add","title":"a"#.utf8) + [0x09] + Array(#"b"}"#.utf8), "bad-json")
         // Nesting: 64 levels are fine, 65 are not.
-        let ok64 = #"{"op":"ping","id":"# + String(repeating: "[", count: 63) + String(repeating: "]", count: 63) + "}"
+        let ok64 =
+            #"{"op":"ping","id":"# + String(repeating: "[", count: 63) + String(repeating: "]", count: 63)
+            + "}"
         XCTAssertEqual(try reply(toRaw: Array(ok64.utf8))["ok"] as? Bool, true, "64 levels")
-        let deep = #"{"op":"ping","id":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
+        let deep =
+            #"{"op":"ping","id":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+            + "}"
         try assertError(deep, "bad-json")
         XCTAssertEqual(try client.ok(["op": "ping"])["ok"] as? Bool, true, "the connection survives")
     }
@@ -85,9 +90,12 @@ final class DaemonRequestErrorsTests: XCTestCase {
         try assertError(#"{"op":"ping","id":1,"foo":1}"#, "bad-request", naming: "foo", id: 1)
         try assertError(#"{"op":"list","movie":"x"}"#, "bad-request", naming: "movie")
         try assertError(#"{"op":"toggle-watched","movie":5}"#, "bad-request", naming: "movie")
-        try assertError(#"{"op":"toggle-watched","movie":"matrix","expect":"6"}"#, "bad-request", naming: "expect")
-        try assertError(#"{"op":"toggle-watched","movie":"matrix","expect":6.5}"#, "bad-request", naming: "expect")
-        try assertError(#"{"op":"toggle-watched","movie":"matrix","expect":-1}"#, "bad-request", naming: "expect")
+        try assertError(
+            #"{"op":"toggle-watched","movie":"matrix","expect":"6"}"#, "bad-request", naming: "expect")
+        try assertError(
+            #"{"op":"toggle-watched","movie":"matrix","expect":6.5}"#, "bad-request", naming: "expect")
+        try assertError(
+            #"{"op":"toggle-watched","movie":"matrix","expect":-1}"#, "bad-request", naming: "expect")
         try assertError(#"{"op":"toggle-watched"}"#, "bad-request", naming: "movie")
         try assertError(#"{"op":"drag","movie":"matrix","dx":"10"}"#, "bad-request", naming: "dx")
         try assertError(#"{"op":"drag","movie":"matrix"}"#, "bad-request", naming: "dx")
@@ -107,9 +115,12 @@ final class DaemonRequestErrorsTests: XCTestCase {
         try assertError(#"{"op":"viewport","direction":"up"}"#, "bad-request", naming: "direction")
         try assertError(#"{"op":"configure","buttonWidth":19}"#, "bad-request", naming: "buttonWidth")
         try assertError(#"{"op":"configure","leading":"watched"}"#, "bad-request", naming: "leading")
-        try assertError(#"{"op":"configure","leading":[{"action":"a","color":"red"}]}"#, "bad-request", naming: "color")
-        try assertError(#"{"op":"configure","leading":[{"action":"a","role":"cancel"}]}"#, "bad-request", naming: "role")
-        try assertError(#"{"op":"configure","leading":[{"action":"a"}],"trailing":[{"action":"a"}]}"#, "bad-request")
+        try assertError(
+            #"{"op":"configure","leading":[{"action":"a","color":"red"}]}"#, "bad-request", naming: "color")
+        try assertError(
+            #"{"op":"configure","leading":[{"action":"a","role":"cancel"}]}"#, "bad-request", naming: "role")
+        try assertError(
+            #"{"op":"configure","leading":[{"action":"a"}],"trailing":[{"action":"a"}]}"#, "bad-request")
         let nine = (1...9).map { #"{"action":"a\#($0)"}"# }.joined(separator: ",")
         try assertError(#"{"op":"configure","trailing":[\#(nine)]}"#, "bad-request", naming: "8")
         let long = String(repeating: "x", count: 1025)
@@ -126,14 +137,18 @@ final class DaemonRequestErrorsTests: XCTestCase {
     func testNotFoundAndNotRevealedOnRows() throws {
         try assertError(#"{"op":"drag","movie":"alien","dx":-60}"#, "not-found", naming: "alien")
         try assertError(#"{"op":"close","movie":"alien"}"#, "not-found", naming: "alien")
-        try assertError(#"{"op":"tap","movie":"seven","action":"delete","id":3}"#, "not-revealed", naming: "delete", id: 3)
+        try assertError(
+            #"{"op":"tap","movie":"seven","action":"delete","id":3}"#, "not-revealed", naming: "delete", id: 3
+        )
         // Revealing the trailing edge shows delete, not watched.
         try client.ok(["op": "drag", "movie": "seven", "dx": -80])
         try client.ok(["op": "release", "movie": "seven"])
-        try assertError(#"{"op":"tap","movie":"seven","action":"watched"}"#, "not-revealed", naming: "watched")
+        try assertError(
+            #"{"op":"tap","movie":"seven","action":"watched"}"#, "not-revealed", naming: "watched")
         let rows = try client.ok(["op": "rows"])["rows"] as? [[String: Any]]
         XCTAssertEqual(rows?.first?["phase"] as? String, "open", "a refused tap leaves the row as it was")
-        try assertError(#"{"op":"tap","movie":"seven","action":"frobnicate"}"#, "bad-request", naming: "frobnicate")
+        try assertError(
+            #"{"op":"tap","movie":"seven","action":"frobnicate"}"#, "bad-request", naming: "frobnicate")
     }
 
     func testTooLargeSkipsTheLineAndKeepsTheConnection() throws {
@@ -148,7 +163,9 @@ final class DaemonRequestErrorsTests: XCTestCase {
         try assertError(String(over), "too-large", naming: "2048")
         // Far over, in pieces, followed at once by a good request in the same write.
         try client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 100_000))
-        try client.sendRaw(Array(repeating: UInt8(ascii: "y"), count: 100_000) + [0x0A] + Array(#"{"op":"ping","id":2}"#.utf8) + [0x0A])
+        try client.sendRaw(
+            Array(repeating: UInt8(ascii: "y"), count: 100_000) + [0x0A]
+                + Array(#"{"op":"ping","id":2}"#.utf8) + [0x0A])
         let skipped = try client.readReply()
         XCTAssertEqual(LineClient.errorCode(of: skipped), "too-large")
         XCTAssertNil(skipped["id"])
@@ -156,14 +173,17 @@ final class DaemonRequestErrorsTests: XCTestCase {
     }
 
     func testFramingAcceptsCRLFAndIgnoresBlankLines() throws {
-        try client.sendRaw(Array("\n   \n\t\r\n\r\n{\"op\":\"ping\",\"id\":1}\r\n\n{\"op\":\"ping\",\"id\":2}\n".utf8))
+        try client.sendRaw(
+            Array("\n   \n\t\r\n\r\n{\"op\":\"ping\",\"id\":1}\r\n\n{\"op\":\"ping\",\"id\":2}\n".utf8))
         XCTAssertEqual(try client.readLine(), #"{"id":1,"ok":true}"#)
         XCTAssertEqual(try client.readLine(), #"{"id":2,"ok":true}"#)
         try client.expectSilence(for: .milliseconds(200))
     }
 
     func testALastLineWithoutNewlineIsHandledOnHalfClose() throws {
-        try client.sendRaw(Array(#"{"op":"ping","id":1}"#.utf8) + [0x0A] + Array(#"{"op":"toggle-watched","movie":"seven","id":2}"#.utf8))
+        try client.sendRaw(
+            Array(#"{"op":"ping","id":1}"#.utf8) + [0x0A]
+                + Array(#"{"op":"toggle-watched","movie":"seven","id":2}"#.utf8))
         try client.shutdownWrite()
         let lines = try client.readUntilClosed()
         XCTAssertEqual(lines.count, 2, "\(lines)")

@@ -19,8 +19,10 @@ final class DaemonSharingTests: XCTestCase {
     private static let rfc3339Micros = try! NSRegularExpression(
         pattern: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$"#)
 
-    private func assertEvent(_ event: [String: Any], seq: Int, kind: String, movie: String?,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertEvent(
+        _ event: [String: Any], seq: Int, kind: String, movie: String?,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(event["event"] as? String, "movie", "\(event)", file: file, line: line)
         XCTAssertNil(event["ok"], "events never carry ok", file: file, line: line)
         XCTAssertEqual(int(event["seq"]), seq, "\(event)", file: file, line: line)

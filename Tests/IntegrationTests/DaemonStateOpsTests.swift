@@ -57,7 +57,9 @@ final class DaemonStateOpsTests: XCTestCase {
                 let argName = try XCTUnwrap(arg["name"] as? String)
                 let required = try XCTUnwrap(arg["required"] as? Bool)
                 XCTAssertNotNil(arg["type"] as? String, "\(name).\(argName)")
-                XCTAssertTrue(row.contains("`\(argName)`"), "protocol.md does not document \(name)'s \(argName): \(row)")
+                XCTAssertTrue(
+                    row.contains("`\(argName)`"), "protocol.md does not document \(name)'s \(argName): \(row)"
+                )
                 XCTAssertEqual(
                     !row.contains("`\(argName)`?"), required,
                     "\(name).\(argName): required in help \(required), protocol.md row: \(row)")
@@ -71,12 +73,15 @@ final class DaemonStateOpsTests: XCTestCase {
             "remove": ["movie", "expect", "key"],
             "subscribe": ["from"], "history": ["from", "limit"],
             "viewport": ["width", "direction"],
-            "configure": ["leading", "trailing", "allowsFullSwipeLeading", "allowsFullSwipeTrailing", "buttonWidth"],
+            "configure": [
+                "leading", "trailing", "allowsFullSwipeLeading", "allowsFullSwipeTrailing", "buttonWidth",
+            ],
             "drag": ["movie", "dx"], "release": ["movie", "dx", "vx"], "tap": ["movie", "action"],
             "close": ["movie"],
         ]
         for (name, args) in expected {
-            XCTAssertEqual(Set(help[name]?.compactMap { $0["name"] as? String } ?? ["<missing>"]), Set(args), name)
+            XCTAssertEqual(
+                Set(help[name]?.compactMap { $0["name"] as? String } ?? ["<missing>"]), Set(args), name)
         }
     }
 
@@ -88,7 +93,8 @@ final class DaemonStateOpsTests: XCTestCase {
         XCTAssertEqual(movies.last?["id"] as? String, "the_green_mile")
         for (index, movie) in movies.enumerated() {
             XCTAssertEqual(
-                Set(movie.keys), ["id", "title", "image", "watched", "watchedWithFriends", "version"], "\(movie)")
+                Set(movie.keys), ["id", "title", "image", "watched", "watchedWithFriends", "version"],
+                "\(movie)")
             XCTAssertEqual(int(movie["version"]), index + 1)
             XCTAssertEqual(movie["image"] as? String, movie["id"] as? String)
             XCTAssertEqual(movie["watched"] as? Bool, false)
@@ -113,12 +119,14 @@ final class DaemonStateOpsTests: XCTestCase {
         let unicode = try client.ok(["op": "add", "title": "Amélie — Le Fabuleux Destin!"])
         let id = try XCTUnwrap(movie(unicode)["id"] as? String)
         XCTAssertFalse(id.isEmpty)
-        XCTAssertTrue(id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5f }, id)
+        XCTAssertTrue(
+            id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5f }, id)
         XCTAssertEqual(movie(unicode)["title"] as? String, "Amélie — Le Fabuleux Destin!")
 
         let (_, movies) = try list()
         XCTAssertEqual(movies.last?["id"] as? String, id, "added at the end of the list")
-        XCTAssertEqual(try client.ok(["op": "add", "title": String(repeating: "x", count: 200)])["ok"] as? Bool, true)
+        XCTAssertEqual(
+            try client.ok(["op": "add", "title": String(repeating: "x", count: 200)])["ok"] as? Bool, true)
     }
 
     func testAddRefusesBadTitlesAndWritesNothing() throws {
@@ -217,7 +225,10 @@ final class DaemonStateOpsTests: XCTestCase {
             XCTAssertEqual(LineClient.errorCode(of: reply), "bad-request", "key of \(key.utf8.count) bytes")
         }
         XCTAssertEqual(
-            int(try client.ok(["op": "toggle-watched", "movie": "seven", "key": String(repeating: "k", count: 128)])["seq"]),
+            int(
+                try client.ok([
+                    "op": "toggle-watched", "movie": "seven", "key": String(repeating: "k", count: 128),
+                ])["seq"]),
             14)
     }
 }
@@ -241,9 +252,11 @@ struct ProtocolDocument {
             if line.hasPrefix("## ") { inOpSection = line.hasPrefix("## Ops on") }
             guard inOpSection, line.hasPrefix("| `") else { continue }
             // | `op` | arguments | reply |  (escaped pipes "\|" inside cells are not separators)
-            let cells = line.replacingOccurrences(of: "\\|", with: "¦").split(separator: "|", omittingEmptySubsequences: false)
+            let cells = line.replacingOccurrences(of: "\\|", with: "¦").split(
+                separator: "|", omittingEmptySubsequences: false)
             guard cells.count >= 4 else { continue }
-            let name = cells[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let name = cells[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "`"))
             ops[name] = String(cells[2])
         }
         return ProtocolDocument(ops: ops)

@@ -26,7 +26,9 @@ final class DaemonSwipeTests: XCTestCase {
     private func buttons(_ row: [String: Any]) -> [[String: Any]] { row["buttons"] as? [[String: Any]] ?? [] }
     /// (action, x, width) of each visible button, left to right.
     private func geometry(_ row: [String: Any]) -> [String] {
-        buttons(row).map { "\($0["action"] as? String ?? "?")@\(double($0["x"]) ?? -1)+\(double($0["width"]) ?? -1)" }
+        buttons(row).map {
+            "\($0["action"] as? String ?? "?")@\(double($0["x"]) ?? -1)+\(double($0["width"]) ?? -1)"
+        }
     }
 
     func testDragAndReleaseRevealDeleteAndSnapOpen() throws {
@@ -103,7 +105,8 @@ final class DaemonSwipeTests: XCTestCase {
         XCTAssertEqual((event["movie"] as? [String: Any])?["watched"] as? Bool, true)
 
         // Input on a fired row is ignored until it closes.
-        XCTAssertEqual(row(try client.ok(["op": "drag", "movie": "matrix", "dx": -50]))["phase"] as? String, "fired")
+        XCTAssertEqual(
+            row(try client.ok(["op": "drag", "movie": "matrix", "dx": -50]))["phase"] as? String, "fired")
 
         // The commit re-renders the row where it is (rule 9: its movie changed), then the timer
         // closes it.
@@ -148,7 +151,9 @@ final class DaemonSwipeTests: XCTestCase {
         XCTAssertEqual(dropped["removed"] as? Bool, true)
         XCTAssertEqual(row(dropped)["movie"] as? String, "seven")
         XCTAssertEqual(row(dropped)["phase"] as? String, "closed")
-        XCTAssertEqual(LineClient.errorCode(of: try client.request(["op": "drag", "movie": "seven", "dx": -20])), "not-found")
+        XCTAssertEqual(
+            LineClient.errorCode(of: try client.request(["op": "drag", "movie": "seven", "dx": -20])),
+            "not-found")
 
         try client.ok(["op": "drag", "movie": "matrix", "dx": 100])
         try other.ok(["op": "toggle-watched", "movie": "matrix"])
@@ -172,7 +177,9 @@ final class DaemonSwipeTests: XCTestCase {
         let configured = try client.ok([
             "op": "configure",
             "leading": [["action": "flag", "label": "Flag", "icon": "flag", "tint": "orange"]],
-            "trailing": [["action": "archive", "label": "Archive"], ["action": "delete", "role": "destructive"]],
+            "trailing": [
+                ["action": "archive", "label": "Archive"], ["action": "delete", "role": "destructive"],
+            ],
             "buttonWidth": 80, "allowsFullSwipeTrailing": false,
         ])
         let layout = try XCTUnwrap(configured["layout"] as? [String: Any])
@@ -185,7 +192,8 @@ final class DaemonSwipeTests: XCTestCase {
         XCTAssertEqual(geometry(open), ["flag@0.0+80.0"])
         let tap = try client.ok(["op": "tap", "movie": "seven", "action": "flag"])
         let fired = try XCTUnwrap(tap["fired"] as? [String: Any])
-        XCTAssertEqual(fired as NSDictionary, ["action": "flag"] as NSDictionary, "no seq: nothing was written")
+        XCTAssertEqual(
+            fired as NSDictionary, ["action": "flag"] as NSDictionary, "no seq: nothing was written")
         // Full swipe of a custom action, too.
         try client.ok(["op": "drag", "movie": "matrix", "dx": 300])
         let full = try client.ok(["op": "release", "movie": "matrix"])
@@ -205,7 +213,8 @@ final class DaemonSwipeTests: XCTestCase {
         // configure with no arguments: the movie layout again (closing the open rows).
         let restored = try client.ok(["op": "configure"])
         XCTAssertEqual(
-            ((restored["layout"] as? [String: Any])?["leading"] as? [[String: Any]])?.first?["action"] as? String,
+            ((restored["layout"] as? [String: Any])?["leading"] as? [[String: Any]])?.first?["action"]
+                as? String,
             "watched")
         // inception was open, matrix still fired (its close timer not yet run).
         XCTAssertEqual(Set(restored["closed"] as? [String] ?? []), ["inception", "matrix"])
@@ -229,6 +238,7 @@ final class DaemonSwipeTests: XCTestCase {
         XCTAssertEqual(try client.ok(["op": "close"])["closed"] as? [String], ["matrix"])
         XCTAssertEqual(try client.ok(["op": "close"])["closed"] as? [String], [])
         // A drag of less than 10 points does not start the gesture.
-        XCTAssertEqual(row(try client.ok(["op": "drag", "movie": "matrix", "dx": 9]))["phase"] as? String, "closed")
+        XCTAssertEqual(
+            row(try client.ok(["op": "drag", "movie": "matrix", "dx": 9]))["phase"] as? String, "closed")
     }
 }

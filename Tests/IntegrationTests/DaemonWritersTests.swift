@@ -25,7 +25,10 @@ final class DaemonWritersTests: XCTestCase {
 
     private func session(as user: TestUsers.User) throws -> (ProcessLineSession, [String: Any]) {
         let session = try ProcessLineSession(
-            "setpriv", TestUsers.setpriv(user) + [try Binaries.system("socat"), "-", "UNIX-CONNECT:\(daemon.socketPath)"])
+            "setpriv",
+            TestUsers.setpriv(user) + [
+                try Binaries.system("socat"), "-", "UNIX-CONNECT:\(daemon.socketPath)",
+            ])
         let hello = try session.readJSON()
         XCTAssertEqual(hello["event"] as? String, "hello")
         return (session, hello)
@@ -37,7 +40,8 @@ final class DaemonWritersTests: XCTestCase {
 
         let mutations: [[String: Any]] = [
             ["op": "add", "title": "Heat", "id": 1], ["op": "toggle-watched", "movie": "matrix", "id": 2],
-            ["op": "toggle-watched-with-friends", "movie": "matrix", "id": 3], ["op": "remove", "movie": "matrix", "id": 4],
+            ["op": "toggle-watched-with-friends", "movie": "matrix", "id": 3],
+            ["op": "remove", "movie": "matrix", "id": 4],
         ]
         for request in mutations {
             let reply = try reader.request(request)

@@ -32,8 +32,10 @@ final class ReadmeTests: XCTestCase {
         let buildDirectory = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
         let make = try Subprocess(
             "make",
-            ["--no-print-directory", "-C", Self.root, "run-built", "RELEASE=\(buildDirectory)",
-             "RUN_SOCKET=\(socket)", "RUN_STATE=\(dir.file("swiped-state"))"])
+            [
+                "--no-print-directory", "-C", Self.root, "run-built", "RELEASE=\(buildDirectory)",
+                "RUN_SOCKET=\(socket)", "RUN_STATE=\(dir.file("swiped-state"))",
+            ])
         // It says where it listens, on stdout (make) and in the daemon's own log line.
         try make.waitForOutput("socket \(socket)")
         try make.waitForOutput("swiped started", in: .standardError)
@@ -50,7 +52,10 @@ final class ReadmeTests: XCTestCase {
         let lines = socat.standardOutput.split(separator: "\n")
         XCTAssertTrue(lines[0].hasPrefix(#"{"event":"hello","protocol":1,"#), "\(lines)")
         XCTAssertTrue(lines[1].hasPrefix(#"{"id":1,"ok":true,"seq":11,"movie":{"id":"matrix""#), "\(lines)")
-        XCTAssertTrue(lines[3].contains(#""buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]"#), "\(lines)")
+        XCTAssertTrue(
+            lines[3].contains(
+                #""buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]"#
+            ), "\(lines)")
 
         // The README's swipectl lines.
         let swipectl = try Binaries.swipectl
@@ -65,7 +70,8 @@ final class ReadmeTests: XCTestCase {
         // Ctrl-C stops it cleanly.
         make.kill(SIGINT, group: true)
         let status = try make.wait(timeout: .seconds(5))
-        XCTAssertTrue(status == .exited(0) || status == .exited(2) || status == .signaled(SIGINT), "\(status)")
+        XCTAssertTrue(
+            status == .exited(0) || status == .exited(2) || status == .signaled(SIGINT), "\(status)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "the socket file is removed on exit")
     }
 }

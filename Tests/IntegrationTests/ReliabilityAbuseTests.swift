@@ -49,19 +49,24 @@ final class ReliabilityAbuseTests: XCTestCase {
         }
     }
 
-    func assertLatency(_ samples: [Double], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+    func assertLatency(
+        _ samples: [Double], _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertGreaterThan(samples.count, 10, "too few pings during \(what)", file: file, line: line)
         let p50 = percentile(samples, 0.5) * 1000
         let p99 = percentile(samples, 0.99) * 1000
         let max = (samples.max() ?? 0) * 1000
-        print(String(format: "abuse: ping during %@: %d pings, p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                     what, samples.count, p50, p99, max))
+        print(
+            String(
+                format: "abuse: ping during %@: %d pings, p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                what, samples.count, p50, p99, max))
         XCTAssertLessThan(p99, pingP99BoundMilliseconds, "ping p99 during \(what)", file: file, line: line)
     }
 
     func makeDaemon(_ arguments: [String] = []) throws -> (TemporaryDirectory, AbuseDaemon) {
         let dir = try TemporaryDirectory("swiped-abuse")
-        let daemon = try AbuseDaemon(state: dir.file("state"), socket: dir.file("s.sock"), arguments: arguments)
+        let daemon = try AbuseDaemon(
+            state: dir.file("state"), socket: dir.file("s.sock"), arguments: arguments)
         return (dir, daemon)
     }
 
@@ -93,7 +98,9 @@ final class ReliabilityAbuseTests: XCTestCase {
         let deadline = Deadline(.seconds(30))
         func told() -> Int { daemon.standardError.components(separatedBy: "subscriber too slow").count - 1 }
         while !deadline.hasPassed && told() < 2 {
-            for i in 0..<32 { try writer.send(json: ["op": "toggle-watched", "movie": "matrix", "id": sent + i]) }
+            for i in 0..<32 {
+                try writer.send(json: ["op": "toggle-watched", "movie": "matrix", "id": sent + i])
+            }
             for _ in 0..<32 { XCTAssertEqual(try writer.readReply()["ok"] as? Bool, true) }
             sent += 32
             // The good subscriber reads as it goes.
@@ -125,8 +132,9 @@ final class ReliabilityAbuseTests: XCTestCase {
         XCTAssertEqual(goodSeqs, Array((goodSeqs.first ?? 0)..<((goodSeqs.first ?? 0) + sent)))
         assertLatency(latencies, "slow subscribers and \(sent) toggles")
         let rssAfter = try daemon.rssKB()
-        print("abuse: slow subscribers told bye after \(sent) events (the late one had \(movieEvents)); "
-              + "RSS \(rssBefore) → \(rssAfter) kB")
+        print(
+            "abuse: slow subscribers told bye after \(sent) events (the late one had \(movieEvents)); "
+                + "RSS \(rssBefore) → \(rssAfter) kB")
         XCTAssertLessThan(rssAfter - rssBefore, rssGrowthBoundKB)
         XCTAssertEqual(try writer.request(["op": "ping"])["ok"] as? Bool, true)
     }
@@ -149,13 +157,17 @@ final class ReliabilityAbuseTests: XCTestCase {
         var peakRSS = rssBefore
         let start = monotonicSeconds()
         while monotonicSeconds() - start < (soak ? 30 : 4) {
-            let n = chunk.withUnsafeBytes { send(flood.fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = chunk.withUnsafeBytes {
+                send(flood.fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if n > 0 {
                 // Whole lines only: finish a partial one.
                 var rest = n % line.count == 0 ? 0 : line.count - n % line.count
                 while rest > 0 {
                     let m = chunk.withUnsafeBytes {
-                        send(flood.fileDescriptor, $0.baseAddress! + (line.count - rest), rest, Int32(MSG_NOSIGNAL))
+                        send(
+                            flood.fileDescriptor, $0.baseAddress! + (line.count - rest), rest,
+                            Int32(MSG_NOSIGNAL))
                     }
                     if m > 0 { rest -= m } else { usleep(1_000) }
                 }
@@ -181,7 +193,11 @@ final class ReliabilityAbuseTests: XCTestCase {
         try flood.shutdownWrite()
         var replies = 0
         while let text = try flood.readLine(timeout: .seconds(30)) {
-            if text.hasPrefix(#"{"ok":true,"seq":"#) { replies += 1 } else { XCTFail("unexpected: \(text.prefix(200))"); break }
+            if text.hasPrefix(#"{"ok":true,"seq":"#) {
+                replies += 1
+            } else {
+                XCTFail("unexpected: \(text.prefix(200))"); break
+            }
         }
         XCTAssertEqual(replies, sentLines)
         XCTAssertTrue(daemon.isRunning)
@@ -257,7 +273,9 @@ final class ReliabilityAbuseTests: XCTestCase {
                 for i in 0..<50 {
                     switch i % 5 {
                     case 0: lines.append(#"{"op":"ping","id":\#(i)}"#)
-                    case 1: lines.append(#"{"op":"toggle-watched","movie":"seven","key":"h\#(t)-\#(i)","id":\#(i)}"#)
+                    case 1:
+                        lines.append(
+                            #"{"op":"toggle-watched","movie":"seven","key":"h\#(t)-\#(i)","id":\#(i)}"#)
                     case 2: lines.append(#"{"op":"list","id":\#(i)}"#)
                     case 3: lines.append(#"{"op":"nope","id":\#(i)}"#)
                     default: lines.append(#"{"op":"drag","movie":"seven","dx":-30,"id":\#(i)}"#)
@@ -267,7 +285,9 @@ final class ReliabilityAbuseTests: XCTestCase {
                 try client.sendRaw(Array((lines.joined(separator: "\n")).utf8))
                 try client.shutdownWrite()
                 let got = try client.readUntilClosed(timeout: .seconds(20))
-                let ids = try got.map { try LineClient.parse($0) }.filter { $0["event"] == nil }.map { $0["id"] as? Int ?? -1 }
+                let ids = try got.map { try LineClient.parse($0) }.filter { $0["event"] == nil }.map {
+                    $0["id"] as? Int ?? -1
+                }
                 if ids != Array(0..<50) { failures.with { $0.append("client \(t): replies \(ids)") } }
             } catch {
                 failures.with { $0.append("client \(t): \(error)") }
@@ -305,19 +325,24 @@ final class ReliabilityAbuseTests: XCTestCase {
                 let key = "v\(t)-\(i)"
                 let full = #"{"op":"toggle-watched-with-friends","movie":"inception","key":"\#(key)"}"#
                 var bytes: [UInt8]
+                // How the client goes away: mid-line, right after a mutation (before its reply),
+                // mid long line, mid too-large line, with replies unread, or while a subscriber
+                // is catching up.
                 switch rng.next() % 6 {
-                case 0: bytes = Array(full.utf8.prefix(Int(rng.next() % UInt64(full.utf8.count))))  // mid-line
-                case 1: bytes = Array((full + "\n").utf8)  // a mutation, gone before its reply
-                case 2: bytes = Array((full + "\n" + String(repeating: "x", count: 3000)).utf8)  // mid long line
-                case 3: bytes = Array(String(repeating: "y", count: 10_000).utf8)  // mid too-large line
-                case 4: bytes = Array((String(repeating: #"{"op":"list"}"# + "\n", count: 200)).utf8)  // unread replies
-                default: bytes = Array(#"{"op":"subscribe","from":0}"#.utf8) + [0x0A]  // a catching-up subscriber
+                case 0: bytes = Array(full.utf8.prefix(Int(rng.next() % UInt64(full.utf8.count))))
+                case 1: bytes = Array((full + "\n").utf8)
+                case 2: bytes = Array((full + "\n" + String(repeating: "x", count: 3000)).utf8)
+                case 3: bytes = Array(String(repeating: "y", count: 10_000).utf8)
+                case 4: bytes = Array((String(repeating: #"{"op":"list"}"# + "\n", count: 200)).utf8)
+                default: bytes = Array(#"{"op":"subscribe","from":0}"#.utf8) + [0x0A]
                 }
                 try? client.sendRaw(bytes)
                 if rng.next() % 2 == 0 {
                     // Reset rather than close: SO_LINGER 0.
                     var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-                    setsockopt(client.fileDescriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                    setsockopt(
+                        client.fileDescriptor, SOL_SOCKET, SO_LINGER, &linger,
+                        socklen_t(MemoryLayout<Glibc.linger>.size))
                 }
                 client.close()
             }
@@ -336,14 +361,20 @@ final class ReliabilityAbuseTests: XCTestCase {
         }
         if descriptorsAfter != descriptorsBefore {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd")) ?? []
-            let targets = fds.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.pid)/fd/\($0)")) ?? "?" }
+            let targets = fds.map {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.pid)/fd/\($0)"))
+                    ?? "?"
+            }
             let log = daemon.standardError
-            XCTFail("the daemon kept descriptors of vanished clients: \(descriptorsBefore) → \(descriptorsAfter): \(targets); "
+            XCTFail(
+                "the daemon kept descriptors of vanished clients: \(descriptorsBefore) → \(descriptorsAfter): \(targets); "
                     + "connected \(log.components(separatedBy: "client connected").count - 1), "
                     + "disconnected \(log.components(separatedBy: "client disconnected").count - 1)")
         }
         let rssAfter = try daemon.rssKB()
-        print("abuse: \(count.get) vanishing clients; RSS \(rssBefore) → \(rssAfter) kB; fds \(descriptorsBefore) → \(descriptorsAfter)")
+        print(
+            "abuse: \(count.get) vanishing clients; RSS \(rssBefore) → \(rssAfter) kB; fds \(descriptorsBefore) → \(descriptorsAfter)"
+        )
         XCTAssertLessThan(rssAfter - rssBefore, rssGrowthBoundKB)
         assertLatency(latencies, "vanishing clients")
     }

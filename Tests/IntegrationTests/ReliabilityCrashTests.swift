@@ -17,17 +17,20 @@ final class ReliabilityCrashTests: XCTestCase {
         var movie: String
     }
 
-    static let seeds = ["godfather", "dark_knight", "pulp_fiction", "forrest_gump", "inception",
-                        "matrix", "seven", "silence_of_lambs", "saving_private_ryan", "the_green_mile"]
+    static let seeds = [
+        "godfather", "dark_knight", "pulp_fiction", "forrest_gump", "inception",
+        "matrix", "seven", "silence_of_lambs", "saving_private_ryan", "the_green_mile",
+    ]
 
     /// One client: mutates with a window of `window` requests in flight, every one with a key,
     /// until the connection fails (the daemon died) or `stop` is set. Returns its acks in order.
-    static func mutate(_ daemon: String, cycle: Int, client: Int, window: Int, stop: Locked<Bool>,
-                       acks: Locked<[Ack]>, failures: Locked<[String]>) -> [Ack]
-    {
+    static func mutate(
+        _ daemon: String, cycle: Int, client: Int, window: Int, stop: Locked<Bool>,
+        acks: Locked<[Ack]>, failures: Locked<[String]>
+    ) -> [Ack] {
         var mine: [Ack] = []
         guard let connection = try? LineClient(path: daemon, timeout: .seconds(5)),
-              (try? connection.readJSON())?["event"] as? String == "hello"
+            (try? connection.readJSON())?["event"] as? String == "hello"
         else { return mine }
         var generator = SystemRandomNumberGenerator()
         var added: [String] = []  // ids this client added (acked), not removed yet
@@ -49,7 +52,9 @@ final class ReliabilityCrashTests: XCTestCase {
                 } else {
                     let movie = seeds.randomElement(using: &generator)!
                     let friends = Bool.random(using: &generator)
-                    request = ["op": friends ? "toggle-watched-with-friends" : "toggle-watched", "movie": movie]
+                    request = [
+                        "op": friends ? "toggle-watched-with-friends" : "toggle-watched", "movie": movie,
+                    ]
                     kind = friends ? "watched-with-friends-toggled" : "watched-toggled"
                 }
                 request["key"] = key
@@ -68,13 +73,14 @@ final class ReliabilityCrashTests: XCTestCase {
                         return mine
                     }
                     guard reply["ok"] as? Bool == true, let seq = reply["seq"] as? Int,
-                          let movie = (reply["movie"] as? [String: Any])?["id"] as? String
+                        let movie = (reply["movie"] as? [String: Any])?["id"] as? String
                     else {
                         failures.with { $0.append("mutation refused: \(reply) for \(item.request)") }
                         continue
                     }
-                    let ack = Ack(client: client, key: item.key, request: item.request, seq: seq, kind: item.kind,
-                                  movie: movie)
+                    let ack = Ack(
+                        client: client, key: item.key, request: item.request, seq: seq, kind: item.kind,
+                        movie: movie)
                     mine.append(ack)
                     acks.with { $0.append(ack) }
                     if item.kind == "added" { added.append(movie) }
@@ -88,23 +94,27 @@ final class ReliabilityCrashTests: XCTestCase {
 
     /// Restarted daemon: every acknowledged mutation is in the history exactly once at its seq,
     /// in each client's order; the list is the fold of the history; the keys replay.
-    func verify(_ daemon: AbuseDaemon, acks: [Ack], perClient: [[Ack]], retry: [Ack],
-                file: StaticString = #filePath, line: UInt = #line) throws
-    {
+    func verify(
+        _ daemon: AbuseDaemon, acks: [Ack], perClient: [[Ack]], retry: [Ack],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let client = try daemon.connect()
         let history = try client.wholeHistory()
         let folded = foldHistory(history, file: file, line: line)
         let (seq, movies) = try client.listMovies()
-        XCTAssertEqual(seq, history.count, "list's seq is not the last seq of the history", file: file, line: line)
+        XCTAssertEqual(
+            seq, history.count, "list's seq is not the last seq of the history", file: file, line: line)
         XCTAssertEqual(movies, folded, "list differs from the fold of the history", file: file, line: line)
         var seen: [Int: String] = [:]
         for ack in acks {
             if let other = seen.updateValue(ack.key, forKey: ack.seq) {
-                XCTFail("seq \(ack.seq) acknowledged for both \(other) and \(ack.key)", file: file, line: line)
+                XCTFail(
+                    "seq \(ack.seq) acknowledged for both \(other) and \(ack.key)", file: file, line: line)
             }
             guard ack.seq >= 1 && ack.seq <= history.count else {
-                XCTFail("acknowledged \(ack.key) at seq \(ack.seq) is missing (history ends at \(history.count))",
-                        file: file, line: line)
+                XCTFail(
+                    "acknowledged \(ack.key) at seq \(ack.seq) is missing (history ends at \(history.count))",
+                    file: file, line: line)
                 continue
             }
             let event = history[ack.seq - 1]
@@ -112,18 +122,23 @@ final class ReliabilityCrashTests: XCTestCase {
             XCTAssertEqual(event.movie.id, ack.movie, "seq \(ack.seq) (\(ack.key))", file: file, line: line)
         }
         for mine in perClient {
-            XCTAssertEqual(mine.map(\.seq), mine.map(\.seq).sorted(), "a client's acks are out of order",
-                           file: file, line: line)
+            XCTAssertEqual(
+                mine.map(\.seq), mine.map(\.seq).sorted(), "a client's acks are out of order",
+                file: file, line: line)
         }
         // Exactly once: the same key again replays the same seq and writes nothing.
         for ack in retry {
             var object: [String: Any] = ack.request
             object["id"] = ack.key
             let reply = try client.request(object)
-            XCTAssertEqual(reply["ok"] as? Bool, true, "retry of \(ack.key): \(reply)", file: file, line: line)
-            XCTAssertEqual(reply["seq"] as? Int, ack.seq, "retry of \(ack.key) after the restart", file: file, line: line)
+            XCTAssertEqual(
+                reply["ok"] as? Bool, true, "retry of \(ack.key): \(reply)", file: file, line: line)
+            XCTAssertEqual(
+                reply["seq"] as? Int, ack.seq, "retry of \(ack.key) after the restart", file: file, line: line
+            )
         }
-        XCTAssertEqual(try client.listMovies().seq, seq, "retries with known keys wrote events", file: file, line: line)
+        XCTAssertEqual(
+            try client.listMovies().seq, seq, "retries with known keys wrote events", file: file, line: line)
     }
 
     func testSIGKILLAtRandomMomentsLosesNoAcknowledgedMutation() throws {
@@ -152,8 +167,9 @@ final class ReliabilityCrashTests: XCTestCase {
                     stop.with { $0 = true }
                     return
                 }
-                let mine = Self.mutate(socket, cycle: cycle, client: i, window: 1 + i % 4, stop: stop,
-                                       acks: cycleAcks, failures: failures)
+                let mine = Self.mutate(
+                    socket, cycle: cycle, client: i, window: 1 + i % 4, stop: stop,
+                    acks: cycleAcks, failures: failures)
                 results.with { $0.append(mine) }
             }
             XCTAssertEqual(try daemon.wait(), .signaled(SIGKILL))
@@ -167,8 +183,9 @@ final class ReliabilityCrashTests: XCTestCase {
             try verify(daemon, acks: all.get, perClient: perClient, retry: cycleAcks.get)
             if (testRun?.totalFailureCount ?? 0) > 0 { break }
         }
-        print("crash: \(cycles) SIGKILL cycles, \(all.get.count) acknowledged mutations, all present exactly once, "
-              + "\(Int(monotonicSeconds() - began)) s")
+        print(
+            "crash: \(cycles) SIGKILL cycles, \(all.get.count) acknowledged mutations, all present exactly once, "
+                + "\(Int(monotonicSeconds() - began)) s")
         daemon.kill(SIGTERM)
         XCTAssertEqual(try daemon.wait(), .exited(0))
     }
@@ -201,18 +218,22 @@ final class ReliabilityCrashTests: XCTestCase {
                     stop.with { $0 = true }
                     return
                 }
-                let mine = Self.mutate(socket, cycle: 1000 + round, client: i, window: 4, stop: stop, acks: acks,
-                                       failures: failures)
+                let mine = Self.mutate(
+                    socket, cycle: 1000 + round, client: i, window: 4, stop: stop, acks: acks,
+                    failures: failures)
                 results.with { $0.append(mine) }
             }
             let (status, seconds) = exit.get
             XCTAssertEqual(status, .exited(0), daemon.standardError.suffix(2000).description)
             // 1 s; a sanitizer build (TSan: 5-15 times slower) gets 3 s.
             XCTAssertLessThan(seconds, sanitizerBuild ? 3.0 : 1.0, "SIGTERM to exit took \(seconds) s")
-            print("sigterm: round \(round): \(acks.get.count) acknowledged, exit \(String(describing: status)) "
-                  + "in \(Int(seconds * 1000)) ms")
+            print(
+                "sigterm: round \(round): \(acks.get.count) acknowledged, exit \(String(describing: status)) "
+                    + "in \(Int(seconds * 1000)) ms")
             if seconds > 0.5 {
-                print("sigterm: slow exit; the daemon's last lines:\n" + daemon.standardError.split(separator: "\n").suffix(15).joined(separator: "\n"))
+                print(
+                    "sigterm: slow exit; the daemon's last lines:\n"
+                        + daemon.standardError.split(separator: "\n").suffix(15).joined(separator: "\n"))
             }
             allAcks += acks.get
             perClient += results.get

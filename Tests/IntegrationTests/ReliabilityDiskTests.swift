@@ -91,7 +91,8 @@ final class ReliabilityDiskTests: XCTestCase {
         }
         XCTAssertEqual(refused.count, 20, "the full disk never refused a write")
         print("disk full: \(acked.count) acknowledged, then storage: \(storageMessage)")
-        XCTAssertTrue(daemon.isRunning, "the daemon stopped on a full disk:\n\(daemon.standardError.suffix(2000))")
+        XCTAssertTrue(
+            daemon.isRunning, "the daemon stopped on a full disk:\n\(daemon.standardError.suffix(2000))")
 
         // Reads go on, and show exactly the acknowledged events: nothing of the refused ones.
         XCTAssertEqual(try client.request(["op": "ping"])["ok"] as? Bool, true)
@@ -164,13 +165,17 @@ final class ReliabilityDiskTests: XCTestCase {
         // Cut the device to 1 MiB: every write (and the journal's) past it fails with EIO.
         XCTAssertEqual(truncate(image, 1 << 20), 0)
         let resize = try Subprocess.run("losetup", ["--set-capacity", device])
-        guard resize.status.isSuccess else { throw XCTSkip("losetup --set-capacity failed: \(resize.standardError)") }
+        guard resize.status.isSuccess else {
+            throw XCTSkip("losetup --set-capacity failed: \(resize.standardError)")
+        }
 
         // The next commits fail in fsync: no reply for them; the daemon exits 1 and says why.
         var replies: [[String: Any]] = []
         for i in 0..<50 {
-            guard (try? client.send(json: ["op": "toggle-watched", "movie": "seven", "key": "eio-\(i)"])) != nil,
-                  let reply = try? client.readReply(timeout: .seconds(10))
+            guard
+                (try? client.send(json: ["op": "toggle-watched", "movie": "seven", "key": "eio-\(i)"]))
+                    != nil,
+                let reply = try? client.readReply(timeout: .seconds(10))
             else { break }
             replies.append(reply)
             if !daemon.isRunning { break }

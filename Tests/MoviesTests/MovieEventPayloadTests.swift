@@ -4,8 +4,9 @@ import XCTest
 /// The movie's state after an event, stored with the event so that history needs no fold.
 final class MovieEventPayloadTests: XCTestCase {
     func testStateAfterRoundTripsForEveryKind() throws {
-        let movie = Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true,
-                          watchedWithFriends: false, version: 11)
+        let movie = Movie(
+            id: "matrix", title: "The Matrix", image: "matrix", watched: true,
+            watchedWithFriends: false, version: 11)
         let events: [MovieEvent] = [
             .watchedToggled(id: "matrix"), .watchedWithFriendsToggled(id: "matrix"), .removed(id: "matrix"),
         ]
@@ -16,7 +17,8 @@ final class MovieEventPayloadTests: XCTestCase {
             XCTAssertEqual(try MovieEvent(stream: "matrix", kind: event.kind, payload: payload), event)
             // …and history reads the movie from it, at the event's seq.
             XCTAssertEqual(
-                try MovieEvent.movieAfter(stream: "matrix", kind: event.kind, payload: payload, seq: 11), movie)
+                try MovieEvent.movieAfter(stream: "matrix", kind: event.kind, payload: payload, seq: 11),
+                movie)
         }
     }
 
@@ -29,7 +31,8 @@ final class MovieEventPayloadTests: XCTestCase {
     }
 
     func testGarbageStateIsRefused() {
-        var payload = MovieEvent.watchedToggled(id: "x").payload(after: Movie(id: "x", title: "X", image: "", version: 1))
+        var payload = MovieEvent.watchedToggled(id: "x").payload(
+            after: Movie(id: "x", title: "X", image: "", version: 1))
         payload[payload.count - 1] = 7  // a flag that is neither 0 nor 1
         XCTAssertThrowsError(try MovieEvent(stream: "x", kind: "watched-toggled", payload: payload))
         XCTAssertThrowsError(try MovieEvent(stream: "x", kind: "removed", payload: [0, 0, 0, 9]))

@@ -16,7 +16,8 @@ final class RequestFuzzRegressionTests: XCTestCase {
         Array(#"{"op":"drag","movie":"x","dx":-0.0e-0}"#.utf8),
         Array(#"{"op":"configure","leading":[{"action":"a","role":"destructive"},{"action":"a"}]}"#.utf8),
         Array(String(repeating: "[", count: 10_000).utf8),
-        Array(String(repeating: #"{"a":"#, count: 70).utf8) + [0x31] + Array(String(repeating: "}", count: 70).utf8),
+        Array(String(repeating: #"{"a":"#, count: 70).utf8) + [0x31]
+            + Array(String(repeating: "}", count: 70).utf8),
         [0xEF, 0xBB, 0xBF] + Array(#"{"op":"ping"}"#.utf8),
         [0x7B, 0x22, 0xC0, 0xAF, 0x22, 0x3A, 0x31, 0x7D],
         Array("{\"op\":\"ping\"}\r\r\n \t\r\n{\"op\":\"list\"}\n\n{\"op\":\"x\"".utf8),
@@ -29,15 +30,17 @@ final class RequestFuzzRegressionTests: XCTestCase {
             for maxLine in [1, 7, 64, LineFramer.defaultMaxLine] {
                 let whole = frames(input, maxLine: maxLine, piece: nil)
                 for piece in [1, 2, 3, 5, 16] {
-                    XCTAssertEqual(frames(input, maxLine: maxLine, piece: piece), whole,
-                                   "split into \(piece)-byte reads, maxLine \(maxLine): \(input.prefix(40))")
+                    XCTAssertEqual(
+                        frames(input, maxLine: maxLine, piece: piece), whole,
+                        "split into \(piece)-byte reads, maxLine \(maxLine): \(input.prefix(40))")
                 }
                 for frame in whole {
                     switch frame {
                     case .line(let line):
                         XCTAssertFalse(line.contains(0x0A))
                         XCTAssertLessThanOrEqual(line.count, maxLine)
-                        XCTAssertFalse(line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }, "a blank frame")
+                        XCTAssertFalse(
+                            line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }, "a blank frame")
                         checkRequest(Array(line))
                     case .tooLarge(let length):
                         XCTAssertGreaterThan(length, maxLine)
@@ -53,7 +56,11 @@ final class RequestFuzzRegressionTests: XCTestCase {
         var result: [LineFramer.Frame] = []
         func drain() {
             while let frame = framer.next() {
-                if case .line(let line) = frame { result.append(.line(ArraySlice(Array(line)))) } else { result.append(frame) }
+                if case .line(let line) = frame {
+                    result.append(.line(ArraySlice(Array(line))))
+                } else {
+                    result.append(frame)
+                }
             }
         }
         let step = piece ?? max(bytes.count, 1)
@@ -79,7 +86,9 @@ final class RequestFuzzRegressionTests: XCTestCase {
         let bytes = out.bytes
         XCTAssertEqual(bytes.last, 0x0A, file: file, line: lineNumber)
         let body = Array(bytes.dropLast())
-        XCTAssertFalse(body.contains(0x0A), "a raw newline in \(String(decoding: body, as: UTF8.self))", file: file, line: lineNumber)
+        XCTAssertFalse(
+            body.contains(0x0A), "a raw newline in \(String(decoding: body, as: UTF8.self))", file: file,
+            line: lineNumber)
         do {
             let members = try body.withUnsafeBytes { try JSONParser.parseObjectMembers($0) }
             if let id = decoded.id {
@@ -87,7 +96,9 @@ final class RequestFuzzRegressionTests: XCTestCase {
                 XCTAssertEqual(echoed, id, "id not echoed verbatim", file: file, line: lineNumber)
             }
         } catch {
-            XCTFail("reply is not strict JSON (\(error)): \(String(decoding: body, as: UTF8.self))", file: file, line: lineNumber)
+            XCTFail(
+                "reply is not strict JSON (\(error)): \(String(decoding: body, as: UTF8.self))", file: file,
+                line: lineNumber)
         }
     }
 }

@@ -37,10 +37,12 @@ final class AbuseDaemon {
     func start() throws {
         process = try Subprocess(
             Binaries.swiped, ["--socket", socket, "--state", state] + extraArguments,
-            environment: ["NOTIFY_SOCKET": nil, "LISTEN_FDS": nil, "LISTEN_PID": nil, "SWIPED_WRITERS": nil,
-                          // An ASan build of swiped checks for leaks when it exits (make asan turns
-                          // them off for the test runner only); other builds ignore this.
-                          "ASAN_OPTIONS": "detect_leaks=1"])
+            environment: [
+                "NOTIFY_SOCKET": nil, "LISTEN_FDS": nil, "LISTEN_PID": nil, "SWIPED_WRITERS": nil,
+                // An ASan build of swiped checks for leaks when it exits (make asan turns
+                // them off for the test runner only); other builds ignore this.
+                "ASAN_OPTIONS": "detect_leaks=1",
+            ])
         let probe = try connect(timeout: .seconds(20))
         probe.close()
     }
@@ -62,7 +64,9 @@ final class AbuseDaemon {
         while true {
             let client = try LineClient(path: socket, timeout: deadline.remaining)
             // A stale socket file of a killed daemon: the connect may reach nobody; retry.
-            if let hello = try? client.readJSON(timeout: deadline.remaining), hello["event"] as? String == "hello" {
+            if let hello = try? client.readJSON(timeout: deadline.remaining),
+                hello["event"] as? String == "hello"
+            {
                 return client
             }
             client.close()
@@ -75,7 +79,7 @@ final class AbuseDaemon {
     func rssKB() throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { throw LineClientError("no VmRSS in /proc/\(pid)/status") }
         return kb
     }
@@ -92,8 +96,8 @@ struct WireMovie: Equatable, CustomStringConvertible {
 
     init(_ object: [String: Any]) throws {
         guard let id = object["id"] as? String, let title = object["title"] as? String,
-              let image = object["image"] as? String, let watched = object["watched"] as? Bool,
-              let friends = object["watchedWithFriends"] as? Bool, let version = object["version"] as? Int
+            let image = object["image"] as? String, let watched = object["watched"] as? Bool,
+            let friends = object["watchedWithFriends"] as? Bool, let version = object["version"] as? Int
         else { throw LineClientError("not a movie: \(object)") }
         self.id = id
         self.title = title
@@ -117,13 +121,14 @@ extension LineClient {
     func wholeHistory() throws -> [WireEvent] {
         var events: [WireEvent] = []
         while true {
-            let reply = try request(["op": "history", "from": events.last?.seq ?? 0, "limit": 1000], timeout: .seconds(20))
+            let reply = try request(
+                ["op": "history", "from": events.last?.seq ?? 0, "limit": 1000], timeout: .seconds(20))
             guard reply["ok"] as? Bool == true, let page = reply["events"] as? [[String: Any]] else {
                 throw LineClientError("history failed: \(reply)")
             }
             for e in page {
                 guard let seq = e["seq"] as? Int, let kind = e["kind"] as? String,
-                      let movie = e["movie"] as? [String: Any]
+                    let movie = e["movie"] as? [String: Any]
                 else { throw LineClientError("not an event: \(e)") }
                 events.append(WireEvent(seq: seq, kind: kind, movie: try WireMovie(movie)))
             }
@@ -135,7 +140,7 @@ extension LineClient {
     func listMovies() throws -> (seq: Int, movies: [WireMovie]) {
         let reply = try request(["op": "list"], timeout: .seconds(20))
         guard reply["ok"] as? Bool == true, let seq = reply["seq"] as? Int,
-              let movies = reply["movies"] as? [[String: Any]]
+            let movies = reply["movies"] as? [[String: Any]]
         else { throw LineClientError("list failed: \(reply)") }
         return (seq, try movies.map(WireMovie.init))
     }
@@ -148,13 +153,16 @@ func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UI
     var order: [String] = []
     var movies: [String: WireMovie] = [:]
     for (index, event) in events.enumerated() {
-        XCTAssertEqual(event.seq, index + 1, "history has a gap or is out of order at \(index)", file: file, line: line)
+        XCTAssertEqual(
+            event.seq, index + 1, "history has a gap or is out of order at \(index)", file: file, line: line)
         let id = event.movie.id
         switch event.kind {
         case "added":
             XCTAssertNil(movies[id], "seq \(event.seq) adds \(id) twice", file: file, line: line)
             var m = event.movie
-            XCTAssertFalse(m.watched || m.watchedWithFriends, "seq \(event.seq): added with flags", file: file, line: line)
+            XCTAssertFalse(
+                m.watched || m.watchedWithFriends, "seq \(event.seq): added with flags", file: file,
+                line: line)
             m.version = event.seq
             movies[id] = m
             order.append(id)
@@ -167,7 +175,8 @@ func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UI
             m.version = event.seq
             movies[id] = m
         case "removed":
-            XCTAssertNotNil(movies[id], "seq \(event.seq) removes missing movie \(id)", file: file, line: line)
+            XCTAssertNotNil(
+                movies[id], "seq \(event.seq) removes missing movie \(id)", file: file, line: line)
             movies[id] = nil
             order.removeAll { $0 == id }
             continue
@@ -175,8 +184,9 @@ func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UI
             XCTFail("seq \(event.seq): unknown kind \(event.kind)", file: file, line: line)
             continue
         }
-        XCTAssertEqual(event.movie, movies[id], "seq \(event.seq): the event's movie differs from the fold",
-                       file: file, line: line)
+        XCTAssertEqual(
+            event.movie, movies[id], "seq \(event.seq): the event's movie differs from the fold",
+            file: file, line: line)
     }
     return order.compactMap { movies[$0] }
 }

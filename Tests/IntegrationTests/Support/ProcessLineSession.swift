@@ -32,7 +32,9 @@ final class ProcessLineSession {
     /// without writing it.
     func readLine(timeout: Duration = .seconds(5)) throws -> String {
         let index = consumed
-        let line = try poll(until: timeout, "line \(index + 1) from \(process.command.joined(separator: " "))") {
+        let line = try poll(
+            until: timeout, "line \(index + 1) from \(process.command.joined(separator: " "))"
+        ) {
             () throws -> String? in
             let text = self.process.standardOutput
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -98,7 +98,9 @@ final class SwipedDaemon {
     }
 
     /// Connects and returns the client and its `hello` event.
-    func connectWithHello(timeout: Duration = .seconds(5)) throws -> (client: LineClient, hello: [String: Any]) {
+    func connectWithHello(timeout: Duration = .seconds(5)) throws -> (
+        client: LineClient, hello: [String: Any]
+    ) {
         let client = try LineClient(path: socketPath, timeout: timeout)
         let hello = try client.readJSON(timeout: timeout)
         guard hello["event"] as? String == "hello" else {
@@ -120,10 +122,12 @@ final class SwipedDaemon {
     func restart(timeout: Duration = .seconds(10)) throws -> SwipedDaemon {
         let status = try stop()
         guard status.isSuccess else {
-            throw SubprocessFailure(command: process.command, status: status, standardError: process.standardError)
+            throw SubprocessFailure(
+                command: process.command, status: status, standardError: process.standardError)
         }
         return try SwipedDaemon(
-            arguments: arguments, directory: directory, socketPath: socketPath, stateDirectory: stateDirectory,
+            arguments: arguments, directory: directory, socketPath: socketPath,
+            stateDirectory: stateDirectory,
             environment: environment, timeout: timeout)
     }
 

@@ -52,8 +52,10 @@ while true {
         var batch: [NewEvent] = []
         for _ in 0..<size {
             nextKey += 1
-            batch.append(NewEvent(stream: "s\(nextKey % 17)", kind: "torture",
-                                  payload: Array("payload \(nextKey)".utf8), key: "\(prefix)-\(nextKey)"))
+            batch.append(
+                NewEvent(
+                    stream: "s\(nextKey % 17)", kind: "torture",
+                    payload: Array("payload \(nextKey)".utf8), key: "\(prefix)-\(nextKey)"))
         }
         nextToken += 1
         committer.submit(batch, token: nextToken)
