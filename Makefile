@@ -111,10 +111,12 @@ soak: deps-test
 	$(SWIFT) build --build-tests
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
 
-# libFuzzer on request framing, decoding and reply encoding (Fuzz/RequestFuzz), for a bounded
-# time. Crashes are written to .build/fuzz/crash-*; turn each into a test in Tests/WireTests.
+# libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/WireFuzz), then request
+# framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
+# .build/fuzz/crash-* (and Fuzz/run.sh's own directory); turn each into a test in Tests/WireTests.
 FUZZ_TIME ?= 60
 fuzz:
+	Fuzz/run.sh $(FUZZ_TIME)
 	Fuzz/RequestFuzz/build.sh
 	mkdir -p .build/fuzz/corpus
 	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
