@@ -56,13 +56,15 @@ let package = Package(
                           path: "Tests/Support/log-torture", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
-        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies"],
+        // TestSupport: what several test targets share (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies"], swiftSettings: strict),
-        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire", "TestSupport"],
                     swiftSettings: strict),
     ]
 )

@@ -5,6 +5,7 @@
 
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 
 final class ReliabilityAbuseTests: XCTestCase {
@@ -314,7 +315,7 @@ final class ReliabilityAbuseTests: XCTestCase {
         let count = Locked(0)
         // Two threads of vanishing clients (the machine has two cores; the pinger needs one too).
         runThreads(2) { t in
-            var rng = SplitMix(seed: UInt64(t + 1))
+            var rng = SplitMix64(seed: UInt64(t + 1))
             let start = monotonicSeconds()
             var i = 0
             while monotonicSeconds() - start < seconds {

@@ -4,6 +4,7 @@
 
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 
 final class ReliabilityBadInputTests: XCTestCase {
@@ -58,7 +59,7 @@ final class ReliabilityBadInputTests: XCTestCase {
     }
 
     static func corpus(ops: [OpInfo]) -> [Case] {
-        var rng = SplitMix(seed: 0x5eed_cafe)
+        var rng = SplitMix64(seed: 0x5eed_cafe)
         var cases: [Case] = []
         var nextID = 1
         func add(_ text: String, _ code: String?, id: Int? = nil, mentions: String? = nil, _ what: String) {
@@ -410,18 +411,5 @@ final class ReliabilityBadInputTests: XCTestCase {
         XCTAssertEqual(try observer.request(["op": "ping"])["ok"] as? Bool, true)
         daemon.kill(SIGTERM)
         XCTAssertEqual(try daemon.wait(), .exited(0))
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing corpus can be regenerated.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Movies
 import SwipeEngine
+import TestSupport
 
 /// Random gesture sequences for the property and replay tests. The session drives a real
 /// `SwipeList` like a host would (timers from `schedule` effects fire when time passes them) and

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import Wire
@@ -425,18 +426,5 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(bytes[...]), a)
         XCTAssertEqual(try bytes.withUnsafeBytes { try JSONParser.parse($0) }, a)
         XCTAssertEqual(a, ["op": "drag", "movie": "godfather", "dx": -60.5, "id": 17])
-    }
-}
-
-/// A small seeded generator, so random tests repeat.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

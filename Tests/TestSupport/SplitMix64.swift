@@ -1,11 +1,12 @@
 /// A seeded, deterministic random number generator (SplitMix64, Steele et al. 2014): the same seed
-/// gives the same gesture sequences on every machine, so a failing property names its seed.
-struct SplitMix64: RandomNumberGenerator {
+/// gives the same sequence on every machine, so a failing randomized test names its seed and can
+/// be replayed. Shared by every test target that generates input.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
