@@ -14,7 +14,7 @@ RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
-TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 
 .PHONY: all build release run run-built test test-unit test-integration bench soak fuzz lint install install-built \
