@@ -39,6 +39,8 @@ final class Connection {
     /// go straight to `out`.
     var slots: [ReplySlot] = []
     var list = SwipeList(layout: MovieLayout.standard)
+    /// The unchanging parts of this client's row replies, encoded once (drag replies).
+    let rowCache = RowEncodingCache()
     /// The seq of the last movie event sent; nil when not subscribed.
     var cursor: UInt64?
     /// Set while the subscribe reply waits behind a pending reply: events wait too.

@@ -70,14 +70,22 @@ extension Server {
         WireError(.notFound, "no movie with id \"\(RequestDecoder.truncated(movie))\"")
     }
 
-    /// drag, release, tap: run the reducer on a copy first, so that a refused input (not
-    /// revealed, forbidden) leaves the row exactly as it was.
+    /// drag, release, tap. A refused input leaves the row exactly as it was: the engine
+    /// guarantees it for its own errors (not revealed); for `forbidden`, decided only once the
+    /// engine says a bound action fired, a peer that may not write runs the reducer on a copy
+    /// (a writer's list is changed in place: copying it would copy its rows on every drag).
     private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
         guard store.state.movie(movie) != nil else { return reply(c, id: id, op: op, error: notFound(movie)) }
-        var list = c.list
+        var copy: SwipeList?
         let effects: [Effect]
         do {
-            effects = try list.send(input)
+            if c.mayWrite {
+                effects = try c.list.send(input)
+            } else {
+                var list = c.list
+                effects = try list.send(input)
+                copy = list
+            }
         } catch {
             switch error {
             case .notRevealed(_, let action):
@@ -101,11 +109,11 @@ extension Server {
             command = BoundAction.command(for: firedAction, movie: movie)
             if command != nil && !c.mayWrite { return reply(c, id: id, op: op, error: forbidden()) }
         }
-        c.list = list
+        if let copy { c.list = copy }
         _ = apply(effects, on: c, report: true)
         let row = render(c, movie)
         guard let firedAction else {
-            return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: nil) })
+            return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: nil, cache: c.rowCache) })
         }
         guard let command else {
             journal.log(

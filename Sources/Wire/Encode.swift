@@ -96,10 +96,12 @@ public enum Encode {
         end(&out)
     }
 
-    public static func row(_ out: inout JSONWriter, id: [UInt8]?, row: RowRender, fired: Fired?) {
+    public static func row(
+        _ out: inout JSONWriter, id: [UInt8]?, row: RowRender, fired: Fired?, cache: RowEncodingCache? = nil
+    ) {
         begin(&out, id: id, ok: true)
         key(&out, "row")
-        self.row(&out, row)
+        self.row(&out, row, cache: cache)
         if let fired {
             key(&out, "fired")
             switch fired {
@@ -260,7 +262,7 @@ public enum Encode {
         out.literal(#""}"#)
     }
 
-    public static func row(_ out: inout JSONWriter, _ r: RowRender) {
+    public static func row(_ out: inout JSONWriter, _ r: RowRender, cache: RowEncodingCache? = nil) {
         out.literal(#"{"movie":"#)
         out.string(r.row)
         out.literal(#","offset":"#)
@@ -278,23 +280,11 @@ public enum Encode {
         out.literal(#","buttons":["#)
         for (index, b) in r.buttons.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.literal(#"{"action":"#)
-            out.string(b.action)
-            if let label = b.label {
-                out.literal(#","label":"#)
-                out.string(label)
+            if let cache {
+                out.bytes.append(contentsOf: cache.buttonHead(b))
+            } else {
+                buttonHead(&out, b)
             }
-            if let icon = b.icon {
-                out.literal(#","icon":"#)
-                out.string(icon)
-            }
-            out.literal(#","tint":"#)
-            out.string(b.tint)
-            if let role = b.role {
-                out.literal(#","role":"#)
-                out.string(role.rawValue)
-            }
-            out.literal(#","x":"#)
             out.double(b.x)
             out.literal(#","width":"#)
             out.double(b.width)
@@ -302,12 +292,42 @@ public enum Encode {
         }
         out.literal(#"],"spring":{"target":"#)
         out.double(r.spring.target)
+        if let cache {
+            out.bytes.append(contentsOf: cache.tail(r.spring, r.accessibilityActions))
+        } else {
+            tail(&out, r.spring, r.accessibilityActions)
+        }
+    }
+
+    /// A button up to its geometry: `{"action":…,"label":…,"icon":…,"tint":…,"role":…,"x":`.
+    static func buttonHead(_ out: inout JSONWriter, _ b: ButtonRender) {
+        out.literal(#"{"action":"#)
+        out.string(b.action)
+        if let label = b.label {
+            out.literal(#","label":"#)
+            out.string(label)
+        }
+        if let icon = b.icon {
+            out.literal(#","icon":"#)
+            out.string(icon)
+        }
+        out.literal(#","tint":"#)
+        out.string(b.tint)
+        if let role = b.role {
+            out.literal(#","role":"#)
+            out.string(role.rawValue)
+        }
+        out.literal(#","x":"#)
+    }
+
+    /// A row after its spring's target: the spring's constants and the accessibility actions.
+    static func tail(_ out: inout JSONWriter, _ spring: SpringHint, _ actions: [AccessibilityAction]) {
         out.literal(#","response":"#)
-        out.double(r.spring.response)
+        out.double(spring.response)
         out.literal(#","dampingFraction":"#)
-        out.double(r.spring.dampingFraction)
+        out.double(spring.dampingFraction)
         out.literal(#"},"accessibilityActions":["#)
-        for (index, a) in r.accessibilityActions.enumerated() {
+        for (index, a) in actions.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
             out.literal(#"{"action":"#)
             out.string(a.action)

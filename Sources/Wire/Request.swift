@@ -103,13 +103,13 @@ public enum RequestDecoder {
         }
         var args = Arguments(op: spec)
         for member in members where member.key != "op" && member.key != "id" {
-            guard let arg = spec.args.first(where: { $0.name == member.key }) else {
+            guard let index = spec.args.firstIndex(where: { $0.name == member.key }) else {
                 let known = spec.args.map(\.name)
                 let hint = known.isEmpty ? "it takes none" : "it takes " + known.joined(separator: ", ")
                 return fail(
                     .badRequest, "unknown argument \"\(truncated(member.key))\" for op \"\(name)\"; \(hint)")
             }
-            args.values[arg.name] = member.value
+            args.values[index] = member.value
         }
         do {
             let request = try args.build()
@@ -125,15 +125,24 @@ public enum RequestDecoder {
     }
 }
 
-/// The arguments of one request, checked against its op's table entry.
+/// The arguments of one request, checked against its op's table entry: `values[i]` is the
+/// value given for `op.args[i]` (an array, not a dictionary: an op takes at most five).
 struct Arguments {
     let op: OpSpec
-    var values: [String: JSON] = [:]
+    var values: [JSON?]
 
-    init(op: OpSpec) { self.op = op }
+    init(op: OpSpec) {
+        self.op = op
+        values = Array(repeating: nil, count: op.args.count)
+    }
+
+    subscript(name: String) -> JSON? {
+        guard let index = op.args.firstIndex(where: { $0.name == name }) else { return nil }
+        return values[index]
+    }
 
     func build() throws(WireError) -> Request {
-        for arg in op.args where arg.required && values[arg.name] == nil {
+        for (index, arg) in op.args.enumerated() where arg.required && values[index] == nil {
             throw .badRequest("op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.rawValue))")
         }
         switch op.name {
@@ -200,7 +209,7 @@ struct Arguments {
     }
 
     func string(_ name: String, allowEmpty: Bool = false) throws(WireError) -> String? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case .string(let text) = value else { throw wrongType(name, "a string", value) }
         if !allowEmpty && text.isEmpty { throw .badRequest("\"\(name)\" must not be empty") }
         guard text.utf8.count <= RequestDecoder.maxStringBytes else {
@@ -210,13 +219,13 @@ struct Arguments {
     }
 
     func boolean(_ name: String) throws(WireError) -> Bool? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case .bool(let flag) = value else { throw wrongType(name, "true or false", value) }
         return flag
     }
 
     func number(_ name: String, _ range: ClosedRange<Double>? = nil) throws(WireError) -> Double? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case .number(let number) = value else { throw wrongType(name, "a number", value) }
         let x = number.double
         // The parser already refuses non-finite literals; this bounds what the engine sees.
@@ -229,7 +238,7 @@ struct Arguments {
     }
 
     func integer(_ name: String, _ range: ClosedRange<Int64>) throws(WireError) -> Int64? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case .number(let number) = value else { throw wrongType(name, "a whole number", value) }
         guard let n = number.int else { throw .badRequest("\"\(name)\" must be a whole number") }
         guard range.contains(n) else {
@@ -244,7 +253,7 @@ struct Arguments {
     }
 
     func actions(_ name: String) throws(WireError) -> [ActionSpec]? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case .array(let items) = value else { throw wrongType(name, "an array of actions", value) }
         guard items.count <= RequestDecoder.maxActionsPerEdge else {
             throw .badRequest(
