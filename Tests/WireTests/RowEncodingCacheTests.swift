@@ -30,7 +30,8 @@ final class RowEncodingCacheTests: XCTestCase {
             }
             let dx = Double(Int(rng.next() % 801) - 400) + (rng.next() % 2 == 0 ? 0.5 : 0)
             let input: Input =
-                rng.next() % 5 == 0 ? .released(row: "matrix", dx: nil, vx: nil) : .dragChanged(row: "matrix", dx: dx)
+                rng.next() % 5 == 0
+                ? .released(row: "matrix", dx: nil, vx: nil) : .dragChanged(row: "matrix", dx: dx)
             _ = try? list.send(input)
             if list.state(of: "matrix").phase == .fired { _ = try? list.send(.timerFired(row: "matrix")) }
             let render = list.render("matrix", flags: flags[Int(rng.next() % 3)])
