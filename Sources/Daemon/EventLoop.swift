@@ -128,6 +128,34 @@ public final class EventLoop {
         return box
     }
 
+    // MARK: - Post
+
+    /// Runs after every loop iteration that dispatched some other source (sd_event_add_post):
+    /// work batched across all the sources of one iteration.
+    public final class PostSource {
+        fileprivate var source: OpaquePointer?
+        fileprivate let handler: () -> Void
+        fileprivate init(handler: @escaping () -> Void) { self.handler = handler }
+        deinit { if let source { sd_event_source_disable_unref(source) } }
+    }
+
+    public func addPost(description: String, _ handler: @escaping () -> Void) throws(SystemError)
+        -> PostSource
+    {
+        let box = PostSource(handler: handler)
+        var s: OpaquePointer?
+        let r = sd_event_add_post(
+            event, &s,
+            { _, userdata in
+                Unmanaged<PostSource>.fromOpaque(userdata!).takeUnretainedValue().handler()
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0 else { throw SystemError("sd_event_add_post", errno: -r) }
+        sd_event_source_set_description(s, description)
+        box.source = s
+        return box
+    }
+
     // MARK: - Signals
 
     public final class SignalSource {

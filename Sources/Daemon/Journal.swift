@@ -33,9 +33,14 @@ public final class Journal {
     let echoPriority: Priority?
     /// Entries above this priority (numerically) are dropped everywhere.
     public var maxPriority: Priority
-    /// After a failed send (no journald listening), sends are skipped until this instant
-    /// (CLOCK_MONOTONIC, ns): libsystemd would try, and fail, a sendmsg for every entry.
+    /// Whether journald's socket exists, looked at again at most once a second (CLOCK_MONOTONIC,
+    /// ns): without it libsystemd tries, and silently fails, a sendmsg for every entry, which
+    /// costs more than the entry's own work.
+    private var journalPresent = true
+    private var journalCheckedAt: UInt64 = 0
+    /// After a failed send (journald not answering), sends are skipped until this instant.
     private var journalRetryAt: UInt64 = 0
+    static let journalSocket = "/run/systemd/journal/socket"
 
     public init(maxPriority: Priority = .info) {
         self.maxPriority = maxPriority
@@ -58,8 +63,14 @@ public final class Journal {
     }
 
     private func send(_ priority: Priority, _ message: String, _ fields: [(String, String)]) {
+        let now = Journal.monotonicNanoseconds()
+        if now &- journalCheckedAt >= 1_000_000_000 {
+            journalCheckedAt = now
+            journalPresent = access(Journal.journalSocket, F_OK) == 0
+        }
+        guard journalPresent else { return }
         if journalRetryAt != 0 {
-            guard Journal.monotonicNanoseconds() >= journalRetryAt else { return }
+            guard now >= journalRetryAt else { return }
             journalRetryAt = 0
         }
         var entries: [String] = [

@@ -277,8 +277,19 @@ public final class MovieStore {
         }
         let after = projected.apply(event, seq: projected.lastSeq + 1)
         queued.append(Entry(token: token, command: command, event: event, after: after))
-        flushIfIdle()
+        if flushesAtOnce { flushIfIdle() }
         return .pending
+    }
+
+    /// Whether `submit` hands a command to the writer at once when no commit is in flight. An
+    /// event loop sets it to false and calls `flush()` once per iteration instead, so that the
+    /// commands of every client that became readable together go into one transaction rather
+    /// than the first alone and the rest in the next.
+    public var flushesAtOnce = true
+
+    /// Hands what is queued to the writer, if no commit is in flight.
+    public func flush() {
+        flushIfIdle()
     }
 
     private func keyReused(_ key: String) -> StoreError {

@@ -23,6 +23,7 @@ public final class Server {
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
     var acceptPauseTimer: EventLoop.Timer?
+    var commitSource: EventLoop.PostSource?
 
     /// Commands decided but not yet durable, at most; past it, `overloaded`.
     static let maxPendingCommands = 65_536
@@ -125,6 +126,9 @@ public final class Server {
         ) {
             [unowned self] _ in storeCompleted()
         }
+        // Group commit: the commands of one loop iteration go to the writer together.
+        store.flushesAtOnce = false
+        commitSource = try loop.addPost(description: "commit") { [unowned self] in store.flush() }
         signalSources = try loop.addSignals(Server.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
