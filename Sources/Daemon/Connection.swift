@@ -23,6 +23,9 @@ struct ReplySlot {
     var token: UInt64?
     var bytes: JSONWriter
     var late: ((inout JSONWriter) -> Void)?
+    /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
+    /// none yet (a reply waiting for a commit, or one worded late).
+    var cost: Int
 }
 
 final class Connection {
@@ -43,8 +46,9 @@ final class Connection {
     let rowCache = RowEncodingCache()
     /// The seq of the last movie event sent; nil when not subscribed.
     var cursor: UInt64?
-    /// Set while the subscribe reply waits behind a pending reply: events wait too.
-    var subscriptionPending = false
+    /// Counts subscribe and unsubscribe requests: a subscribe's reply, worded late, starts the
+    /// subscription only if no later (un)subscribe came meanwhile.
+    var subscriptionGeneration: UInt64 = 0
     var timers: [RowID: EventLoop.Timer] = [:]
     /// Closes the connection if its `bye` is not read in time.
     var goodbyeTimer: EventLoop.Timer?
@@ -64,7 +68,18 @@ final class Connection {
         self.framer = LineFramer(maxLine: maxLine)
     }
 
+    /// Bytes in `out` not yet written: what the socket still has to take.
     var queued: Int { out.bytes.count - outHead }
+
+    /// What the replies parked in `slots` count against the cap.
+    private(set) var slotBytes = 0
+    /// The estimate for a slot without bytes yet: a mutation's reply or a late read's.
+    static let slotEstimate = 1024
+
+    /// Everything this connection holds for its peer: the write queue and the parked replies.
+    /// The cap (`--max-queue`) applies to this, so that a client pipelining behind its own
+    /// pending mutation cannot make the daemon hold unbounded replies.
+    var backlog: Int { queued + slotBytes }
 
     /// Whether the connection has nothing more to do: every reply it is owed has been written
     /// (including those of lines still in the framer), and either a `bye` was sent or the peer
@@ -72,19 +87,24 @@ final class Connection {
     /// events until it closes for good).
     var isFinished: Bool {
         guard slots.isEmpty && queued == 0 else { return false }
-        return closing || (readClosed && framer.buffered == 0 && cursor == nil && !subscriptionPending)
+        return closing || (readClosed && framer.buffered == 0 && cursor == nil)
     }
 
     /// Appends a reply in request order, worded now (the swipe ops: a reply shows the row as
     /// that request left it): straight to the write queue unless an earlier reply is still
     /// waiting for a commit.
     func send(reply: (inout JSONWriter) -> Void) {
+        sendInLine(reply)
+    }
+
+    /// `send(reply:)` for what is not a reply but must keep its place among them (row events).
+    func sendInLine(_ reply: (inout JSONWriter) -> Void) {
         if slots.isEmpty {
             reply(&out)
         } else {
             var bytes = JSONWriter(capacity: 0)
             reply(&bytes)
-            slots.append(ReplySlot(token: nil, bytes: bytes, late: nil))
+            park(ReplySlot(token: nil, bytes: bytes, late: nil, cost: bytes.bytes.count))
         }
     }
 
@@ -94,13 +114,21 @@ final class Connection {
         if slots.isEmpty {
             reply(&out)
         } else {
-            slots.append(ReplySlot(token: nil, bytes: JSONWriter(capacity: 0), late: reply))
+            park(
+                ReplySlot(
+                    token: nil, bytes: JSONWriter(capacity: 0), late: reply, cost: Connection.slotEstimate))
         }
     }
 
     /// Reserves the place of a reply that waits for the commit of `token`.
     func reserve(token: UInt64) {
-        slots.append(ReplySlot(token: token, bytes: JSONWriter(capacity: 0), late: nil))
+        park(
+            ReplySlot(token: token, bytes: JSONWriter(capacity: 0), late: nil, cost: Connection.slotEstimate))
+    }
+
+    private func park(_ slot: ReplySlot) {
+        slotBytes += slot.cost
+        slots.append(slot)
     }
 
     /// Fills the reserved place of `token`, then moves every reply that is now due to `out`.
@@ -108,13 +136,15 @@ final class Connection {
         guard let index = slots.firstIndex(where: { $0.token == token }) else { return }
         if index == 0 {
             reply(&out)
-            slots.removeFirst()
+            slotBytes -= slots.removeFirst().cost
         } else {
             reply(&slots[index].bytes)
             slots[index].token = nil
+            slotBytes += slots[index].bytes.bytes.count - slots[index].cost
+            slots[index].cost = slots[index].bytes.bytes.count
         }
         while let first = slots.first, first.token == nil {
-            slots.removeFirst()
+            slotBytes -= slots.removeFirst().cost
             if let late = first.late {
                 late(&out)
             } else {

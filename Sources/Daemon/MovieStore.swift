@@ -250,14 +250,14 @@ public final class MovieStore {
         if closed { return .done(.failure(StoreError(.internal, "the store is closed"))) }
         if let key = command.key {
             if let i = queued.firstIndex(where: { $0.command.key == key }) {
-                guard MovieStore.sameCommand(queued[i].command, command) else {
+                guard MovieStore.matches(command, queued[i].event) else {
                     return .done(.failure(keyReused(key)))
                 }
                 queued[i].waiters.append(token)
                 return .pending
             }
             if let i = inFlight.firstIndex(where: { $0.command.key == key }) {
-                guard MovieStore.sameCommand(inFlight[i].command, command) else {
+                guard MovieStore.matches(command, inFlight[i].event) else {
                     return .done(.failure(keyReused(key)))
                 }
                 inFlight[i].waiters.append(token)
@@ -296,15 +296,20 @@ public final class MovieStore {
         StoreError(.conflict, "key \(String(reflecting: key)) was already used for a different command")
     }
 
-    private static func sameCommand(_ a: MovieCommand, _ b: MovieCommand) -> Bool {
-        a.op == b.op
-            || (a.kind == b.kind && a.kind == MovieEvent.Kind.added
-                && {
-                    if case .add(let t1, let i1) = a.op, case .add(let t2, let i2) = b.op {
-                        return t1 == t2 && (i1 ?? "") == (i2 ?? "")
-                    }
-                    return false
-                }())
+    /// Whether `command`, sent again with a key, is the command that wrote `event` under that
+    /// key: the same kind on the same movie, or an add of the same title and image (a missing
+    /// image being the id, as `decide` makes it). One rule for pending and committed keys.
+    private static func matches(_ command: MovieCommand, _ event: MovieEvent) -> Bool {
+        switch (command.op, event) {
+        case (.add(let title, let image), .added(let id, let t, let i)):
+            return title == t && (image ?? id) == i
+        case (.toggleWatched(let m), .watchedToggled(let id)),
+            (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
+            (.remove(let m), .removed(let id)):
+            return m == id
+        default:
+            return false
+        }
     }
 
     /// The original result of a key already in the log, or nil when the key is new.
@@ -322,17 +327,7 @@ public final class MovieStore {
         } catch {
             throw StoreError(.internal, "\(path): event \(stored.seq) cannot be decoded: \(error.message)")
         }
-        let same: Bool
-        switch (command.op, event) {
-        case (.add(let title, let image), .added(let id, let t, let i)):
-            same = title == t && (image ?? id) == i
-        case (.toggleWatched(let m), .watchedToggled(let id)),
-            (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
-            (.remove(let m), .removed(let id)):
-            same = m == id
-        default: same = false
-        }
-        guard same else { throw keyReused(key) }
+        guard MovieStore.matches(command, event) else { throw keyReused(key) }
         return try committedEvents([stored]).first
     }
 

@@ -66,7 +66,7 @@ extension Server {
             subscribe(c, from: from, id: id, op: op)
         case .unsubscribe:
             c.cursor = nil
-            c.subscriptionPending = false
+            c.subscriptionGeneration += 1
             subscribers[c.client] = nil
             c.send(reply: { Encode.ok(&$0, id: id) })
         case .history(let from, let limit):
@@ -126,11 +126,13 @@ extension Server {
             return
         }
         switch store.submit(command, token: token) {
+        case .done(.failure(let storeError)) where storeError.fatal:
+            return fatal(storeError.message)
         case .done(.failure(let storeError)):
             let error = WireError(storeError)
             c.send(reply: { complete(&$0, .failure(error)) })
             journal.log(
-                storeError.fatal ? .crit : .info, "command refused",
+                .info, "command refused",
                 [
                     ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
                     ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
@@ -155,6 +157,11 @@ extension Server {
 
     /// Answers the commands of a finished commit, then tells subscribers and rows.
     func deliver(_ batch: Completions) {
+        // After an I/O error on commit nothing is answered: what is durable is decided by what is
+        // on disk after the restart (protocol.md, Durability), not by what this process believed.
+        if let fatalError = batch.fatal {
+            return fatal(fatalError.message)
+        }
         var touched: [Connection] = []
         for outcome in batch.results {
             guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
@@ -169,19 +176,20 @@ extension Server {
                 fields += [("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)]
                 journal.log(error.code == .storage ? .warning : .info, "command failed", fields)
             }
-            guard let c = waiting.connection, connections[c.client] === c else { continue }
+            // A connection told `bye` gets nothing after it.
+            guard let c = waiting.connection, connections[c.client] === c, !c.closing else { continue }
             c.fulfil(token: outcome.token) { waiting.complete(&$0, result) }
             touched.append(c)
-        }
-        if let fatalError = batch.fatal {
-            return fatal(fatalError.message)
         }
         // Queue the events, then write: the writers' replies first (what they wait for), then
         // everyone else's events.
         if !batch.committed.isEmpty { fanOut(batch.committed) }
         for c in touched { afterWork(c) }
         if !batch.committed.isEmpty {
-            for c in Array(connections.values) where c.queued > 0 { afterWork(c) }
+            let latest = store.latestSeq
+            for c in Array(connections.values) where c.queued > 0 || (c.cursor ?? latest) < latest {
+                afterWork(c)
+            }
             markStatusDirty()
         }
     }
@@ -196,15 +204,16 @@ extension Server {
                 error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"))
         }
         // The subscription starts when its reply is written, so the reply always comes first;
-        // a reply due after this client's own pending mutations counts them in its seq.
+        // a reply due after this client's own pending mutations counts them in its seq. Only the
+        // newest subscribe (or unsubscribe) of a pipeline decides: each has its generation.
         c.cursor = nil
-        c.subscriptionPending = true
+        c.subscriptionGeneration += 1
+        let generation = c.subscriptionGeneration
         subscribers[c.client] = nil
         c.sendLate { [unowned self, unowned c] out in
             let latest = store.latestSeq
             Encode.seq(&out, id: id, seq: latest)
-            guard c.subscriptionPending else { return }
-            c.subscriptionPending = false
+            guard c.subscriptionGeneration == generation else { return }
             c.cursor = from ?? latest
             subscribers[c.client] = c
         }
@@ -236,11 +245,11 @@ extension Server {
             var line = JSONWriter()
             Encode.movieEvent(&line, event)
             for c in subscribers.values where c.cursor == event.seq - 1 && !c.closing {
-                if c.queued > config.maxQueue {
+                if c.backlog > config.maxQueue {
                     journal.log(
                         .warning, "subscriber too slow, disconnecting",
                         [
-                            ("CLIENT", "\(c.client)"), ("QUEUED", "\(c.queued)"), ("SEQ", "\(event.seq)"),
+                            ("CLIENT", "\(c.client)"), ("QUEUED", "\(c.backlog)"), ("SEQ", "\(event.seq)"),
                         ])
                     subscribers[c.client] = nil
                     c.cursor = nil

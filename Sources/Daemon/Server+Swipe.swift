@@ -185,9 +185,12 @@ extension Server {
         afterWork(c)
     }
 
+    /// A `row` event goes in line with the replies (not ahead of them like movie events): a
+    /// client applying messages in order must not see a row's close before the reply that
+    /// fired it, when that reply still waits for its commit.
     func pushRow(_ c: Connection, _ row: RowID, removed: Bool) {
         let render = render(c, row)
-        c.push { Encode.rowEvent(&$0, row: render, removed: removed) }
+        c.sendInLine { Encode.rowEvent(&$0, row: render, removed: removed) }
     }
 
     /// A committed event changes what clients' rows show: a removed movie's row is dropped, a
@@ -198,7 +201,8 @@ extension Server {
             if event.kind == MovieEvent.Kind.removed {
                 let effects = (try? c.list.send(.rowRemoved(row: row))) ?? []
                 apply(effects, on: c, report: true)
-                c.push { Encode.rowEvent(&$0, row: c.list.render(row, flags: []), removed: true) }
+                let render = c.list.render(row, flags: [])
+                c.sendInLine { Encode.rowEvent(&$0, row: render, removed: true) }
             } else {
                 pushRow(c, row, removed: false)
             }

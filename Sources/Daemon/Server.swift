@@ -197,9 +197,17 @@ public final class Server {
             peer.gid = gid
         }
         if writers.group != nil {
-            var groups = [UInt32](repeating: 0, count: 256)
-            let n = swiped_peergroups(fd, &groups, Int32(groups.count))
-            if n > 0 { peer.groups = Array(groups[0..<Int(n)]) }
+            // Most peers have a handful of groups; one in more than 256 gets a second try with
+            // room for the kernel's maximum (NGROUPS_MAX), rather than losing its groups.
+            for capacity in [256, 65_536] {
+                var groups = [UInt32](repeating: 0, count: capacity)
+                let n = swiped_peergroups(fd, &groups, Int32(capacity))
+                if n >= 0 {
+                    peer.groups = Array(groups[0..<Int(n)])
+                    break
+                }
+                if errno != ERANGE { break }
+            }
         }
         let client = nextClient
         nextClient += 1
@@ -279,7 +287,7 @@ public final class Server {
     /// Handles the complete lines buffered for `c`, stopping early when its write queue is full
     /// (the rest stays in the framer until the peer reads).
     func processLines(_ c: Connection) {
-        while c.queued <= config.maxQueue, !c.closing {
+        while c.backlog <= config.maxQueue, !c.closing {
             guard let frame = c.framer.next() else { break }
             c.requests += 1
             switch frame {
@@ -297,16 +305,22 @@ public final class Server {
     /// After any work on `c`: write what is queued, then decide what to watch for next.
     func afterWork(_ c: Connection) {
         guard connections[c.client] === c else { return }
-        if c.cursor != nil && !c.closing { pumpSubscription(c) }
+        // A lagging subscriber is fed from the log while its queue has room; when the socket
+        // takes it all at once, feed it again at once (nothing else would wake it up).
+        while let cursor = c.cursor, !c.closing, cursor < store.latestSeq {
+            pumpSubscription(c)
+            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
+            if c.queued > 0 || c.cursor == cursor { break }
+        }
         if c.queued > 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
         }
-        if c.readPaused, c.queued <= config.maxQueue / 2 { c.readPaused = false }
-        // processLines stops when the queue passes its cap, leaving complete lines in the framer.
-        // Handle them once the queue has drained, whether or not reading was paused meanwhile: no
+        if c.readPaused, c.backlog <= config.maxQueue / 2 { c.readPaused = false }
+        // processLines stops when the backlog passes its cap, leaving complete lines in the
+        // framer. Handle them once it has drained, whether or not reading was paused meanwhile: no
         // new bytes may ever arrive to wake this connection up. Each round handles at least one
         // line of what was already read (at most one read's worth), so the loop ends.
-        while !c.readPaused, !c.closing, c.framer.buffered > 0, c.queued <= config.maxQueue / 2 {
+        while !c.readPaused, !c.closing, c.framer.buffered > 0, c.backlog <= config.maxQueue / 2 {
             let handled = c.requests
             processLines(c)
             if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
@@ -315,7 +329,7 @@ public final class Server {
         if c.isFinished {
             return drop(c, reason: c.closing ? "closed by server" : "peer closed")
         }
-        if !c.readPaused, c.queued > config.maxQueue { c.readPaused = true }
+        if !c.readPaused, c.backlog > config.maxQueue { c.readPaused = true }
         var events: UInt32 = 0
         if !c.readPaused && !c.readClosed && !c.closing { events |= UInt32(EPOLLIN.rawValue) }
         if c.queued > 0 { events |= UInt32(EPOLLOUT.rawValue) }
@@ -386,6 +400,7 @@ public final class Server {
         listenSource = nil
         // Finish every commit in flight or queued, and answer the commands they carry.
         deliver(store.close())
+        if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
             c.readClosed = true
             sayGoodbye(c, reason: "shutdown")

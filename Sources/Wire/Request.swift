@@ -84,7 +84,9 @@ public enum RequestDecoder {
             }
         }
         for member in members {
-            if member.key == "id" { id = Array(line[member.range]) }
+            if member.key == "id" {
+                id = RequestDecoder.compact(UnsafeRawBufferPointer(rebasing: line[member.range]))
+            }
             if member.key == "op", case .string(let name) = member.value { op = name }
         }
         func fail(_ code: ErrorCode, _ message: String) -> DecodedRequest {
@@ -117,6 +119,33 @@ public enum RequestDecoder {
         } catch {
             return DecodedRequest(id: id, op: name, result: .failure(error))
         }
+    }
+
+    /// The `id`'s bytes as sent, less the whitespace between its tokens: numbers and strings stay
+    /// exactly as written (`1.50`, `"\u00e9"`), and a reply line stays compact, with no tab or
+    /// carriage return from the request in it. `raw` is one valid JSON value.
+    static func compact(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var inString = false
+        var escaped = false
+        for byte in raw {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                continue
+            }
+            out.append(byte)
+        }
+        return out
     }
 
     /// Echoes of client text in messages stay short.
