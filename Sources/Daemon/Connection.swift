@@ -33,7 +33,8 @@ final class Connection {
     let fd: Int32
     let peer: Peer
     let mayWrite: Bool
-    var source: EventLoop.IOSource?
+    /// The epoll events this connection is watched for in the server's ConnectionPoller.
+    var watched: UInt32 = 0
     var framer: LineFramer
     /// Bytes queued for the socket; `outHead` bytes of it are already written.
     var out = JSONWriter(capacity: 0)

@@ -19,6 +19,7 @@ public final class Server {
     let store: MovieStore
     var listenSource: EventLoop.IOSource?
     var storeSource: EventLoop.IOSource?
+    var poller: ConnectionPoller?
     var signalSources: [EventLoop.SignalSource] = []
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
@@ -120,6 +121,10 @@ public final class Server {
             fd: listener.fd, events: UInt32(EPOLLIN.rawValue), description: "listener"
         ) {
             [unowned self] _ in acceptAll()
+        }
+        poller = try ConnectionPoller(loop: loop) { [unowned self] client, events in
+            // A connection dropped earlier in the same pass is gone: its events are stale.
+            if let c = connections[client] { handleIO(c, events: events) }
         }
         storeSource = try loop.addIO(
             fd: store.completionFD, events: UInt32(EPOLLIN.rawValue), description: "store"
@@ -228,12 +233,8 @@ public final class Server {
             client: client, fd: fd, peer: peer, mayWrite: writers.allows(peer),
             maxLine: config.maxLine)
         do {
-            connection.source = try loop.addIO(
-                fd: fd, events: UInt32(EPOLLIN.rawValue), description: "client"
-            ) {
-                [unowned self, unowned connection] events in
-                handleIO(connection, events: events)
-            }
+            try poller?.add(fd, client: client, events: UInt32(EPOLLIN.rawValue))
+            connection.watched = UInt32(EPOLLIN.rawValue)
         } catch {
             journal.log(
                 .err, "cannot watch a connection, closing it",
@@ -333,15 +334,17 @@ public final class Server {
         var events: UInt32 = 0
         if !c.readPaused && !c.readClosed && !c.closing { events |= UInt32(EPOLLIN.rawValue) }
         if c.queued > 0 { events |= UInt32(EPOLLOUT.rawValue) }
-        c.source?.events = events
+        if events != c.watched {
+            poller?.modify(c.fd, client: c.client, events: events)
+            c.watched = events
+        }
     }
 
     /// Closes `c` and forgets it. Commands it submitted still commit; their replies are dropped.
     func drop(_ c: Connection, reason: String) {
         guard connections.removeValue(forKey: c.client) != nil else { return }
         subscribers[c.client] = nil
-        c.source?.cancel()
-        c.source = nil
+        poller?.remove(c.fd)
         for timer in c.timers.values { timer.cancel() }
         c.timers.removeAll()
         c.goodbyeTimer?.cancel()
