@@ -66,6 +66,19 @@ for (name, text) in requests.prefix(2) {
     }
 }
 
+// The whole request layer (parse, checks, typed request), as the daemon runs it per line.
+print("-- decode (RequestDecoder.decode: parse, argument checks, typed request) --")
+for (name, text) in [
+    ("ping", #"{"op":"ping"}"#), ("ping with id", #"{"op":"ping","id":17}"#),
+    ("drag", #"{"op":"drag","movie":"godfather","dx":-60.5,"id":17}"#),
+    ("toggle", #"{"op":"toggle-watched","movie":"matrix","expect":6,"key":"k-123","id":3}"#),
+] {
+    let bytes = Array(text.utf8)
+    measure("decode \(name) (\(bytes.count) B)") {
+        bytes.withUnsafeBytes { RequestDecoder.decode($0).op?.utf8.count ?? 0 }
+    }
+}
+
 func writeBenchmarks() {
     print("-- write (JSONWriter, buffer reused) --")
     var writer = JSONWriter(capacity: 1024)
