@@ -23,7 +23,9 @@ public struct ArgSpec: Sendable {
     }
 }
 
-public struct OpSpec: Sendable {
+/// A class, not a struct: the decoder looks one up and keeps it for every request, and a struct
+/// of strings and arrays would be copied (retained member by member) each time.
+public final class OpSpec: Sendable {
     public enum Scope: String, Sendable {
         /// The shared movie state.
         case state
@@ -33,12 +35,32 @@ public struct OpSpec: Sendable {
         case session
     }
 
+    /// The op, for `switch`: matching an enum costs nothing, matching its name costs a string
+    /// comparison per case.
+    public enum Kind: String, Sendable, CaseIterable {
+        case ping, help, list, add
+        case toggleWatched = "toggle-watched"
+        case toggleWatchedWithFriends = "toggle-watched-with-friends"
+        case remove, subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
+    }
+
     public let name: String
+    public let kind: Kind
     public let scope: Scope
     /// Whether the op can change the shared state (subject to `--writers`).
     public let mutates: Bool
     public let args: [ArgSpec]
     public let summary: String
+
+    init(name: String, scope: Scope, mutates: Bool, args: [ArgSpec], summary: String) {
+        self.name = name
+        guard let kind = Kind(rawValue: name) else { preconditionFailure("op \(name) has no Kind") }
+        self.kind = kind
+        self.scope = scope
+        self.mutates = mutates
+        self.args = args
+        self.summary = summary
+    }
 }
 
 public enum Ops {
@@ -125,10 +147,11 @@ public enum Ops {
             summary: "every row of this client that is not closed"),
     ]
 
-    /// A scan, not a dictionary: op names are short strings, compared in a few nanoseconds each,
-    /// where hashing one costs more than the whole scan (this runs for every request).
+    /// A scan that compares lengths first: a name of another length costs one integer compare,
+    /// where hashing the name or comparing it whole costs far more (this runs for every request).
     public static func named(_ name: String) -> OpSpec? {
-        for op in all where op.name == name { return op }
+        let count = name.utf8.count
+        for op in all where op.name.utf8.count == count && op.name == name { return op }
         return nil
     }
 }

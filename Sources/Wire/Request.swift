@@ -174,26 +174,26 @@ struct Arguments {
         for (index, arg) in op.args.enumerated() where arg.required && values[index] == nil {
             throw .badRequest("op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.rawValue))")
         }
-        switch op.name {
-        case "ping": return .ping
-        case "help": return .help
-        case "list": return .list
-        case "add":
+        switch op.kind {
+        case .ping: return .ping
+        case .help: return .help
+        case .list: return .list
+        case .add:
             return .add(
                 title: try string("title", allowEmpty: true)!, image: try string("image"),
                 options: MutationOptions(key: try key()))
-        case "toggle-watched":
+        case .toggleWatched:
             return .toggleWatched(movie: try string("movie")!, options: try mutationOptions())
-        case "toggle-watched-with-friends":
+        case .toggleWatchedWithFriends:
             return .toggleWatchedWithFriends(movie: try string("movie")!, options: try mutationOptions())
-        case "remove":
+        case .remove:
             return .remove(movie: try string("movie")!, options: try mutationOptions())
-        case "subscribe": return .subscribe(from: try sequence("from"))
-        case "unsubscribe": return .unsubscribe
-        case "history":
+        case .subscribe: return .subscribe(from: try sequence("from"))
+        case .unsubscribe: return .unsubscribe
+        case .history:
             let limit = try integer("limit", 1...1000) ?? 100
             return .history(from: try sequence("from") ?? 0, limit: Int(limit))
-        case "viewport":
+        case .viewport:
             var direction: Direction?
             if let text = try string("direction") {
                 guard let d = Direction(rawValue: text) else {
@@ -203,23 +203,21 @@ struct Arguments {
                 direction = d
             }
             return .viewport(width: try number("width", 100...4000), direction: direction)
-        case "configure":
+        case .configure:
             return .configure(
                 LayoutChange(
                     leading: try actions("leading"), trailing: try actions("trailing"),
                     allowsFullSwipeLeading: try boolean("allowsFullSwipeLeading"),
                     allowsFullSwipeTrailing: try boolean("allowsFullSwipeTrailing"),
                     buttonWidth: try number("buttonWidth", 20...400)))
-        case "drag":
+        case .drag:
             return .drag(movie: try string("movie")!, dx: try number("dx")!)
-        case "release":
+        case .release:
             return .release(movie: try string("movie")!, dx: try number("dx"), vx: try number("vx"))
-        case "tap":
+        case .tap:
             return .tap(movie: try string("movie")!, action: try string("action")!)
-        case "close": return .close(movie: try string("movie"))
-        case "rows": return .rows
-        default:
-            throw WireError(.internal, "op \"\(op.name)\" is in the table but not decoded")
+        case .close: return .close(movie: try string("movie"))
+        case .rows: return .rows
         }
     }
 
