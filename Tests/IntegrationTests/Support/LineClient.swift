@@ -12,7 +12,7 @@
 import Foundation
 import Glibc
 
-final class LineClient {
+final class LineClient: JSONLineSession {
     /// The socket path this client connected to.
     let path: String
     private var fd: Int32
@@ -119,33 +119,6 @@ final class LineClient {
         return try Self.parse(line)
     }
 
-    /// The next reply (an object without "event"), keeping the events met on the way in `events`.
-    func readReply(timeout: Duration = .seconds(5)) throws -> [String: Any] {
-        let deadline = Deadline(timeout)
-        while true {
-            let object = try readJSON(timeout: deadline.remaining)
-            if object["event"] == nil { return object }
-            events.append(object)
-        }
-    }
-
-    /// The next event, taken from `events` first, then from the connection (failing if a reply
-    /// comes first: replies are answers to requests and must not be lost).
-    func readEvent(timeout: Duration = .seconds(5)) throws -> [String: Any] {
-        if !events.isEmpty { return events.removeFirst() }
-        let object = try readJSON(timeout: timeout)
-        guard object["event"] != nil else {
-            throw LineClientError("expected an event, got a reply: \(object)")
-        }
-        return object
-    }
-
-    /// Sends `object` and returns the next reply.
-    func request(_ object: [String: Any], timeout: Duration = .seconds(5)) throws -> [String: Any] {
-        try send(json: object)
-        return try readReply(timeout: timeout)
-    }
-
     /// Waits until the server closes the connection, returning the lines it sent before closing.
     /// Throws on timeout.
     func readUntilClosed(timeout: Duration = .seconds(5)) throws -> [String] {
@@ -178,4 +151,42 @@ final class LineClient {
 struct LineClientError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// What LineClient (a socket) and ProcessLineSession (a child's stdin/stdout) share: one JSON
+/// object per line, replies told apart from events, events kept for later.
+protocol JSONLineSession: AnyObject {
+    var events: [[String: Any]] { get set }
+    func send(json object: [String: Any]) throws
+    func readJSON(timeout: Duration) throws -> [String: Any]
+}
+
+extension JSONLineSession {
+    /// The next reply (an object without "event"), keeping the events met on the way in `events`.
+    func readReply(timeout: Duration = .seconds(5)) throws -> [String: Any] {
+        let deadline = Deadline(timeout)
+        while true {
+            let object = try readJSON(timeout: deadline.remaining)
+            if object["event"] == nil { return object }
+            events.append(object)
+        }
+    }
+
+    /// The next event, taken from `events` first, then from the peer (failing if a reply comes
+    /// first: replies are answers to requests and must not be lost).
+    func readEvent(timeout: Duration = .seconds(5)) throws -> [String: Any] {
+        if !events.isEmpty { return events.removeFirst() }
+        let object = try readJSON(timeout: timeout)
+        guard object["event"] != nil else {
+            throw LineClientError("expected an event, got a reply: \(object)")
+        }
+        return object
+    }
+
+    /// Sends `object` and returns the next reply.
+    @discardableResult
+    func request(_ object: [String: Any], timeout: Duration = .seconds(5)) throws -> [String: Any] {
+        try send(json: object)
+        return try readReply(timeout: timeout)
+    }
 }

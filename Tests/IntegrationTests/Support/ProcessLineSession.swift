@@ -10,7 +10,7 @@
 import Foundation
 import Glibc
 
-final class ProcessLineSession {
+final class ProcessLineSession: JSONLineSession {
     let process: Subprocess
     /// Complete lines already returned by `readLine`.
     private var consumed = 0
@@ -53,21 +53,5 @@ final class ProcessLineSession {
 
     func readJSON(timeout: Duration = .seconds(5)) throws -> [String: Any] {
         try LineClient.parse(try readLine(timeout: timeout))
-    }
-
-    /// The next reply (an object without "event"), keeping events in `events`.
-    func readReply(timeout: Duration = .seconds(5)) throws -> [String: Any] {
-        let deadline = Deadline(timeout)
-        while true {
-            let object = try readJSON(timeout: deadline.remaining)
-            if object["event"] == nil { return object }
-            events.append(object)
-        }
-    }
-
-    @discardableResult
-    func request(_ object: [String: Any], timeout: Duration = .seconds(5)) throws -> [String: Any] {
-        try send(json: object)
-        return try readReply(timeout: timeout)
     }
 }
