@@ -5,7 +5,8 @@
 // - frames never hold a `\n`, never exceed maxLine, are never blank;
 // - framing does not depend on how the input is split into reads;
 // - every reply is exactly one line: ends with `\n`, holds no other `\n`, and is a JSON object
-//   that the strict parser accepts, with the request's `id` bytes echoed verbatim.
+//   that the strict parser accepts, with the request's `id` bytes echoed verbatim;
+// - wherever the decoder's fast path answers, it answers exactly like the full decoder.
 // Build and run: `make fuzz` (see Fuzz/RequestFuzz/build.sh).
 import Wire
 
@@ -70,6 +71,12 @@ func frames(_ bytes: UnsafeRawBufferPointer, maxLine: Int, piece: Int?) -> [Line
 
 func checkRequest(_ line: UnsafeRawBufferPointer) {
     let decoded = RequestDecoder.decode(line)
+    if let fast = RequestDecoder.decodeFast(line) {
+        let full = RequestDecoder.decodeFull(line)
+        precondition(
+            fast.id == full.id && fast.op == full.op && fast.result == full.result,
+            "the decoder's fast path disagrees with the full decoder")
+    }
     var out = JSONWriter()
     switch decoded.result {
     case .failure(let error): Encode.error(&out, id: decoded.id, error)

@@ -1,0 +1,146 @@
+// The decoder's fast path (RequestFastPath.swift) against the full decoder: wherever the fast
+// path answers, it must give exactly the full decoder's answer (id bytes, op, request or error);
+// where it cannot be sure, it must step aside. Hand-picked lines cover each rule of both kinds,
+// and a seeded generator covers the space between them.
+import TestSupport
+import XCTest
+
+@testable import Wire
+
+final class RequestFastPathTests: XCTestCase {
+    /// Asserts that the fast path answers `line`, and answers like the full decoder.
+    func assertFast(_ line: String, file: StaticString = #filePath, line number: UInt = #line) {
+        var text = line
+        text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            guard let fast = RequestDecoder.decodeFast(raw) else {
+                return XCTFail("the fast path stepped aside on \(line)", file: file, line: number)
+            }
+            assertSame(fast, RequestDecoder.decodeFull(raw), line, file: file, line: number)
+        }
+    }
+
+    func assertFallsBack(_ line: String, file: StaticString = #filePath, line number: UInt = #line) {
+        var text = line
+        text.withUTF8 { bytes in
+            XCTAssertNil(
+                RequestDecoder.decodeFast(UnsafeRawBufferPointer(bytes)), "fast path answered \(line)",
+                file: file, line: number)
+        }
+    }
+
+    func assertSame(
+        _ fast: DecodedRequest, _ full: DecodedRequest, _ what: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        XCTAssertEqual(fast.id, full.id, "id of \(what)", file: file, line: line)
+        XCTAssertEqual(fast.op, full.op, "op of \(what)", file: file, line: line)
+        XCTAssertEqual(fast.result, full.result, "result of \(what)", file: file, line: line)
+    }
+
+    func testFlatRequestsTakeTheFastPathAndMeanTheSame() {
+        for line in [
+            #"{"op":"ping"}"#, #"  {"op":"ping"}  "#, "\t{ \"op\" : \"ping\" }\r",
+            #"{"op":"ping","id":17}"#, #"{"id":"a b","op":"ping"}"#, #"{"op":"ping","id":null}"#,
+            #"{"op":"ping","id":true}"#, #"{"op":"ping","id":-1.50e+3}"#, #"{"op":"ping","id":""}"#,
+            #"{"op":"list"}"#, #"{"op":"rows"}"#, #"{"op":"help"}"#, #"{"op":"unsubscribe"}"#,
+            #"{"op":"drag","movie":"matrix","dx":-60}"#, #"{"dx":30.25,"movie":"matrix","op":"drag"}"#,
+            #"{"op":"drag","movie":"matrix","dx":-0}"#, #"{"op":"drag","movie":"matrix","dx":-0.0e-0}"#,
+            #"{"op":"drag","movie":"matrix","dx":1e9}"#, #"{"op":"drag","movie":"matrix","dx":1.0000001e9}"#,
+            #"{"op":"drag","movie":"matrix","dx":12345678901234567890}"#,
+            #"{"op":"drag","movie":"matrix","dx":0.1234567890123456789012}"#,
+            #"{"op":"drag","movie":"matrix","dx":"60"}"#, #"{"op":"drag","movie":"matrix","dx":null}"#,
+            #"{"op":"drag","movie":"matrix"}"#, #"{"op":"drag","dx":1}"#, #"{"op":"drag","movie":"","dx":1}"#,
+            #"{"op":"drag","movie":7,"dx":1}"#, #"{"op":"drag","movie":true,"dx":1}"#,
+            #"{"op":"release","movie":"matrix"}"#, #"{"op":"release","movie":"matrix","dx":-80,"vx":-900}"#,
+            #"{"op":"tap","movie":"matrix","action":"delete","id":3}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":6,"key":"k-123","id":3}"#,
+            #"{"op":"toggle-watched-with-friends","movie":"matrix"}"#, #"{"op":"remove","movie":"x"}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":-1}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":1.5}"#,
+            #"{"op":"toggle-watched","movie":"matrix","key":""}"#,
+            "{\"op\":\"toggle-watched\",\"movie\":\"m\",\"key\":\"\(String(repeating: "k", count: 129))\"}",
+            "{\"op\":\"add\",\"title\":\"\(String(repeating: "t", count: 1025))\"}",
+            #"{"op":"add","title":"Alien","image":"alien"}"#, #"{"op":"add","title":""}"#,
+            #"{"op":"history","from":0,"limit":1000}"#, #"{"op":"history","limit":0}"#,
+            #"{"op":"history","from":9223372036854775807}"#,
+            #"{"op":"history","from":9223372036854775808}"#, #"{"op":"subscribe","from":2}"#,
+            #"{"op":"viewport","width":390,"direction":"rtl"}"#, #"{"op":"viewport","direction":"up"}"#,
+            #"{"op":"viewport","width":99.5}"#, #"{"op":"close"}"#, #"{"op":"close","movie":"matrix"}"#,
+            #"{"op":"configure","buttonWidth":70,"allowsFullSwipeLeading":false}"#,
+            #"{"op":"configure","leading":null}"#, #"{"op":"configure","allowsFullSwipeTrailing":1}"#,
+        ] {
+            assertFast(line)
+        }
+    }
+
+    func testAnythingElseFallsBackToTheFullDecoder() {
+        for line in [
+            "", "   ", #"[]"#, #""op""#, #"{}"#, #"{"id":1}"#, #"{"op":1}"#, #"{"op":null}"#,
+            #"{"op":"nope"}"#, #"{"op":"pingg"}"#, #"{"op":"pin"}"#, #"{"op":"ping","x":1}"#,
+            #"{"op":"drag","movie":"matrix","dx":1,"vx":2}"#, #"{"op":"ping","op":"ping"}"#,
+            #"{"op":"ping","id":1,"id":1}"#, #"{"op":"p\u0069ng"}"#, #"{"o\u0070":"ping"}"#,
+            #"{"op":"drag","movie":"ma\"trix","dx":1}"#, #"{"op":"drag","movie":"a\\b","dx":1}"#,
+            "{\"op\":\"drag\",\"movie\":\"Amélie\",\"dx\":1}",
+            "{\"op\":\"drag\",\"movie\":\"a\u{01}\",\"dx\":1}", #"{"op":"ping","id":[1]}"#,
+            #"{"op":"ping","id":{}}"#, #"{"op":"configure","leading":[]}"#, #"{"op":"ping",}"#,
+            #"{"op":"ping"} x"#, #"{"op":"ping"}}"#, #"{"op":"ping""#, #"{"op":"ping" "id":1}"#,
+            #"{"op" "ping"}"#, #"{op:"ping"}"#, #"{"op":'ping'}"#, #"{"op":"ping","id":01}"#,
+            #"{"op":"ping","id":1.}"#, #"{"op":"ping","id":-}"#, #"{"op":"ping","id":1e}"#,
+            #"{"op":"ping","id":tru}"#, #"{"op":"ping","id":nulll}"#, #"{"op":"ping","id":1e999}"#,
+            "\u{FEFF}{\"op\":\"ping\"}", #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"op":"ping"}"#,
+            #"{"op":"ping","id":1}{"op":"ping"}"#, #"{"op":"history","limit":1e400}"#,
+        ] {
+            assertFallsBack(line)
+        }
+    }
+
+    /// Random lines near the requests clients send: every op name and argument name (and near
+    /// misses), every kind of scalar, random whitespace, and single-byte damage. Wherever the fast
+    /// path answers, it must answer like the full decoder.
+    func testRandomLinesAgreeWithTheFullDecoder() {
+        var rng = SplitMix64(seed: 0x5157_1FED)
+        let ops = Ops.all.map(\.name) + ["pin", "dragg", "Drag", ""]
+        let keys = [
+            "op", "id", "movie", "dx", "vx", "action", "expect", "key", "from", "limit", "title",
+            "image", "width", "direction", "buttonWidth", "allowsFullSwipeLeading", "allowsFullSwipeTrailing",
+            "leading", "trailing", "o", "ids", "movies", "allowsFullSwipeLeadinG",
+        ]
+        let scalars = [
+            "0", "-0", "1", "-60", "60.5", "1e9", "-1e9", "1e10", "1.5e-3", "9007199254740993",
+            "1000", "1001", "20", "4000", "true", "false", "null", #""""#, #""matrix""#, #""a b c""#,
+            #""ltr""#, #""rtl""#, #""delete""#, #""k-1""#, "0.1", "100", "99.99999",
+        ]
+        let spaces = ["", "", "", " ", "\t", "\r", "  "]
+        var fastAnswers = 0
+        for _ in 0..<30_000 {
+            var members: [String] = []
+            if Int.random(in: 0..<10, using: &rng) > 0 {
+                members.append("\"op\":\"\(ops.randomElement(using: &rng)!)\"")
+            }
+            for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                let key = keys.randomElement(using: &rng)!
+                let value = scalars.randomElement(using: &rng)!
+                members.append("\"\(key)\"\(spaces.randomElement(using: &rng)!):\(value)")
+            }
+            members.shuffle(using: &rng)
+            let sep = spaces.randomElement(using: &rng)!
+            var bytes = Array(("{" + sep + members.joined(separator: "," + sep) + sep + "}").utf8)
+            if Int.random(in: 0..<4, using: &rng) == 0 {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: at)
+                }
+            }
+            bytes.withUnsafeBytes { raw in
+                guard let fast = RequestDecoder.decodeFast(raw) else { return }
+                fastAnswers += 1
+                assertSame(fast, RequestDecoder.decodeFull(raw), String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        // The generator must exercise the fast path, not only the fallback.
+        XCTAssertGreaterThan(fastAnswers, 2_000)
+    }
+}
