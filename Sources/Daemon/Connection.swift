@@ -43,8 +43,8 @@ final class Connection {
     /// go straight to `out`.
     var slots: [ReplySlot] = []
     var list = SwipeList(layout: MovieLayout.standard)
-    /// The unchanging parts of this client's row replies, encoded once (drag replies).
-    let rowCache = RowEncodingCache()
+    /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
+    let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.
     var cursor: UInt64?
     /// Counts subscribe and unsubscribe requests: a subscribe's reply, worded late, starts the

@@ -75,7 +75,9 @@ extension Server {
     /// engine says a bound action fired, a peer that may not write runs the reducer on a copy
     /// (a writer's list is changed in place: copying it would copy its rows on every drag).
     private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
-        guard store.state.movie(movie) != nil else { return reply(c, id: id, op: op, error: notFound(movie)) }
+        guard let data = store.state.movie(movie) else {
+            return reply(c, id: id, op: op, error: notFound(movie))
+        }
         var copy: SwipeList?
         let effects: [Effect]
         do {
@@ -110,11 +112,17 @@ extension Server {
             if command != nil && !c.mayWrite { return reply(c, id: id, op: op, error: forbidden()) }
         }
         if let copy { c.list = copy }
-        _ = apply(effects, on: c, report: true)
-        let row = render(c, movie)
+        if !effects.isEmpty { apply(effects, on: c, report: true) }
         guard let firedAction else {
-            return c.send(reply: { Encode.row(&$0, id: id, row: row, fired: nil, cache: c.rowCache) })
+            // The common case, a drag: the row's template, filled in with its numbers.
+            let geometry = c.list.geometry(movie)
+            let template = c.rowTemplates.template(
+                movie, shape: geometry.shape,
+                dataKey: (data.watched ? 1 : 0) | (data.watchedWithFriends ? 2 : 0), in: c.list,
+                render: { c.list.render(movie, flags: flags(data)) })
+            return c.send(reply: { Encode.row(&$0, id: id, template: template, geometry: geometry) })
         }
+        let row = c.list.render(movie, flags: flags(data))
         guard let command else {
             journal.log(
                 .info, "custom action fired",

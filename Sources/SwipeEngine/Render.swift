@@ -88,3 +88,36 @@ public struct RowRender: Equatable, Sendable {
         self.accessibilityActions = accessibilityActions
     }
 }
+
+/// What a row's looks depend on besides the layout and the row's data: two rows of one shape
+/// differ only in their numbers (`RowGeometry`).
+public struct RowShape: Equatable, Sendable {
+    public var phase: Phase
+    /// The revealed edge; nil when nothing is revealed.
+    public var edge: Edge?
+    public var fullSwipe: Bool
+    /// How many buttons show (rule 4: 1 in full swipe).
+    public var shown: Int
+    /// Whether the revealed strip is on the row's left, where buttons go outermost first.
+    public var onLeft: Bool
+}
+
+/// A row's numbers: what changes from one drag to the next. `RowRender` is built from these.
+public struct RowGeometry: Equatable, Sendable {
+    public var offset: Double
+    public var shape: RowShape
+    /// x of the leftmost button, from the row's left edge.
+    public var start: Double
+    /// Every showing button's width.
+    public var width: Double
+
+    /// x of the `i`-th showing button, left to right.
+    @inlinable public func x(_ i: Int) -> Double { start + Double(i) * width }
+
+    /// The spring toward the offset: interactive while dragging, settling otherwise.
+    public var spring: SpringHint {
+        var spring = shape.phase == .dragging ? Rules.interactiveSpring : Rules.settleSpring
+        spring.target = offset
+        return spring
+    }
+}

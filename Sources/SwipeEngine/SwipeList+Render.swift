@@ -9,30 +9,43 @@ extension SwipeList {
     /// rightmost for trailing in ltr and leading in rtl. Widths: rule 4 (|offset|/count, or the
     /// outermost alone |offset| wide in full swipe; R wide while `fired`).
     public func render(_ row: RowID, flags: RowFlags) -> RowRender {
-        let state = state(of: row)
-        var spring = state.phase == .dragging ? Rules.interactiveSpring : Rules.settleSpring
-        spring.target = state.offset
-        let reveal = reveal(state.offset)
+        let g = geometry(row)
+        let spring = g.spring
         return RowRender(
-            row: row, offset: state.offset, phase: state.phase, edge: reveal?.edge,
-            fullSwipe: reveal?.fullSwipe ?? false,
-            buttons: reveal.map { buttons($0, flags: flags) } ?? [],
+            row: row, offset: g.offset, phase: g.shape.phase, edge: g.shape.edge,
+            fullSwipe: g.shape.fullSwipe, buttons: buttons(g, flags: flags),
             spring: spring, accessibilityActions: accessibilityActions(flags: flags))
     }
 
-    func buttons(_ reveal: Reveal, flags: RowFlags) -> [ButtonRender] {
-        let all = layout.actions(reveal.edge)
-        let shown = reveal.fullSwipe ? all[..<1] : all[...]
-        let width = reveal.extent / Double(shown.count)
+    /// The row's numbers and shape: `render` without the looks, and without allocating (the drag
+    /// path of a host that keeps the looks encoded, such as the daemon's row templates).
+    public func geometry(_ row: RowID) -> RowGeometry {
+        let state = state(of: row)
+        guard let reveal = reveal(state.offset) else {
+            return RowGeometry(
+                offset: state.offset,
+                shape: RowShape(phase: state.phase, edge: nil, fullSwipe: false, shown: 0, onLeft: true),
+                start: 0, width: 0)
+        }
+        let shown = reveal.fullSwipe ? 1 : layout.actions(reveal.edge).count
         let onLeft = (reveal.edge == .leading) == (viewport.direction == .ltr)
-        let start = onLeft ? 0 : viewport.width - reveal.extent
+        return RowGeometry(
+            offset: state.offset,
+            shape: RowShape(
+                phase: state.phase, edge: reveal.edge, fullSwipe: reveal.fullSwipe, shown: shown,
+                onLeft: onLeft),
+            start: onLeft ? 0 : viewport.width - reveal.extent, width: reveal.extent / Double(shown))
+    }
+
+    func buttons(_ g: RowGeometry, flags: RowFlags) -> [ButtonRender] {
+        guard let edge = g.shape.edge else { return [] }
+        let shown = layout.actions(edge)[..<g.shape.shown]
         // Outermost first from the outer edge: on the left that is left-to-right order already.
-        let ordered = onLeft ? Array(shown) : shown.reversed()
+        let ordered = g.shape.onLeft ? Array(shown) : shown.reversed()
         return ordered.enumerated().map { i, spec in
             ButtonRender(
                 action: spec.action, label: spec.label(for: flags), icon: spec.icon(for: flags),
-                tint: spec.effectiveTint, role: spec.role, x: start + Double(i) * width,
-                width: width)
+                tint: spec.effectiveTint, role: spec.role, x: g.x(i), width: g.width)
         }
     }
 

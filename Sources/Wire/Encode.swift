@@ -96,12 +96,10 @@ public enum Encode {
         end(&out)
     }
 
-    public static func row(
-        _ out: inout JSONWriter, id: [UInt8]?, row: RowRender, fired: Fired?, cache: RowEncodingCache? = nil
-    ) {
+    public static func row(_ out: inout JSONWriter, id: [UInt8]?, row: RowRender, fired: Fired?) {
         begin(&out, id: id, ok: true)
         key(&out, "row")
-        self.row(&out, row, cache: cache)
+        self.row(&out, row)
         if let fired {
             key(&out, "fired")
             switch fired {
@@ -121,6 +119,16 @@ public enum Encode {
             }
             out.bytes.append(UInt8(ascii: "}"))
         }
+        end(&out)
+    }
+
+    /// `{"ok":true,"row":Row}` from a template: the drag path (RowTemplate.swift).
+    public static func row(
+        _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry: RowGeometry
+    ) {
+        begin(&out, id: id, ok: true)
+        key(&out, "row")
+        row(&out, template, geometry)
         end(&out)
     }
 
@@ -262,11 +270,44 @@ public enum Encode {
         out.literal(#""}"#)
     }
 
-    public static func row(_ out: inout JSONWriter, _ r: RowRender, cache: RowEncodingCache? = nil) {
-        out.literal(#"{"movie":"#)
-        out.string(r.row)
-        out.literal(#","offset":"#)
+    public static func row(_ out: inout JSONWriter, _ r: RowRender) {
+        rowHead(&out, r.row)
         out.double(r.offset)
+        rowMiddle(&out, r)
+        for (index, b) in r.buttons.enumerated() {
+            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
+            buttonHead(&out, b)
+            buttonTail(&out, x: b.x, width: b.width)
+        }
+        out.literal(#"],"spring":{"target":"#)
+        out.double(r.spring.target)
+        tail(&out, r.spring, r.accessibilityActions)
+    }
+
+    /// The row of `template` with the numbers of `g`: byte for byte `row` of the render the
+    /// template was made from, moved to `g` (RowTemplate.swift).
+    public static func row(_ out: inout JSONWriter, _ template: RowTemplate, _ g: RowGeometry) {
+        out.bytes.append(contentsOf: template.head)
+        out.double(g.offset)
+        out.bytes.append(contentsOf: template.middle)
+        for (index, head) in template.buttonHeads.enumerated() {
+            out.bytes.append(contentsOf: head)
+            buttonTail(&out, x: g.x(index), width: g.width)
+        }
+        out.literal(#"],"spring":{"target":"#)
+        out.double(g.offset)
+        out.bytes.append(contentsOf: template.tail)
+    }
+
+    /// `{"movie":…,"offset":`
+    static func rowHead(_ out: inout JSONWriter, _ row: RowID) {
+        out.literal(#"{"movie":"#)
+        out.string(row)
+        out.literal(#","offset":"#)
+    }
+
+    /// `,"phase":…,"edge":…,"fullSwipe":…,"buttons":[`
+    static func rowMiddle(_ out: inout JSONWriter, _ r: RowRender) {
         out.literal(#","phase":"#)
         out.literal(r.phase.literal)
         out.literal(#","edge":"#)
@@ -278,25 +319,15 @@ public enum Encode {
         out.literal(#","fullSwipe":"#)
         out.bool(r.fullSwipe)
         out.literal(#","buttons":["#)
-        for (index, b) in r.buttons.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            if let cache {
-                out.bytes.append(contentsOf: cache.buttonHead(b))
-            } else {
-                buttonHead(&out, b)
-            }
-            out.double(b.x)
-            out.literal(#","width":"#)
-            out.double(b.width)
-            out.bytes.append(UInt8(ascii: "}"))
-        }
-        out.literal(#"],"spring":{"target":"#)
-        out.double(r.spring.target)
-        if let cache {
-            out.bytes.append(contentsOf: cache.tail(r.spring, r.accessibilityActions))
-        } else {
-            tail(&out, r.spring, r.accessibilityActions)
-        }
+    }
+
+    /// A button after its head: `x,"width":w}`.
+    @inline(__always)
+    static func buttonTail(_ out: inout JSONWriter, x: Double, width: Double) {
+        out.double(x)
+        out.literal(#","width":"#)
+        out.double(width)
+        out.bytes.append(UInt8(ascii: "}"))
     }
 
     /// A button up to its geometry: `{"action":…,"label":…,"icon":…,"tint":…,"role":…,"x":`.

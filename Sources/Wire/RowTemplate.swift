@@ -1,0 +1,90 @@
+// While a finger drags a row, its reply changes only in its numbers (the offset, each button's
+// x and width, the spring's target); everything else — the id, the phase, each button's look,
+// the spring's constants, the accessibility actions — stays the same from one drag to the next.
+// A connection keeps those parts encoded as a template with holes for the numbers, so a drag
+// reply is a handful of copies and number writes, with no render (no arrays, no Strings).
+//
+// A template is made by the same functions that encode a row afresh (`Encode.row`), cut at the
+// numbers, and it is found by everything the static bytes depend on, so it can never serve
+// stale bytes: the unit tests compare the two byte for byte over random gestures, layouts,
+// directions and row data.
+import SwipeEngine
+
+/// A row's JSON with holes for its numbers: `head` offset `middle` (button-head x `,"width":` w
+/// `}`)… `],"spring":{"target":` target `tail`.
+public struct RowTemplate: Sendable {
+    /// `{"movie":…,"offset":`
+    let head: [UInt8]
+    /// `,"phase":…,"edge":…,"fullSwipe":…,"buttons":[`
+    let middle: [UInt8]
+    /// Each showing button, left to right, up to its x: `{"action":…,"x":` (a `,` before all but
+    /// the first).
+    let buttonHeads: [[UInt8]]
+    /// `,"response":…},"accessibilityActions":[…]}`
+    let tail: [UInt8]
+
+    /// The template of `render`'s row (its numbers are ignored).
+    public init(_ render: RowRender) {
+        var out = JSONWriter(capacity: 64)
+        Encode.rowHead(&out, render.row)
+        head = out.bytes
+        out = JSONWriter(capacity: 96)
+        Encode.rowMiddle(&out, render)
+        middle = out.bytes
+        buttonHeads = render.buttons.enumerated().map { index, button in
+            var out = JSONWriter(capacity: 128)
+            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
+            Encode.buttonHead(&out, button)
+            return out.bytes
+        }
+        out = JSONWriter(capacity: 512)
+        Encode.tail(&out, render.spring, render.accessibilityActions)
+        tail = out.bytes
+    }
+}
+
+/// A connection's templates. Found by what their bytes depend on: the row, its shape, the
+/// layout, the direction, and the row's data (`dataKey`, the host's summary of the flags).
+public final class RowTemplates {
+    /// Entries kept; a client drags a few rows at a time, and one that drags every row in turn or
+    /// reconfigures without end only makes the oldest go (memory stays bounded).
+    static let capacity = 16
+
+    private struct Entry {
+        var row: RowID
+        var shape: RowShape
+        var dataKey: UInt64
+        var direction: Direction
+        var layout: Layout
+        var template: RowTemplate
+    }
+
+    private var entries: [Entry] = []
+    private var next = 0
+
+    public init() {}
+
+    /// The template of `row` as `list` shows it now, made with `render` when there is none yet.
+    /// `dataKey` must change whenever the row's flags do (it stands for them in the key).
+    public func template(
+        _ row: RowID, shape: RowShape, dataKey: UInt64, in list: SwipeList, render: () -> RowRender
+    ) -> RowTemplate {
+        let direction = list.viewport.direction
+        for entry in entries
+        where entry.shape == shape && entry.dataKey == dataKey && entry.row == row
+            && entry.direction == direction && entry.layout == list.layout
+        {
+            return entry.template
+        }
+        let entry = Entry(
+            row: row, shape: shape, dataKey: dataKey, direction: direction, layout: list.layout,
+            template: RowTemplate(render()))
+        if entries.count < RowTemplates.capacity {
+            entries.append(entry)
+        } else {
+            entries[next] = entry
+            next = (next + 1) % RowTemplates.capacity
+        }
+        return entry.template
+    }
+}
