@@ -19,17 +19,12 @@ public enum ArgType: String, Sendable {
 
 public struct ArgSpec: Sendable {
     public let name: String
-    /// `name`'s bytes, for the decoder's fast path (RequestFastPath.swift).
-    let utf8: [UInt8]
-    let word: UInt64
     public let type: ArgType
     public let required: Bool
     public let summary: String
 
     init(_ name: String, _ type: ArgType, required: Bool = false, _ summary: String) {
         self.name = name
-        self.utf8 = Array(name.utf8)
-        self.word = FlatWord.of(utf8)
         self.type = type
         self.required = required
         self.summary = summary

@@ -162,16 +162,20 @@ public enum RequestDecoder {
 }
 
 /// The arguments of one request, checked against its op's table entry: `values[i]` is the
-/// value given for `op.args[i]`. Inline storage, not a dictionary or an array: an op takes at
-/// most five arguments, and this runs for every request (no allocation).
+/// value given for `op.args[i]` (an array, not a dictionary: an op takes at most five).
 struct Arguments {
     static let maxCount = 5
+    /// The longest idempotency `key`, in bytes.
+    static let maxKeyBytes = 128
+    /// The largest |x| a number argument may have: bounds what the engine sees.
+    static let maxMagnitude = 1e9
 
     let op: OpSpec
-    var values = InlineArray<5, JSON?>(repeating: nil)
+    var values: [JSON?]
 
     init(op: OpSpec) {
         self.op = op
+        values = Array(repeating: nil, count: op.args.count)
     }
 
     subscript(name: String) -> JSON? {
@@ -236,7 +240,9 @@ struct Arguments {
 
     private func key() throws(WireError) -> String? {
         guard let key = try string("key") else { return nil }
-        guard key.utf8.count <= 128 else { throw .badRequest("\"key\" must be at most 128 bytes long") }
+        guard key.utf8.count <= Arguments.maxKeyBytes else {
+            throw .badRequest("\"key\" must be at most \(Arguments.maxKeyBytes) bytes long")
+        }
         return key
     }
 
@@ -265,7 +271,9 @@ struct Arguments {
         guard case .number(let number) = value else { throw wrongType(name, "a number", value) }
         let x = number.double
         // The parser already refuses non-finite literals; this bounds what the engine sees.
-        guard x.magnitude <= 1e9 else { throw .badRequest("\"\(name)\" is out of range (|\(name)| ≤ 1e9)") }
+        guard x.magnitude <= Arguments.maxMagnitude else {
+            throw .badRequest("\"\(name)\" is out of range (|\(name)| ≤ 1e9)")
+        }
         if let range, !range.contains(x) {
             throw .badRequest(
                 "\"\(name)\" must be from \(format(range.lowerBound)) to \(format(range.upperBound))")

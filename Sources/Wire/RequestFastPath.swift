@@ -6,12 +6,13 @@
 // This path scans the line once, keeps each member as offsets on the stack, matches keys and the
 // op by their bytes, and creates a String only for a string value an argument keeps.
 //
-// It decides nothing on its own. It gives up (returns nil) on anything it does not fully
-// understand: bad JSON, escapes, non-ASCII or control bytes in a string, a nested value, a
-// duplicate or unknown key, a missing or unknown op, more than `capacity` members. The full
-// decoder then answers, error messages and all. What it does accept is handed to the same
-// `Arguments.build()` the full decoder uses, so the two cannot disagree on a request's meaning:
-// the unit tests and the request fuzzer check that they give the same answer on every line.
+// It words no error. It gives up (returns nil) on anything it does not fully understand or
+// would have to refuse: bad JSON, escapes, non-ASCII or control bytes in a string, a nested
+// value, a duplicate or unknown key, a missing or unknown op, an op it leaves to the full decoder
+// (add, subscribe, history, viewport, configure), an argument of the wrong type or out of range,
+// a missing one. The full decoder then answers, error messages and all. Its acceptance rules
+// are the full decoder's limits (`Arguments`), and the unit tests and the request fuzzer check
+// that the two give the same answer on every line the fast path takes.
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +23,7 @@
 #endif
 
 extension RequestDecoder {
-    /// Members a flat request may have on the fast path: `op`, `id` and at most five arguments.
+    /// Members a flat request may have on the fast path: `op`, `id` and at most three arguments.
     static let fastPathCapacity = 8
 
     /// The decoded request when `line` is a flat request this path understands; nil otherwise
@@ -36,45 +37,119 @@ extension RequestDecoder {
         }
     }
 
-    /// Matches scanned members to the op's arguments and builds the request.
+    /// Matches scanned members to the op's arguments and builds the request, for the ops clients
+    /// send all the time and only when every argument is valid: anything to complain about is
+    /// the full decoder's to word.
     private static func resolve(
         _ members: UnsafeBufferPointer<FlatMember>, in p: UnsafePointer<UInt8>, end: Int
     ) -> DecodedRequest? {
-        // Duplicates are the full decoder's to report.
-        for i in members.indices {
-            for j in 0..<i where members[j].sameKey(as: members[i], in: p) { return nil }
-        }
-        var spec: OpSpec?
+        var given = FastArguments()
+        var seen: UInt16 = 0
         var id: [UInt8]?
-        let op = FlatWord.op
-        let idKey = FlatWord.id
+        var spec: OpSpec?
         for member in members {
-            if member.keyIs(op.bytes, word: op.word, in: p) {
+            guard let key = FastKey(member) else { return nil }
+            let bit: UInt16 = 1 << key.rawValue
+            guard seen & bit == 0 else { return nil }  // a duplicate
+            seen |= bit
+            switch key {
+            case .op:
                 guard member.kind == .string else { return nil }
                 spec = Ops.named(
                     bytes: member.value(in: p),
                     word: FlatWord.of(p, member.valueStart..<member.valueStart + member.valueCount, end: end))
-                if spec == nil { return nil }
-            } else if member.keyIs(idKey.bytes, word: idKey.word, in: p) {
+            case .id:
                 id = compact(UnsafeRawBufferPointer(member.raw(in: p)))
+            case .movie:
+                guard let text = member.string(in: p, maxBytes: maxStringBytes) else { return nil }
+                given.movie = text
+            case .action:
+                guard let text = member.string(in: p, maxBytes: maxStringBytes) else { return nil }
+                given.action = text
+            case .key:
+                guard let text = member.string(in: p, maxBytes: Arguments.maxKeyBytes) else { return nil }
+                given.key = text
+            case .dx:
+                guard let x = member.coordinate else { return nil }
+                given.dx = x
+            case .vx:
+                guard let x = member.coordinate else { return nil }
+                given.vx = x
+            case .expect:
+                guard member.kind == .number, let n = member.number.int, n >= 0 else { return nil }
+                given.expect = UInt64(n)
             }
         }
-        guard let spec else { return nil }
-        var args = Arguments(op: spec)
-        for member in members
-        where !member.keyIs(op.bytes, word: op.word, in: p)
-            && !member.keyIs(idKey.bytes, word: idKey.word, in: p)
-        {
-            guard let index = spec.args.firstIndex(where: { member.keyIs($0.utf8, word: $0.word, in: p) })
-            else {
-                return nil
-            }
-            args.values[index] = member.json(in: p)
+        guard let spec, let request = given.request(for: spec.kind, keys: seen) else { return nil }
+        return DecodedRequest(id: id, op: spec.name, result: .success(request))
+    }
+}
+
+/// The member names the fast path knows: `op`, `id`, and the arguments of its ops. All are at
+/// most eight bytes long, so a name is known by its length and `FlatWord` alone.
+private enum FastKey: Int, CaseIterable {
+    case op, id, movie, dx, vx, action, expect, key
+
+    static let table: [(count: Int, word: UInt64, key: FastKey)] = allCases.map { key in
+        let name = Array("\(key)".utf8)
+        return (name.count, FlatWord.of(name), key)
+    }
+
+    init?(_ member: FlatMember) {
+        for entry in FastKey.table where entry.word == member.keyWord && entry.count == member.keyCount {
+            self = entry.key
+            return
         }
-        do {
-            return DecodedRequest(id: id, op: spec.name, result: .success(try args.build()))
-        } catch {
-            return DecodedRequest(id: id, op: spec.name, result: .failure(error))
+        return nil
+    }
+
+    var bit: UInt16 { 1 << rawValue }
+}
+
+/// The arguments the fast path took, each already valid on its own.
+private struct FastArguments {
+    var movie: String?
+    var action: String?
+    var key: String?
+    var dx: Double?
+    var vx: Double?
+    var expect: UInt64?
+
+    /// The request when `keys` (a FastKey bit set) are exactly what the op accepts, with all it
+    /// requires; nil otherwise (and for the ops this path leaves to the full decoder).
+    func request(for op: OpSpec.Kind, keys: UInt16) -> Request? {
+        let arguments = keys & ~(FastKey.op.bit | FastKey.id.bit)
+        func takes(_ allowed: FastKey...) -> Bool {
+            arguments & ~allowed.reduce(0) { $0 | $1.bit } == 0
+        }
+        switch op {
+        case .ping: return takes() ? .ping : nil
+        case .list: return takes() ? .list : nil
+        case .rows: return takes() ? .rows : nil
+        case .help: return takes() ? .help : nil
+        case .unsubscribe: return takes() ? .unsubscribe : nil
+        case .drag:
+            guard takes(.movie, .dx), let movie, let dx else { return nil }
+            return .drag(movie: movie, dx: dx)
+        case .release:
+            guard takes(.movie, .dx, .vx), let movie else { return nil }
+            return .release(movie: movie, dx: dx, vx: vx)
+        case .tap:
+            guard takes(.movie, .action), let movie, let action else { return nil }
+            return .tap(movie: movie, action: action)
+        case .close:
+            guard takes(.movie) else { return nil }
+            return .close(movie: movie)
+        case .toggleWatched, .toggleWatchedWithFriends, .remove:
+            guard takes(.movie, .expect, .key), let movie else { return nil }
+            let options = MutationOptions(expect: expect, key: key)
+            switch op {
+            case .toggleWatched: return .toggleWatched(movie: movie, options: options)
+            case .toggleWatchedWithFriends: return .toggleWatchedWithFriends(movie: movie, options: options)
+            default: return .remove(movie: movie, options: options)
+            }
+        case .add, .subscribe, .history, .viewport, .configure:
+            return nil
         }
     }
 }
@@ -122,13 +197,16 @@ struct FlatMember {
             && (keyCount <= 8 || memcmp(p + keyStart, p + other.keyStart, keyCount) == 0)
     }
 
-    func json(in p: UnsafePointer<UInt8>) -> JSON {
-        switch kind {
-        case .string: .string(String(decoding: value(in: p), as: UTF8.self))
-        case .number: .number(number)
-        case .bool: .bool(flag)
-        case .null: .null
-        }
+    /// A string argument that `Arguments.string` would take: not empty, at most `maxBytes`.
+    func string(in p: UnsafePointer<UInt8>, maxBytes: Int) -> String? {
+        guard kind == .string, valueCount > 0, valueCount <= maxBytes else { return nil }
+        return String(decoding: value(in: p), as: UTF8.self)
+    }
+
+    /// A number argument that `Arguments.number` would take without a range (|x| ≤ 1e9).
+    var coordinate: Double? {
+        guard kind == .number, number.double.magnitude <= Arguments.maxMagnitude else { return nil }
+        return number.double
     }
 }
 

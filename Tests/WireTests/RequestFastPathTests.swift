@@ -38,7 +38,7 @@ final class RequestFastPathTests: XCTestCase {
         XCTAssertEqual(fast.result, full.result, "result of \(what)", file: file, line: line)
     }
 
-    func testFlatRequestsTakeTheFastPathAndMeanTheSame() {
+    func testValidHotRequestsTakeTheFastPathAndMeanTheSame() {
         for line in [
             #"{"op":"ping"}"#, #"  {"op":"ping"}  "#, "\t{ \"op\" : \"ping\" }\r",
             #"{"op":"ping","id":17}"#, #"{"id":"a b","op":"ping"}"#, #"{"op":"ping","id":null}"#,
@@ -46,29 +46,20 @@ final class RequestFastPathTests: XCTestCase {
             #"{"op":"list"}"#, #"{"op":"rows"}"#, #"{"op":"help"}"#, #"{"op":"unsubscribe"}"#,
             #"{"op":"drag","movie":"matrix","dx":-60}"#, #"{"dx":30.25,"movie":"matrix","op":"drag"}"#,
             #"{"op":"drag","movie":"matrix","dx":-0}"#, #"{"op":"drag","movie":"matrix","dx":-0.0e-0}"#,
-            #"{"op":"drag","movie":"matrix","dx":1e9}"#, #"{"op":"drag","movie":"matrix","dx":1.0000001e9}"#,
-            #"{"op":"drag","movie":"matrix","dx":12345678901234567890}"#,
+            #"{"op":"drag","movie":"matrix","dx":1e9}"#,
+            #"{"op":"drag","movie":"matrix","dx":-1000000000.0}"#,
             #"{"op":"drag","movie":"matrix","dx":0.1234567890123456789012}"#,
-            #"{"op":"drag","movie":"matrix","dx":"60"}"#, #"{"op":"drag","movie":"matrix","dx":null}"#,
-            #"{"op":"drag","movie":"matrix"}"#, #"{"op":"drag","dx":1}"#, #"{"op":"drag","movie":"","dx":1}"#,
-            #"{"op":"drag","movie":7,"dx":1}"#, #"{"op":"drag","movie":true,"dx":1}"#,
+            "{\"op\":\"drag\",\"movie\":\"\(String(repeating: "m", count: 1024))\",\"dx\":1}",
             #"{"op":"release","movie":"matrix"}"#, #"{"op":"release","movie":"matrix","dx":-80,"vx":-900}"#,
+            #"{"op":"release","vx":0.5,"movie":"matrix"}"#,
             #"{"op":"tap","movie":"matrix","action":"delete","id":3}"#,
             #"{"op":"toggle-watched","movie":"matrix","expect":6,"key":"k-123","id":3}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":0}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":9223372036854775807}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":2.0}"#,
+            "{\"op\":\"remove\",\"movie\":\"m\",\"key\":\"\(String(repeating: "k", count: 128))\"}",
             #"{"op":"toggle-watched-with-friends","movie":"matrix"}"#, #"{"op":"remove","movie":"x"}"#,
-            #"{"op":"toggle-watched","movie":"matrix","expect":-1}"#,
-            #"{"op":"toggle-watched","movie":"matrix","expect":1.5}"#,
-            #"{"op":"toggle-watched","movie":"matrix","key":""}"#,
-            "{\"op\":\"toggle-watched\",\"movie\":\"m\",\"key\":\"\(String(repeating: "k", count: 129))\"}",
-            "{\"op\":\"add\",\"title\":\"\(String(repeating: "t", count: 1025))\"}",
-            #"{"op":"add","title":"Alien","image":"alien"}"#, #"{"op":"add","title":""}"#,
-            #"{"op":"history","from":0,"limit":1000}"#, #"{"op":"history","limit":0}"#,
-            #"{"op":"history","from":9223372036854775807}"#,
-            #"{"op":"history","from":9223372036854775808}"#, #"{"op":"subscribe","from":2}"#,
-            #"{"op":"viewport","width":390,"direction":"rtl"}"#, #"{"op":"viewport","direction":"up"}"#,
-            #"{"op":"viewport","width":99.5}"#, #"{"op":"close"}"#, #"{"op":"close","movie":"matrix"}"#,
-            #"{"op":"configure","buttonWidth":70,"allowsFullSwipeLeading":false}"#,
-            #"{"op":"configure","leading":null}"#, #"{"op":"configure","allowsFullSwipeTrailing":1}"#,
+            #"{"op":"close"}"#, #"{"op":"close","movie":"matrix"}"#,
         ] {
             assertFast(line)
         }
@@ -76,6 +67,7 @@ final class RequestFastPathTests: XCTestCase {
 
     func testAnythingElseFallsBackToTheFullDecoder() {
         for line in [
+            // Not flat requests the fast path reads.
             "", "   ", #"[]"#, #""op""#, #"{}"#, #"{"id":1}"#, #"{"op":1}"#, #"{"op":null}"#,
             #"{"op":"nope"}"#, #"{"op":"pingg"}"#, #"{"op":"pin"}"#, #"{"op":"ping","x":1}"#,
             #"{"op":"drag","movie":"matrix","dx":1,"vx":2}"#, #"{"op":"ping","op":"ping"}"#,
@@ -90,6 +82,24 @@ final class RequestFastPathTests: XCTestCase {
             #"{"op":"ping","id":tru}"#, #"{"op":"ping","id":nulll}"#, #"{"op":"ping","id":1e999}"#,
             "\u{FEFF}{\"op\":\"ping\"}", #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"op":"ping"}"#,
             #"{"op":"ping","id":1}{"op":"ping"}"#, #"{"op":"history","limit":1e400}"#,
+            // Requests the full decoder refuses: it words the error.
+            #"{"op":"drag","movie":"matrix","dx":1.0000001e9}"#,
+            #"{"op":"drag","movie":"matrix","dx":12345678901234567890}"#,
+            #"{"op":"drag","movie":"matrix","dx":"60"}"#, #"{"op":"drag","movie":"matrix","dx":null}"#,
+            #"{"op":"drag","movie":"matrix"}"#, #"{"op":"drag","dx":1}"#, #"{"op":"drag","movie":"","dx":1}"#,
+            #"{"op":"drag","movie":7,"dx":1}"#, #"{"op":"drag","movie":true,"dx":1}"#,
+            "{\"op\":\"drag\",\"movie\":\"\(String(repeating: "m", count: 1025))\",\"dx\":1}",
+            #"{"op":"release","movie":"matrix","vx":"fast"}"#, #"{"op":"tap","movie":"matrix"}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":-1}"#,
+            #"{"op":"toggle-watched","movie":"matrix","expect":1.5}"#,
+            #"{"op":"toggle-watched","movie":"matrix","key":""}"#, #"{"op":"close","movie":null}"#,
+            "{\"op\":\"toggle-watched\",\"movie\":\"m\",\"key\":\"\(String(repeating: "k", count: 129))\"}",
+            #"{"op":"ping","movie":"matrix"}"#, #"{"op":"list","dx":1}"#,
+            // Ops left to the full decoder, valid or not.
+            #"{"op":"add","title":"Alien","image":"alien"}"#, #"{"op":"add","title":""}"#,
+            #"{"op":"history","from":0,"limit":1000}"#, #"{"op":"subscribe","from":2}"#,
+            #"{"op":"subscribe"}"#, #"{"op":"viewport","width":390,"direction":"rtl"}"#,
+            #"{"op":"configure","buttonWidth":70,"allowsFullSwipeLeading":false}"#, #"{"op":"configure"}"#,
         ] {
             assertFallsBack(line)
         }
@@ -115,11 +125,14 @@ final class RequestFastPathTests: XCTestCase {
         var fastAnswers = 0
         for _ in 0..<30_000 {
             var members: [String] = []
+            let op = ops.randomElement(using: &rng)!
             if Int.random(in: 0..<10, using: &rng) > 0 {
-                members.append("\"op\":\"\(ops.randomElement(using: &rng)!)\"")
+                members.append("\"op\":\"\(op)\"")
             }
+            // Half the time, only the op's own arguments (and `id`): more lines the fast path takes.
+            let own = (Ops.named(op)?.args.map(\.name) ?? []) + ["id"]
             for _ in 0..<Int.random(in: 0...4, using: &rng) {
-                let key = keys.randomElement(using: &rng)!
+                let key = (rng.next() % 2 == 0 ? own : keys).randomElement(using: &rng)!
                 let value = scalars.randomElement(using: &rng)!
                 members.append("\"\(key)\"\(spaces.randomElement(using: &rng)!):\(value)")
             }
@@ -141,6 +154,6 @@ final class RequestFastPathTests: XCTestCase {
             }
         }
         // The generator must exercise the fast path, not only the fallback.
-        XCTAssertGreaterThan(fastAnswers, 2_000)
+        XCTAssertGreaterThan(fastAnswers, 1_000)
     }
 }
