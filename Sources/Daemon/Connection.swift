@@ -43,6 +43,12 @@ final class Connection {
     /// go straight to `out`.
     var slots: [ReplySlot] = []
     var list = SwipeList(layout: MovieLayout.standard)
+
+    /// Works on `list` in place. Reading `c.list` from outside the class copies the engine's
+    /// state (a retain per array and dictionary in it) each time; the drag path reads it through
+    /// this instead.
+    @inline(__always)
+    func withList<R, E: Error>(_ body: (inout SwipeList) throws(E) -> R) throws(E) -> R { try body(&list) }
     /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
     let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.

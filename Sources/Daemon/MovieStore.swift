@@ -98,6 +98,11 @@ public final class MovieStore {
 
     /// The committed state: what clients see.
     public private(set) var state: MovieState
+
+    /// `state.movie(id)`, without a copy of the whole state on the way (this runs for every
+    /// gesture: reading `store.state` from outside copies its arrays and dictionaries, retain by
+    /// retain).
+    public func movie(_ id: String) -> Movie? { state.movie(id) }
     /// Set once the log failed with an I/O error.
     public private(set) var fatal: StoreError?
 

@@ -23,7 +23,7 @@ extension Server {
     }
 
     func render(_ c: Connection, _ row: RowID) -> RowRender {
-        let movie = store.state.movie(row)
+        let movie = store.movie(row)
         return c.list.render(row, flags: movie.map(flags) ?? [])
     }
 
@@ -50,7 +50,7 @@ extension Server {
             let closed = apply((try? c.list.send(.close(row: nil))) ?? [], on: c, report: false)
             c.send(reply: { Encode.closed(&$0, id: id, closed: closed) })
         case .close(let movie?):
-            guard store.state.movie(movie) != nil else {
+            guard store.movie(movie) != nil else {
                 return reply(c, id: id, op: op, error: notFound(movie))
             }
             _ = apply((try? c.list.send(.close(row: movie))) ?? [], on: c, report: true)
@@ -75,14 +75,14 @@ extension Server {
     /// engine says a bound action fired, a peer that may not write runs the reducer on a copy
     /// (a writer's list is changed in place: copying it would copy its rows on every drag).
     private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
-        guard let data = store.state.movie(movie) else {
+        guard let data = store.movie(movie) else {
             return reply(c, id: id, op: op, error: notFound(movie))
         }
         var copy: SwipeList?
         let effects: [Effect]
         do {
             if c.mayWrite {
-                effects = try c.list.send(input)
+                effects = try c.withList { list throws(SwipeError) in try list.send(input) }
             } else {
                 var list = c.list
                 effects = try list.send(input)
@@ -115,11 +115,14 @@ extension Server {
         if !effects.isEmpty { apply(effects, on: c, report: true) }
         guard let firedAction else {
             // The common case, a drag: the row's template, filled in with its numbers.
-            let geometry = c.list.geometry(movie)
-            let template = c.rowTemplates.template(
-                movie, shape: geometry.shape,
-                dataKey: (data.watched ? 1 : 0) | (data.watchedWithFriends ? 2 : 0), in: c.list,
-                render: { c.list.render(movie, flags: flags(data)) })
+            let dataKey: UInt64 = (data.watched ? 1 : 0) | (data.watchedWithFriends ? 2 : 0)
+            let (geometry, template) = c.withList { list in
+                let geometry = list.geometry(movie)
+                let template = c.rowTemplates.template(
+                    movie, shape: geometry.shape, dataKey: dataKey, in: list,
+                    render: { list.render(movie, flags: self.flags(data)) })
+                return (geometry, template)
+            }
             return c.send(reply: { Encode.row(&$0, id: id, template: template, geometry: geometry) })
         }
         let row = c.list.render(movie, flags: flags(data))

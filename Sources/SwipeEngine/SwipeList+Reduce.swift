@@ -34,7 +34,10 @@ extension SwipeList {
         if let i = rows.index(forKey: row) {
             switch rows.values[i].phase {
             case .dragging:  // Rule 2 (+ rule 3): the hot path.
-                rows.values[i].offset = clamp(dx + rows.values[i].restingOffset)
+                // Computed before the write: `clamp` reads `self`, which would make the write
+                // to `rows` copy the whole list first.
+                let offset = clamp(dx + rows.values[i].restingOffset)
+                rows.values[i].offset = offset
                 return []
             case .fired:  // Acting: the finger is ignored until the close timer.
                 return []

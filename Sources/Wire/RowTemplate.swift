@@ -12,7 +12,7 @@ import SwipeEngine
 
 /// A row's JSON with holes for its numbers: `head` offset `middle` (button-head x `,"width":` w
 /// `}`)… `],"spring":{"target":` target `tail`.
-public struct RowTemplate: Sendable {
+public final class RowTemplate: Sendable {
     /// `{"movie":…,"offset":`
     let head: [UInt8]
     /// `,"phase":…,"edge":…,"fullSwipe":…,"buttons":[`
@@ -70,11 +70,13 @@ public final class RowTemplates {
         _ row: RowID, shape: RowShape, dataKey: UInt64, in list: SwipeList, render: () -> RowRender
     ) -> RowTemplate {
         let direction = list.viewport.direction
-        for entry in entries
-        where entry.shape == shape && entry.dataKey == dataKey && entry.row == row
-            && entry.direction == direction && entry.layout == list.layout
+        // By index, field by field: `for entry in entries` would copy each entry (a retain per
+        // String and array in it) just to look at it.
+        for i in entries.indices
+        where entries[i].shape == shape && entries[i].dataKey == dataKey && entries[i].row == row
+            && entries[i].direction == direction && entries[i].layout == list.layout
         {
-            return entry.template
+            return entries[i].template
         }
         let entry = Entry(
             row: row, shape: shape, dataKey: dataKey, direction: direction, layout: list.layout,
