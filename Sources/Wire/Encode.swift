@@ -122,14 +122,40 @@ public enum Encode {
         end(&out)
     }
 
-    /// `{"ok":true,"row":Row}` from a template: the drag path (RowTemplate.swift).
+    /// `{"ok":true,"row":Row}` from a template: the drag path (RowTemplate.swift). The same bytes
+    /// as `row(_:id:row:fired:)` of the render the template was made from, moved to `geometry`,
+    /// written in one go into reserved memory.
     public static func row(
-        _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry: RowGeometry
+        _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry g: RowGeometry
     ) {
-        begin(&out, id: id, ok: true)
-        key(&out, "row")
-        row(&out, template, geometry)
-        end(&out)
+        out.bytes.append(addingCapacity: template.maxReplyBytes + (id?.count ?? 0)) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                let start = buffer.baseAddress! + count
+                var w = ByteCursor(p: start)
+                if let id {
+                    w.copy(#"{"id":"#)
+                    w.copy(id)
+                    w.copy(#","ok":true,"row":"#)
+                } else {
+                    w.copy(#"{"ok":true,"row":"#)
+                }
+                w.copy(template.head)
+                w.number(g.offset)
+                w.copy(template.middle)
+                for (index, head) in template.buttonHeads.enumerated() {
+                    w.copy(head)
+                    w.number(g.x(index))
+                    w.copy(#","width":"#)
+                    w.number(g.width)
+                    w.copy("}")
+                }
+                w.copy(#"],"spring":{"target":"#)
+                w.number(g.offset)
+                w.copy(template.tail)
+                w.copy("}\n")
+                count += start.distance(to: w.p)
+            }
+        }
     }
 
     public static func rows(_ out: inout JSONWriter, id: [UInt8]?, rows: [RowRender]) {
@@ -282,21 +308,6 @@ public enum Encode {
         out.literal(#"],"spring":{"target":"#)
         out.double(r.spring.target)
         tail(&out, r.spring, r.accessibilityActions)
-    }
-
-    /// The row of `template` with the numbers of `g`: byte for byte `row` of the render the
-    /// template was made from, moved to `g` (RowTemplate.swift).
-    public static func row(_ out: inout JSONWriter, _ template: RowTemplate, _ g: RowGeometry) {
-        out.bytes.append(contentsOf: template.head)
-        out.double(g.offset)
-        out.bytes.append(contentsOf: template.middle)
-        for (index, head) in template.buttonHeads.enumerated() {
-            out.bytes.append(contentsOf: head)
-            buttonTail(&out, x: g.x(index), width: g.width)
-        }
-        out.literal(#"],"spring":{"target":"#)
-        out.double(g.offset)
-        out.bytes.append(contentsOf: template.tail)
     }
 
     /// `{"movie":…,"offset":`

@@ -114,44 +114,12 @@ public struct JSONWriter: Sendable {
     /// representation that parses back to the same double (Swift's `description`, e.g. `0.1`,
     /// `1e-05`, `1e+20`: always valid JSON). NaN and infinities have no JSON form: `null`.
     public mutating func double(_ value: Double) {
-        if let exact = JSONNumber.exactInteger(value) {
-            int64(exact)
-            return
-        }
-        guard value.isFinite else {
-            separate()
-            appendStatic("null")
-            return
-        }
-        if appendShortDecimal(value) { return }
         separate()
-        bytes.append(contentsOf: value.description.utf8)
-    }
-
-    /// The common reply numbers (offsets like -60.5, -30.25, 0.125) without `description`, which
-    /// costs a String and about 400 instructions: with one to three decimals, `m / 10^k == value`
-    /// says exactly that the decimal m·10^-k parses back to `value` (the division is correctly
-    /// rounded, as parsing is), and trying k = 1, 2, 3 in turn finds the shortest such decimal.
-    mutating func appendShortDecimal(_ value: Double) -> Bool {
-        guard value.magnitude < 1e15 else { return false }
-        var scale = 1.0
-        for k in 1...3 {
-            scale *= 10
-            let m = (value * scale).rounded()
-            guard m / scale == value else { continue }
-            let scaled = Int64(m).magnitude
-            let unit = UInt64(scale)
-            appendDigits(scaled / unit, comma: needsComma, negative: value < 0)
-            bytes.append(0x2E)
-            let fraction = scaled % unit
-            var divisor = unit / 10
-            for _ in 0..<k {
-                bytes.append(0x30 &+ UInt8(truncatingIfNeeded: fraction / divisor % 10))
-                divisor /= 10
+        bytes.append(addingCapacity: NumberText.maxDoubleBytes) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                count += NumberText.write(value, to: buffer.baseAddress! + count)
             }
-            return true
         }
-        return false
     }
 
     /// A parsed number: its exact integer when it has one, else its double. Writing and parsing
@@ -376,5 +344,113 @@ public struct JSONWriter: Sendable {
             bytes.append(hexDigits.utf8Start[Int(b >> 4)])
             bytes.append(hexDigits.utf8Start[Int(b & 0xF)])
         }
+    }
+}
+
+/// Numbers as JSON text, written straight into memory: the one formatter behind
+/// `JSONWriter.double` and the row templates' numbers (RowTemplate.swift), so both spell a
+/// number the same way.
+enum NumberText {
+    /// The most bytes `write` writes: a sign, 17 significant digits, a point, an exponent.
+    static let maxDoubleBytes = 32
+
+    /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
+    /// representation that parses back to the same double (Swift's `description`, e.g. `0.1`,
+    /// `1e-05`, `1e+20`: always valid JSON). NaN and infinities have no JSON form: `null`.
+    /// Returns the number of bytes written.
+    static func write(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        if let exact = JSONNumber.exactInteger(value) {
+            return writeDigits(exact.magnitude, negative: exact < 0, to: p)
+        }
+        guard value.isFinite else {
+            let null: StaticString = "null"
+            p.update(from: null.utf8Start, count: null.utf8CodeUnitCount)
+            return null.utf8CodeUnitCount
+        }
+        if let count = writeShortDecimal(value, to: p) { return count }
+        var text = value.description
+        return text.withUTF8 { utf8 in
+            p.update(from: utf8.baseAddress!, count: utf8.count)
+            return utf8.count
+        }
+    }
+
+    /// Decimal digits, most significant first, after a minus sign when asked.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, negative: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 0
+        var v = value
+        repeat {
+            count += 1
+            v /= 10
+        } while v != 0
+        var k = 0
+        if negative {
+            p[0] = 0x2D
+            k = 1
+        }
+        v = value
+        var at = k + count
+        repeat {
+            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+            at -= 1
+            p[at] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+            v = q
+        } while v != 0
+        return k + count
+    }
+
+    /// The common reply numbers (offsets like -60.5, -30.25, 0.125) without `description`, which
+    /// costs a String and about 400 instructions: with one to three decimals, `m / 10^k == value`
+    /// says exactly that the decimal m·10^-k parses back to `value` (the division is correctly
+    /// rounded, as parsing is), and trying k = 1, 2, 3 in turn finds the shortest such decimal.
+    static func writeShortDecimal(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+        guard value.magnitude < 1e15 else { return nil }
+        var scale = 1.0
+        for k in 1...3 {
+            scale *= 10
+            let m = (value * scale).rounded()
+            guard m / scale == value else { continue }
+            let scaled = Int64(m).magnitude
+            let unit = UInt64(scale)
+            var count = writeDigits(scaled / unit, negative: value < 0, to: p)
+            p[count] = 0x2E
+            count += 1
+            let fraction = scaled % unit
+            var divisor = unit / 10
+            for _ in 0..<k {
+                p[count] = 0x30 &+ UInt8(truncatingIfNeeded: fraction / divisor % 10)
+                count += 1
+                divisor /= 10
+            }
+            return count
+        }
+        return nil
+    }
+}
+
+/// Writes bytes at a pointer into memory reserved beforehand (`Array.append(addingCapacity:)`):
+/// a message assembled from a few copies and numbers pays one capacity check, not one per part.
+struct ByteCursor {
+    var p: UnsafeMutablePointer<UInt8>
+
+    @inline(__always)
+    mutating func copy(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            p.update(from: base, count: source.count)
+            p += source.count
+        }
+    }
+
+    @inline(__always)
+    mutating func copy(_ text: StaticString) {
+        p.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        p += text.utf8CodeUnitCount
+    }
+
+    @inline(__always)
+    mutating func number(_ value: Double) {
+        p += NumberText.write(value, to: p)
     }
 }

@@ -1,10 +1,11 @@
 // The fast path of request decoding, for the lines clients send most: a flat object of
-// short ASCII strings, numbers and booleans (`{"op":"drag","movie":"matrix","dx":-60}`).
+// short ASCII strings and numbers (`{"op":"drag","movie":"matrix","dx":-60}`).
 //
 // Why: the full decoder builds a String per key, an array of members and a value tree before it
 // looks at the op; at a million requests a second that was most of a ping's cost (issue 6).
-// This path scans the line once, keeps each member as offsets on the stack, matches keys and the
-// op by their bytes, and creates a String only for a string value an argument keeps.
+// This path reads the line once, left to right: each key is known by its length and first eight
+// bytes (every key it takes is at most eight bytes long), each value goes straight into its
+// typed slot, and a String is made only for a string argument the request keeps.
 //
 // It words no error. It gives up (returns nil) on anything it does not fully understand or
 // would have to refuse: bad JSON, escapes, non-ASCII or control bytes in a string, a nested
@@ -23,71 +24,28 @@
 #endif
 
 extension RequestDecoder {
-    /// Members a flat request may have on the fast path: `op`, `id` and at most three arguments.
-    static let fastPathCapacity = 8
-
-    /// The decoded request when `line` is a flat request this path understands; nil otherwise
-    /// (`decode` then uses `decodeFull`, which answers every line).
+    /// The decoded request when `line` is a valid flat request of an op this path takes; nil
+    /// otherwise (`decode` then uses `decodeFull`, which answers every line).
     public static func decodeFast(_ line: UnsafeRawBufferPointer) -> DecodedRequest? {
         guard let base = line.baseAddress, line.count > 0 else { return nil }
-        return withUnsafeTemporaryAllocation(of: FlatMember.self, capacity: fastPathCapacity) { members in
-            var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
-            guard let count = scanner.scanFlatObject(into: members) else { return nil }
-            return resolve(UnsafeBufferPointer(rebasing: members[..<count]), in: scanner.p, end: line.count)
-        }
-    }
-
-    /// Matches scanned members to the op's arguments and builds the request, for the ops clients
-    /// send all the time and only when every argument is valid: anything to complain about is
-    /// the full decoder's to word.
-    private static func resolve(
-        _ members: UnsafeBufferPointer<FlatMember>, in p: UnsafePointer<UInt8>, end: Int
-    ) -> DecodedRequest? {
+        var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
         var given = FastArguments()
-        var seen: UInt16 = 0
-        var id: [UInt8]?
-        var spec: OpSpec?
-        for member in members {
-            guard let key = FastKey(member) else { return nil }
-            let bit: UInt16 = 1 << key.rawValue
-            guard seen & bit == 0 else { return nil }  // a duplicate
-            seen |= bit
-            switch key {
-            case .op:
-                guard member.kind == .string else { return nil }
-                spec = Ops.named(
-                    bytes: member.value(in: p),
-                    word: FlatWord.of(p, member.valueStart..<member.valueStart + member.valueCount, end: end))
-            case .id:
-                id = compact(UnsafeRawBufferPointer(member.raw(in: p)))
-            case .movie:
-                guard let text = member.string(in: p, maxBytes: maxStringBytes) else { return nil }
-                given.movie = text
-            case .action:
-                guard let text = member.string(in: p, maxBytes: maxStringBytes) else { return nil }
-                given.action = text
-            case .key:
-                guard let text = member.string(in: p, maxBytes: Arguments.maxKeyBytes) else { return nil }
-                given.key = text
-            case .dx:
-                guard let x = member.coordinate else { return nil }
-                given.dx = x
-            case .vx:
-                guard let x = member.coordinate else { return nil }
-                given.vx = x
-            case .expect:
-                guard member.kind == .number, let n = member.number.int, n >= 0 else { return nil }
-                given.expect = UInt64(n)
-            }
-        }
-        guard let spec, let request = given.request(for: spec.kind, keys: seen) else { return nil }
+        guard scanner.scanFlatRequest(into: &given), let op = given.op else { return nil }
+        let p = scanner.p
+        guard
+            let spec = Ops.named(
+                bytes: UnsafeBufferPointer(start: p + op.lowerBound, count: op.count),
+                word: FlatWord.of(p, op, end: line.count)),
+            let request = given.request(for: spec.kind)
+        else { return nil }
+        let id = given.id.map { compact(UnsafeRawBufferPointer(start: p + $0.lowerBound, count: $0.count)) }
         return DecodedRequest(id: id, op: spec.name, result: .success(request))
     }
 }
 
 /// The member names the fast path knows: `op`, `id`, and the arguments of its ops. All are at
 /// most eight bytes long, so a name is known by its length and `FlatWord` alone.
-private enum FastKey: Int, CaseIterable {
+enum FastKey: Int, CaseIterable {
     case op, id, movie, dx, vx, action, expect, key
 
     static let table: [(count: Int, word: UInt64, key: FastKey)] = allCases.map { key in
@@ -95,8 +53,9 @@ private enum FastKey: Int, CaseIterable {
         return (name.count, FlatWord.of(name), key)
     }
 
-    init?(_ member: FlatMember) {
-        for entry in FastKey.table where entry.word == member.keyWord && entry.count == member.keyCount {
+    @inline(__always)
+    init?(count: Int, word: UInt64) {
+        for entry in FastKey.table where entry.word == word && entry.count == count {
             self = entry.key
             return
         }
@@ -106,8 +65,13 @@ private enum FastKey: Int, CaseIterable {
     var bit: UInt16 { 1 << rawValue }
 }
 
-/// The arguments the fast path took, each already valid on its own.
-private struct FastArguments {
+/// What the fast path read, each argument already valid on its own.
+struct FastArguments {
+    /// The FastKey bits of the members seen.
+    var seen: UInt16 = 0
+    /// Where the op's name and the id's text are in the line.
+    var op: Range<Int>?
+    var id: Range<Int>?
     var movie: String?
     var action: String?
     var key: String?
@@ -115,10 +79,10 @@ private struct FastArguments {
     var vx: Double?
     var expect: UInt64?
 
-    /// The request when `keys` (a FastKey bit set) are exactly what the op accepts, with all it
+    /// The request when the arguments seen are exactly what the op accepts, with all it
     /// requires; nil otherwise (and for the ops this path leaves to the full decoder).
-    func request(for op: OpSpec.Kind, keys: UInt16) -> Request? {
-        let arguments = keys & ~(FastKey.op.bit | FastKey.id.bit)
+    func request(for op: OpSpec.Kind) -> Request? {
+        let arguments = seen & ~(FastKey.op.bit | FastKey.id.bit)
         func takes(_ allowed: FastKey...) -> Bool {
             arguments & ~allowed.reduce(0) { $0 | $1.bit } == 0
         }
@@ -154,62 +118,6 @@ private struct FastArguments {
     }
 }
 
-/// One member of a flat object: offsets into the line, and the value when it is a number or a
-/// boolean. Trivial (no references), so a stack buffer of them needs no clean-up.
-struct FlatMember {
-    enum Kind { case string, number, bool, null }
-
-    var keyStart: Int
-    var keyCount: Int
-    /// The key's first eight bytes (`FlatWord`): most keys are told apart by this alone.
-    var keyWord: UInt64 = 0
-    var kind: Kind
-    /// The value's text: a string without its quotes, or the literal as written.
-    var valueStart: Int
-    var valueCount: Int
-    var number = JSONNumber(double: 0, int: 0)
-    var flag = false
-
-    func key(in p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: p + keyStart, count: keyCount)
-    }
-
-    func value(in p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: p + valueStart, count: valueCount)
-    }
-
-    /// The value as written: a string with its quotes.
-    func raw(in p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        kind == .string
-            ? UnsafeBufferPointer(start: p + valueStart - 1, count: valueCount + 2) : value(in: p)
-    }
-
-    /// Whether the key is `name`, given as its bytes and their `FlatWord`.
-    @inline(__always)
-    func keyIs(_ name: [UInt8], word: UInt64, in p: UnsafePointer<UInt8>) -> Bool {
-        guard keyCount == name.count && keyWord == word else { return false }
-        return keyCount <= 8
-            || name.withUnsafeBufferPointer { memcmp(p + keyStart, $0.baseAddress!, keyCount) == 0 }
-    }
-
-    func sameKey(as other: FlatMember, in p: UnsafePointer<UInt8>) -> Bool {
-        keyCount == other.keyCount && keyWord == other.keyWord
-            && (keyCount <= 8 || memcmp(p + keyStart, p + other.keyStart, keyCount) == 0)
-    }
-
-    /// A string argument that `Arguments.string` would take: not empty, at most `maxBytes`.
-    func string(in p: UnsafePointer<UInt8>, maxBytes: Int) -> String? {
-        guard kind == .string, valueCount > 0, valueCount <= maxBytes else { return nil }
-        return String(decoding: value(in: p), as: UTF8.self)
-    }
-
-    /// A number argument that `Arguments.number` would take without a range (|x| ≤ 1e9).
-    var coordinate: Double? {
-        guard kind == .number, number.double.magnitude <= Arguments.maxMagnitude else { return nil }
-        return number.double
-    }
-}
-
 /// A name's first eight bytes as one little-endian integer, zero-padded: two names of the same
 /// length up to 8 bytes are equal exactly when their words are; longer ones compare the rest.
 enum FlatWord {
@@ -242,50 +150,101 @@ enum FlatWord {
         let control = (w &- 0x2020_2020_2020_2020) & ~w & highs
         return w & highs != 0 || control != 0 || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x5C))
     }
-
-    static let op = (bytes: Array("op".utf8), word: of(Array("op".utf8)))
-    static let id = (bytes: Array("id".utf8), word: of(Array("id".utf8)))
 }
 
 extension Parser {
-    /// Scans a whole line that is one flat object with at most `members.count` members, each a
-    /// plain ASCII string, a number, `true`, `false` or `null`, with nothing but whitespace after
-    /// it. Returns the member count, or nil for anything else (including every syntax error).
-    mutating func scanFlatObject(into members: UnsafeMutableBufferPointer<FlatMember>) -> Int? {
+    /// Reads a whole line that is one flat object whose members are all FastKeys, each once,
+    /// with a value of the key's type that the full decoder would accept, and nothing but
+    /// whitespace after it. False for anything else (including every syntax error).
+    mutating func scanFlatRequest(into given: inout FastArguments) -> Bool {
         skipWhitespace()
-        guard i < end, p[i] == UInt8(ascii: "{") else { return nil }
+        guard i < end, p[i] == UInt8(ascii: "{") else { return false }
         i += 1
         skipWhitespace()
-        guard i < end else { return nil }
-        var count = 0
+        guard i < end else { return false }
         if p[i] == UInt8(ascii: "}") {
             i += 1
         } else {
             while true {
-                guard count < members.count, p[i] == UInt8(ascii: "\""), let key = scanPlainString() else {
-                    return nil
-                }
+                guard p[i] == UInt8(ascii: "\""), let name = scanPlainString(), name.count <= 8,
+                    let key = FastKey(count: name.count, word: FlatWord.of(p, name, end: end)),
+                    given.seen & key.bit == 0
+                else { return false }
+                given.seen |= key.bit
                 skipWhitespace()
-                guard i < end, p[i] == UInt8(ascii: ":") else { return nil }
+                guard i < end, p[i] == UInt8(ascii: ":") else { return false }
                 i += 1
                 skipWhitespace()
-                guard i < end, let member = scanScalar(key: key) else { return nil }
-                members.initializeElement(at: count, to: member)
-                count += 1
+                guard i < end, scanValue(of: key, into: &given) else { return false }
                 skipWhitespace()
-                guard i < end else { return nil }
+                guard i < end else { return false }
                 if p[i] == UInt8(ascii: "}") {
                     i += 1
                     break
                 }
-                guard p[i] == UInt8(ascii: ",") else { return nil }
+                guard p[i] == UInt8(ascii: ","), i + 1 < end else { return false }
                 i += 1
                 skipWhitespace()
-                guard i < end else { return nil }
+                guard i < end else { return false }
             }
         }
         skipWhitespace()
-        return i == end ? count : nil
+        return i == end
+    }
+
+    /// At a member's value: reads it into `given` when it has the type `key` takes and is within
+    /// the full decoder's limits.
+    private mutating func scanValue(of key: FastKey, into given: inout FastArguments) -> Bool {
+        switch key {
+        case .op:
+            guard p[i] == UInt8(ascii: "\""), let name = scanPlainString() else { return false }
+            given.op = name
+        case .id:
+            let start = i
+            guard skipScalar() else { return false }
+            given.id = start..<i
+        case .movie:
+            guard let text = scanStringArgument(maxBytes: RequestDecoder.maxStringBytes) else { return false }
+            given.movie = text
+        case .action:
+            guard let text = scanStringArgument(maxBytes: RequestDecoder.maxStringBytes) else { return false }
+            given.action = text
+        case .key:
+            guard let text = scanStringArgument(maxBytes: Arguments.maxKeyBytes) else { return false }
+            given.key = text
+        case .dx, .vx:
+            guard isNumberStart, let number = try? parseNumber(),
+                number.double.magnitude <= Arguments.maxMagnitude
+            else { return false }
+            if key == .dx { given.dx = number.double } else { given.vx = number.double }
+        case .expect:
+            guard isNumberStart, let number = try? parseNumber(), let n = number.int, n >= 0 else {
+                return false
+            }
+            given.expect = UInt64(n)
+        }
+        return true
+    }
+
+    private var isNumberStart: Bool { p[i] == UInt8(ascii: "-") || (p[i] &- UInt8(ascii: "0")) <= 9 }
+
+    /// A string argument that `Arguments.string` would take: plain, not empty, at most `maxBytes`.
+    private mutating func scanStringArgument(maxBytes: Int) -> String? {
+        guard p[i] == UInt8(ascii: "\""), let text = scanPlainString(), !text.isEmpty, text.count <= maxBytes
+        else { return nil }
+        return String(
+            decoding: UnsafeBufferPointer(start: p + text.lowerBound, count: text.count), as: UTF8.self)
+    }
+
+    /// Skips a plain string, a number, `true`, `false` or `null` (an `id`).
+    private mutating func skipScalar() -> Bool {
+        switch p[i] {
+        case UInt8(ascii: "\""): return scanPlainString() != nil
+        case UInt8(ascii: "t"): return (try? parseLiteral("true")) != nil
+        case UInt8(ascii: "f"): return (try? parseLiteral("false")) != nil
+        case UInt8(ascii: "n"): return (try? parseLiteral("null")) != nil
+        default: return isNumberStart && (try? parseNumber()) != nil
+        }
     }
 
     /// At a quote: the string's bytes when they are printable ASCII without escapes. Eight
@@ -308,39 +267,5 @@ extension Parser {
             i += 1
         }
         return nil
-    }
-
-    /// A member's value when it is a scalar this path takes; nil otherwise.
-    mutating func scanScalar(key: Range<Int>) -> FlatMember? {
-        let start = i
-        var member = FlatMember(
-            keyStart: key.lowerBound, keyCount: key.count, keyWord: FlatWord.of(p, key, end: end),
-            kind: .null,
-            valueStart: start, valueCount: 0)
-        switch p[i] {
-        case UInt8(ascii: "\""):
-            guard let text = scanPlainString() else { return nil }
-            member.kind = .string
-            member.valueStart = text.lowerBound
-            member.valueCount = text.count
-            return member
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            guard let number = try? parseNumber() else { return nil }
-            member.kind = .number
-            member.number = number
-        case UInt8(ascii: "t"):
-            guard (try? parseLiteral("true")) != nil else { return nil }
-            member.kind = .bool
-            member.flag = true
-        case UInt8(ascii: "f"):
-            guard (try? parseLiteral("false")) != nil else { return nil }
-            member.kind = .bool
-        case UInt8(ascii: "n"):
-            guard (try? parseLiteral("null")) != nil else { return nil }
-        default:
-            return nil
-        }
-        member.valueCount = i - start
-        return member
     }
 }

@@ -22,6 +22,8 @@ public final class RowTemplate: Sendable {
     let buttonHeads: [[UInt8]]
     /// `,"response":…},"accessibilityActions":[…]}`
     let tail: [UInt8]
+    /// The most bytes a reply from this template can take (with its numbers, not its `id`).
+    let maxReplyBytes: Int
 
     /// The template of `render`'s row (its numbers are ignored).
     public init(_ render: RowRender) {
@@ -40,6 +42,12 @@ public final class RowTemplate: Sendable {
         out = JSONWriter(capacity: 512)
         Encode.tail(&out, render.spring, render.accessibilityActions)
         tail = out.bytes
+        // The fixed text around the row (`{"ok":true,"row":` … `}\n`, `,"width":`, the spring's
+        // key) is well under 128 bytes; each number takes at most NumberText.maxDoubleBytes.
+        let numbers = 2 + 2 * buttonHeads.count
+        maxReplyBytes =
+            head.count + middle.count + buttonHeads.reduce(0) { $0 + $1.count + 16 } + tail.count + 128
+            + numbers * NumberText.maxDoubleBytes
     }
 }
 
