@@ -51,28 +51,41 @@ public final class Journal {
         }
     }
 
-    /// Logs one entry. `message` stays constant for a kind of event; the data go in `fields`.
-    public func log(_ priority: Priority, _ message: String, _ fields: [(String, String)] = []) {
+    /// Logs one entry. `message` stays constant for a kind of event; the data go in `fields`,
+    /// which are only worked out when the entry goes somewhere (an entry per mutation would
+    /// otherwise format its fields for nothing whenever journald is not there).
+    public func log(
+        _ priority: Priority, _ message: String, _ fields: @autoclosure () -> [(String, String)] = []
+    ) {
         guard priority.rawValue <= maxPriority.rawValue else { return }
-        send(priority, message, fields)
-        if let echoPriority, priority.rawValue <= echoPriority.rawValue {
+        let echo = echoPriority.map { priority.rawValue <= $0.rawValue } ?? false
+        let sending = journalReachable()
+        guard echo || sending else { return }
+        let fields = fields()
+        if sending { send(priority, message, fields) }
+        if echo {
             var line = "swiped[\(priority.name)]: \(message)"
             for (key, value) in fields { line += " \(key)=\(value)" }
             writeStderr(line + "\n")
         }
     }
 
-    private func send(_ priority: Priority, _ message: String, _ fields: [(String, String)]) {
+    /// Whether an entry would be sent to journald now.
+    private func journalReachable() -> Bool {
         let now = Journal.monotonicNanoseconds()
         if now &- journalCheckedAt >= 1_000_000_000 {
             journalCheckedAt = now
             journalPresent = access(Journal.journalSocket, F_OK) == 0
         }
-        guard journalPresent else { return }
+        guard journalPresent else { return false }
         if journalRetryAt != 0 {
-            guard now >= journalRetryAt else { return }
+            guard now >= journalRetryAt else { return false }
             journalRetryAt = 0
         }
+        return true
+    }
+
+    private func send(_ priority: Priority, _ message: String, _ fields: [(String, String)]) {
         var entries: [String] = [
             "MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=swiped",
         ]

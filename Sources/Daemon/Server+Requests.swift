@@ -165,16 +165,19 @@ extension Server {
         var touched: [Connection] = []
         for outcome in batch.results {
             guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
-            var fields: [(String, String)] = [("OP", waiting.op)]
-            if let c = waiting.connection { fields.append(("CLIENT", "\(c.client)")) }
+            func fields(_ more: [(String, String)]) -> [(String, String)] {
+                [("OP", waiting.op)] + (waiting.connection.map { [("CLIENT", "\($0.client)")] } ?? []) + more
+            }
             let result = outcome.result.mapError(WireError.init)
             switch result {
             case .success(let event):
-                fields += [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)]
-                journal.log(.info, "movie changed", fields)
+                journal.log(
+                    .info, "movie changed",
+                    fields([("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)]))
             case .failure(let error):
-                fields += [("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)]
-                journal.log(error.code == .storage ? .warning : .info, "command failed", fields)
+                journal.log(
+                    error.code == .storage ? .warning : .info, "command failed",
+                    fields([("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)]))
             }
             // A connection told `bye` gets nothing after it.
             guard let c = waiting.connection, connections[c.client] === c, !c.closing else { continue }
@@ -242,8 +245,8 @@ extension Server {
     /// caller writes them out).
     private func fanOut(_ events: [CommittedEvent]) {
         for event in events {
-            var line = JSONWriter()
-            Encode.movieEvent(&line, event)
+            // Worded once for all subscribers, and only if one is waiting for it.
+            var line: JSONWriter?
             for c in subscribers.values where c.cursor == event.seq - 1 && !c.closing {
                 if c.backlog > config.maxQueue {
                     journal.log(
@@ -256,7 +259,12 @@ extension Server {
                     sayGoodbye(c, reason: "slow-consumer")
                     continue
                 }
-                c.push(bytes: line.bytes)
+                if line == nil {
+                    var worded = JSONWriter()
+                    Encode.movieEvent(&worded, event)
+                    line = worded
+                }
+                c.push(bytes: line!.bytes)
                 c.cursor = event.seq
             }
             updateRows(for: event)

@@ -208,7 +208,9 @@ extension Server {
     /// changed movie's row re-renders where it is (rule 9).
     func updateRows(for event: CommittedEvent) {
         let row = event.movie.id
-        for c in connections.values where c.list.state(of: row).phase != .closed {
+        // Most clients have no row open: `hasOpenRows` answers without hashing the id.
+        for c in connections.values where c.withList({ $0.hasOpenRows && $0.state(of: row).phase != .closed })
+        {
             if event.kind == MovieEvent.Kind.removed {
                 let effects = (try? c.list.send(.rowRemoved(row: row))) ?? []
                 apply(effects, on: c, report: true)

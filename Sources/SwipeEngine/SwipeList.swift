@@ -25,6 +25,9 @@ public struct SwipeList: Equatable, Sendable {
         rows[row] ?? .closed
     }
 
+    /// Whether any row is not closed.
+    public var hasOpenRows: Bool { !rows.isEmpty }
+
     /// Every row that is not closed (dragging, open or fired), with its state.
     public var trackedRows: [RowID: RowState] { rows }
 
