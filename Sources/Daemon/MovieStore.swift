@@ -102,7 +102,12 @@ public final class MovieStore {
     /// `state.movie(id)`, without a copy of the whole state on the way (this runs for every
     /// gesture: reading `store.state` from outside copies its arrays and dictionaries, retain by
     /// retain).
-    public func movie(_ id: String) -> Movie? { state.movie(id) }
+    public func movie(_ id: String) -> Movie? { withState { $0.movie(id) } }
+
+    /// Lends the state to `body` in place: a read of the stored property itself would copy it
+    /// (a retain and a release per array, dictionary and set in it).
+    @inline(__always)
+    private func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
     /// Set once the log failed with an I/O error.
     public private(set) var fatal: StoreError?
 
