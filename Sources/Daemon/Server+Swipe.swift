@@ -75,7 +75,7 @@ extension Server {
     /// engine says a bound action fired, a peer that may not write runs the reducer on a copy
     /// (a writer's list is changed in place: copying it would copy its rows on every drag).
     private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
-        guard let data = store.movie(movie) else {
+        guard let data = gestureMovie(movie, on: c) else {
             return reply(c, id: id, op: op, error: notFound(movie))
         }
         var copy: SwipeList?
@@ -140,6 +140,16 @@ extension Server {
                 Encode.row(&out, id: id, row: row, fired: .failed(action: firedAction, error: error))
             }
         }
+    }
+
+    /// The movie of a gesture's row. A finger sends many drags to one row: the connection keeps
+    /// the last one it looked up, good while no event has been committed since (the seq says).
+    private func gestureMovie(_ movie: String, on c: Connection) -> Movie? {
+        let seq = store.latestSeq
+        if let memo = c.gestureMovie, memo.seq == seq, memo.movie.id == movie { return memo.movie }
+        guard let found = store.movie(movie) else { return nil }
+        c.gestureMovie = (seq, found)
+        return found
     }
 
     /// Carries out the engine's effects. `.closed` rows get a `row` event when `report` is set
