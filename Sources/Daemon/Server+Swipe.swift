@@ -119,8 +119,7 @@ extension Server {
             let (geometry, template) = c.withList { list in
                 let geometry = list.geometry(movie)
                 let template = c.rowTemplates.template(
-                    movie, shape: geometry.shape, dataKey: dataKey, in: list,
-                    render: { list.render(movie, flags: self.flags(data)) })
+                    movie, shape: geometry.shape, dataKey: dataKey, in: list, flags: { self.flags(data) })
                 return (geometry, template)
             }
             return c.send(reply: { Encode.row(&$0, id: id, template: template, geometry: geometry) })

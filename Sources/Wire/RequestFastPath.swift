@@ -140,15 +140,17 @@ enum FlatWord {
         return word
     }
 
-    /// Whether any of the eight bytes is `"`, `\`, below 0x20 or 0x80 and above (the classic
-    /// "has zero byte" bit trick, on the word xor'ed with each byte to find).
+    /// The high bit of each of the eight bytes (little-endian) that is `"`, `\`, below 0x20 or
+    /// 0x80 and above: the classic "has zero byte" trick, on the word xor'ed with each byte to
+    /// find. A flag can be wrong only above a true one (a borrow runs upward), so the lowest
+    /// flag is always exact, which is all `scanPlainString` reads.
     @inline(__always)
-    static func hasSpecialByte(_ w: UInt64) -> Bool {
+    static func specialBytes(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        @inline(__always) func zeros(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
         let control = (w &- 0x2020_2020_2020_2020) & ~w & highs
-        return w & highs != 0 || control != 0 || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x5C))
+        return (w & highs) | control | zeros(w ^ (ones &* 0x22)) | zeros(w ^ (ones &* 0x5C))
     }
 }
 
@@ -248,14 +250,23 @@ extension Parser {
     }
 
     /// At a quote: the string's bytes when they are printable ASCII without escapes. Eight
-    /// bytes at a time while none of them is a quote, a backslash, a control byte or ≥ 0x80.
+    /// bytes at a time: the first byte that is a quote, a backslash, a control byte or ≥ 0x80
+    /// is found with bit tricks (`FlatWord.specialBytes`), and the string is good exactly when
+    /// that byte is its closing quote.
     mutating func scanPlainString() -> Range<Int>? {
         i += 1
         let start = i
         let raw = UnsafeRawPointer(p)
-        while i + 8 <= end && !FlatWord.hasSpecialByte(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        {
-            i += 8
+        while i + 8 <= end {
+            let special = FlatWord.specialBytes(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if special == 0 {
+                i += 8
+                continue
+            }
+            i += special.trailingZeroBitCount >> 3
+            guard p[i] == UInt8(ascii: "\"") else { return nil }
+            i += 1
+            return start..<(i - 1)
         }
         while i < end {
             let b = p[i]

@@ -72,10 +72,11 @@ public final class RowTemplates {
 
     public init() {}
 
-    /// The template of `row` as `list` shows it now, made with `render` when there is none yet.
-    /// `dataKey` must change whenever the row's flags do (it stands for them in the key).
+    /// The template of `row` as `list` shows it now, rendered with `flags()` when there is none
+    /// yet. `dataKey` must change whenever the row's flags do (it stands for them in the key).
+    /// `list` is borrowed, never copied (a copy is a retain per array and dictionary in it).
     public func template(
-        _ row: RowID, shape: RowShape, dataKey: UInt64, in list: SwipeList, render: () -> RowRender
+        _ row: RowID, shape: RowShape, dataKey: UInt64, in list: borrowing SwipeList, flags: () -> RowFlags
     ) -> RowTemplate {
         let direction = list.viewport.direction
         // By index, field by field: `for entry in entries` would copy each entry (a retain per
@@ -88,7 +89,7 @@ public final class RowTemplates {
         }
         let entry = Entry(
             row: row, shape: shape, dataKey: dataKey, direction: direction, layout: list.layout,
-            template: RowTemplate(render()))
+            template: RowTemplate(list.render(row, flags: flags())))
         if entries.count < RowTemplates.capacity {
             entries.append(entry)
         } else {

@@ -49,9 +49,9 @@ final class RowTemplateTests: XCTestCase {
             let render = list.render(row, flags: flags[data])
             let template = templates.template(
                 row, shape: geometry.shape, dataKey: UInt64(data), in: list,
-                render: {
+                flags: {
                     made += 1
-                    return render
+                    return flags[data]
                 })
             XCTAssertEqual(templated(template, geometry), fresh(render), "step \(step)")
             shapes.insert("\(geometry.shape)")
@@ -63,8 +63,7 @@ final class RowTemplateTests: XCTestCase {
         let geometry = list.geometry("matrix")
         var line = templated(
             templates.template(
-                "matrix", shape: geometry.shape, dataKey: 1, in: list,
-                render: { list.render("matrix", flags: ["watched"]) }), geometry)
+                "matrix", shape: geometry.shape, dataKey: 1, in: list, flags: { ["watched"] }), geometry)
         XCTAssertEqual(line.removeLast(), 0x0A)
         XCTAssertNoThrow(try JSONParser.parse(line))
     }
@@ -80,9 +79,9 @@ final class RowTemplateTests: XCTestCase {
             let g = list.geometry(row)
             _ = templates.template(
                 row, shape: g.shape, dataKey: key, in: list,
-                render: {
+                flags: {
                     made += 1
-                    return list.render(row, flags: [])
+                    return []
                 })
         }
         get("matrix", 0)
