@@ -50,7 +50,7 @@ final class Connection {
     @inline(__always)
     func withList<R, E: Error>(_ body: (inout SwipeList) throws(E) -> R) throws(E) -> R { try body(&list) }
     /// The movie of this client's last gesture and the seq it was read at (Server.gestureMovie).
-    var gestureMovie: (seq: UInt64, movie: Movie)?
+    var gestureMovie: (seq: UInt64, id: String, data: RowData)?
     /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
     let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.

@@ -5,6 +5,15 @@ import Movies
 import SwipeEngine
 import Wire
 
+/// What a row's looks take from its movie: the flags its buttons' labels and icons follow.
+struct RowData: Equatable {
+    var watched: Bool
+    var watchedWithFriends: Bool
+
+    /// Different for different flags: stands for them in a row template's key.
+    var key: UInt64 { (watched ? 1 : 0) | (watchedWithFriends ? 2 : 0) }
+}
+
 /// Actions whose firing runs a movie command (protocol.md, "bound" actions).
 enum BoundAction {
     static func command(for action: String, movie: String) -> MovieCommand? {
@@ -20,6 +29,10 @@ enum BoundAction {
 extension Server {
     func flags(_ movie: Movie) -> RowFlags {
         MovieLayout.flags(watched: movie.watched, watchedWithFriends: movie.watchedWithFriends)
+    }
+
+    func flags(_ data: RowData) -> RowFlags {
+        MovieLayout.flags(watched: data.watched, watchedWithFriends: data.watchedWithFriends)
     }
 
     func render(_ c: Connection, _ row: RowID) -> RowRender {
@@ -115,7 +128,7 @@ extension Server {
         if !effects.isEmpty { apply(effects, on: c, report: true) }
         guard let firedAction else {
             // The common case, a drag: the row's template, filled in with its numbers.
-            let dataKey: UInt64 = (data.watched ? 1 : 0) | (data.watchedWithFriends ? 2 : 0)
+            let dataKey = data.key
             let (geometry, template) = c.withList { list in
                 let geometry = list.geometry(movie)
                 let template = c.rowTemplates.template(
@@ -143,12 +156,13 @@ extension Server {
 
     /// The movie of a gesture's row. A finger sends many drags to one row: the connection keeps
     /// the last one it looked up, good while no event has been committed since (the seq says).
-    private func gestureMovie(_ movie: String, on c: Connection) -> Movie? {
+    private func gestureMovie(_ movie: String, on c: Connection) -> RowData? {
         let seq = store.latestSeq
-        if let memo = c.gestureMovie, memo.seq == seq, memo.movie.id == movie { return memo.movie }
+        if let memo = c.gestureMovie, memo.seq == seq, memo.id == movie { return memo.data }
         guard let found = store.movie(movie) else { return nil }
-        c.gestureMovie = (seq, found)
-        return found
+        let data = RowData(watched: found.watched, watchedWithFriends: found.watchedWithFriends)
+        c.gestureMovie = (seq, movie, data)
+        return data
     }
 
     /// Carries out the engine's effects. `.closed` rows get a `row` event when `report` is set

@@ -34,9 +34,10 @@ extension SwipeList {
         if let i = rows.index(forKey: row) {
             switch rows.values[i].phase {
             case .dragging:  // Rule 2 (+ rule 3): the hot path.
-                // Computed before the write: `clamp` reads `self`, which would make the write
-                // to `rows` copy the whole list first.
-                let offset = clamp(dx + rows.values[i].restingOffset)
+                // One step at a time: `clamp` reads `self`, and a read of `rows` inside its
+                // argument, or a write to `rows` around it, would make Swift copy the whole list.
+                let resting = rows.values[i].restingOffset
+                let offset = clamp(dx + resting)
                 rows.values[i].offset = offset
                 return []
             case .fired:  // Acting: the finger is ignored until the close timer.
