@@ -103,11 +103,23 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func int64(_ value: Int64) {
-        appendDigits(value.magnitude, comma: needsComma, negative: value < 0)
+        digits(value.magnitude, negative: value < 0)
     }
 
     public mutating func uint64(_ value: UInt64) {
-        appendDigits(value, comma: needsComma, negative: false)
+        digits(value, negative: false)
+    }
+
+    /// An integer through the one formatter (`NumberText`), in place.
+    @inline(__always)
+    mutating func digits(_ magnitude: UInt64, negative: Bool) {
+        separate()
+        bytes.append(addingCapacity: 21) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                count += NumberText.writeDigits(
+                    magnitude, negative: negative, to: buffer.baseAddress! + count)
+            }
+        }
     }
 
     /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
@@ -245,26 +257,6 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Decimal digits, most significant first, with a comma and a minus sign when asked, in one
-    /// append (UInt64.max has 20 digits).
-    @inline(__always)
-    mutating func appendDigits(_ value: UInt64, comma: Bool, negative: Bool) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { staging in
-            let base = staging.baseAddress!
-            var k = 24
-            var v = value
-            repeat {
-                let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-                k -= 1
-                base[k] = 0x30 &+ UInt8(truncatingIfNeeded: r)
-                v = q
-            } while v != 0
-            if negative { k -= 1; base[k] = 0x2D }
-            if comma { k -= 1; base[k] = 0x2C }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base + k, count: 24 - k))
-        }
-    }
-
     /// A quoted string, with a comma before it and a colon after it when asked. Swift strings
     /// are valid UTF-8, so only `"`, `\` and control characters need escaping; everything else
     /// (including U+2028) is copied as is.
@@ -375,28 +367,39 @@ enum NumberText {
         }
     }
 
-    /// Decimal digits, most significant first, after a minus sign when asked.
+    /// Decimal digits, most significant first, after a minus sign when asked: the length by
+    /// comparisons, then two digits per division by 100 from the end.
     @inline(__always)
     static func writeDigits(_ value: UInt64, negative: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
-        var count = 0
-        var v = value
-        repeat {
+        var count = 1
+        var bound: UInt64 = 10
+        while count < 20 && value >= bound {
             count += 1
-            v /= 10
-        } while v != 0
+            bound &*= 10
+        }
         var k = 0
         if negative {
             p[0] = 0x2D
             k = 1
         }
-        v = value
+        @inline(__always) func pair(_ r: UInt64, at i: Int) {
+            let tens = r / 10
+            p[i] = 0x30 &+ UInt8(truncatingIfNeeded: tens)
+            p[i + 1] = 0x30 &+ UInt8(truncatingIfNeeded: r &- tens &* 10)
+        }
+        var v = value
         var at = k + count
-        repeat {
-            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-            at -= 1
-            p[at] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+        while v >= 100 {
+            let (q, r) = v.quotientAndRemainder(dividingBy: 100)
+            at -= 2
+            pair(r, at: at)
             v = q
-        } while v != 0
+        }
+        if v >= 10 {
+            pair(v, at: at - 2)
+        } else {
+            p[at - 1] = 0x30 &+ UInt8(truncatingIfNeeded: v)
+        }
         return k + count
     }
 

@@ -76,6 +76,27 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text { $0.uint64(1_000_000) }, "1000000")
     }
 
+    /// Every digit count, both signs, the edges of each power of ten and of the integer types:
+    /// the digits are exactly the standard library's.
+    func testIntegerDigitsAtEveryLength() {
+        var values: [Int64] = [0, Int64.max, Int64.min, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1, -power, -(power - 1), power / 10 * 9]
+            power = power.multipliedReportingOverflow(by: 10).overflow ? power : power * 10
+        }
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<2000 { values.append(Int64(bitPattern: rng.next()) >> (rng.next() % 63)) }
+        for value in values {
+            var w = JSONWriter()
+            w.int64(value)
+            XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), String(value))
+        }
+        var w = JSONWriter()
+        w.uint64(UInt64.max)
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), String(UInt64.max))
+    }
+
     func testDoubles() {
         XCTAssertEqual(text { $0.double(-70) }, "-70")
         XCTAssertEqual(text { $0.double(-0.0) }, "0")
