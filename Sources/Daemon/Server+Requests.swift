@@ -16,7 +16,10 @@ struct PendingCommand {
 
 extension Server {
     func handle(line: UnsafeRawBufferPointer, on c: Connection) {
-        let decoded = RequestDecoder.decode(line)
+        if let fast = RequestDecoder.fastRequest(line) {
+            return handle(fast.request, id: fast.id, op: fast.op.name, on: c)
+        }
+        let decoded = RequestDecoder.decodeFull(line)
         switch decoded.result {
         case .failure(let error):
             reply(c, id: decoded.id, op: decoded.op, error: error)

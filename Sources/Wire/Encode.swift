@@ -139,19 +139,20 @@ public enum Encode {
                 } else {
                     w.copy(#"{"ok":true,"row":"#)
                 }
-                w.copy(template.head)
-                w.number(g.offset)
-                w.copy(template.middle)
-                for (index, head) in template.buttonHeads.enumerated() {
-                    w.copy(head)
-                    w.number(g.x(index))
-                    w.copy(#","width":"#)
-                    w.number(g.width)
-                    w.copy("}")
+                template.text.withUnsafeBufferPointer { text in
+                    var from = 0
+                    for (k, hole) in template.holes.enumerated() {
+                        w.copy(UnsafeBufferPointer(rebasing: text[from..<hole]))
+                        // The holes' order: offset, then x and width per button, then target.
+                        if k == 0 || k == template.holes.count - 1 {
+                            w.number(g.offset)
+                        } else {
+                            w.number(k % 2 == 1 ? g.x((k - 1) / 2) : g.width)
+                        }
+                        from = hole
+                    }
+                    w.copy(UnsafeBufferPointer(rebasing: text[from...]))
                 }
-                w.copy(#"],"spring":{"target":"#)
-                w.number(g.offset)
-                w.copy(template.tail)
                 w.copy("}\n")
                 count += start.distance(to: w.p)
             }

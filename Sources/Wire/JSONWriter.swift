@@ -447,6 +447,13 @@ struct ByteCursor {
     }
 
     @inline(__always)
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        p.update(from: base, count: bytes.count)
+        p += bytes.count
+    }
+
+    @inline(__always)
     mutating func copy(_ text: StaticString) {
         p.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
         p += text.utf8CodeUnitCount

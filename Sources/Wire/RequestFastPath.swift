@@ -23,10 +23,23 @@
     import Darwin
 #endif
 
+/// A request the fast path took: always a valid one, so no Result to wrap and unwrap.
+public struct FastRequest: Sendable {
+    public var request: Request
+    /// The `id`'s bytes, as `DecodedRequest.id`.
+    public var id: [UInt8]?
+    public var op: OpSpec
+}
+
 extension RequestDecoder {
     /// The decoded request when `line` is a valid flat request of an op this path takes; nil
     /// otherwise (`decode` then uses `decodeFull`, which answers every line).
     public static func decodeFast(_ line: UnsafeRawBufferPointer) -> DecodedRequest? {
+        fastRequest(line).map { DecodedRequest(id: $0.id, op: $0.op.name, result: .success($0.request)) }
+    }
+
+    /// `decodeFast` without the wrapping: what the daemon calls first for every line.
+    public static func fastRequest(_ line: UnsafeRawBufferPointer) -> FastRequest? {
         guard let base = line.baseAddress, line.count > 0 else { return nil }
         var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
         var given = FastArguments()
@@ -39,7 +52,7 @@ extension RequestDecoder {
             let request = given.request(for: spec.kind)
         else { return nil }
         let id = given.id.map { compact(UnsafeRawBufferPointer(start: p + $0.lowerBound, count: $0.count)) }
-        return DecodedRequest(id: id, op: spec.name, result: .success(request))
+        return FastRequest(request: request, id: id, op: spec)
     }
 }
 

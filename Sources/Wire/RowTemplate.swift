@@ -10,44 +10,38 @@
 // directions and row data.
 import SwipeEngine
 
-/// A row's JSON with holes for its numbers: `head` offset `middle` (button-head x `,"width":` w
-/// `}`)… `],"spring":{"target":` target `tail`.
+/// A row's JSON with holes for its numbers, in one buffer: `text` is the row without them, and
+/// `holes` says where each goes, in this order: the offset, each showing button's x and width
+/// (left to right), the spring's target.
 public final class RowTemplate: Sendable {
-    /// `{"movie":…,"offset":`
-    let head: [UInt8]
-    /// `,"phase":…,"edge":…,"fullSwipe":…,"buttons":[`
-    let middle: [UInt8]
-    /// Each showing button, left to right, up to its x: `{"action":…,"x":` (a `,` before all but
-    /// the first).
-    let buttonHeads: [[UInt8]]
-    /// `,"response":…},"accessibilityActions":[…]}`
-    let tail: [UInt8]
+    let text: [UInt8]
+    let holes: [Int]
     /// The most bytes a reply from this template can take (with its numbers, not its `id`).
     let maxReplyBytes: Int
 
-    /// The template of `render`'s row (its numbers are ignored).
+    /// The template of `render`'s row (its numbers are ignored): `Encode.row`'s parts, cut
+    /// where it writes a number.
     public init(_ render: RowRender) {
-        var out = JSONWriter(capacity: 64)
+        var out = JSONWriter(capacity: 1024)
+        var holes: [Int] = []
         Encode.rowHead(&out, render.row)
-        head = out.bytes
-        out = JSONWriter(capacity: 96)
+        holes.append(out.bytes.count)
         Encode.rowMiddle(&out, render)
-        middle = out.bytes
-        buttonHeads = render.buttons.enumerated().map { index, button in
-            var out = JSONWriter(capacity: 128)
+        for (index, button) in render.buttons.enumerated() {
             if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
             Encode.buttonHead(&out, button)
-            return out.bytes
+            holes.append(out.bytes.count)
+            out.literal(#","width":"#)
+            holes.append(out.bytes.count)
+            out.bytes.append(UInt8(ascii: "}"))
         }
-        out = JSONWriter(capacity: 512)
+        out.literal(#"],"spring":{"target":"#)
+        holes.append(out.bytes.count)
         Encode.tail(&out, render.spring, render.accessibilityActions)
-        tail = out.bytes
-        // The fixed text around the row (`{"ok":true,"row":` … `}\n`, `,"width":`, the spring's
-        // key) is well under 128 bytes; each number takes at most NumberText.maxDoubleBytes.
-        let numbers = 2 + 2 * buttonHeads.count
-        maxReplyBytes =
-            head.count + middle.count + buttonHeads.reduce(0) { $0 + $1.count + 16 } + tail.count + 128
-            + numbers * NumberText.maxDoubleBytes
+        text = out.bytes
+        self.holes = holes
+        // `{"ok":true,"row":` and `}\n` around the row; each number at most maxDoubleBytes.
+        maxReplyBytes = text.count + 32 + holes.count * NumberText.maxDoubleBytes
     }
 }
 
