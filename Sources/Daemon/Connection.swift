@@ -49,8 +49,9 @@ final class Connection {
     /// this instead.
     @inline(__always)
     func withList<R, E: Error>(_ body: (inout SwipeList) throws(E) -> R) throws(E) -> R { try body(&list) }
-    /// The movie of this client's last gesture and the seq it was read at (Server.gestureMovie).
-    var gestureMovie: (seq: UInt64, id: String, data: RowData)?
+    /// The movie of this client's last gesture: the id it asked for, the stored id, the row's
+    /// flags, and the seq they were read at (Server.gestureMovie).
+    var gestureMovie: (seq: UInt64, asked: String, id: RowID, data: RowData)?
     /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
     let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.

@@ -62,18 +62,18 @@ extension Server {
         case .close(nil):
             let closed = apply((try? c.list.send(.close(row: nil))) ?? [], on: c, report: false)
             c.send(reply: { Encode.closed(&$0, id: id, closed: closed) })
-        case .close(let movie?):
-            guard store.movie(movie) != nil else {
-                return reply(c, id: id, op: op, error: notFound(movie))
+        case .close(let asked?):
+            guard let movie = store.movie(asked)?.id else {
+                return reply(c, id: id, op: op, error: notFound(asked))
             }
             _ = apply((try? c.list.send(.close(row: movie))) ?? [], on: c, report: true)
             c.send(reply: { [self] in Encode.row(&$0, id: id, row: render(c, movie), fired: nil) })
         case .drag(let movie, let dx):
-            gesture(.dragChanged(row: movie, dx: dx), movie: movie, id: id, op: op, on: c)
+            gesture({ .dragChanged(row: $0, dx: dx) }, movie: movie, id: id, op: op, on: c)
         case .release(let movie, let dx, let vx):
-            gesture(.released(row: movie, dx: dx, vx: vx), movie: movie, id: id, op: op, on: c)
+            gesture({ .released(row: $0, dx: dx, vx: vx) }, movie: movie, id: id, op: op, on: c)
         case .tap(let movie, let action):
-            gesture(.tapped(row: movie, action: action), movie: movie, id: id, op: op, on: c)
+            gesture({ .tapped(row: $0, action: action) }, movie: movie, id: id, op: op, on: c)
         default:
             reply(c, id: id, op: op, error: WireError(.internal, "op \"\(op)\" is not a swipe op"))
         }
@@ -87,10 +87,13 @@ extension Server {
     /// guarantees it for its own errors (not revealed); for `forbidden`, decided only once the
     /// engine says a bound action fired, a peer that may not write runs the reducer on a copy
     /// (a writer's list is changed in place: copying it would copy its rows on every drag).
-    private func gesture(_ input: Input, movie: String, id: [UInt8]?, op: String, on c: Connection) {
-        guard let data = gestureMovie(movie, on: c) else {
-            return reply(c, id: id, op: op, error: notFound(movie))
+    private func gesture(
+        _ makeInput: (RowID) -> Input, movie asked: String, id: [UInt8]?, op: String, on c: Connection
+    ) {
+        guard let (movie, data) = gestureMovie(asked, on: c) else {
+            return reply(c, id: id, op: op, error: notFound(asked))
         }
+        let input = makeInput(movie)
         var copy: SwipeList?
         let effects: [Effect]
         do {
@@ -156,13 +159,17 @@ extension Server {
 
     /// The movie of a gesture's row. A finger sends many drags to one row: the connection keeps
     /// the last one it looked up, good while no event has been committed since (the seq says).
-    private func gestureMovie(_ movie: String, on c: Connection) -> RowData? {
+    ///
+    /// The row id is the movie's own id as stored, whatever spelling the client used: the store
+    /// finds movies by Unicode canonical equivalence, the engine keys rows by exact bytes
+    /// (SwipeEngine's RowTable), and a row must be one row however its id was spelled.
+    private func gestureMovie(_ asked: String, on c: Connection) -> (id: RowID, data: RowData)? {
         let seq = store.latestSeq
-        if let memo = c.gestureMovie, memo.seq == seq, memo.id == movie { return memo.data }
-        guard let found = store.movie(movie) else { return nil }
+        if let memo = c.gestureMovie, memo.seq == seq, memo.asked == asked { return (memo.id, memo.data) }
+        guard let found = store.movie(asked) else { return nil }
         let data = RowData(watched: found.watched, watchedWithFriends: found.watchedWithFriends)
-        c.gestureMovie = (seq, movie, data)
-        return data
+        c.gestureMovie = (seq, asked, found.id, data)
+        return (found.id, data)
     }
 
     /// Carries out the engine's effects. `.closed` rows get a `row` event when `report` is set
