@@ -14,7 +14,37 @@ struct RowKey: Hashable, Sendable {
 
     @inlinable init(_ id: RowID) { self.id = id }
 
-    @inlinable static func == (a: RowKey, b: RowKey) -> Bool { a.id.utf8.elementsEqual(b.id.utf8) }
+    @inlinable static func == (a: RowKey, b: RowKey) -> Bool {
+        // On the bytes in place (String's UTF-8 view, compared as a sequence, costs a call per byte).
+        let inPlace: Bool?? = a.id.utf8.withContiguousStorageIfAvailable { x in
+            b.id.utf8.withContiguousStorageIfAvailable { y in sameBytes(x, y) }
+        }
+        return (inPlace ?? nil) ?? a.id.utf8.elementsEqual(b.id.utf8)
+    }
+
+    /// Byte equality, eight bytes at a time.
+    @inlinable static func sameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool
+    {
+        let n = x.count
+        guard n == y.count else { return false }
+        guard n > 0, let xp = x.baseAddress, let yp = y.baseAddress else { return true }
+        let xr = UnsafeRawPointer(xp)
+        let yr = UnsafeRawPointer(yp)
+        var i = 0
+        while i + 8 <= n {
+            if xr.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != yr.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < n {
+            if xp[i] != yp[i] { return false }
+            i += 1
+        }
+        return true
+    }
 
     @inlinable func hash(into hasher: inout Hasher) {
         let folded: UInt64? = id.utf8.withContiguousStorageIfAvailable(RowKey.fold)
