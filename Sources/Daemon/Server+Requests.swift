@@ -16,9 +16,7 @@ struct PendingCommand {
 
 extension Server {
     func handle(line: UnsafeRawBufferPointer, on c: Connection) {
-        if let fast = RequestDecoder.fastRequest(line) {
-            return handle(fast.request, id: fast.id, op: fast.op.name, on: c)
-        }
+        if RequestDecoder.withFastRequest(line, { handle($0, id: $1, op: $2.name, on: c) }) { return }
         let decoded = RequestDecoder.decodeFull(line)
         switch decoded.result {
         case .failure(let error):

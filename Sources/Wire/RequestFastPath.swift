@@ -38,21 +38,33 @@ extension RequestDecoder {
         fastRequest(line).map { DecodedRequest(id: $0.id, op: $0.op.name, result: .success($0.request)) }
     }
 
-    /// `decodeFast` without the wrapping: what the daemon calls first for every line.
+    /// `decodeFast` without the wrapping.
     public static func fastRequest(_ line: UnsafeRawBufferPointer) -> FastRequest? {
-        guard let base = line.baseAddress, line.count > 0 else { return nil }
+        var out: FastRequest?
+        _ = withFastRequest(line) { out = FastRequest(request: $0, id: $1, op: $2) }
+        return out
+    }
+
+    /// Hands the fast path's request to `body` and returns true, or returns false (the line is
+    /// for `decodeFull`). What the daemon calls first for every line: no Optional around the
+    /// request to unwrap and destroy (that went through generic value witnesses).
+    public static func withFastRequest(
+        _ line: UnsafeRawBufferPointer, _ body: (Request, [UInt8]?, OpSpec) -> Void
+    ) -> Bool {
+        guard let base = line.baseAddress, line.count > 0 else { return false }
         var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
         var given = FastArguments()
-        guard scanner.scanFlatRequest(into: &given), let op = given.op else { return nil }
+        guard scanner.scanFlatRequest(into: &given), let op = given.op else { return false }
         let p = scanner.p
         guard
             let spec = Ops.named(
                 bytes: UnsafeBufferPointer(start: p + op.lowerBound, count: op.count),
                 word: FlatWord.of(p, op, end: line.count)),
             let request = given.request(for: spec.kind)
-        else { return nil }
+        else { return false }
         let id = given.id.map { compact(UnsafeRawBufferPointer(start: p + $0.lowerBound, count: $0.count)) }
-        return FastRequest(request: request, id: id, op: spec)
+        body(request, id, spec)
+        return true
     }
 }
 
