@@ -73,18 +73,22 @@ extension RequestDecoder {
 enum FastKey: Int, CaseIterable {
     case op, id, movie, dx, vx, action, expect, key
 
-    static let table: [(count: Int, word: UInt64, key: FastKey)] = allCases.map { key in
-        let name = Array("\(key)".utf8)
-        return (name.count, FlatWord.of(name), key)
-    }
-
+    /// The key named by a name of `count` bytes whose `FlatWord` is `word`. The words are
+    /// written out (little-endian ASCII; `RequestFastPathTests` checks each against its name):
+    /// a table built at start-up would cost a lazy-initialisation check per member.
     @inline(__always)
     init?(count: Int, word: UInt64) {
-        for entry in FastKey.table where entry.word == word && entry.count == count {
-            self = entry.key
-            return
+        switch (count, word) {
+        case (2, 0x706F): self = .op  // "op"
+        case (2, 0x6469): self = .id  // "id"
+        case (5, 0x65_6976_6F6D): self = .movie  // "movie"
+        case (2, 0x7864): self = .dx  // "dx"
+        case (2, 0x7876): self = .vx  // "vx"
+        case (6, 0x6E6F_6974_6361): self = .action  // "action"
+        case (6, 0x7463_6570_7865): self = .expect  // "expect"
+        case (3, 0x79_656B): self = .key  // "key"
+        default: return nil
         }
-        return nil
     }
 
     var bit: UInt16 { 1 << rawValue }

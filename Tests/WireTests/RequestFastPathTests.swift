@@ -38,6 +38,17 @@ final class RequestFastPathTests: XCTestCase {
         XCTAssertEqual(fast.result, full.result, "result of \(what)", file: file, line: line)
     }
 
+    /// The fast path's key words, written out in its source, are the words of the names.
+    func testEveryFastKeyIsFoundByItsName() {
+        for key in FastKey.allCases {
+            let name = Array("\(key)".utf8)
+            XCTAssertEqual(FastKey(count: name.count, word: FlatWord.of(name)), key, "\(key)")
+            XCTAssertNil(
+                FastKey(count: name.count + 1, word: FlatWord.of(name)), "\(key) with another length")
+        }
+        XCTAssertNil(FastKey(count: 2, word: FlatWord.of(Array("xx".utf8))))
+    }
+
     func testValidHotRequestsTakeTheFastPathAndMeanTheSame() {
         for line in [
             #"{"op":"ping"}"#, #"  {"op":"ping"}  "#, "\t{ \"op\" : \"ping\" }\r",
