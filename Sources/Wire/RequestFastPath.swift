@@ -28,14 +28,14 @@ public struct FastRequest: Sendable {
     public var request: Request
     /// The `id`'s bytes, as `DecodedRequest.id`.
     public var id: [UInt8]?
-    public var op: OpSpec
+    public var op: OpSpec.Kind
 }
 
 extension RequestDecoder {
     /// The decoded request when `line` is a valid flat request of an op this path takes; nil
     /// otherwise (`decode` then uses `decodeFull`, which answers every line).
     public static func decodeFast(_ line: UnsafeRawBufferPointer) -> DecodedRequest? {
-        fastRequest(line).map { DecodedRequest(id: $0.id, op: $0.op.name, result: .success($0.request)) }
+        fastRequest(line).map { DecodedRequest(id: $0.id, op: $0.op.rawValue, result: .success($0.request)) }
     }
 
     /// `decodeFast` without the wrapping.
@@ -49,7 +49,7 @@ extension RequestDecoder {
     /// for `decodeFull`). What the daemon calls first for every line: no Optional around the
     /// request to unwrap and destroy (that went through generic value witnesses).
     public static func withFastRequest(
-        _ line: UnsafeRawBufferPointer, _ body: (Request, [UInt8]?, OpSpec) -> Void
+        _ line: UnsafeRawBufferPointer, _ body: (Request, [UInt8]?, OpSpec.Kind) -> Void
     ) -> Bool {
         guard let base = line.baseAddress, line.count > 0 else { return false }
         var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
@@ -57,14 +57,40 @@ extension RequestDecoder {
         guard scanner.scanFlatRequest(into: &given), let op = given.op else { return false }
         let p = scanner.p
         guard
-            let spec = Ops.named(
-                bytes: UnsafeBufferPointer(start: p + op.lowerBound, count: op.count),
+            let kind = fastOp(
+                UnsafeBufferPointer(start: p + op.lowerBound, count: op.count),
                 word: FlatWord.of(p, op, end: line.count)),
-            let request = given.request(for: spec.kind)
+            let request = given.request(for: kind)
         else { return false }
         let id = given.id.map { compact(UnsafeRawBufferPointer(start: p + $0.lowerBound, count: $0.count)) }
-        body(request, id, spec)
+        body(request, id, kind)
         return true
+    }
+
+    /// The op the fast path takes that `name` (with its `FlatWord`) names, by a switch on the
+    /// written-out words (`RequestFastPathTests` checks them against the op table); a name
+    /// longer than eight bytes is then compared whole.
+    @inline(__always)
+    static func fastOp(_ name: UnsafeBufferPointer<UInt8>, word: UInt64) -> OpSpec.Kind? {
+        func whole(_ text: StaticString) -> Bool {
+            name.count == text.utf8CodeUnitCount && memcmp(name.baseAddress!, text.utf8Start, name.count) == 0
+        }
+        switch (name.count, word) {
+        case (4, 0x676E_6970): return .ping
+        case (4, 0x7473_696C): return .list
+        case (4, 0x7377_6F72): return .rows
+        case (4, 0x706C_6568): return .help
+        case (4, 0x6761_7264): return .drag
+        case (3, 0x70_6174): return .tap
+        case (5, 0x65_736F_6C63): return .close
+        case (6, 0x6576_6F6D_6572): return .remove
+        case (7, 0x65_7361_656C_6572): return .release
+        case (11, 0x7263_7362_7573_6E75): return whole("unsubscribe") ? .unsubscribe : nil
+        case (14, 0x772D_656C_6767_6F74): return whole("toggle-watched") ? .toggleWatched : nil
+        case (27, 0x772D_656C_6767_6F74):
+            return whole("toggle-watched-with-friends") ? .toggleWatchedWithFriends : nil
+        default: return nil
+        }
     }
 }
 

@@ -62,6 +62,24 @@ public final class RowTemplates {
     }
 
     private var entries: [Entry] = []
+
+    /// Layout equality, at once when both hold the very same action arrays (the usual case: the
+    /// list's layout is the one the template was made with), element by element otherwise.
+    static func same(_ a: Layout, _ b: Layout) -> Bool {
+        func sameStorage(_ x: [ActionSpec], _ y: [ActionSpec]) -> Bool {
+            x.count == y.count
+                && x.withUnsafeBufferPointer { xp in
+                    y.withUnsafeBufferPointer { xp.baseAddress == $0.baseAddress }
+                }
+        }
+        if sameStorage(a.leading, b.leading) && sameStorage(a.trailing, b.trailing)
+            && a.allowsFullSwipeLeading == b.allowsFullSwipeLeading
+            && a.allowsFullSwipeTrailing == b.allowsFullSwipeTrailing && a.buttonWidth == b.buttonWidth
+        {
+            return true
+        }
+        return a == b
+    }
     private var next = 0
 
     public init() {}
@@ -77,7 +95,7 @@ public final class RowTemplates {
         // String and array in it) just to look at it.
         for i in entries.indices
         where entries[i].shape == shape && entries[i].dataKey == dataKey && entries[i].row == row
-            && entries[i].direction == direction && entries[i].layout == list.layout
+            && entries[i].direction == direction && RowTemplates.same(entries[i].layout, list.layout)
         {
             return entries[i].template
         }

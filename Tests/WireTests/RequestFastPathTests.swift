@@ -49,6 +49,26 @@ final class RequestFastPathTests: XCTestCase {
         XCTAssertNil(FastKey(count: 2, word: FlatWord.of(Array("xx".utf8))))
     }
 
+    /// The fast path's op words, written out in its source, name the ops they return; every op
+    /// it leaves to the full decoder is unknown to it.
+    func testEveryFastOpIsFoundByItsName() {
+        var taken = 0
+        for op in Ops.all {
+            let name = Array(op.name.utf8)
+            let found = name.withUnsafeBufferPointer { RequestDecoder.fastOp($0, word: FlatWord.of(name)) }
+            if let found {
+                XCTAssertEqual(found, op.kind)
+                taken += 1
+            } else {
+                XCTAssertTrue([.add, .subscribe, .history, .viewport, .configure].contains(op.kind), op.name)
+            }
+            var near = name
+            near[near.count - 1] ^= 1
+            XCTAssertNil(near.withUnsafeBufferPointer { RequestDecoder.fastOp($0, word: FlatWord.of(near)) })
+        }
+        XCTAssertEqual(taken, Ops.all.count - 5)
+    }
+
     func testValidHotRequestsTakeTheFastPathAndMeanTheSame() {
         for line in [
             #"{"op":"ping"}"#, #"  {"op":"ping"}  "#, "\t{ \"op\" : \"ping\" }\r",
