@@ -96,12 +96,16 @@ extension Server {
         let input = makeInput(movie)
         var copy: SwipeList?
         let effects: [Effect]
+        // The row as the input leaves it (the engine's other effects change other rows only).
+        let geometry: RowGeometry
         do {
             if c.mayWrite {
-                effects = try c.withList { list throws(SwipeError) in try list.send(input) }
+                (effects, geometry) = try c.withList { list throws(SwipeError) in
+                    try list.send(input, thenGeometryOf: movie)
+                }
             } else {
                 var list = c.list
-                effects = try list.send(input)
+                (effects, geometry) = try list.send(input, thenGeometryOf: movie)
                 copy = list
             }
         } catch {
@@ -132,11 +136,9 @@ extension Server {
         guard let firedAction else {
             // The common case, a drag: the row's template, filled in with its numbers.
             let dataKey = data.key
-            let (geometry, template) = c.withList { list in
-                let geometry = list.geometry(movie)
-                let template = c.rowTemplates.template(
+            let template = c.withList { list in
+                c.rowTemplates.template(
                     movie, shape: geometry.shape, dataKey: dataKey, in: list, flags: { self.flags(data) })
-                return (geometry, template)
             }
             return c.send(reply: { Encode.row(&$0, id: id, template: template, geometry: geometry) })
         }

@@ -20,7 +20,11 @@ extension SwipeList {
     /// The row's numbers and shape: `render` without the looks, and without allocating (the drag
     /// path of a host that keeps the looks encoded, such as the daemon's row templates).
     public func geometry(_ row: RowID) -> RowGeometry {
-        let state = state(of: row)
+        geometry(of: state(of: row))
+    }
+
+    /// The geometry of a row in `state`.
+    func geometry(of state: RowState) -> RowGeometry {
         guard let reveal = reveal(state.offset) else {
             return RowGeometry(
                 offset: state.offset,

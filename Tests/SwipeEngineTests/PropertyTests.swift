@@ -9,6 +9,38 @@ final class PropertyTests: XCTestCase {
     static let seeds: ClosedRange<UInt64> = 1...300
     static let stepsPerSeed = 300
 
+    /// `send(_:thenGeometryOf:)` (one lookup on the drag hot path) is `send` then `geometry`,
+    /// for every input, every row asked about, and refusals alike.
+    func testSendThenGeometryIsSendAndGeometry() {
+        var hot = 0
+        for seed in 1...UInt64(60) {
+            var session = RandomSession(seed: seed)
+            let rows = session.rows
+            session.observe = { before, input, result, after in
+                for row in rows {
+                    var list = before
+                    let combined = Result { () throws(SwipeError) in try list.send(input, thenGeometryOf: row)
+                    }
+                    XCTAssertEqual(list, after, "seed \(seed) \(input) row \(row)")
+                    switch (combined, result) {
+                    case (.success(let got), .success(let effects)):
+                        XCTAssertEqual(got.effects, effects, "seed \(seed) \(input)")
+                        XCTAssertEqual(got.geometry, after.geometry(row), "seed \(seed) \(input) row \(row)")
+                        if case .dragChanged(row, _) = input, before.state(of: row).phase == .dragging {
+                            hot += 1
+                        }
+                    case (.failure(let got), .failure(let error)):
+                        XCTAssertEqual(got, error)
+                    default:
+                        XCTFail("seed \(seed) \(input): \(combined) but send gave \(result)")
+                    }
+                }
+            }
+            for _ in 0..<200 { session.step() }
+        }
+        XCTAssertGreaterThan(hot, 500)  // the hot path itself was taken, not only the fallback
+    }
+
     func testInvariantsHoldOverRandomSequences() {
         var releases = 0
         var fires = 0
