@@ -1,14 +1,6 @@
 // Every op of protocol v1 with its arguments, in one table. Request decoding checks unknown
 // arguments and types against it, and the `help` op prints it, so the two cannot drift apart.
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 public enum ArgType: String, Sendable {
     case string, integer, number, boolean
     /// An array of action objects: {action, label?, icon?, tint?, role?, activeLabel?, activeIcon?}.
@@ -53,9 +45,6 @@ public final class OpSpec: Sendable {
     }
 
     public let name: String
-    /// `name`'s bytes, for the decoder's fast path.
-    let utf8: [UInt8]
-    let word: UInt64
     public let kind: Kind
     public let scope: Scope
     /// Whether the op can change the shared state (subject to `--writers`).
@@ -67,10 +56,6 @@ public final class OpSpec: Sendable {
         self.name = name
         guard let kind = Kind(rawValue: name) else { preconditionFailure("op \(name) has no Kind") }
         self.kind = kind
-        self.utf8 = Array(name.utf8)
-        self.word = FlatWord.of(utf8)
-        precondition(
-            args.count <= Arguments.maxCount, "op \(name) takes more than \(Arguments.maxCount) arguments")
         self.scope = scope
         self.mutates = mutates
         self.args = args
@@ -167,19 +152,6 @@ public enum Ops {
     public static func named(_ name: String) -> OpSpec? {
         let count = name.utf8.count
         for op in all where op.name.utf8.count == count && op.name == name { return op }
-        return nil
-    }
-
-    /// `named` for a name given as bytes (the decoder's fast path: no String is made).
-    static func named(bytes: UnsafeBufferPointer<UInt8>, word: UInt64) -> OpSpec? {
-        for op in all where op.word == word && op.utf8.count == bytes.count {
-            if bytes.count <= 8 { return op }
-            if op.utf8.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) })
-                == 0
-            {
-                return op
-            }
-        }
         return nil
     }
 }

@@ -164,7 +164,6 @@ public enum RequestDecoder {
 /// The arguments of one request, checked against its op's table entry: `values[i]` is the
 /// value given for `op.args[i]` (an array, not a dictionary: an op takes at most five).
 struct Arguments {
-    static let maxCount = 5
     /// The longest idempotency `key`, in bytes.
     static let maxKeyBytes = 128
     /// The largest |x| a number argument may have: bounds what the engine sees.
