@@ -138,29 +138,29 @@ struct FastArguments {
     /// requires; nil otherwise (and for the ops this path leaves to the full decoder).
     func request(for op: OpSpec.Kind) -> Request? {
         let arguments = seen & ~(FastKey.op.bit | FastKey.id.bit)
-        func takes(_ allowed: FastKey...) -> Bool {
-            arguments & ~allowed.reduce(0) { $0 | $1.bit } == 0
-        }
+        // Bit sets, not variadic lists: a variadic argument is an array made at each call.
+        @inline(__always) func takes(_ allowed: UInt16) -> Bool { arguments & ~allowed == 0 }
+        let movieBit = FastKey.movie.bit
         switch op {
-        case .ping: return takes() ? .ping : nil
-        case .list: return takes() ? .list : nil
-        case .rows: return takes() ? .rows : nil
-        case .help: return takes() ? .help : nil
-        case .unsubscribe: return takes() ? .unsubscribe : nil
+        case .ping: return takes(0) ? .ping : nil
+        case .list: return takes(0) ? .list : nil
+        case .rows: return takes(0) ? .rows : nil
+        case .help: return takes(0) ? .help : nil
+        case .unsubscribe: return takes(0) ? .unsubscribe : nil
         case .drag:
-            guard takes(.movie, .dx), let movie, let dx else { return nil }
+            guard takes(movieBit | FastKey.dx.bit), let movie, let dx else { return nil }
             return .drag(movie: movie, dx: dx)
         case .release:
-            guard takes(.movie, .dx, .vx), let movie else { return nil }
+            guard takes(movieBit | FastKey.dx.bit | FastKey.vx.bit), let movie else { return nil }
             return .release(movie: movie, dx: dx, vx: vx)
         case .tap:
-            guard takes(.movie, .action), let movie, let action else { return nil }
+            guard takes(movieBit | FastKey.action.bit), let movie, let action else { return nil }
             return .tap(movie: movie, action: action)
         case .close:
-            guard takes(.movie) else { return nil }
+            guard takes(movieBit) else { return nil }
             return .close(movie: movie)
         case .toggleWatched, .toggleWatchedWithFriends, .remove:
-            guard takes(.movie, .expect, .key), let movie else { return nil }
+            guard takes(movieBit | FastKey.expect.bit | FastKey.key.bit), let movie else { return nil }
             let options = MutationOptions(expect: expect, key: key)
             switch op {
             case .toggleWatched: return .toggleWatched(movie: movie, options: options)
@@ -270,10 +270,15 @@ extension Parser {
             guard let text = scanStringArgument(maxBytes: Arguments.maxKeyBytes) else { return false }
             given.key = text
         case .dx, .vx:
-            guard isNumberStart, let number = try? parseNumber(),
-                number.double.magnitude <= Arguments.maxMagnitude
-            else { return false }
-            if key == .dx { given.dx = number.double } else { given.vx = number.double }
+            let x: Double
+            if let small = scanSmallInteger() {
+                x = Double(small)
+            } else {
+                guard isNumberStart, let number = try? parseNumber() else { return false }
+                x = number.double
+            }
+            guard x.magnitude <= Arguments.maxMagnitude else { return false }
+            if key == .dx { given.dx = x } else { given.vx = x }
         case .expect:
             guard isNumberStart, let number = try? parseNumber(), let n = number.int, n >= 0 else {
                 return false
@@ -281,6 +286,28 @@ extension Parser {
             given.expect = UInt64(n)
         }
         return true
+    }
+
+    /// A plain integer of one to fifteen digits not starting with 0 (`-60`, `330`): what most
+    /// offsets are, read without the general number scanner. Anything else — a zero, a fraction,
+    /// an exponent, more digits — is left for `parseNumber` (nil, nothing consumed). Fifteen
+    /// digits are exact in a Double, so the value is the one `parseNumber` would give.
+    @inline(__always)
+    private mutating func scanSmallInteger() -> Int64? {
+        var j = i
+        let negative = p[j] == UInt8(ascii: "-")
+        if negative { j += 1 }
+        guard j < end, p[j] &- UInt8(ascii: "1") <= 8 else { return nil }
+        let first = j
+        var value: Int64 = 0
+        while j < end, p[j] &- UInt8(ascii: "0") <= 9 {
+            guard j - first < 15 else { return nil }
+            value = value &* 10 &+ Int64(p[j] &- UInt8(ascii: "0"))
+            j += 1
+        }
+        if j < end, p[j] == UInt8(ascii: ".") || p[j] | 0x20 == UInt8(ascii: "e") { return nil }
+        i = j
+        return negative ? -value : value
     }
 
     private var isNumberStart: Bool { p[i] == UInt8(ascii: "-") || (p[i] &- UInt8(ascii: "0")) <= 9 }
