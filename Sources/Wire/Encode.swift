@@ -128,7 +128,8 @@ public enum Encode {
     public static func row(
         _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry g: RowGeometry
     ) {
-        out.bytes.append(addingCapacity: template.maxReplyBytes + (id?.count ?? 0)) { span in
+        let reserved = template.maxReplyBytes + (id?.count ?? 0)
+        out.bytes.append(addingCapacity: reserved) { span in
             span.withUnsafeMutableBufferPointer { buffer, count in
                 let start = buffer.baseAddress! + count
                 var w = ByteCursor(p: start)
@@ -154,6 +155,8 @@ public enum Encode {
                     w.copy(UnsafeBufferPointer(rebasing: text[from...]))
                 }
                 w.copy("}\n")
+                // maxReplyBytes is a bound by construction; tests write the longest numbers.
+                assert(start.distance(to: w.p) <= reserved, "a templated reply overran its reservation")
                 count += start.distance(to: w.p)
             }
         }

@@ -99,9 +99,16 @@ public final class RowTemplates {
         {
             return entries[i].template
         }
+        let render = list.render(row, flags: flags())
+        // The key must describe what is rendered: a template filed under another shape would be
+        // served for that shape until it is evicted.
+        assert(
+            render.phase == shape.phase && render.edge == shape.edge && render.fullSwipe == shape.fullSwipe
+                && render.buttons.count == shape.shown,
+            "a row template's key does not match its render")
         let entry = Entry(
             row: row, shape: shape, dataKey: dataKey, direction: direction, layout: list.layout,
-            template: RowTemplate(list.render(row, flags: flags())))
+            template: RowTemplate(render))
         if entries.count < RowTemplates.capacity {
             entries.append(entry)
         } else {

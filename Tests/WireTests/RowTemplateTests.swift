@@ -1,8 +1,8 @@
 import Movies
-import SwipeEngine
 import TestSupport
 import XCTest
 
+@testable import SwipeEngine
 @testable import Wire
 
 /// A row encoded from a connection's template is byte for byte the row encoded afresh, whatever
@@ -66,6 +66,50 @@ final class RowTemplateTests: XCTestCase {
                 "matrix", shape: geometry.shape, dataKey: 1, in: list, flags: { ["watched"] }), geometry)
         XCTAssertEqual(line.removeLast(), 0x0A)
         XCTAssertNoThrow(try JSONParser.parse(line))
+    }
+
+    /// The longest numbers `NumberText` writes, a long id and several buttons: the templated
+    /// reply is still the fresh one byte for byte, and a reply fits the memory a template reserves
+    /// even with the longest number in every hole.
+    func testTheLongestNumbersFitTheReservation() {
+        var list = SwipeList(layout: MovieLayout.demo000)
+        _ = try? list.send(.dragChanged(row: "matrix", dx: 120))
+        let shown = list.render("matrix", flags: [])
+        XCTAssertGreaterThan(shown.buttons.count, 1)
+        let template = RowTemplate(shown)
+        let shape = list.geometry("matrix").shape
+        let id = Array(String(repeating: "9", count: 64).utf8)
+        let extremes = [
+            -1.7976931348623157e308, 2.2250738585072014e-308, -Double.leastNonzeroMagnitude, 1.0 / 3,
+            -123456.789, 0,
+        ]
+        for x in extremes {
+            // Every hole holding x: the bound the reservation must cover.
+            var everywhere = shown
+            everywhere.offset = x
+            everywhere.spring.target = x
+            for i in everywhere.buttons.indices {
+                everywhere.buttons[i].x = x
+                everywhere.buttons[i].width = x
+            }
+            var longest = JSONWriter()
+            Encode.row(&longest, id: id, row: everywhere, fired: nil)
+            XCTAssertLessThanOrEqual(longest.bytes.count, template.maxReplyBytes + id.count, "x \(x)")
+            // The template with a geometry of x: the same bytes as a render of that geometry.
+            let geometry = RowGeometry(offset: x, shape: shape, start: x, width: x)
+            var expected = shown
+            expected.offset = x
+            expected.spring.target = x
+            for i in expected.buttons.indices {
+                expected.buttons[i].x = geometry.x(i)
+                expected.buttons[i].width = geometry.width
+            }
+            var fresh = JSONWriter()
+            Encode.row(&fresh, id: id, row: expected, fired: nil)
+            var templated = JSONWriter()
+            Encode.row(&templated, id: id, template: template, geometry: geometry)
+            XCTAssertEqual(templated.bytes, fresh.bytes, "x \(x)")
+        }
     }
 
     /// A template is found by everything its bytes depend on: another row, shape, data key,
