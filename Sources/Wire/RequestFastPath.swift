@@ -23,26 +23,13 @@
     import Darwin
 #endif
 
-/// A request the fast path took: always a valid one, so no Result to wrap and unwrap.
-public struct FastRequest: Sendable {
-    public var request: Request
-    /// The `id`'s bytes, as `DecodedRequest.id`.
-    public var id: [UInt8]?
-    public var op: OpSpec.Kind
-}
-
 extension RequestDecoder {
     /// The decoded request when `line` is a valid flat request of an op this path takes; nil
     /// otherwise (`decode` then uses `decodeFull`, which answers every line).
     public static func decodeFast(_ line: UnsafeRawBufferPointer) -> DecodedRequest? {
-        fastRequest(line).map { DecodedRequest(id: $0.id, op: $0.op.rawValue, result: .success($0.request)) }
-    }
-
-    /// `decodeFast` without the wrapping.
-    public static func fastRequest(_ line: UnsafeRawBufferPointer) -> FastRequest? {
-        var out: FastRequest?
-        _ = withFastRequest(line) { out = FastRequest(request: $0, id: $1, op: $2) }
-        return out
+        var decoded: DecodedRequest?
+        _ = withFastRequest(line) { decoded = DecodedRequest(id: $1, op: $2.rawValue, result: .success($0)) }
+        return decoded
     }
 
     /// Hands the fast path's request to `body` and returns true, or returns false (the line is
@@ -176,6 +163,7 @@ struct FastArguments {
 /// A name's first eight bytes as one little-endian integer, zero-padded: two names of the same
 /// length up to 8 bytes are equal exactly when their words are; longer ones compare the rest.
 enum FlatWord {
+    /// The word of a whole name (the tests check the written-out words with it).
     static func of(_ bytes: [UInt8]) -> UInt64 {
         var word: UInt64 = 0
         for (k, b) in bytes.prefix(8).enumerated() { word |= UInt64(b) << (8 * UInt64(k)) }
