@@ -1,6 +1,8 @@
 // log-bench: durable append throughput through GroupCommitter (1 and 64 concurrent
 // submitters, each submitting one event and waiting for its ack), the same with
-// synchronous=NORMAL, SQLite one-row-per-commit as the baseline, and replay of 1,000,000 events
+// synchronous=NORMAL, SQLite one-row-per-commit as the baseline, the writer's CPU per transaction
+// of 8 one-event batches (one movie and eight; TXN_STREAMS=N and TXN_FULL_ONLY=1 narrow it), and
+// replay of 1,000,000 events
 // with and without a snapshot (the steps MovieStore.open takes).
 //
 // usage: swift build -c release && .build/release/log-bench [--dir DIR] [--seconds S] [--events N]
@@ -14,6 +16,7 @@ var baseDir = "/var/tmp"
 var seconds = 2.0
 var replayEvents = 1_000_000
 var appends = true
+var txnOnly = false
 var it = CommandLine.arguments.dropFirst().makeIterator()
 while let a = it.next() {
     switch a {
@@ -21,8 +24,9 @@ while let a = it.next() {
     case "--seconds": seconds = Double(it.next() ?? "") ?? seconds
     case "--events": replayEvents = Int(it.next() ?? "") ?? replayEvents
     case "--replay-only": appends = false
+    case "--txn-only": txnOnly = true
     default:
-        print("usage: log-bench [--dir DIR] [--seconds S] [--events N] [--replay-only]")
+        print("usage: log-bench [--dir DIR] [--seconds S] [--events N] [--replay-only | --txn-only]")
         exit(64)
     }
 }
@@ -122,6 +126,53 @@ func event(_ i: Int) -> NewEvent {
 }
 
 func fmt(_ x: Double) -> String { String(format: "%10.0f", x) }
+
+func threadCPU() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// What one group-commit transaction costs the writer thread: 8 one-event batches per
+/// transaction (what the daemon's 16 × 1 toggle load makes), CPU time of this thread (user and
+/// kernel: SQLite, its locks and writes, fdatasync's submission) and wall time per transaction.
+@MainActor func transactionCost(_ durability: Durability, streams: Int) throws -> (
+    cpuMicros: Double, wallMicros: Double
+) {
+    let log = try EventLog(path: freshPath(), durability: durability)
+    defer { log.close() }
+    var n = 0
+    var transactions = 0
+    let start = now()
+    let cpu0 = threadCPU()
+    while now() - start < seconds {
+        let batches = (0..<8).map { i in
+            [NewEvent(stream: "movie\((n + i) % streams)", kind: MovieEvent.Kind.watchedToggled)]
+        }
+        for r in log.appendBatches(batches) { _ = try r.get() }
+        n += 8
+        transactions += 1
+    }
+    let cpu = threadCPU() - cpu0
+    let wall = now() - start
+    return (cpu / Double(transactions) * 1e6, wall / Double(transactions) * 1e6)
+}
+
+if appends || txnOnly {
+    print("one transaction of 8 one-event batches (the daemon's toggles at 16 × 1), writer thread:")
+    for d
+        in (ProcessInfo.processInfo.environment["TXN_FULL_ONLY"] != nil
+        ? [Durability.full] : [.full, .normal])
+    {
+        for streams in (ProcessInfo.processInfo.environment["TXN_STREAMS"].map { [Int($0)!] } ?? [1, 8]) {
+            let r = try transactionCost(d, streams: streams)
+            print(
+                "  \(d.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(streams) movie\(streams == 1 ? " " : "s") CPU \(String(format: "%6.1f", r.cpuMicros)) µs, wall \(String(format: "%6.1f", r.wallMicros)) µs per transaction"
+            )
+        }
+    }
+}
+if txnOnly { exit(0) }
 
 print("log-bench: \(dir) (\(seconds) s per run)")
 if appends { print("durable appends (events/s, each submitter waits for its ack):") }

@@ -3,14 +3,29 @@ import Glibc
 
 /// A durable, append-only event log in one SQLite file (WAL mode).
 ///
-/// Schema (`PRAGMA application_id` = `EventLog.applicationID`, `user_version` = 1):
+/// Schema (`PRAGMA application_id` = `EventLog.applicationID`, `user_version` = 2):
 ///
 ///     events(seq INTEGER PRIMARY KEY,      -- global, gapless, from 1
 ///            stream TEXT NOT NULL, kind TEXT NOT NULL, payload BLOB NOT NULL,
-///            key TEXT UNIQUE,              -- optional idempotency key
+///            key TEXT,                     -- optional idempotency key
 ///            at INTEGER NOT NULL)          -- µs since the Unix epoch (UTC)
-///     events_by_stream(stream, seq)
+///     events_by_key(key) UNIQUE WHERE key IS NOT NULL
+///     streams(stream, seq) WITHOUT ROWID   -- the per-stream index, kept in arrears
+///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)
+///
+/// Why the per-stream index is a table filled in arrears: an index on (stream, seq) updated
+/// by every commit dirties one page per stream the commit touches (eight toggles of eight movies:
+/// eight pages, each a WAL frame of 4 KiB written, checksummed and fsynced). Instead a commit
+/// adds only its rows to `events`, and once `streamIndexLag` events are not yet in `streams`,
+/// the commit also copies them there, in the same transaction, so the two never disagree after
+/// a crash. `events(stream:upTo:)` reads the indexed part through `streams` and the few rows
+/// after `upto` from `events` directly. Likewise only events that carry a key are in the key
+/// index (a plain UNIQUE column would index every NULL).
+///
+/// Files of schema 1 (a UNIQUE `key` column and an `events_by_stream` index) are migrated to
+/// schema 2 when opened for writing, in one transaction: `streams` is filled from `events` and
+/// the old index dropped; the UNIQUE column stays (SQLite cannot drop it) and works the same.
 ///
 /// Opening checks the file first through a read-only connection: a damaged file or another
 /// application's database is refused with a typed error naming it, and is never modified.
@@ -19,13 +34,17 @@ import Glibc
 public final class EventLog {
     /// `PRAGMA application_id` of a swiped log: "SWPD".
     public static let applicationID: Int32 = 0x5357_5044
-    /// `PRAGMA user_version` of the schema this code writes and reads.
-    public static let schemaVersion: Int32 = 1
+    /// `PRAGMA user_version` of the schema this code writes and reads (it migrates version 1).
+    public static let schemaVersion: Int32 = 2
+    /// The most events a commit leaves out of `streams` before it copies them in.
+    public static let streamIndexLag: UInt64 = 256
 
     public let path: String
     public let durability: Durability
     let conn: SQLiteConnection
     private var lastAt: Int64 = 0
+    /// `stream_index.upto` as this connection last wrote or read it (see the schema note).
+    private var indexedUpTo: UInt64 = 0
 
     /// Opens (creating when `create` and the file is missing or empty) the log at `path`.
     public init(path: String, durability: Durability = .full, create: Bool = true) throws(LogError) {
@@ -38,8 +57,9 @@ public final class EventLog {
         }
         if !exists && !create { throw .other("\(path): no such file") }
         var initialize = !exists || st.st_size == 0
+        var version = EventLog.schemaVersion
         if exists && st.st_size > 0 {
-            initialize = try EventLog.inspect(path)
+            (initialize, version) = try EventLog.inspect(path)
         }
         let flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE)
         conn = try SQLiteConnection(path: path, flags: flags)
@@ -49,12 +69,15 @@ public final class EventLog {
         }
         try conn.exec(durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         if initialize { try createSchema() }
+        if !initialize && version == 1 { try migrateFromVersion1() }
         lastAt = try conn.queryInt("SELECT at FROM events ORDER BY seq DESC LIMIT 1") ?? 0
+        indexedUpTo = UInt64(try conn.queryInt("SELECT upto FROM stream_index") ?? 0)
     }
 
-    /// Read-only look at an existing file. Returns true when it is an empty SQLite database that
-    /// may be initialised, false when it is a swiped log; throws for anything else.
-    private static func inspect(_ path: String) throws(LogError) -> Bool {
+    /// Read-only look at an existing file. Returns whether it is an empty SQLite database that
+    /// may be initialised, and else the schema version of the swiped log it is; throws for
+    /// anything else.
+    private static func inspect(_ path: String) throws(LogError) -> (empty: Bool, version: Int32) {
         let ro = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
         defer { ro.close() }
         let appID: Int64
@@ -75,17 +98,19 @@ public final class EventLog {
             }
         }
         if Int32(truncatingIfNeeded: appID) == applicationID {
-            guard version == Int64(schemaVersion) else {
+            guard version == 1 || version == Int64(schemaVersion) else {
                 throw .foreign(
-                    "\(path): swiped event log of schema version \(version); this build reads version \(schemaVersion)"
+                    "\(path): swiped event log of schema version \(version); this build reads versions 1 and \(schemaVersion)"
                 )
             }
-            for t in ["events", "snapshots"] where !objects.contains(t) {
+            let tables =
+                version == 1 ? ["events", "snapshots"] : ["events", "snapshots", "streams", "stream_index"]
+            for t in tables where !objects.contains(t) {
                 throw .corrupt("\(path): swiped event log without its \(t) table: the file is damaged")
             }
-            return false
+            return (false, Int32(version))
         }
-        if appID == 0 && objects.isEmpty { return true }
+        if appID == 0 && objects.isEmpty { return (true, schemaVersion) }
         let hex = String(UInt32(truncatingIfNeeded: appID), radix: 16)
         let tables = objects.prefix(5).joined(separator: ", ") + (objects.count > 5 ? ", …" : "")
         throw .foreign(
@@ -107,14 +132,48 @@ public final class EventLog {
                     stream  TEXT    NOT NULL,
                     kind    TEXT    NOT NULL,
                     payload BLOB    NOT NULL,
-                    key     TEXT    UNIQUE,
+                    key     TEXT,
                     at      INTEGER NOT NULL);
-                CREATE INDEX events_by_stream ON events(stream, seq);
+                CREATE UNIQUE INDEX events_by_key ON events(key) WHERE key IS NOT NULL;
+                \(EventLog.streamTables)
                 CREATE TABLE snapshots(
                     seq  INTEGER PRIMARY KEY,
                     at   INTEGER NOT NULL,
                     data BLOB    NOT NULL);
+                INSERT INTO stream_index(upto) VALUES(0);
                 PRAGMA application_id = \(EventLog.applicationID);
+                PRAGMA user_version = \(EventLog.schemaVersion);
+                """)
+            try conn.exec("COMMIT")
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    private static let streamTables = """
+        CREATE TABLE streams(
+            stream TEXT    NOT NULL,
+            seq    INTEGER NOT NULL,
+            PRIMARY KEY(stream, seq)) WITHOUT ROWID;
+        CREATE TABLE stream_index(upto INTEGER NOT NULL);
+        """
+
+    /// Schema 1 to 2, in one transaction (a crash leaves version 1, migrated again next time).
+    private func migrateFromVersion1() throws(LogError) {
+        try conn.exec("BEGIN IMMEDIATE")
+        do throws(LogError) {
+            // Another process may have migrated it between the look and the lock.
+            guard try conn.queryInt("PRAGMA user_version") == 1 else {
+                try conn.exec("COMMIT")
+                return
+            }
+            try conn.exec(
+                """
+                \(EventLog.streamTables)
+                INSERT INTO streams(stream, seq) SELECT stream, seq FROM events;
+                INSERT INTO stream_index(upto) SELECT coalesce(max(seq), 0) FROM events;
+                DROP INDEX IF EXISTS events_by_stream;
                 PRAGMA user_version = \(EventLog.schemaVersion);
                 """)
             try conn.exec("COMMIT")
@@ -140,7 +199,7 @@ public final class EventLog {
     public func appendBatches(_ batches: [[NewEvent]]) -> [Result<[StoredEvent], LogError>] {
         guard !batches.isEmpty else { return [] }
         do throws(LogError) {
-            try conn.exec("BEGIN IMMEDIATE")
+            try conn.execPrepared("BEGIN IMMEDIATE")
             var seq = UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
             let now = max(lastAt, EventLog.nowMicros())
             var results: [Result<[StoredEvent], LogError>] = []
@@ -154,7 +213,7 @@ public final class EventLog {
                     continue
                 }
                 let guarded = batch.contains { $0.key != nil }
-                if guarded { try conn.exec("SAVEPOINT batch") }
+                if guarded { try conn.execPrepared("SAVEPOINT batch") }
                 do throws(LogError) {
                     var stored: [StoredEvent] = []
                     stored.reserveCapacity(batch.count)
@@ -175,12 +234,12 @@ public final class EventLog {
                                 seq: seq, stream: e.stream, kind: e.kind, payload: e.payload,
                                 key: e.key, at: now))
                     }
-                    if guarded { try conn.exec("RELEASE batch") }
+                    if guarded { try conn.execPrepared("RELEASE batch") }
                     results.append(.success(stored))
                 } catch {
                     guard case .keyConflict = error, guarded else { throw error }
                     try conn.exec("ROLLBACK TO batch")
-                    try conn.exec("RELEASE batch")
+                    try conn.execPrepared("RELEASE batch")
                     seq = UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
                     let keys = batch.compactMap(\.key).map { String(reflecting: $0) }.joined(separator: ", ")
                     let e = LogError.keyConflict(
@@ -189,13 +248,30 @@ public final class EventLog {
                     failed = e
                 }
             }
-            try conn.exec("COMMIT")
+            let indexed = seq - indexedUpTo >= EventLog.streamIndexLag
+            if indexed { try indexStreams(upTo: seq) }
+            try conn.execPrepared("COMMIT")
             lastAt = now
+            if indexed { indexedUpTo = seq }
             return results
         } catch {
             rollback()
             return Array(repeating: .failure(error), count: batches.count)
         }
+    }
+
+    /// Copies the events after `stream_index.upto` into `streams` (inside the caller's
+    /// transaction). Reads `upto` from the file: another connection may have moved it.
+    private func indexStreams(upTo seq: UInt64) throws(LogError) {
+        let from = try conn.queryInt("SELECT upto FROM stream_index") ?? 0
+        let copy = try conn.statement(
+            "INSERT INTO streams(stream, seq) SELECT stream, seq FROM events WHERE seq > ?1 AND seq <= ?2")
+        conn.bind(copy, 1, from)
+        conn.bind(copy, 2, Int64(seq))
+        try conn.run(copy, "index streams")
+        let mark = try conn.statement("UPDATE stream_index SET upto = ?1")
+        conn.bind(mark, 1, Int64(seq))
+        try conn.run(mark, "index streams")
     }
 
     private func rollback() {
@@ -241,7 +317,7 @@ public final class EventLog {
         let s = try conn.statement(
             "SELECT \(EventLog.columns) FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")
         defer { sqlite3_reset(s) }
-        conn.bind(s, 1, Int64(after))
+        conn.bind(s, 1, Int64(clamping: after))
         conn.bind(s, 2, Int64(max(0, limit)))
         var out: [StoredEvent] = []
         while try conn.step(s, "read events") { out.append(row(s)) }
@@ -253,7 +329,7 @@ public final class EventLog {
     public func forEachEvent(after: UInt64, _ body: (StoredEvent) -> Bool) throws(LogError) {
         let s = try conn.statement("SELECT \(EventLog.columns) FROM events WHERE seq > ?1 ORDER BY seq")
         defer { sqlite3_reset(s) }
-        conn.bind(s, 1, Int64(after))
+        conn.bind(s, 1, Int64(clamping: after))
         while try conn.step(s, "replay events") {
             if !body(row(s)) { break }
         }
@@ -267,13 +343,21 @@ public final class EventLog {
         return try conn.step(s, "find key") ? row(s) : nil
     }
 
-    /// The events of one stream with seq ≤ `upTo`, in order.
+    /// The events of one stream with seq ≤ `upTo`, in order: those in `streams` through it, the
+    /// few after `stream_index.upto` from `events` (one statement, so one read snapshot).
     public func events(stream: String, upTo: UInt64) throws(LogError) -> [StoredEvent] {
         let s = try conn.statement(
-            "SELECT \(EventLog.columns) FROM events WHERE stream = ?1 AND seq <= ?2 ORDER BY seq")
+            """
+            SELECT \(EventLog.columns) FROM events
+             WHERE seq IN (SELECT seq FROM streams WHERE stream = ?1 AND seq <= ?2)
+            UNION ALL
+            SELECT \(EventLog.columns) FROM events
+             WHERE seq > (SELECT upto FROM stream_index) AND seq <= ?2 AND stream = ?1
+            ORDER BY seq
+            """)
         defer { sqlite3_reset(s) }
         conn.bind(s, 1, stream)
-        conn.bind(s, 2, Int64(upTo))
+        conn.bind(s, 2, Int64(clamping: upTo))
         var out: [StoredEvent] = []
         while try conn.step(s, "read stream") { out.append(row(s)) }
         return out

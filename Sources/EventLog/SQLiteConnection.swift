@@ -62,6 +62,12 @@ final class SQLiteConnection {
         return s
     }
 
+    /// Runs one statement through the cache: for the statements of every transaction (BEGIN,
+    /// COMMIT, SAVEPOINT), which `exec` would parse again each time.
+    func execPrepared(_ sql: String) throws(LogError) {
+        try run(try statement(sql), sql)
+    }
+
     func exec(_ sql: String) throws(LogError) {
         guard let db else { throw .closed("\(path): the log is closed") }
         let rc = sqlite3_exec(db, sql, nil, nil, nil)

@@ -50,4 +50,24 @@ enum SQLiteScript {
             throw Failure(message: String(cString: sqlite3_errmsg(db)))
         }
     }
+
+    /// The rows of one query, each row's columns joined with "|" (NULL as "NULL").
+    static func rows(path: String, sql: String) throws -> [String] {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw Failure(message: "open \(path)") }
+        defer { sqlite3_close(db) }
+        var s: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &s, nil) == SQLITE_OK else {
+            throw Failure(message: String(cString: sqlite3_errmsg(db)))
+        }
+        defer { sqlite3_finalize(s) }
+        var out: [String] = []
+        while sqlite3_step(s) == SQLITE_ROW {
+            out.append(
+                (0..<sqlite3_column_count(s)).map { i in
+                    sqlite3_column_text(s, i).map { String(cString: $0) } ?? "NULL"
+                }.joined(separator: "|"))
+        }
+        return out
+    }
 }
