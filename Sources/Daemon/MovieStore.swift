@@ -133,8 +133,25 @@ public final class MovieStore {
     private var projected: MovieState
     private let reader: EventLog
     private let committer: GroupCommitter
+    /// A group of entries handed to the writer together (one `submit`, one completion).
+    private struct Batch {
+        var token: UInt64
+        var entries: [Entry]
+    }
+
+    /// Decided, not yet handed to the writer.
     private var queued: [Entry] = []
-    private var inFlight: [Entry] = []
+    /// Handed to the writer, in submission (and so commit) order. Several may be in flight: the
+    /// writer starts the next transaction as soon as one is durable, without waiting for this
+    /// thread to collect the completion and hand it more (one round trip between the two
+    /// threads, and two context switches, per transaction fewer).
+    private var inFlight: [Batch] = []
+    private var inFlightCount = 0
+    /// A commit failed: the batches submitted after it come back `.aborted` (the writer holds
+    /// until `resume()`). Their entries wait here, and new ones in `queued`, until every batch
+    /// in flight is back; then all are decided again against the committed state.
+    private var recovering = false
+    private var aborted: [Entry] = []
     private var batchToken: UInt64 = 0
     private var snapshotSeq: UInt64 = 0
     private var snapshotInFlight: UInt64?
@@ -252,7 +269,7 @@ public final class MovieStore {
     public var latestSeq: UInt64 { state.lastSeq }
 
     /// Number of commands decided but not yet durable.
-    public var pendingCount: Int { queued.count + inFlight.count }
+    public var pendingCount: Int { queued.count + inFlightCount + aborted.count }
 
     /// Decides `command` against the projected state and returns at once.
     public func submit(_ command: MovieCommand, token: UInt64) -> Submitted {
@@ -266,11 +283,21 @@ public final class MovieStore {
                 queued[i].waiters.append(token)
                 return .pending
             }
-            if let i = inFlight.firstIndex(where: { $0.command.key == key }) {
-                guard MovieStore.matches(command, inFlight[i].event) else {
+            if let i = aborted.firstIndex(where: { $0.command.key == key }) {
+                guard MovieStore.matches(command, aborted[i].event) else {
                     return .done(.failure(keyReused(key)))
                 }
-                inFlight[i].waiters.append(token)
+                aborted[i].waiters.append(token)
+                return .pending
+            }
+            for b in inFlight.indices {
+                guard let i = inFlight[b].entries.firstIndex(where: { $0.command.key == key }) else {
+                    continue
+                }
+                guard MovieStore.matches(command, inFlight[b].entries[i].event) else {
+                    return .done(.failure(keyReused(key)))
+                }
+                inFlight[b].entries[i].waiters.append(token)
                 return .pending
             }
             do throws(StoreError) {
@@ -287,19 +314,19 @@ public final class MovieStore {
         }
         let after = projected.apply(event, seq: projected.lastSeq + 1)
         queued.append(Entry(token: token, command: command, event: event, after: after))
-        if flushesAtOnce { flushIfIdle() }
+        if flushesAtOnce { flushQueued() }
         return .pending
     }
 
-    /// Whether `submit` hands a command to the writer at once when no commit is in flight. An
-    /// event loop sets it to false and calls `flush()` once per iteration instead, so that the
-    /// commands of every client that became readable together go into one transaction rather
-    /// than the first alone and the rest in the next.
+    /// Whether `submit` hands each command to the writer at once. An event loop sets it to
+    /// false and calls `flush()` once per iteration instead: one hand-over (one lock, one
+    /// wake-up of the writer) for the commands of every client that became readable together.
     public var flushesAtOnce = true
 
-    /// Hands what is queued to the writer, if no commit is in flight.
+    /// Hands what is queued to the writer (it commits whatever it finds queued when it starts a
+    /// transaction, so batches handed over while a commit is under way share the next one).
     public func flush() {
-        flushIfIdle()
+        flushQueued()
     }
 
     private func keyReused(_ key: String) -> StoreError {
@@ -341,17 +368,18 @@ public final class MovieStore {
         return try committedEvents([stored]).first
     }
 
-    private func flushIfIdle() {
-        guard inFlight.isEmpty, !queued.isEmpty, fatal == nil else { return }
-        inFlight = queued
-        queued = []
+    private func flushQueued() {
+        guard !queued.isEmpty, fatal == nil, !recovering else { return }
         batchToken += 1
         committer.submit(
-            inFlight.map {
+            queued.map {
                 NewEvent(
                     stream: $0.event.movieID, kind: $0.event.kind,
                     payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
             }, token: batchToken)
+        inFlight.append(Batch(token: batchToken, entries: queued))
+        inFlightCount += queued.count
+        queued = []
     }
 
     /// Collects what the writer finished: call when `completionFD` is readable.
@@ -368,9 +396,10 @@ public final class MovieStore {
                 snapshotInFlight = nil
                 continue
             }
-            guard c.token == batchToken, !inFlight.isEmpty else { continue }
-            let batch = inFlight
-            inFlight = []
+            guard let first = inFlight.first, c.token == first.token else { continue }
+            inFlight.removeFirst()
+            inFlightCount -= first.entries.count
+            let batch = first.entries
             switch c.result {
             case .success(let stored):
                 for (entry, s) in zip(batch, stored) {
@@ -381,33 +410,42 @@ public final class MovieStore {
                     }
                     let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
                     out.committed.append(ce)
-                    for t in [entry.token] + entry.waiters {
+                    out.results.append(CommandResult(token: entry.token, result: .success(ce)))
+                    for t in entry.waiters {
                         out.results.append(CommandResult(token: t, result: .success(ce)))
                     }
                 }
             case .failure(let e) where e.isFatal:
                 fail(batch, StoreError(e), &out)
                 goFatal(StoreError(e), &out)
+            case .failure(.aborted) where recovering:
+                // Not written because an earlier batch failed: decided on top of it, so decide again.
+                aborted += batch
             case .failure(let e):
+                // The commit failed (a batch in the same transaction fails with the same error).
                 fail(batch, StoreError(e), &out)
-                committer.resume()
-                // The queued commands were decided assuming the failed ones: decide them again.
-                projected = state
-                let again = queued
-                queued = []
-                for var entry in again {
-                    do throws(CommandError) {
-                        entry.event = try projected.decide(entry.command)
-                        entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
-                        queued.append(entry)
-                    } catch {
-                        fail([entry], StoreError(error), &out)
-                    }
+                recovering = true
+            }
+        }
+        if recovering && inFlight.isEmpty && fatal == nil {
+            recovering = false
+            committer.resume()
+            projected = state
+            let again = aborted + queued
+            aborted = []
+            queued = []
+            for var entry in again {
+                do throws(CommandError) {
+                    entry.event = try projected.decide(entry.command)
+                    entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
+                    queued.append(entry)
+                } catch {
+                    fail([entry], StoreError(error), &out)
                 }
             }
         }
         if fatal == nil {
-            flushIfIdle()
+            flushQueued()
             maybeSnapshot()
         }
         return out
@@ -415,9 +453,8 @@ public final class MovieStore {
 
     private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
         for e in entries {
-            for t in [e.token] + e.waiters {
-                out.results.append(CommandResult(token: t, result: .failure(error)))
-            }
+            out.results.append(CommandResult(token: e.token, result: .failure(error)))
+            for t in e.waiters { out.results.append(CommandResult(token: t, result: .failure(error))) }
         }
     }
 
@@ -426,8 +463,10 @@ public final class MovieStore {
         error.fatal = true
         fatal = error
         out.fatal = error
-        fail(inFlight + queued, error, &out)
+        fail(inFlight.flatMap(\.entries) + aborted + queued, error, &out)
         inFlight = []
+        inFlightCount = 0
+        aborted = []
         queued = []
         projected = state
     }
@@ -506,7 +545,9 @@ public final class MovieStore {
     public func close() -> Completions {
         var out = Completions()
         guard !closed else { return out }
-        while fatal == nil && (!inFlight.isEmpty || !queued.isEmpty || snapshotInFlight != nil) {
+        while fatal == nil
+            && (!inFlight.isEmpty || !queued.isEmpty || !aborted.isEmpty || snapshotInFlight != nil)
+        {
             committer.wait(timeoutMs: 1000)
             let c = completions()
             out.results += c.results

@@ -21,6 +21,33 @@ public enum FaultInjection {
         set { state.set(\.failWrites, newValue) }
     }
 
+    /// Makes the next write wait until `releaseHeldWrite(failing:)` (a test sees a commit stopped
+    /// half-way, and can queue more behind it). Only one write is held; later ones go through.
+    public static func holdNextWrite() {
+        state.lock.lock()
+        state.hold = .armed
+        state.lock.unlock()
+    }
+
+    /// Waits until a write is held by `holdNextWrite()`; false after `timeout` seconds.
+    public static func waitForHeldWrite(timeout: Double = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        state.held.lock()
+        defer { state.held.unlock() }
+        while state.holdState != .holding {
+            if !state.held.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    /// Lets the held write go on, or fail as if the disk were full.
+    public static func releaseHeldWrite(failing: Bool) {
+        state.held.lock()
+        state.holdState = failing ? .releasedFailing : .released
+        state.held.broadcast()
+        state.held.unlock()
+    }
+
     /// Registers the wrapping VFS as the default. Idempotent.
     public static func install() {
         state.lock.lock()
@@ -43,6 +70,10 @@ public enum FaultInjection {
     public static func uninstall() {
         failSyncs = false
         failWrites = false
+        state.lock.lock()
+        state.hold = .off
+        state.lock.unlock()
+        releaseHeldWrite(failing: false)
         if let real = sqlite3_vfs_find("unix") { sqlite3_vfs_register(real, 1) }
     }
 
@@ -50,6 +81,13 @@ public enum FaultInjection {
         let lock = NSLock()
         var failSyncs = false
         var failWrites = false
+        /// `holdNextWrite()`: armed until a write takes it (under `lock`).
+        var hold = Hold.off
+        enum Hold { case off, armed }
+        /// The held write and its release (under `held`).
+        let held = NSCondition()
+        var holdState = HoldState.none
+        enum HoldState { case none, holding, released, releasedFailing }
         var real: UnsafeMutablePointer<sqlite3_vfs>?
         var vfs: UnsafeMutablePointer<sqlite3_vfs>?
         var methods: UnsafeMutablePointer<sqlite3_io_methods>?
@@ -66,6 +104,27 @@ public enum FaultInjection {
         }
     }
     static let state = State()
+
+    /// Whether this write is the one `holdNextWrite()` asked for.
+    static func takeHold() -> Bool {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        guard state.hold == .armed else { return false }
+        state.hold = .off
+        return true
+    }
+
+    /// Holds the calling write until released; returns whether it is to fail.
+    static func waitWhileHeld() -> Bool {
+        state.held.lock()
+        defer { state.held.unlock() }
+        state.holdState = .holding
+        state.held.broadcast()
+        while state.holdState == .holding { state.held.wait() }
+        let failing = state.holdState == .releasedFailing
+        state.holdState = .none
+        return failing
+    }
 
     /// The wrapped file sits right after our sqlite3_file header.
     static func inner(_ f: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<sqlite3_file> {
@@ -85,7 +144,8 @@ public enum FaultInjection {
         w.xClose = { f in FaultInjection.m(f).xClose!(FaultInjection.inner(f)) }
         w.xRead = { f, b, n, o in FaultInjection.m(f).xRead!(FaultInjection.inner(f), b, n, o) }
         w.xWrite = { f, b, n, o in
-            FaultInjection.failWrites
+            if FaultInjection.takeHold() && FaultInjection.waitWhileHeld() { return SQLITE_FULL }
+            return FaultInjection.failWrites
                 ? SQLITE_FULL : FaultInjection.m(f).xWrite!(FaultInjection.inner(f), b, n, o)
         }
         w.xTruncate = { f, s in FaultInjection.m(f).xTruncate!(FaultInjection.inner(f), s) }
