@@ -3,6 +3,7 @@
 #define SWIPED_CSQLITE_SHIM_H
 #include <sqlite3.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 
 /// SQLITE_TRANSIENT is a macro casting -1 to a function pointer: Swift cannot import it.
 static inline sqlite3_destructor_type swiped_sqlite_transient(void) { return SQLITE_TRANSIENT; }
@@ -10,4 +11,8 @@ static inline sqlite3_destructor_type swiped_sqlite_static(void) { return SQLITE
 
 /// Glibc's module for Swift does not export <sys/eventfd.h>: a non-blocking, close-on-exec eventfd.
 static inline int swiped_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// Names the calling thread (at most 15 bytes shown): prctl is variadic, pthread_setname_np is
+/// GNU-only, and Foundation does not pass `Thread.name` to the kernel on Linux.
+static inline int swiped_name_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

@@ -262,6 +262,10 @@ public final class MovieStore {
 
     // MARK: - Commands
 
+    /// Why the log's writer thread has the default scheduling policy, or nil when it has
+    /// SCHED_BATCH (`GroupCommitter.schedulingNote`).
+    public var writerSchedulingNote: String? { committer.schedulingNote }
+
     /// Readable when `completions()` has something: watch it in the event loop.
     public var completionFD: Int32 { committer.completionFD }
 

@@ -102,7 +102,14 @@ public final class Server {
                     ("LOAD_MS", "\(store.startup.micros / 1000)"),
                     ("DURABILITY", config.durability.rawValue),
                     ("WRITERS", config.writersGroup ?? "everyone"),
+                    ("LOG_WRITER_SCHEDULING", store.writerSchedulingNote == nil ? "batch" : "default"),
                 ])
+            if let note = store.writerSchedulingNote {
+                journal.log(
+                    .info,
+                    "the log writer keeps the default scheduling policy; commits may preempt the event loop",
+                    [("REASON", note)])
+            }
             if let reason = store.startup.snapshotIgnored {
                 journal.log(.warning, "snapshot ignored, replayed the whole log", [("REASON", reason)])
             }

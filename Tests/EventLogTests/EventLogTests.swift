@@ -192,6 +192,22 @@ final class EventLogTests: XCTestCase {
         guard case .failure(.closed) = c.drain().first?.result else { return XCTFail() }
     }
 
+    /// The writer thread asks for SCHED_BATCH (no privilege needed) and says whether it got it.
+    func testWriterThreadRunsInSchedBatch() throws {
+        let committer = try GroupCommitter(path: makeTempDir(self) + "/events.sqlite3")
+        defer { committer.close() }
+        XCTAssertNil(committer.schedulingNote)
+        var writers: [Int] = []
+        for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+                stat.contains("(swiped-log-wr)"), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            writers.append(Int(fields[41 - 3]) ?? -1)
+        }
+        XCTAssertTrue(writers.contains(3), "no writer thread in SCHED_BATCH: \(writers)")
+    }
+
     func testFailureHaltsUntilResume() throws {
         let path = makeTempDir(self) + "/events.sqlite3"
         let c = try GroupCommitter(path: path)

@@ -62,6 +62,24 @@ final class DaemonLifecycleTests: XCTestCase {
         return (result, path)
     }
 
+    /// The log's writer thread runs in SCHED_BATCH (its wake-ups do not preempt the event loop);
+    /// the event loop keeps the default policy.
+    func testTheLogWriterRunsInSchedBatchAndTheEventLoopDoesNot() throws {
+        let daemon = try SwipedDaemon(arguments: [], prefix: "swiped-sched")
+        var policies: [String: Int] = [:]
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")
+        for tid in tasks {
+            let stat = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(tid)/stat", encoding: .utf8)
+            guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let name = String(stat[stat.index(after: open)..<close])
+            // Fields after the name start at field 3; the policy is field 41.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            policies[tid == "\(daemon.pid)" ? "main" : name] = Int(fields[41 - 3])
+        }
+        XCTAssertEqual(policies["main"], 0, "SCHED_OTHER for the event loop: \(policies)")
+        XCTAssertEqual(policies["swiped-log-wr"], 3, "SCHED_BATCH for the writer: \(policies)")
+    }
+
     func testADamagedStateFileStopsTheStartAndIsLeftAlone() throws {
         var bytes = Array("SQLite format 3\u{0}".utf8)
         var rng = SystemRandomNumberGenerator()
