@@ -6,7 +6,9 @@
 // - framing does not depend on how the input is split into reads;
 // - every reply is exactly one line: ends with `\n`, holds no other `\n`, and is a JSON object
 //   that the strict parser accepts, with the request's `id` bytes echoed verbatim;
-// - wherever the decoder's fast path answers, it answers exactly like the full decoder.
+// - wherever the decoder's fast path answers, it answers exactly like the full decoder;
+// - so does the repeat lane (RequestRepeat.swift), fed the input's lines in order as the daemon
+//   feeds a connection's.
 // Build and run: `make fuzz` (see Fuzz/RequestFuzz/build.sh).
 import Wire
 
@@ -24,6 +26,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let split = frames(body, maxLine: maxLine, piece: piece)
     precondition(whole == split, "framing depends on how the input is split")
 
+    var last = DragRepeat()
     for frame in whole {
         switch frame {
         case .line(let line):
@@ -31,6 +34,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             precondition(line.count <= maxLine, "a frame is longer than maxLine")
             precondition(!line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }, "a blank frame")
             line.withUnsafeBytes { checkRequest($0) }
+            line.withUnsafeBytes { checkRepeat($0, &last) }
         case .tooLarge(let length):
             precondition(length > maxLine, "too-large for a line within the limit")
             var out = JSONWriter()
@@ -67,6 +71,16 @@ func frames(_ bytes: UnsafeRawBufferPointer, maxLine: Int, piece: Int?) -> [Line
     framer.finish()
     drain()
     return result
+}
+
+func checkRepeat(_ line: UnsafeRawBufferPointer, _ last: inout DragRepeat) {
+    var answer: (request: Request, id: [UInt8]?, op: String)?
+    _ = RequestDecoder.withFastRequest(line, repeating: &last) { answer = ($0, $1, $2.rawValue) }
+    guard let answer else { return }
+    let full = RequestDecoder.decodeFull(line)
+    precondition(
+        answer.id == full.id && answer.op == full.op && full.result == .success(answer.request),
+        "the repeat lane disagrees with the full decoder")
 }
 
 func checkRequest(_ line: UnsafeRawBufferPointer) {

@@ -52,6 +52,8 @@ final class Connection {
     /// The movie of this client's last gesture: the id it asked for, the stored id, the row's
     /// flags, and the seq they were read at (Server.gestureMovie).
     var gestureMovie: (seq: UInt64, asked: String, id: RowID, data: RowData)?
+    /// This client's last drag line, for the next one (RequestRepeat.swift).
+    var dragRepeat = DragRepeat()
     /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
     let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.

@@ -16,7 +16,11 @@ struct PendingCommand {
 
 extension Server {
     func handle(line: UnsafeRawBufferPointer, on c: Connection) {
-        if RequestDecoder.withFastRequest(line, { handle($0, id: $1, op: $2.rawValue, on: c) }) { return }
+        if RequestDecoder.withFastRequest(
+            line, repeating: &c.dragRepeat, { handle($0, id: $1, op: $2.rawValue, on: c) })
+        {
+            return
+        }
         let decoded = RequestDecoder.decodeFull(line)
         switch decoded.result {
         case .failure(let error):

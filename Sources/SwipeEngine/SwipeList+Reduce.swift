@@ -75,7 +75,10 @@ extension SwipeList {
             let i = rows.index(forKey: row), rows.values[i].phase == .dragging
         {
             moveDragging(at: i, dx: dx)
-            return ([], geometry(of: rows.values[i]))
+            // Read first, then call: `geometry(of: rows.values[i])` made Swift copy the whole
+            // list (a retain and a release per field) to lend `self` while `rows` was read.
+            let state = rows.values[i]
+            return ([], geometry(of: state))
         }
         let effects = try send(input)
         return (effects, geometry(row))

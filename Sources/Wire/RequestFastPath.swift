@@ -38,6 +38,16 @@ extension RequestDecoder {
     public static func withFastRequest(
         _ line: UnsafeRawBufferPointer, _ body: (Request, [UInt8]?, OpSpec.Kind) -> Void
     ) -> Bool {
+        withFastRequest(line, body) { _, _ in }
+    }
+
+    /// `withFastRequest`, showing a drag's arguments to `drag` before `body` gets it (for
+    /// `DragRepeat`).
+    @inline(__always)
+    static func withFastRequest(
+        _ line: UnsafeRawBufferPointer, _ body: (Request, [UInt8]?, OpSpec.Kind) -> Void,
+        drag: (inout FastArguments, Request) -> Void
+    ) -> Bool {
         guard let base = line.baseAddress, line.count > 0 else { return false }
         var scanner = Parser(base.assumingMemoryBound(to: UInt8.self), count: line.count, maxDepth: 1)
         var given = FastArguments()
@@ -49,6 +59,7 @@ extension RequestDecoder {
                 word: FlatWord.of(p, op, end: line.count)),
             let request = given.request(for: kind)
         else { return false }
+        if kind == .drag { drag(&given, request) }
         let id = given.id.map { compact(UnsafeRawBufferPointer(start: p + $0.lowerBound, count: $0.count)) }
         body(request, id, kind)
         return true
@@ -118,6 +129,8 @@ struct FastArguments {
     var action: String?
     var key: String?
     var dx: Double?
+    /// Where the dx value is in the line (for `DragRepeat`).
+    var dxRange: Range<Int>?
     var vx: Double?
     var expect: UInt64?
 
@@ -239,7 +252,7 @@ extension Parser {
 
     /// At a member's value: reads it into `given` when it has the type `key` takes and is within
     /// the full decoder's limits.
-    private mutating func scanValue(of key: FastKey, into given: inout FastArguments) -> Bool {
+    mutating func scanValue(of key: FastKey, into given: inout FastArguments) -> Bool {
         switch key {
         case .op:
             guard p[i] == UInt8(ascii: "\""), let name = scanPlainString() else { return false }
@@ -258,6 +271,7 @@ extension Parser {
             guard let text = scanStringArgument(maxBytes: Arguments.maxKeyBytes) else { return false }
             given.key = text
         case .dx, .vx:
+            let start = i
             let x: Double
             if let small = scanSmallInteger() {
                 x = Double(small)
@@ -266,7 +280,12 @@ extension Parser {
                 x = number.double
             }
             guard x.magnitude <= Arguments.maxMagnitude else { return false }
-            if key == .dx { given.dx = x } else { given.vx = x }
+            if key == .dx {
+                given.dx = x
+                given.dxRange = start..<i
+            } else {
+                given.vx = x
+            }
         case .expect:
             guard isNumberStart, let number = try? parseNumber(), let n = number.int, n >= 0 else {
                 return false
