@@ -1,6 +1,6 @@
 // The reducer: one input in, the new state and the effects out. Each case cites the rule (see
-// Rules.swift) it implements. Hot path: a drag of a row already `dragging` is one hash lookup, one
-// in-place write, and returns the empty array (no allocation).
+// Rules.swift) it implements. Hot path: a drag of a row already `dragging` is one look-up (no
+// hashing: RowTable.swift), one in-place write, and returns the empty array (no allocation).
 
 extension SwipeList {
     /// Applies one input. On throw the list is unchanged. Effects are in the order the host should
@@ -32,7 +32,7 @@ extension SwipeList {
     mutating func drag(_ row: RowID, dx: Double) -> [Effect] {
         guard dx.isFinite else { return [] }
         if let i = rows.index(forKey: row) {
-            switch rows.values[i].phase {
+            switch rows[at: i].phase {
             case .dragging:  // Rule 2 (+ rule 3): the hot path.
                 moveDragging(at: i, dx: dx)
                 return []
@@ -57,12 +57,12 @@ extension SwipeList {
     /// Rule 2 (+ rule 3) for the row at `i`, which is `dragging`: it follows the finger from
     /// where it rested.
     @inline(__always)
-    mutating func moveDragging(at i: Dictionary<RowID, RowState>.Index, dx: Double) {
+    mutating func moveDragging(at i: Int, dx: Double) {
         // One step at a time: `clamp` reads `self`, and a read of `rows` inside its argument, or
         // a write to `rows` around it, would make Swift copy the whole list.
-        let resting = rows.values[i].restingOffset
+        let resting = rows[at: i].restingOffset
         let offset = clamp(dx + resting)
-        rows.values[i].offset = offset
+        rows[at: i].offset = offset
     }
 
     /// `send(input)`, then `geometry(row)`: what a host draws after each input. One lookup of
@@ -72,12 +72,12 @@ extension SwipeList {
         effects: [Effect], geometry: RowGeometry
     ) {
         if case let .dragChanged(dragged, dx) = input, dragged == row, dx.isFinite,
-            let i = rows.index(forKey: row), rows.values[i].phase == .dragging
+            let i = rows.index(forKey: row), rows[at: i].phase == .dragging
         {
             moveDragging(at: i, dx: dx)
-            // Read first, then call: `geometry(of: rows.values[i])` made Swift copy the whole
+            // Read first, then call: `geometry(of: rows[at: i])` made Swift copy the whole
             // list (a retain and a release per field) to lend `self` while `rows` was read.
-            let state = rows.values[i]
+            let state = rows[at: i]
             return ([], geometry(of: state))
         }
         let effects = try send(input)

@@ -13,7 +13,7 @@ public struct SwipeList: Equatable, Sendable {
         didSet { if viewport != oldValue { rows.removeAll() } }
     }
     /// Every row that is not closed. Invariant: no value has phase `.closed`.
-    @usableFromInline internal var rows: [RowID: RowState] = [:]
+    @usableFromInline internal var rows = RowTable()
 
     public init(layout: Layout = Layout(), viewport: Viewport = Viewport()) {
         self.layout = layout
@@ -29,7 +29,7 @@ public struct SwipeList: Equatable, Sendable {
     public var hasOpenRows: Bool { !rows.isEmpty }
 
     /// Every row that is not closed (dragging, open or fired), with its state.
-    public var trackedRows: [RowID: RowState] { rows }
+    public var trackedRows: [RowID: RowState] { rows.dictionary }
 
     /// The ids of every row that is not closed (dragging, open or fired), sorted: the answer to a
     /// client's `rows` op, in a stable order.
