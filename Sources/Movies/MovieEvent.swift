@@ -64,12 +64,36 @@ extension MovieEvent {
         case .added:
             return payload
         case .watchedToggled, .watchedWithFriendsToggled, .removed:
-            var w = ByteWriter()
-            w.string(movie.title)
-            w.string(movie.image)
-            w.u8(movie.watched ? 1 : 0)
-            w.u8(movie.watchedWithFriends ? 1 : 0)
-            return w.bytes
+            // Written in place, in one allocation: this runs for every toggle the daemon commits
+            // (the same bytes as ByteWriter's string, string, u8, u8).
+            var title = movie.title
+            var image = movie.image
+            return title.withUTF8 { t in
+                image.withUTF8 { i in
+                    [UInt8](unsafeUninitializedCapacity: 10 + t.count + i.count) { out, count in
+                        var k = 0
+                        func length(_ n: Int) {
+                            for shift in stride(from: 24, through: 0, by: -8) {
+                                out[k] = UInt8(truncatingIfNeeded: n >> shift)
+                                k += 1
+                            }
+                        }
+                        func bytes(_ b: UnsafeBufferPointer<UInt8>) {
+                            if let base = b.baseAddress {
+                                (out.baseAddress! + k).initialize(from: base, count: b.count)
+                            }
+                            k += b.count
+                        }
+                        length(t.count)
+                        bytes(t)
+                        length(i.count)
+                        bytes(i)
+                        out[k] = movie.watched ? 1 : 0
+                        out[k + 1] = movie.watchedWithFriends ? 1 : 0
+                        count = k + 2
+                    }
+                }
+            }
         }
     }
 
@@ -134,6 +158,7 @@ extension MovieEvent {
 
 struct ByteWriter {
     var bytes: [UInt8] = []
+
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u32(_ v: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) {
@@ -146,9 +171,11 @@ struct ByteWriter {
         }
     }
     mutating func string(_ s: String) {
-        let u = Array(s.utf8)
-        u32(UInt32(u.count))
-        bytes.append(contentsOf: u)
+        var s = s
+        s.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
     }
 }
 

@@ -22,6 +22,23 @@ final class MovieEventPayloadTests: XCTestCase {
         }
     }
 
+    /// The bytes on disk: title and image each as a 4-byte big-endian length and UTF-8, then the
+    /// two flags. Pinned: logs written by earlier builds must still read the same.
+    func testStateAfterBytesArePinned() {
+        let movie = Movie(
+            id: "amelie", title: "Amélie", image: "", watched: false, watchedWithFriends: true, version: 5)
+        XCTAssertEqual(
+            MovieEvent.watchedToggled(id: "amelie").payload(after: movie),
+            [0, 0, 0, 7] + Array("Amélie".utf8) + [0, 0, 0, 0] + [0, 1])
+        let long = Movie(
+            id: "x", title: String(repeating: "t", count: 300), image: "img", watched: true,
+            watchedWithFriends: false, version: 9)
+        XCTAssertEqual(
+            MovieEvent.removed(id: "x").payload(after: long),
+            [0, 0, 1, 44] + Array(repeating: UInt8(ascii: "t"), count: 300) + [0, 0, 0, 3] + Array("img".utf8)
+                + [1, 0])
+    }
+
     func testAddedCarriesItsMovieAndOldEmptyPayloadsCarryNone() throws {
         let added = MovieEvent.added(id: "alien", title: "Alien", image: "")
         XCTAssertEqual(
