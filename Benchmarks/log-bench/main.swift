@@ -158,6 +158,8 @@ func threadCPU() -> Double {
     return (cpu / Double(transactions) * 1e6, wall / Double(transactions) * 1e6)
 }
 
+
+print("log-bench: \(dir) (\(seconds) s per run)")
 if appends || txnOnly {
     print("one transaction of 8 one-event batches (the daemon's toggles at 16 × 1), writer thread:")
     for d
@@ -173,8 +175,6 @@ if appends || txnOnly {
     }
 }
 if txnOnly { exit(0) }
-
-print("log-bench: \(dir) (\(seconds) s per run)")
 if appends { print("durable appends (events/s, each submitter waits for its ack):") }
 for d in [Durability.full, .normal] where appends {
     let base = try oneRowPerCommit(d)
