@@ -158,7 +158,6 @@ func threadCPU() -> Double {
     return (cpu / Double(transactions) * 1e6, wall / Double(transactions) * 1e6)
 }
 
-
 print("log-bench: \(dir) (\(seconds) s per run)")
 if appends || txnOnly {
     print("one transaction of 8 one-event batches (the daemon's toggles at 16 × 1), writer thread:")

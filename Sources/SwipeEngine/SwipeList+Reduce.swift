@@ -71,16 +71,26 @@ extension SwipeList {
     public mutating func send(_ input: Input, thenGeometryOf row: RowID) throws(SwipeError) -> (
         effects: [Effect], geometry: RowGeometry
     ) {
-        if case let .dragChanged(dragged, dx) = input, dragged == row, dx.isFinite,
-            let i = rows.index(forKey: row), rows[at: i].phase == .dragging
-        {
+        if case let .dragChanged(dragged, dx) = input, dragged == row {
+            return dragThenGeometry(of: row, dx: dx)
+        }
+        let effects = try send(input)
+        return (effects, geometry(row))
+    }
+
+    /// `send(.dragChanged(row:dx:), thenGeometryOf: row)`, which cannot throw: a drag never
+    /// fires an action (rules 1, 2, 3 and 8 only). A host's drag path calls this directly.
+    public mutating func dragThenGeometry(of row: RowID, dx: Double) -> (
+        effects: [Effect], geometry: RowGeometry
+    ) {
+        if dx.isFinite, let i = rows.index(forKey: row), rows[at: i].phase == .dragging {
             moveDragging(at: i, dx: dx)
             // Read first, then call: `geometry(of: rows[at: i])` made Swift copy the whole
             // list (a retain and a release per field) to lend `self` while `rows` was read.
             let state = rows[at: i]
             return ([], geometry(of: state))
         }
-        let effects = try send(input)
+        let effects = drag(row, dx: dx)
         return (effects, geometry(row))
     }
 

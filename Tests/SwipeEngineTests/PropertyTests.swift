@@ -10,13 +10,21 @@ final class PropertyTests: XCTestCase {
     static let stepsPerSeed = 300
 
     /// `send(_:thenGeometryOf:)` (one lookup on the drag hot path) is `send` then `geometry`,
-    /// for every input, every row asked about, and refusals alike.
+    /// for every input, every row asked about, and refusals alike; `dragThenGeometry(of:dx:)`,
+    /// the daemon's drag path, is the same for every drag.
     func testSendThenGeometryIsSendAndGeometry() {
         var hot = 0
         for seed in 1...UInt64(60) {
             var session = RandomSession(seed: seed)
             let rows = session.rows
             session.observe = { before, input, result, after in
+                if case .dragChanged(let dragged, let dx) = input {
+                    var list = before
+                    let got = list.dragThenGeometry(of: dragged, dx: dx)
+                    XCTAssertEqual(list, after, "seed \(seed) \(input)")
+                    XCTAssertEqual(got.effects, try? result.get(), "seed \(seed) \(input)")
+                    XCTAssertEqual(got.geometry, after.geometry(dragged), "seed \(seed) \(input)")
+                }
                 for row in rows {
                     var list = before
                     let combined = Result { () throws(SwipeError) in try list.send(input, thenGeometryOf: row)
