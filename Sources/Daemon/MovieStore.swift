@@ -86,8 +86,9 @@ public struct Completions: Equatable, Sendable {
 /// The movie catalogue on a durable event log, owned by the daemon's single-threaded loop.
 ///
 /// Commands are decided at once against the *projected* state (committed plus pending), so
-/// errors come back immediately; accepted ones are written by a `GroupCommitter` in groups (one
-/// transaction in flight; the next group accumulates meanwhile). When `completionFD` is readable
+/// errors come back immediately; accepted ones are handed to a `GroupCommitter` once per loop
+/// iteration, which commits whatever it finds queued in one transaction (so those that arrive
+/// during a commit share the next one). When `completionFD` is readable
 /// the loop calls `completions()`, which applies committed events to `state` and reports them.
 public final class MovieStore {
     public let directory: String
@@ -406,6 +407,9 @@ public final class MovieStore {
             let batch = first.entries
             switch c.result {
             case .success(let stored):
+                // The committer writes nothing between a failure and `resume()`, which comes only
+                // once every batch in flight is back.
+                assert(!recovering, "a batch committed behind a failed one")
                 for (entry, s) in zip(batch, stored) {
                     precondition(s.seq == state.lastSeq + 1, "log seq \(s.seq) after state \(state.lastSeq)")
                     guard let movie = state.apply(entry.event, seq: s.seq) else {

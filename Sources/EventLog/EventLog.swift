@@ -108,6 +108,7 @@ public final class EventLog {
             for t in tables where !objects.contains(t) {
                 throw .corrupt("\(path): swiped event log without its \(t) table: the file is damaged")
             }
+            if version == Int64(schemaVersion) { try checkStreamIndex(ro, path) }
             return (false, Int32(version))
         }
         if appID == 0 && objects.isEmpty { return (true, schemaVersion) }
@@ -116,6 +117,19 @@ public final class EventLog {
         throw .foreign(
             "\(path): not a swiped event log: an SQLite database of another application (application_id 0x\(hex), tables: \(tables.isEmpty ? "none" : tables))"
         )
+    }
+
+    /// `stream_index` must hold one row whose `upto` is within the log: without it, reads by
+    /// stream would miss the events after it, and the next catch-up would go wrong.
+    private static func checkStreamIndex(_ ro: SQLiteConnection, _ path: String) throws(LogError) {
+        let rows = try ro.queryInt("SELECT count(*) FROM stream_index") ?? 0
+        let upto = try ro.queryInt("SELECT upto FROM stream_index") ?? -1
+        let latest = try ro.queryInt("SELECT coalesce(max(seq), 0) FROM events") ?? 0
+        guard rows == 1, upto >= 0, upto <= latest else {
+            throw .corrupt(
+                "\(path): swiped event log whose stream_index has \(rows) rows (upto \(upto), last event \(latest)): the file is damaged"
+            )
+        }
     }
 
     private func createSchema() throws(LogError) {
@@ -248,7 +262,7 @@ public final class EventLog {
                     failed = e
                 }
             }
-            let indexed = seq - indexedUpTo >= EventLog.streamIndexLag
+            let indexed = seq >= indexedUpTo + EventLog.streamIndexLag
             if indexed { try indexStreams(upTo: seq) }
             try conn.execPrepared("COMMIT")
             lastAt = now
@@ -261,11 +275,14 @@ public final class EventLog {
     }
 
     /// Copies the events after `stream_index.upto` into `streams` (inside the caller's
-    /// transaction). Reads `upto` from the file: another connection may have moved it.
+    /// transaction). Reads `upto` from the file: another connection may have moved it. OR IGNORE:
+    /// copying a row that is already there (it cannot be, short of damage) must not turn into a
+    /// constraint error, which would read as a key conflict.
     private func indexStreams(upTo seq: UInt64) throws(LogError) {
         let from = try conn.queryInt("SELECT upto FROM stream_index") ?? 0
         let copy = try conn.statement(
-            "INSERT INTO streams(stream, seq) SELECT stream, seq FROM events WHERE seq > ?1 AND seq <= ?2")
+            "INSERT OR IGNORE INTO streams(stream, seq) SELECT stream, seq FROM events WHERE seq > ?1 AND seq <= ?2"
+        )
         conn.bind(copy, 1, from)
         conn.bind(copy, 2, Int64(seq))
         try conn.run(copy, "index streams")

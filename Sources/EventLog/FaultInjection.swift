@@ -73,7 +73,14 @@ public enum FaultInjection {
         state.lock.lock()
         state.hold = .off
         state.lock.unlock()
-        releaseHeldWrite(failing: false)
+        state.held.lock()
+        if state.holdState == .holding {
+            state.holdState = .released
+            state.held.broadcast()
+        } else {
+            state.holdState = .none
+        }
+        state.held.unlock()
         if let real = sqlite3_vfs_find("unix") { sqlite3_vfs_register(real, 1) }
     }
 
@@ -118,7 +125,8 @@ public enum FaultInjection {
     static func waitWhileHeld() -> Bool {
         state.held.lock()
         defer { state.held.unlock() }
-        state.holdState = .holding
+        // A release that came first (a test that gave up waiting) is not lost.
+        if state.holdState == .none { state.holdState = .holding }
         state.held.broadcast()
         while state.holdState == .holding { state.held.wait() }
         let failing = state.holdState == .releasedFailing

@@ -7,7 +7,8 @@
 // values were. The next line is compared with it byte for byte around the holes, and only the
 // holes are read, by the fast path's own value scanners. A line that matches has exactly the
 // old line's keys and structure (every byte outside the holes is the same, and each hole holds
-// one whole value of the kind the old one held), so it is the same drag with the new numbers.
+// one whole value its key takes: a number for dx, any scalar for id, as the fast path reads
+// them), so it is the same drag with the new values.
 // Any other line — another row, another op, other spacing, a value of another kind — misses and
 // goes the usual way, which also makes it the new repeat when it is a drag.
 //

@@ -335,7 +335,10 @@ final class MovieStoreTests: XCTestCase {
         let before = store.state
         FaultInjection.holdNextWrite()
         XCTAssertEqual(store.submit(MovieCommand(.add(title: "Alien", image: nil)), token: 1), .pending)
-        XCTAssertTrue(FaultInjection.waitForHeldWrite(), "the add's commit never wrote")
+        guard FaultInjection.waitForHeldWrite() else {
+            FaultInjection.releaseHeldWrite(failing: false)
+            return XCTFail("the add's commit never wrote")
+        }
         // The writer is inside the add's transaction: these wait in its queue, two batches.
         XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 2), .pending)
         XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 3), .pending)

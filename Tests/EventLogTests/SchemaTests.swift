@@ -130,4 +130,101 @@ final class SchemaTests: XCTestCase {
         let more = try log.append([ev("a"), ev("b")])
         XCTAssertEqual(try log.events(stream: "a", upTo: .max).map(\.seq), [1, 3, more[0].seq])
     }
+
+    /// `streams` holds exactly the events up to `upto`, and reads by stream equal the filter.
+    private func assertConsistent(
+        _ path: String, _ log: EventLog, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let all = try log.events(after: 0, limit: 1_000_000)
+        let mark = try upto(path)
+        XCTAssertEqual(
+            try SQLiteScript.rows(path: path, sql: "SELECT stream, seq FROM streams ORDER BY seq"),
+            all.prefix(Int(mark)).map { "\($0.stream)|\($0.seq)" }, "streams up to \(mark)", file: file,
+            line: line)
+        for s in Set(all.map(\.stream)) {
+            XCTAssertEqual(
+                try log.events(stream: s, upTo: .max), all.filter { $0.stream == s }, file: file, line: line)
+        }
+    }
+
+    /// A key conflict in the call whose commit catches the index up: the batches before it and
+    /// the catch-up commit together, the rest write nothing, and the index stays exact.
+    func testKeyConflictInTheCommitThatCatchesUp() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let log = try EventLog(path: path, durability: .normal)
+        defer { log.close() }
+        _ = try log.append([ev("a", key: "taken")])
+        _ = try log.append((0..<(Int(EventLog.streamIndexLag) - 3)).map { ev($0 % 2 == 0 ? "a" : "b") })
+        XCTAssertEqual(try upto(path), 0)
+        let results = log.appendBatches([[ev("c"), ev("a")], [ev("b", key: "taken")], [ev("c")]])
+        XCTAssertEqual(try results[0].get().count, 2)
+        guard case .failure(.keyConflict) = results[1], case .failure(.aborted) = results[2] else {
+            return XCTFail("\(results)")
+        }
+        XCTAssertEqual(try log.latestSeq(), UInt64(EventLog.streamIndexLag))
+        XCTAssertEqual(
+            try upto(path), UInt64(EventLog.streamIndexLag), "caught up with the batches that committed")
+        try assertConsistent(path, log)
+    }
+
+    /// A commit that fails (disk full) where it would catch up: nothing of it stays, and the next
+    /// commit catches up instead.
+    func testFailedCatchUpCommitIsRedoneByTheNext() throws {
+        FaultInjection.install()
+        defer { FaultInjection.uninstall() }
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let log = try EventLog(path: path, durability: .normal)
+        defer { log.close() }
+        _ = try log.append((0..<(Int(EventLog.streamIndexLag) - 1)).map { ev($0 % 3 == 0 ? "a" : "b") })
+        FaultInjection.failWrites = true
+        XCTAssertThrowsError(try log.append([ev("c"), ev("a")]))
+        FaultInjection.failWrites = false
+        XCTAssertEqual(try upto(path), 0)
+        _ = try log.append([ev("c")])
+        XCTAssertEqual(try upto(path), UInt64(EventLog.streamIndexLag))
+        try assertConsistent(path, log)
+    }
+
+    /// Two connections appending in turn (the daemon's start-up seeds through one, then writes
+    /// through the committer's): each reads the other's mark from the file.
+    func testTwoConnectionsAppendingInTurnKeepTheIndexExact() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let a = try EventLog(path: path, durability: .normal)
+        let b = try EventLog(path: path, durability: .normal)
+        defer {
+            a.close()
+            b.close()
+        }
+        for round in 0..<40 {
+            let log = round % 2 == 0 ? a : b
+            _ = try log.append((0..<37).map { ev("s\(($0 + round) % 5)") })
+        }
+        try assertConsistent(path, a)
+        try assertConsistent(path, b)
+        XCTAssertGreaterThan(try upto(path), 0)
+    }
+
+    /// A damaged stream index is refused at open, naming the file, and left as it is.
+    func testDamagedStreamIndexIsRefused() throws {
+        let dir = makeTempDir(self)
+        for (name, damage) in [
+            ("missing", "DELETE FROM stream_index;"),
+            ("ahead", "UPDATE stream_index SET upto = 1000;"),
+            ("twice", "INSERT INTO stream_index VALUES(0);"),
+        ] {
+            let path = "\(dir)/\(name).sqlite3"
+            do {
+                let log = try EventLog(path: path)
+                _ = try log.append([ev("a"), ev("b")])
+                log.close()
+            }
+            try runSQL(path, damage)
+            let before = fileBytes(path)
+            XCTAssertThrowsError(try EventLog(path: path), name) { e in
+                guard case .corrupt(let m) = e as? LogError else { return XCTFail("\(name): \(e)") }
+                XCTAssertTrue(m.contains(path) && m.contains("stream_index"), m)
+            }
+            XCTAssertEqual(fileBytes(path), before, "\(name): the file was modified")
+        }
+    }
 }
