@@ -176,14 +176,7 @@ final class RequestFastPathTests: XCTestCase {
             members.shuffle(using: &rng)
             let sep = spaces.randomElement(using: &rng)!
             var bytes = Array(("{" + sep + members.joined(separator: "," + sep) + sep + "}").utf8)
-            if Int.random(in: 0..<4, using: &rng) == 0 {
-                let at = Int.random(in: 0..<bytes.count, using: &rng)
-                switch Int.random(in: 0..<3, using: &rng) {
-                case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: at)
-                }
-            }
+            if Int.random(in: 0..<4, using: &rng) == 0 { damageOneByte(&bytes, using: &rng) }
             bytes.withUnsafeBytes { raw in
                 guard let fast = RequestDecoder.decodeFast(raw) else { return }
                 fastAnswers += 1

@@ -122,14 +122,7 @@ final class RequestRepeatTests: XCTestCase {
             if Int.random(in: 0..<10, using: &rng) == 0 { members.shuffle(using: &rng) }
             let sep = Int.random(in: 0..<10, using: &rng) == 0 ? spaces.randomElement(using: &rng)! : ""
             var bytes = Array(("{" + sep + members.joined(separator: "," + sep) + sep + "}").utf8)
-            if Int.random(in: 0..<10, using: &rng) == 0 {
-                let at = Int.random(in: 0..<bytes.count, using: &rng)
-                switch Int.random(in: 0..<3, using: &rng) {
-                case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: at)
-                }
-            }
+            if Int.random(in: 0..<10, using: &rng) == 0 { damageOneByte(&bytes, using: &rng) }
             let (got, repeated) = decode(bytes, &last)
             if repeated { repeats += 1 }
             let full = bytes.withUnsafeBytes { RequestDecoder.decodeFull($0) }
