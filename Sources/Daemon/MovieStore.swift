@@ -147,7 +147,6 @@ public final class MovieStore {
     /// thread to collect the completion and hand it more (one round trip between the two
     /// threads, and two context switches, per transaction fewer).
     private var inFlight: [Batch] = []
-    private var inFlightCount = 0
     /// A commit failed: the batches submitted after it come back `.aborted` (the writer holds
     /// until `resume()`). Their entries wait here, and new ones in `queued`, until every batch
     /// in flight is back; then all are decided again against the committed state.
@@ -274,7 +273,9 @@ public final class MovieStore {
     public var latestSeq: UInt64 { state.lastSeq }
 
     /// Number of commands decided but not yet durable.
-    public var pendingCount: Int { queued.count + inFlightCount + aborted.count }
+    public var pendingCount: Int {
+        inFlight.reduce(queued.count + aborted.count) { $0 + $1.entries.count }
+    }
 
     /// Decides `command` against the projected state and returns at once.
     public func submit(_ command: MovieCommand, token: UInt64) -> Submitted {
@@ -383,7 +384,6 @@ public final class MovieStore {
                     payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
             }, token: batchToken)
         inFlight.append(Batch(token: batchToken, entries: queued))
-        inFlightCount += queued.count
         queued = []
     }
 
@@ -403,7 +403,6 @@ public final class MovieStore {
             }
             guard let first = inFlight.first, c.token == first.token else { continue }
             inFlight.removeFirst()
-            inFlightCount -= first.entries.count
             let batch = first.entries
             switch c.result {
             case .success(let stored):
@@ -473,7 +472,6 @@ public final class MovieStore {
         out.fatal = error
         fail(inFlight.flatMap(\.entries) + aborted + queued, error, &out)
         inFlight = []
-        inFlightCount = 0
         aborted = []
         queued = []
         projected = state
