@@ -39,10 +39,11 @@ let package = Package(
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["SwipeEngine", "Movies"], swiftSettings: hotPath),
+        .target(name: "Store", dependencies: ["Movies", "EventLog"], swiftSettings: hotPath),
 
         // I/O.
         .target(name: "Daemon",
-                dependencies: ["SwipeEngine", "Movies", "EventLog", "Wire", "CSystemd"],
+                dependencies: ["SwipeEngine", "Movies", "Store", "Wire", "CSystemd"],
                 swiftSettings: hotPath),
         .target(name: "SwipedClient", dependencies: ["Wire", "Movies", "SwipeEngine"], swiftSettings: strict),
 
@@ -70,6 +71,7 @@ let package = Package(
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Movies", "SwipeEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "EventLog", "Movies"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire", "TestSupport"],
                     swiftSettings: strict),

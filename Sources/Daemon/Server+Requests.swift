@@ -2,6 +2,7 @@
 // against the store at once, then their replies wait for the commit (group commit: the store
 // commits everything that arrived meanwhile in one transaction).
 import Movies
+import Store
 import SwipeEngine
 import Wire
 
@@ -168,7 +169,7 @@ extension Server {
             return fatal(fatalError.message)
         }
         var touched: [Connection] = []
-        for outcome in batch.results {
+        for outcome in batch.commands {
             guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
             func fields(_ more: [(String, String)]) -> [(String, String)] {
                 [("OP", waiting.op)] + (waiting.connection.map { [("CLIENT", "\($0.client)")] } ?? []) + more

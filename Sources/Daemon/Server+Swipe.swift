@@ -2,6 +2,7 @@
 // a full swipe (sd-event timers), `row` events for rows the server changed, and bound actions
 // turned into movie commands.
 import Movies
+import Store
 import SwipeEngine
 import Wire
 

@@ -4,6 +4,7 @@
 // back through an eventfd.
 import CSystemd
 import Movies
+import Store
 import SwipeEngine
 import Wire
 

@@ -3,29 +3,7 @@ import Foundation
 import Glibc
 import Movies
 
-/// Why a store operation failed. `code` is the wire's error code.
-public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
-        case notFound = "not-found"
-        case badRequest = "bad-request"
-        case conflict
-        case storage
-        case `internal`
-    }
-
-    public var code: Code
-    /// A sentence for a person.
-    public var message: String
-    /// An I/O error on commit: the daemon must stop taking writes, log at the highest priority
-    /// and exit non-zero so systemd restarts it from what is really on disk.
-    public var fatal: Bool
-
-    public init(_ code: Code, _ message: String, fatal: Bool = false) {
-        self.code = code
-        self.message = message
-        self.fatal = fatal
-    }
-
+extension StoreError {
     init(_ e: CommandError) {
         switch e {
         case .notFound(let m): self.init(.notFound, m)
@@ -43,8 +21,6 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
         default: self.init(.storage, e.message)
         }
     }
-
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 /// What `submit` did with a command.
@@ -54,33 +30,6 @@ public enum Submitted: Equatable, Sendable {
     case done(Result<CommittedEvent, StoreError>)
     /// Decided and queued; its `CommandResult` comes from `completions()` once durable.
     case pending
-}
-
-/// The outcome of a pending command, by the token given to `submit`.
-public struct CommandResult: Equatable, Sendable {
-    public var token: UInt64
-    public var result: Result<CommittedEvent, StoreError>
-
-    public init(token: UInt64, result: Result<CommittedEvent, StoreError>) {
-        self.token = token
-        self.result = result
-    }
-}
-
-/// What `completions()` returns.
-public struct Completions: Equatable, Sendable {
-    /// One per pending command whose fate is now known, in seq order for successes.
-    public var results: [CommandResult] = []
-    /// Newly committed events, in order, already applied to `state`: fan these out.
-    public var committed: [CommittedEvent] = []
-    /// Set when the log failed with an I/O error: stop taking writes and exit non-zero.
-    public var fatal: StoreError?
-
-    public init(results: [CommandResult] = [], committed: [CommittedEvent] = [], fatal: StoreError? = nil) {
-        self.results = results
-        self.committed = committed
-        self.fatal = fatal
-    }
 }
 
 /// The movie catalogue on a durable event log, owned by the daemon's single-threaded loop.
@@ -417,9 +366,9 @@ public final class MovieStore {
                     }
                     let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
                     out.committed.append(ce)
-                    out.results.append(CommandResult(token: entry.token, result: .success(ce)))
+                    out.commands.append(CommandResult(token: entry.token, result: .success(ce)))
                     for t in entry.waiters {
-                        out.results.append(CommandResult(token: t, result: .success(ce)))
+                        out.commands.append(CommandResult(token: t, result: .success(ce)))
                     }
                 }
             case .failure(let e) where e.isFatal:
@@ -460,8 +409,8 @@ public final class MovieStore {
 
     private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
         for e in entries {
-            out.results.append(CommandResult(token: e.token, result: .failure(error)))
-            for t in e.waiters { out.results.append(CommandResult(token: t, result: .failure(error))) }
+            out.commands.append(CommandResult(token: e.token, result: .failure(error)))
+            for t in e.waiters { out.commands.append(CommandResult(token: t, result: .failure(error))) }
         }
     }
 
@@ -556,7 +505,7 @@ public final class MovieStore {
         {
             committer.wait(timeoutMs: 1000)
             let c = completions()
-            out.results += c.results
+            out.commands += c.commands
             out.committed += c.committed
             out.fatal = c.fatal ?? out.fatal
         }

@@ -1,4 +1,4 @@
-import Daemon
+import Store
 import EventLog
 import Foundation
 import Glibc
@@ -21,15 +21,15 @@ final class MovieStoreTests: XCTestCase {
     ) -> Completions {
         var all = Completions()
         let deadline = Date().addingTimeInterval(5)
-        while all.results.count < count && Date() < deadline {
+        while all.commands.count < count && Date() < deadline {
             var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
             _ = poll(&p, 1, 100)
             let c = store.completions()
-            all.results += c.results
+            all.commands += c.commands
             all.committed += c.committed
             all.fatal = all.fatal ?? c.fatal
         }
-        XCTAssertEqual(all.results.count, count, "results did not arrive", file: file, line: line)
+        XCTAssertEqual(all.commands.count, count, "results did not arrive", file: file, line: line)
         return all
     }
 
@@ -39,7 +39,7 @@ final class MovieStoreTests: XCTestCase {
         let s = store.submit(cmd, token: 1)
         XCTAssertEqual(s, .pending, file: file, line: line)
         let c = settle(store, results: 1, file: file, line: line)
-        return try? c.results.first?.result.get()
+        return try? c.commands.first?.result.get()
     }
 
     private func failure(_ s: Submitted) -> StoreError? {
@@ -139,10 +139,10 @@ final class MovieStoreTests: XCTestCase {
         }
         XCTAssertEqual(store.state.lastSeq, 10, "committed state moved before the commit")
         let c = settle(store, results: 39)
-        XCTAssertEqual(c.results.map(\.token), [1, 2, 3] + Array(5...40))
+        XCTAssertEqual(c.commands.map(\.token), [1, 2, 3] + Array(5...40))
         XCTAssertEqual(c.committed.map(\.seq), Array(11...49))
         XCTAssertEqual(c.committed[3].movie.id, "alien_2")
-        XCTAssertEqual(try c.results.map { try $0.result.get() }, c.committed)
+        XCTAssertEqual(try c.commands.map { try $0.result.get() }, c.committed)
         XCTAssertEqual(store.state.movie("seven")?.watchedWithFriends, true)  // 35 toggles
         XCTAssertEqual(store.state, try fullFold(dir))
         // History: in order, with the movie as it was after each event.
@@ -167,8 +167,8 @@ final class MovieStoreTests: XCTestCase {
                 .conflict)
             let c = settle(store, results: 2)
             XCTAssertEqual(c.committed.count, 1, "the key wrote twice")
-            original = try c.results[0].result.get()
-            XCTAssertEqual(try c.results[1].result.get(), original)
+            original = try c.commands[0].result.get()
+            XCTAssertEqual(try c.commands[1].result.get(), original)
             // More changes, then the same key again: the original seq and the movie as it was then.
             _ = submitOK(store, MovieCommand(.toggleWatched(movie: "seven")))
             XCTAssertEqual(store.submit(cmd, token: 4), .done(.success(original!)))
@@ -300,11 +300,11 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 2), .pending)
         XCTAssertEqual(store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 3), .pending)
         let c = settle(store, results: 3)
-        let byToken = Dictionary(uniqueKeysWithValues: c.results.map { ($0.token, $0.result) })
+        let byToken = Dictionary(uniqueKeysWithValues: c.commands.map { ($0.token, $0.result) })
         guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
             case .failure(let e3) = byToken[3]
         else {
-            return XCTFail("expected failures: \(c.results)")
+            return XCTFail("expected failures: \(c.commands)")
         }
         XCTAssertEqual(e1.code, .storage)
         XCTAssertTrue(e1.message.contains("disk is full"), e1.message)
@@ -350,12 +350,12 @@ final class MovieStoreTests: XCTestCase {
         XCTAssertEqual(store.pendingCount, 4)
         FaultInjection.releaseHeldWrite(failing: true)
         let c = settle(store, results: 5)
-        let byToken = Dictionary(uniqueKeysWithValues: c.results.map { ($0.token, $0.result) })
+        let byToken = Dictionary(uniqueKeysWithValues: c.commands.map { ($0.token, $0.result) })
         guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
             case .success(let ok3) = byToken[3], case .success(let ok4) = byToken[4],
             case .success(let ok5) = byToken[5]
         else {
-            return XCTFail("unexpected results: \(c.results)")
+            return XCTFail("unexpected results: \(c.commands)")
         }
         XCTAssertEqual(e1.code, .storage)
         XCTAssertFalse(e1.fatal)
@@ -384,7 +384,7 @@ final class MovieStoreTests: XCTestCase {
             let c = settle(store, results: 2)
             XCTAssertEqual(c.fatal?.fatal, true)
             XCTAssertEqual(c.fatal?.code, .storage)
-            for r in c.results {
+            for r in c.commands {
                 guard case .failure(let e) = r.result else { return XCTFail("\(r)") }
                 XCTAssertEqual(e.code, .storage)
                 XCTAssertTrue(e.fatal)

@@ -1,0 +1,143 @@
+// The boundary between the daemon and its durable movie log: what a Session asks of a store and
+// what comes back. Written so that a store across the network (PostgreSQL) fits it as well as
+// the embedded SQLite one: every operation is asynchronous. A caller submits *commands* (not
+// events it already decided) and *reads*, each with a token of its choosing, and learns their
+// outcomes later from `completions()`, as facts. A store may refuse at commit a command that the
+// committed state it showed would have accepted (another daemon got there first), and may fail.
+import Movies
+
+/// A durable, event-sourced movie catalogue. Owned by one thread (the daemon's event loop): no
+/// method may block on the disk or the network for longer than a local index lookup; anything
+/// longer happens elsewhere and is reported through `completionFD` and `completions()`.
+public protocol Store: AnyObject {
+    /// The seq of the newest event folded into the committed state (what clients have seen).
+    var latestSeq: UInt64 { get }
+
+    /// Lends the committed state to `body` in place (reading it through a getter would copy it,
+    /// a retain per array and dictionary in it).
+    func withState<R>(_ body: (borrowing MovieState) -> R) -> R
+
+    /// Commands submitted and not yet reported by `completions()`.
+    var pendingCount: Int { get }
+
+    /// Readable whenever `completions()` may have something the caller did not cause itself
+    /// (a commit finished on another thread, a read answered, another daemon's events). Outcomes
+    /// of the caller's own calls may also be waiting without it: call `completions()` once per
+    /// loop iteration after submitting anything.
+    var completionFD: Int32 { get }
+
+    /// Asks for `command` to be decided and made durable. Its outcome comes back from
+    /// `completions()` under `token`: the committed event, or why nothing was written.
+    func submit(_ command: MovieCommand, token: UInt64)
+
+    /// Asks for a read of committed events. Its outcome comes back from `completions()` under
+    /// `token`. A read never returns events past the committed state's `latestSeq` as of the
+    /// `completions()` call that reports it.
+    func read(_ request: StoreRead, token: UInt64)
+
+    /// Hands what was submitted since the last call on to be committed together (group commit:
+    /// called once per loop iteration).
+    func flush()
+
+    /// What is known now: outcomes of commands and reads, and the events newly folded into the
+    /// committed state, in order.
+    func completions() -> Completions
+
+    /// Finishes what is in flight (its outcomes are returned), then releases everything.
+    /// Idempotent.
+    @discardableResult func close() -> Completions
+
+    /// What opening the store did, for the start-up journal entry (field name, value).
+    var startupFields: [(String, String)] { get }
+}
+
+/// A read a caller may ask of a store.
+public enum StoreRead: Equatable, Sendable {
+    /// Committed events with seq > `after`, in order, at most `limit`, each with the movie as it
+    /// was right after it: a `history` page, or a subscriber catching up.
+    case events(after: UInt64, limit: Int)
+}
+
+/// Why a store operation failed. `code` has the wire's error code names.
+public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case notFound = "not-found"
+        case badRequest = "bad-request"
+        case conflict
+        case storage
+        case `internal`
+    }
+
+    public var code: Code
+    /// A sentence for a person.
+    public var message: String
+    /// An I/O error on commit: the daemon must stop taking writes, log at the highest priority
+    /// and exit non-zero so systemd restarts it from what is really on disk.
+    public var fatal: Bool
+
+    public init(_ code: Code, _ message: String, fatal: Bool = false) {
+        self.code = code
+        self.message = message
+        self.fatal = fatal
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// The outcome of a submitted command.
+public struct CommandResult: Equatable, Sendable {
+    public var token: UInt64
+    public var result: Result<CommittedEvent, StoreError>
+    /// The command carried an idempotency key already in the log: nothing was written, and
+    /// `result` is the original event.
+    public var replayed: Bool
+
+    public init(token: UInt64, result: Result<CommittedEvent, StoreError>, replayed: Bool = false) {
+        self.token = token
+        self.result = result
+        self.replayed = replayed
+    }
+}
+
+/// The outcome of a read.
+public struct ReadResult: Equatable, Sendable {
+    public var token: UInt64
+    public var result: Result<[CommittedEvent], StoreError>
+
+    public init(token: UInt64, result: Result<[CommittedEvent], StoreError>) {
+        self.token = token
+        self.result = result
+    }
+}
+
+/// What `completions()` returns.
+public struct Completions: Equatable, Sendable {
+    /// One per command whose fate is now known; successes in seq order.
+    public var commands: [CommandResult] = []
+    /// One per read answered.
+    public var reads: [ReadResult] = []
+    /// Events newly folded into the committed state, in order: fan these out.
+    public var committed: [CommittedEvent] = []
+    /// Set when the store failed for good (an I/O error on commit): stop taking writes and exit
+    /// non-zero.
+    public var fatal: StoreError?
+
+    public init(
+        commands: [CommandResult] = [], reads: [ReadResult] = [], committed: [CommittedEvent] = [],
+        fatal: StoreError? = nil
+    ) {
+        self.commands = commands
+        self.reads = reads
+        self.committed = committed
+        self.fatal = fatal
+    }
+
+    public var isEmpty: Bool { commands.isEmpty && reads.isEmpty && committed.isEmpty && fatal == nil }
+
+    public mutating func append(_ other: Completions) {
+        commands += other.commands
+        reads += other.reads
+        committed += other.committed
+        fatal = fatal ?? other.fatal
+    }
+}
