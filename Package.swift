@@ -62,6 +62,14 @@ let package = Package(
                           path: "Benchmarks/wire-bench", swiftSettings: strict),
         .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
                           path: "Tests/Support/log-torture", swiftSettings: strict),
+        // alloc-guard (make test, release build): fails when the drag path allocates. CAllocCounter
+        // replaces malloc and its family in the executable that links it (AllocCounter.c says
+        // how): only alloc-guard may depend on it.
+        .target(name: "CAllocCounter", path: "Tests/Support/AllocCounter",
+                cSettings: [.unsafeFlags(["-Wall", "-Wextra"]),
+                            .unsafeFlags(["-Werror"], .when(configuration: .debug))]),
+        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "Wire", "SwipeEngine", "Movies"],
+                          path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
         // TestSupport: what several test targets share (a seeded random generator).
