@@ -133,7 +133,13 @@ public enum RequestDecoder {
     /// carriage return from the request in it. `raw` is one valid JSON value.
     static func compact(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
+        compact(raw, into: &out)
+        return out
+    }
+
+    /// `compact(raw)`, appended to `out`.
+    static func compact(_ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + raw.count)
         var inString = false
         var escaped = false
         for byte in raw {
@@ -152,7 +158,6 @@ public enum RequestDecoder {
             }
             out.append(byte)
         }
-        return out
     }
 
     /// Echoes of client text in messages stay short.

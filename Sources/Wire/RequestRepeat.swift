@@ -13,7 +13,10 @@
 // goes the usual way, which also makes it the new repeat when it is a drag.
 //
 // The movie id comes back as the very String of the line that filled the repeat: later look-ups
-// keyed by it compare by identity before they compare bytes.
+// keyed by it compare by identity before they compare bytes. The id is compacted into storage
+// the repeat keeps, so a drag allocates nothing (Tests/Support/alloc-guard checks it): the
+// next drag reuses that storage once the body has let go of the id, and a body that keeps it
+// keeps its own copy (arrays are values; the next id then gets fresh storage).
 
 #if canImport(Glibc)
     import Glibc
@@ -30,6 +33,8 @@ public struct DragRepeat {
     /// Where its values are, in line order: dx always, id when the line had one.
     var holes: [(key: FastKey, range: Range<Int>)] = []
     var movie = ""
+    /// The id of the last line read from the repeat, compacted: storage to reuse.
+    var id: [UInt8] = []
 
     public init() {}
 
@@ -87,8 +92,14 @@ extension RequestDecoder {
     ) -> Bool {
         let bytes = line.bindMemory(to: UInt8.self)
         if let (dx, idRange) = last.match(bytes) {
-            let id = idRange.map {
-                compact(UnsafeRawBufferPointer(start: line.baseAddress! + $0.lowerBound, count: $0.count))
+            var id: [UInt8]?
+            if let idRange {
+                // Room for an id of up to 32 bytes from the first: one counting up gains digits.
+                last.id.removeAll(keepingCapacity: true)
+                last.id.reserveCapacity(max(idRange.count, 32))
+                let start = line.baseAddress! + idRange.lowerBound
+                compact(UnsafeRawBufferPointer(start: start, count: idRange.count), into: &last.id)
+                id = last.id
             }
             body(.drag(movie: last.movie, dx: dx), id, .drag)
             return true

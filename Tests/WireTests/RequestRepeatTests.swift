@@ -95,6 +95,28 @@ final class RequestRepeatTests: XCTestCase {
         assertSameAsFull(#"{"op":"drag","movie":"matrix","dx":-59}"#, &last, repeated: true)
     }
 
+    /// The lane writes each id into storage it keeps (no allocation per drag): an id the caller
+    /// kept from one drag must not change when the next drag's id is written.
+    func testAnIdKeptFromOneDragIsNotOverwrittenByTheNext() {
+        var last = DragRepeat()
+        var kept: [[UInt8]?] = []
+        for line in [
+            #"{"id":1,"op":"drag","movie":"matrix","dx":-60}"#,  // fills the repeat (fast path)
+            #"{"id":"first","op":"drag","movie":"matrix","dx":-61}"#,
+            #"{"id":22,"op":"drag","movie":"matrix","dx":-62}"#,
+            #"{"id":"longer than the 32 bytes reserved","op":"drag","movie":"matrix","dx":-63}"#,
+            #"{"id":4,"op":"drag","movie":"matrix","dx":-64}"#,
+        ] {
+            let fast = Array(line.utf8).withUnsafeBytes { raw in
+                RequestDecoder.withFastRequest(raw, repeating: &last) { _, id, _ in kept.append(id) }
+            }
+            XCTAssertTrue(fast, line)
+        }
+        XCTAssertEqual(
+            kept.map { $0.map { String(decoding: $0, as: UTF8.self) } },
+            ["1", #""first""#, "22", #""longer than the 32 bytes reserved""#, "4"])
+    }
+
     /// Random drag-like lines in random order: whatever the lane answers, the full decoder says
     /// the same, and the lane answers often.
     func testRandomDragStreamsAgreeWithTheFullDecoder() {
