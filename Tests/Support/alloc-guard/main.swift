@@ -74,7 +74,7 @@ if arguments.first == "--self-test" {
 
 say("alloc-guard: \(drags) drags per run, after \(warmUp) drags of warm-up; allocator calls counted")
 let runs = [
-    run("repeat lane, SwipedClient's lines (id first)", PathUnderTest.self, .idFirst, expect: .none),
+    run("repeat lane, id first (as SwipedClient writes them)", PathUnderTest.self, .idFirst, expect: .none),
     run("repeat lane, id last", PathUnderTest.self, .idLast, expect: .none),
     run("repeat lane, no id", PathUnderTest.self, .noID, expect: .none),
     run("repeat lane, 4 lines per read", PathUnderTest.self, .idFirst, linesPerRead: 4, expect: .none),
