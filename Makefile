@@ -76,10 +76,11 @@ test: deps-test
 # specialises away (generic iterators, boxes). Building just this product in release takes
 # about 30 s on top of the debug build. `make asan` and `make tsan` do not run it: their
 # runtimes own malloc (the interposer compiles to nothing under them).
+# (.build/release, not $(RELEASE): the tests set that to the debug build.)
 alloc-guard:
 	$(SWIFT) build -c release --product alloc-guard
-	$(RELEASE)/alloc-guard
-	$(RELEASE)/alloc-guard --self-test
+	.build/release/alloc-guard
+	.build/release/alloc-guard --self-test
 
 # --- Benchmarks ------------------------------------------------------------------------------
 # The load benchmarks (issue 6) need the C echo server, the machine's limit: Benchmarks/run.sh.
