@@ -5,7 +5,11 @@
 //
 // The warm-up sweeps in steps of 0.25, so it passes every dx the counted drags can take
 // (multiples of 0.25 within ±420; dx = 0 exactly, the one shape with no edge, included): each
-// shape's row template is made then, as a real client's first gestures would make them.
+// shape's row template is made then, as a real client's first gestures would make them. The
+// ids count up from 100,001, so that every id of a run has 6 digits: the longest line and the
+// longest reply are seen in the warm-up too, and the buffers that grow to fit them (the
+// framer's, the write queue) have grown before counting starts. (A client counting from 1
+// lengthens its lines at 10, 100, 1,000: the daemon's buffers may then grow, once each.)
 
 /// How a client spells its drag lines.
 enum LineShape {
@@ -32,7 +36,7 @@ struct DragReads {
         self.linesPerRead = linesPerRead
         var fine = Sweep(varied: false)
         var varied = Sweep(varied: true)
-        var id = 1
+        var id = 100_001
         for read in 0..<(warmUp + count) {
             let start = bytes.count
             for _ in 0..<linesPerRead {
