@@ -16,9 +16,10 @@
 // them fails the guard instead of passing it.
 //
 // Each function counts the call, then forwards to the next definition, glibc's, found with
-// dlsym(RTLD_NEXT, ...). dlsym may itself allocate (glibc's dlerror state uses calloc), which
-// would come back here before the real functions are known: calls made while resolving are
-// served from a small static arena, whose blocks are never handed to the real free or realloc.
+// dlsym(RTLD_NEXT, ...). dlsym may itself allocate (glibc's dlerror state uses calloc; Debian
+// 12's glibc 2.36 did not, in gdb), which would come back here before the real functions are
+// known: calls made while resolving are served from a small static arena, whose blocks are
+// never handed to the real free or realloc.
 //
 // Counting is per thread (_Thread_local; initial-exec, as for any variable of the executable
 // itself, so reading it never allocates) and only between alloc_counter_start() and
