@@ -63,11 +63,8 @@ public final class Server {
         if let group = config.writersGroup, writers.gid == nil {
             throw StartError("--writers: no group named '\(group)'")
         }
-        do {
-            store = try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
-        } catch {
-            throw StartError("\(error)")
-        }
+        // The socket first: a start that fails on it (another daemon serves it) must leave the
+        // state directory as it was, not create and seed a log nobody will serve.
         do {
             if let passed = try Listener.fromSystemd() {
                 listener = passed
@@ -75,8 +72,14 @@ public final class Server {
                 listener = try Listener.bind(path: config.socketPath)
             }
         } catch {
-            store.close()
             throw StartError(error.description)
+        }
+        do {
+            store = try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
+        } catch {
+            close(listener.fd)
+            listener.removeSocketFile()
+            throw StartError("\(error)")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
