@@ -2,9 +2,13 @@
 // swiped: list rows with swipe actions, served by a daemon.
 //
 // Imports point one way:
-//   SwipeEngine  <- Movies <- Wire <- Daemon <- swiped
-//   EventLog (CSQLite)        ^        ^
-//   CSystemd -----------------'        SwipedClient <- swipectl, benchmarks, tests
+//   SwipeEngine <- Movies <- Wire <---------- Daemon <- swiped
+//                    ^                         ^  ^
+//   EventLog (CSQLite) <- Store ---------------'  |
+//   CSystemd -------------------------------------'
+//   Wire, Movies, SwipeEngine <- SwipedClient <- swipectl, benchmarks, tests
+// Daemon imports Store, never EventLog: Store re-exports the two EventLog types it needs
+// (Durability, SystemClock).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -39,7 +43,7 @@ let package = Package(
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["SwipeEngine", "Movies"], swiftSettings: hotPath),
-        .target(name: "Store", dependencies: ["Movies", "EventLog"], swiftSettings: hotPath),
+        .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite"], swiftSettings: hotPath),
 
         // I/O.
         .target(name: "Daemon",

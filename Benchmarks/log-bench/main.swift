@@ -3,7 +3,7 @@
 // synchronous=NORMAL, SQLite one-row-per-commit as the baseline, the writer's CPU per transaction
 // of 8 one-event batches (one movie and eight; TXN_STREAMS=N and TXN_FULL_ONLY=1 narrow it), and
 // replay of 1,000,000 events
-// with and without a snapshot (the steps MovieStore.open takes).
+// with and without a snapshot (the steps SQLiteStore.open takes).
 //
 // usage: swift build -c release && .build/release/log-bench [--dir DIR] [--seconds S] [--events N]
 // DIR must be on a real disk (not tmpfs) for fsync to mean anything; default /var/tmp.
@@ -228,7 +228,7 @@ do {
     print("replay: wrote \(seq) events in \(String(format: "%.1f", now() - t0)) s; snapshot at \(snapshotAt)")
 }
 
-/// Open, load the newest snapshot (or not), fold the rest: what MovieStore.open does.
+/// Open, load the newest snapshot (or not), fold the rest: what SQLiteStore.open does.
 @MainActor func replay(useSnapshot: Bool) throws -> (seconds: Double, folded: Int) {
     let t0 = now()
     let log = try EventLog(path: replayPath, durability: .full)

@@ -2,24 +2,18 @@
 // Precedence for paths follows systemd's conventions: an explicit option, then the directory
 // systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
 // directories, then the working directory, so `swiped` with no options runs anywhere.
+import Store
 import Wire
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-public enum DurabilityOption: String, Sendable {
-    /// synchronous=FULL: a reply to a mutation means the event survived a power cut.
-    case full
-    /// synchronous=NORMAL in WAL mode: survives a crash of the daemon, but the last moments
-    /// before a power cut or kernel crash may be lost.
-    case normal
-}
-
 public struct Config: Equatable, Sendable {
     public var socketPath: String
     public var stateDirectory: String
-    public var durability: DurabilityOption = .full
+    /// `--durability`: the event log's own setting (EventLog's `Durability`, through Store).
+    public var durability: Durability = .full
     public var maxLine: Int = 65_536
     public var maxClients: Int = 1024
     /// Bytes a client's write queue may hold before the daemon stops reading from it; a
@@ -104,7 +98,7 @@ public struct Config: Equatable, Sendable {
                 state = v
             case "--durability":
                 guard let v = value() else { return .usageError("--durability needs full or normal") }
-                guard let d = DurabilityOption(rawValue: v) else {
+                guard let d = Durability(rawValue: v) else {
                     return .usageError("--durability must be full or normal, not '\(v)'")
                 }
                 config.durability = d

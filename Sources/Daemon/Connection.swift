@@ -17,12 +17,14 @@ struct Peer {
     var groups: [UInt32] = []
 }
 
-/// A reply in the order it is owed: waiting for the commit of `token`, worded already in
-/// `bytes`, or to be worded by `late` once it is due.
+/// A reply in the order it is owed: waiting for the store's outcome of `token`, worded already
+/// in `bytes`, to be worded by `late` once it is due, or waiting for `issue` to ask the store
+/// for a read once it is due (then for the read's outcome).
 struct ReplySlot {
     var token: UInt64?
     var bytes: JSONWriter
     var late: ((inout JSONWriter) -> Void)?
+    var issue: (() -> UInt64)? = nil
     /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
     /// none yet (a reply waiting for a commit, or one worded late).
     var cost: Int
@@ -58,6 +60,8 @@ final class Connection {
     let rowTemplates = RowTemplates()
     /// The seq of the last movie event sent; nil when not subscribed.
     var cursor: UInt64?
+    /// The store read of this subscriber's catch-up in flight (at most one).
+    var catchUpToken: UInt64?
     /// Counts subscribe and unsubscribe requests: a subscribe's reply, worded late, starts the
     /// subscription only if no later (un)subscribe came meanwhile.
     var subscriptionGeneration: UInt64 = 0
@@ -132,7 +136,21 @@ final class Connection {
         }
     }
 
-    /// Reserves the place of a reply that waits for the commit of `token`.
+    /// Appends a reply that needs a read of the store, asked for only when the reply is due (a
+    /// `history` pipelined behind this client's own mutation sees it): `issue` asks for the read
+    /// and returns its token; the reply then waits for `fulfil(token:)`.
+    func sendAfterRead(_ issue: @escaping () -> UInt64) {
+        if slots.isEmpty {
+            reserve(token: issue())
+        } else {
+            park(
+                ReplySlot(
+                    token: nil, bytes: JSONWriter(capacity: 0), late: nil, issue: issue,
+                    cost: Connection.slotEstimate))
+        }
+    }
+
+    /// Reserves the place of a reply that waits for the store's outcome of `token`.
     func reserve(token: UInt64) {
         park(
             ReplySlot(token: token, bytes: JSONWriter(capacity: 0), late: nil, cost: Connection.slotEstimate))
@@ -156,6 +174,11 @@ final class Connection {
             slots[index].cost = slots[index].bytes.bytes.count
         }
         while let first = slots.first, first.token == nil {
+            if let issue = first.issue {
+                slots[0].issue = nil
+                slots[0].token = issue()
+                break
+            }
             slotBytes -= slots.removeFirst().cost
             if let late = first.late {
                 late(&out)

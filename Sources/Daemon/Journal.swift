@@ -6,6 +6,7 @@
 // mutation there would cost more than the mutation's own work); nothing when stderr is itself
 // connected to the journal ($JOURNAL_STREAM), which would log every entry twice.
 import CSystemd
+import Store
 
 #if canImport(Glibc)
     import Glibc
@@ -72,7 +73,7 @@ public final class Journal {
 
     /// Whether an entry would be sent to journald now.
     private func journalReachable() -> Bool {
-        let now = Journal.monotonicNanoseconds()
+        let now = SystemClock.monotonicNanoseconds()
         if now &- journalCheckedAt >= 1_000_000_000 {
             journalCheckedAt = now
             journalPresent = access(Journal.journalSocket, F_OK) == 0
@@ -106,15 +107,9 @@ public final class Journal {
             // A journal that is not there (nothing listens at /run/systemd/journal/socket) is
             // not an error for the daemon: stderr still has the line. Try again in a second.
             if sd_journal_sendv(&iov, Int32(iov.count)) < 0 {
-                journalRetryAt = Journal.monotonicNanoseconds() + 1_000_000_000
+                journalRetryAt = SystemClock.monotonicNanoseconds() + 1_000_000_000
             }
         }
-    }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected to stderr.

@@ -1,6 +1,7 @@
-// Dispatch of one request line, and the ops on the shared movie state. Mutations are decided
-// against the store at once, then their replies wait for the commit (group commit: the store
-// commits everything that arrived meanwhile in one transaction).
+// Dispatch of one request line, and the ops on the shared movie state. Mutations and reads are
+// handed to the store; their replies keep their place among the connection's replies until the
+// store reports their outcome (group commit: the store commits everything that arrived
+// meanwhile in one transaction).
 import Movies
 import Store
 import SwipeEngine
@@ -11,8 +12,18 @@ struct PendingCommand {
     weak var connection: Connection?
     let id: [UInt8]?
     let op: String
+    let movie: String?
     /// Builds the reply once the outcome is known.
     let complete: (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void
+}
+
+/// A read waiting for the store: a `history` reply, or a page of a subscriber's catch-up (for
+/// the subscription `generation`, from `after`).
+struct PendingRead {
+    weak var connection: Connection?
+    let id: [UInt8]?
+    let op: String
+    let catchUp: (generation: UInt64, after: UInt64)?
 }
 
 extension Server {
@@ -48,8 +59,8 @@ extension Server {
         case .help:
             c.send(reply: { Encode.help(&$0, id: id) })
         case .list:
-            c.sendLate { [unowned self] in
-                Encode.list(&$0, id: id, seq: store.latestSeq, movies: store.state.movies)
+            c.sendLate { [unowned self] out in
+                store.withState { Encode.list(&out, id: id, seq: store.latestSeq, movies: $0.movies) }
             }
         case .add(let title, let image, let options):
             mutate(
@@ -76,19 +87,12 @@ extension Server {
             subscribers[c.client] = nil
             c.send(reply: { Encode.ok(&$0, id: id) })
         case .history(let from, let limit):
-            c.sendLate { [unowned self, unowned c] out in
-                do throws(StoreError) {
-                    let events = try store.history(after: from, limit: limit)
-                    Encode.history(&out, id: id, seq: store.latestSeq, events: events)
-                } catch {
-                    Encode.error(&out, id: id, WireError(error))
-                    journal.log(
-                        .err, "request failed",
-                        [
-                            ("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", "storage"),
-                            ("ERROR_MESSAGE", error.message),
-                        ])
-                }
+            c.sendAfterRead { [unowned self, unowned c] in
+                let token = nextToken
+                nextToken += 1
+                pendingReads[token] = PendingRead(connection: c, id: id, op: op, catchUp: nil)
+                store.read(.events(after: from, limit: limit), token: token)
+                return token
             }
         case .viewport, .configure, .drag, .release, .tap, .close, .rows:
             handleSwipe(request, id: id, op: op, on: c)
@@ -114,8 +118,8 @@ extension Server {
             .forbidden, "only members of the group \"\(writers.group ?? "?")\" may change the movie list")
     }
 
-    /// Hands `command` to the store and arranges for `complete` to word the reply, now (an
-    /// immediate error or an idempotent replay) or once the commit is done.
+    /// Hands `command` to the store and arranges for `complete` to word the reply once the
+    /// store reports its outcome (at the end of this loop iteration for a refusal or a replay).
     func submit(
         _ command: MovieCommand, from c: Connection, id: [UInt8]?, op: String,
         complete: @escaping (inout JSONWriter, Result<CommittedEvent, WireError>) -> Void
@@ -131,64 +135,48 @@ extension Server {
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
             return
         }
-        switch store.submit(command, token: token) {
-        case .done(.failure(let storeError)) where storeError.fatal:
-            return fatal(storeError.message)
-        case .done(.failure(let storeError)):
-            let error = WireError(storeError)
-            c.send(reply: { complete(&$0, .failure(error)) })
-            journal.log(
-                .info, "command refused",
-                [
-                    ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", command.movieID ?? "-"),
-                    ("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message),
-                ])
-        case .done(.success(let event)):
-            c.send(reply: { complete(&$0, .success(event)) })
-            journal.log(
-                .info, "idempotent replay",
-                [
-                    ("CLIENT", "\(c.client)"), ("OP", op), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
-                ])
-        case .pending:
-            c.reserve(token: token)
-            pending[token] = PendingCommand(connection: c, id: id, op: op, complete: complete)
+        c.reserve(token: token)
+        pending[token] = PendingCommand(
+            connection: c, id: id, op: op, movie: command.movieID, complete: complete)
+        store.submit(command, token: token)
+    }
+
+    /// Once per loop iteration: hands the iteration's commands to the store together, and
+    /// answers what the store knows, until it knows nothing more (answering may handle lines
+    /// that were waiting, which submit more).
+    func storeTick() {
+        while exitCode == 0 {
+            store.flush()
+            let batch = store.completions()
+            if batch.isEmpty { return }
+            deliver(batch)
         }
     }
 
-    /// The store's writer finished a commit: answer its commands, then tell everyone.
+    /// The store's completion descriptor is readable: answer what it finished.
     func storeCompleted() {
         deliver(store.completions())
     }
 
-    /// Answers the commands of a finished commit, then tells subscribers and rows.
+    /// Answers the commands and reads the store reports, then tells subscribers and rows.
     func deliver(_ batch: Completions) {
         // After an I/O error on commit nothing is answered: what is durable is decided by what is
         // on disk after the restart (protocol.md, Durability), not by what this process believed.
-        if let fatalError = batch.fatal {
+        if let fatalError = batch.fatal ?? batch.commands.lazy.compactMap(\.fatalError).first {
             return fatal(fatalError.message)
         }
         var touched: [Connection] = []
         for outcome in batch.commands {
             guard let waiting = pending.removeValue(forKey: outcome.token) else { continue }
-            func fields(_ more: [(String, String)]) -> [(String, String)] {
-                [("OP", waiting.op)] + (waiting.connection.map { [("CLIENT", "\($0.client)")] } ?? []) + more
-            }
             let result = outcome.result.mapError(WireError.init)
-            switch result {
-            case .success(let event):
-                journal.log(
-                    .info, "movie changed",
-                    fields([("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)]))
-            case .failure(let error):
-                journal.log(
-                    error.code == .storage ? .warning : .info, "command failed",
-                    fields([("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)]))
-            }
+            log(outcome, result, waiting)
             // A connection told `bye` gets nothing after it.
             guard let c = waiting.connection, connections[c.client] === c, !c.closing else { continue }
             c.fulfil(token: outcome.token) { waiting.complete(&$0, result) }
             touched.append(c)
+        }
+        for read in batch.reads {
+            if let c = answer(read) { touched.append(c) }
         }
         // Queue the events, then write: the writers' replies first (what they wait for), then
         // everyone else's events.
@@ -200,6 +188,75 @@ extension Server {
                 afterWork(c)
             }
             markStatusDirty()
+        }
+    }
+
+    private func log(
+        _ outcome: CommandResult, _ result: Result<CommittedEvent, WireError>, _ waiting: PendingCommand
+    ) {
+        var fields: [(String, String)] = [("OP", waiting.op)]
+        if let c = waiting.connection { fields.append(("CLIENT", "\(c.client)")) }
+        switch result {
+        case .success(let event) where outcome.replayed:
+            journal.log(
+                .info, "idempotent replay", fields + [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)")])
+        case .success(let event):
+            journal.log(
+                .info, "movie changed",
+                fields + [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"), ("KIND", event.kind)])
+        case .failure(let error) where error.code == .storage || error.code == .internal:
+            journal.log(
+                .warning, "command failed",
+                fields + [("ERROR", error.code.rawValue), ("ERROR_MESSAGE", error.message)])
+        case .failure(let error):
+            journal.log(
+                .info, "command refused",
+                fields + [
+                    ("MOVIE", waiting.movie ?? "-"), ("ERROR", error.code.rawValue),
+                    ("ERROR_MESSAGE", error.message),
+                ])
+        }
+    }
+
+    /// A read's outcome: a `history` reply, or a page for a subscriber catching up. Returns the
+    /// connection to write to, if any.
+    private func answer(_ read: ReadResult) -> Connection? {
+        guard let waiting = pendingReads.removeValue(forKey: read.token),
+            let c = waiting.connection, connections[c.client] === c
+        else { return nil }
+        guard let (generation, after) = waiting.catchUp else {
+            guard !c.closing else { return nil }
+            switch read.result {
+            case .success(let events):
+                c.fulfil(token: read.token) { [self] in
+                    Encode.history(&$0, id: waiting.id, seq: store.latestSeq, events: events)
+                }
+            case .failure(let error):
+                c.fulfil(token: read.token) { Encode.error(&$0, id: waiting.id, WireError(error)) }
+                journal.log(
+                    .err, "request failed",
+                    [
+                        ("CLIENT", "\(c.client)"), ("OP", waiting.op), ("ERROR", "storage"),
+                        ("ERROR_MESSAGE", error.message),
+                    ])
+            }
+            return c
+        }
+        if c.catchUpToken == read.token { c.catchUpToken = nil }
+        switch read.result {
+        case .success(let events):
+            // Only for the subscription that asked, from where it was (else a newer one reads).
+            guard c.subscriptionGeneration == generation, c.cursor == after, !c.closing else { return c }
+            for event in events where event.seq == (c.cursor ?? 0) + 1 {
+                c.push { Encode.movieEvent(&$0, event) }
+                c.cursor = event.seq
+            }
+            return c
+        case .failure(let error):
+            journal.log(
+                .err, "cannot read the log for a subscriber",
+                [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+            return nil
         }
     }
 
@@ -228,23 +285,16 @@ extension Server {
         }
     }
 
-    /// Sends a lagging subscriber what it missed, from the log, a page at a time, while its
-    /// write queue has room: memory per subscriber stays bounded by the queue's cap.
-    func pumpSubscription(_ c: Connection) {
-        while let cursor = c.cursor, cursor < store.latestSeq, c.queued < config.maxQueue / 2 {
-            let events: [CommittedEvent]
-            do {
-                events = try store.history(after: cursor, limit: 256)
-            } catch {
-                journal.log(
-                    .err, "cannot read the log for a subscriber",
-                    [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
-                return
-            }
-            guard let last = events.last else { return }
-            for event in events { c.push { Encode.movieEvent(&$0, event) } }
-            c.cursor = last.seq
-        }
+    /// Asks the store for the next page a lagging subscriber missed; `answer` sends it. One
+    /// page in flight per subscriber, and one only while its write queue has room: memory per
+    /// subscriber stays bounded by the queue's cap.
+    func requestCatchUp(_ c: Connection, after cursor: UInt64) {
+        let token = nextToken
+        nextToken += 1
+        c.catchUpToken = token
+        pendingReads[token] = PendingRead(
+            connection: c, id: nil, op: "subscribe", catchUp: (c.subscriptionGeneration, cursor))
+        store.read(.events(after: cursor, limit: 256), token: token)
     }
 
     /// Live events: each encoded once, appended to every subscriber that is up to date (the
@@ -275,6 +325,14 @@ extension Server {
             }
             updateRows(for: event)
         }
+    }
+}
+
+extension CommandResult {
+    /// The error of a command that failed because the store failed for good.
+    var fatalError: StoreError? {
+        if case .failure(let e) = result, e.fatal { return e }
+        return nil
     }
 }
 

@@ -17,7 +17,7 @@ public final class Server {
     let journal: Journal
     let loop: EventLoop
     let listener: Listener
-    let store: MovieStore
+    let store: SQLiteStore
     var listenSource: EventLoop.IOSource?
     var storeSource: EventLoop.IOSource?
     var poller: ConnectionPoller?
@@ -36,8 +36,10 @@ public final class Server {
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
     var nextToken: UInt64 = 1
-    /// Commands waiting for their commit, by token.
+    /// Commands waiting for their outcome, by token.
     var pending: [UInt64: PendingCommand] = [:]
+    /// Reads waiting for their outcome, by token.
+    var pendingReads: [UInt64: PendingRead] = [:]
     /// Connections subscribed to movie events (cursor set).
     var subscribers: [UInt64: Connection] = [:]
     var writers: WritersPolicy
@@ -61,13 +63,8 @@ public final class Server {
         if let group = config.writersGroup, writers.gid == nil {
             throw StartError("--writers: no group named '\(group)'")
         }
-        do {
-            store = try MovieStore.open(
-                directory: config.stateDirectory,
-                durability: config.durability == .full ? .full : .normal)
-        } catch {
-            throw StartError("\(error)")
-        }
+        // The socket first: a start that fails on it (another daemon serves it) must leave the
+        // state directory as it was, not create and seed a log nobody will serve.
         do {
             if let passed = try Listener.fromSystemd() {
                 listener = passed
@@ -75,8 +72,14 @@ public final class Server {
                 listener = try Listener.bind(path: config.socketPath)
             }
         } catch {
-            store.close()
             throw StartError(error.description)
+        }
+        do {
+            store = try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
+        } catch {
+            close(listener.fd)
+            listener.removeSocketFile()
+            throw StartError("\(error)")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
@@ -94,25 +97,15 @@ public final class Server {
             try setUp()
             journal.log(
                 .notice, "swiped started",
-                [
-                    ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
-                    ("MOVIES", "\(store.state.movies.count)"), ("SEQ", "\(store.latestSeq)"),
-                    ("SNAPSHOT_SEQ", "\(store.startup.snapshotSeq)"),
-                    ("REPLAYED", "\(store.startup.replayed)"),
-                    ("SEEDED", store.startup.seeded ? "yes" : "no"),
-                    ("LOAD_MS", "\(store.startup.micros / 1000)"),
-                    ("DURABILITY", config.durability.rawValue),
-                    ("WRITERS", config.writersGroup ?? "everyone"),
-                    ("LOG_WRITER_SCHEDULING", store.writerSchedulingNote == nil ? "batch" : "default"),
-                ])
-            if let note = store.writerSchedulingNote {
+                [("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory)]
+                    + store.startupFields
+                    + [
+                        ("DURABILITY", config.durability.rawValue),
+                        ("WRITERS", config.writersGroup ?? "everyone"),
+                    ])
+            for note in store.startupNotes {
                 journal.log(
-                    .info,
-                    "the log writer keeps the default scheduling policy; commits may preempt the event loop",
-                    [("REASON", note)])
-            }
-            if let reason = store.startup.snapshotIgnored {
-                journal.log(.warning, "snapshot ignored, replayed the whole log", [("REASON", reason)])
+                    note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
             }
             Notify.ready(status: statusLine())
             try loop.run()
@@ -139,9 +132,9 @@ public final class Server {
         ) {
             [unowned self] _ in storeCompleted()
         }
-        // Group commit: the commands of one loop iteration go to the writer together.
-        store.flushesAtOnce = false
-        commitSource = try loop.addPost(description: "commit") { [unowned self] in store.flush() }
+        // Group commit: the commands of one loop iteration go to the writer together; and the
+        // outcomes the store knew at once (refusals, replays, empty reads) are collected.
+        commitSource = try loop.addPost(description: "commit") { [unowned self] in storeTick() }
         signalSources = try loop.addSignals(Server.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
@@ -162,7 +155,8 @@ public final class Server {
 
     func statusLine() -> String {
         let clients = connections.count
-        return "Serving \(clients) client\(clients == 1 ? "" : "s"); \(store.state.movies.count) movies; "
+        let movies = store.withState { $0.movies.count }
+        return "Serving \(clients) client\(clients == 1 ? "" : "s"); \(movies) movies; "
             + "latest event \(store.latestSeq)."
     }
 
@@ -314,15 +308,15 @@ public final class Server {
     /// After any work on `c`: write what is queued, then decide what to watch for next.
     func afterWork(_ c: Connection) {
         guard connections[c.client] === c else { return }
-        // A lagging subscriber is fed from the log while its queue has room; when the socket
-        // takes it all at once, feed it again at once (nothing else would wake it up).
-        while let cursor = c.cursor, !c.closing, cursor < store.latestSeq {
-            pumpSubscription(c)
-            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
-            if c.queued > 0 || c.cursor == cursor { break }
-        }
         if c.queued > 0 {
             guard c.flush() else { return drop(c, reason: "peer gone") }
+        }
+        // A lagging subscriber is fed from the log, a page per read, while its queue has room
+        // once written: the page's arrival, or the socket draining, comes back here.
+        if let cursor = c.cursor, !c.closing, cursor < store.latestSeq, c.catchUpToken == nil,
+            c.queued < config.maxQueue / 2
+        {
+            requestCatchUp(c, after: cursor)
         }
         if c.readPaused, c.backlog <= config.maxQueue / 2 { c.readPaused = false }
         // processLines stops when the backlog passes its cap, leaving complete lines in the

@@ -215,7 +215,7 @@ public final class EventLog {
         do throws(LogError) {
             try conn.execPrepared("BEGIN IMMEDIATE")
             var seq = UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
-            let now = max(lastAt, EventLog.nowMicros())
+            let now = max(lastAt, SystemClock.wallMicroseconds())
             var results: [Result<[StoredEvent], LogError>] = []
             var failed: LogError?
             for batch in batches {
@@ -293,12 +293,6 @@ public final class EventLog {
 
     private func rollback() {
         if conn.inTransaction, let db = conn.db { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
-    }
-
-    static func nowMicros() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
     // MARK: - Reads
@@ -388,7 +382,7 @@ public final class EventLog {
         do throws(LogError) {
             let s = try conn.statement("INSERT OR REPLACE INTO snapshots(seq, at, data) VALUES(?1, ?2, ?3)")
             conn.bind(s, 1, Int64(seq))
-            conn.bind(s, 2, EventLog.nowMicros())
+            conn.bind(s, 2, SystemClock.wallMicroseconds())
             conn.bind(s, 3, data)
             try conn.run(s, "save snapshot")
             let d = try conn.statement(

@@ -4,33 +4,33 @@ import Foundation
 /// Test-only fault injection: an SQLite VFS wrapping the default one ("unix") that can make
 /// fsync fail (SQLITE_IOERR_FSYNC) or writes fail as if the disk were full (SQLITE_FULL).
 /// `install()` makes it the process's default VFS, so every connection opened afterwards
-/// (EventLog, GroupCommitter, MovieStore) goes through it; `uninstall()` restores "unix".
-/// Production code never calls this.
-public enum FaultInjection {
-    public static let vfsName = "swiped-faults"
+/// (EventLog, GroupCommitter, SQLiteStore) goes through it; `uninstall()` restores "unix".
+/// `package`: the package's tests see it, the public API does not.
+package enum FaultInjection {
+    package static let vfsName = "swiped-faults"
 
     /// Makes fsync fail with SQLITE_IOERR_FSYNC while true.
-    public static var failSyncs: Bool {
+    package static var failSyncs: Bool {
         get { state.get(\.failSyncs) }
         set { state.set(\.failSyncs, newValue) }
     }
 
     /// Makes writes fail with SQLITE_FULL while true.
-    public static var failWrites: Bool {
+    package static var failWrites: Bool {
         get { state.get(\.failWrites) }
         set { state.set(\.failWrites, newValue) }
     }
 
     /// Makes the next write wait until `releaseHeldWrite(failing:)` (a test sees a commit stopped
     /// half-way, and can queue more behind it). Only one write is held; later ones go through.
-    public static func holdNextWrite() {
+    package static func holdNextWrite() {
         state.lock.lock()
         state.hold = .armed
         state.lock.unlock()
     }
 
     /// Waits until a write is held by `holdNextWrite()`; false after `timeout` seconds.
-    public static func waitForHeldWrite(timeout: Double = 10) -> Bool {
+    package static func waitForHeldWrite(timeout: Double = 10) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         state.held.lock()
         defer { state.held.unlock() }
@@ -41,7 +41,7 @@ public enum FaultInjection {
     }
 
     /// Lets the held write go on, or fail as if the disk were full.
-    public static func releaseHeldWrite(failing: Bool) {
+    package static func releaseHeldWrite(failing: Bool) {
         state.held.lock()
         state.holdState = failing ? .releasedFailing : .released
         state.held.broadcast()
@@ -49,7 +49,7 @@ public enum FaultInjection {
     }
 
     /// Registers the wrapping VFS as the default. Idempotent.
-    public static func install() {
+    package static func install() {
         state.lock.lock()
         defer { state.lock.unlock() }
         if state.vfs == nil {
@@ -67,7 +67,7 @@ public enum FaultInjection {
     }
 
     /// Makes "unix" the default VFS again and clears the faults.
-    public static func uninstall() {
+    package static func uninstall() {
         failSyncs = false
         failWrites = false
         state.lock.lock()

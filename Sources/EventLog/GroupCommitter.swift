@@ -125,8 +125,8 @@ public final class GroupCommitter: @unchecked Sendable {
         if closing {
             completed.append(
                 Completion(token: job.token, result: .failure(.closed("\(path): the committer is closed"))))
-            cond.unlock()
             signal()
+            cond.unlock()
             return
         }
         queue.append(job)
@@ -135,11 +135,16 @@ public final class GroupCommitter: @unchecked Sendable {
     }
 
     /// The completions posted so far, in commit order. Also resets the eventfd.
+    ///
+    /// The eventfd is written and reset only under the lock, together with `completed`: so it
+    /// is readable exactly when completions wait, and a drain that finds none costs no syscall
+    /// (the owner may call this once per loop iteration, readable or not).
     public func drain() -> [Completion] {
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(completionFD, $0.baseAddress, 8) }
         cond.lock()
         defer { cond.unlock() }
+        guard !completed.isEmpty else { return [] }
+        var counter: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(completionFD, $0.baseAddress, 8) }
         let out = completed
         completed = []
         return out
@@ -187,6 +192,7 @@ public final class GroupCommitter: @unchecked Sendable {
         cond.unlock()
     }
 
+    /// Called with `cond` held (see `drain`).
     private func signal() {
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { Glibc.write(completionFD, $0.baseAddress, 8) }
@@ -267,8 +273,8 @@ public final class GroupCommitter: @unchecked Sendable {
                 statistics.events += committed
             }
             completed.append(contentsOf: out)
-            cond.unlock()
             signal()
+            cond.unlock()
         }
         log.close()
     }

@@ -27,7 +27,9 @@ public protocol Store: AnyObject {
     var completionFD: Int32 { get }
 
     /// Asks for `command` to be decided and made durable. Its outcome comes back from
-    /// `completions()` under `token`: the committed event, or why nothing was written.
+    /// `completions()` under `token`: the committed event, or why nothing was written. An
+    /// outcome known at once (a refusal, a key already in the log) comes back from the next
+    /// `completions()`, whatever `completionFD` says.
     func submit(_ command: MovieCommand, token: UInt64)
 
     /// Asks for a read of committed events. Its outcome comes back from `completions()` under
@@ -49,6 +51,30 @@ public protocol Store: AnyObject {
 
     /// What opening the store did, for the start-up journal entry (field name, value).
     var startupFields: [(String, String)] { get }
+
+    /// What opening the store wants said in entries of their own (a snapshot it ignored).
+    var startupNotes: [StoreNote] { get }
+}
+
+extension Store {
+    /// `state.movie(id)`, without a copy of the whole state on the way (this runs for every
+    /// gesture).
+    public func movie(_ id: String) -> Movie? { withState { $0.movie(id) } }
+}
+
+/// Something a store noticed while opening, for a journal entry of its own.
+public struct StoreNote: Equatable, Sendable {
+    public enum Level: Sendable { case info, warning }
+    public var level: Level
+    /// Constant: the data is in `reason`.
+    public var message: String
+    public var reason: String
+
+    public init(_ level: Level, _ message: String, reason: String) {
+        self.level = level
+        self.message = message
+        self.reason = reason
+    }
 }
 
 /// A read a caller may ask of a store.
@@ -88,8 +114,8 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
 public struct CommandResult: Equatable, Sendable {
     public var token: UInt64
     public var result: Result<CommittedEvent, StoreError>
-    /// The command carried an idempotency key already in the log: nothing was written, and
-    /// `result` is the original event.
+    /// The command carried an idempotency key already in the log, or already pending: nothing
+    /// was written for it, and `result` is the original event (or the original's failure).
     public var replayed: Bool
 
     public init(token: UInt64, result: Result<CommittedEvent, StoreError>, replayed: Bool = false) {
@@ -112,11 +138,13 @@ public struct ReadResult: Equatable, Sendable {
 
 /// What `completions()` returns.
 public struct Completions: Equatable, Sendable {
-    /// One per command whose fate is now known; successes in seq order.
+    /// One per command whose fate is now known: first those known at `submit` (refusals,
+    /// replays), then those of commits, whose successes are in seq order.
     public var commands: [CommandResult] = []
-    /// One per read answered.
+    /// One per read answered (in no particular order: match them by token).
     public var reads: [ReadResult] = []
-    /// Events newly folded into the committed state, in order: fan these out.
+    /// Events newly folded into the committed state, in order: fan these out. For the caller's
+    /// own commands they are the successes that are not `replayed`, in the same order.
     public var committed: [CommittedEvent] = []
     /// Set when the store failed for good (an I/O error on commit): stop taking writes and exit
     /// non-zero.

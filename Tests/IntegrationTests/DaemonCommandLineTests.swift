@@ -1,6 +1,6 @@
 // swiped started by hand: --help, --version, bad options (exit 2), and the socket it binds
 // itself (no activation): mode 0660, a stale socket file replaced, a live one or a non-socket
-// refused, the file removed on exit.
+// refused, the file removed on exit; a start that fails leaves no file behind.
 
 import Foundation
 import Glibc
@@ -99,6 +99,26 @@ final class DaemonCommandLineTests: XCTestCase {
         // The first daemon still serves on its socket.
         let client = try daemon.connect()
         XCTAssertNotNil(try client.ok(["op": "ping"]))
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+
+    /// A start that fails leaves nothing behind: not a seeded log in a state directory nobody
+    /// serves (the socket is taken), not a socket file nobody accepts on (the state is taken).
+    func testAFailedStartWritesNothing() throws {
+        let daemon = try SwipedDaemon(prefix: "swiped-cli")
+        let other = try TemporaryDirectory("swiped-cli")
+        let socketTaken = try SwipedDaemon.run([
+            "--socket", daemon.socketPath, "--state", other.file("state2"),
+        ])
+        XCTAssertEqual(socketTaken.status, .exited(1), socketTaken.standardError)
+        XCTAssertEqual(access(other.file("state2"), F_OK), -1, "the state directory was created")
+
+        let stateTaken = try SwipedDaemon.run([
+            "--socket", other.file("second.sock"), "--state", daemon.stateDirectory,
+        ])
+        XCTAssertEqual(stateTaken.status, .exited(1), stateTaken.standardError)
+        XCTAssertTrue(stateTaken.standardError.contains("in use"), stateTaken.standardError)
+        XCTAssertEqual(access(other.file("second.sock"), F_OK), -1, "the socket file was left behind")
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
 

@@ -1,0 +1,256 @@
+// What every Store must do, whatever keeps its log: each test runs once per implementation.
+//
+// Not a base class with one subclass per implementation: on Linux, XCTest runs the tests that
+// `swift test` discovers, and discovery lists the test methods a class declares, not those it
+// inherits (a subclass that only says how to make a store would run nothing). A failure names
+// the implementation it happened with.
+import Movies
+import Store
+import XCTest
+
+final class StoreContractTests: XCTestCase {
+    /// Every implementation of `Store`, and how a test makes a new one: the seed catalogue, seq 10.
+    static let implementations: [(name: String, make: @Sendable (XCTestCase) throws -> any Store)] = [
+        ("SQLiteStore", { try SQLiteStore.open(directory: makeStateDirectory($0)) }),
+        ("InMemoryStore", { _ in InMemoryStore() }),
+    ]
+
+    private var implementation = ""
+
+    /// Runs `body` with a new store of each implementation, closed afterwards.
+    private func forEachStore(_ body: (any Store) throws -> Void) throws {
+        for (name, make) in StoreContractTests.implementations {
+            implementation = name
+            let store = try make(self)
+            defer { store.close() }
+            try body(store)
+        }
+        implementation = ""
+    }
+
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
+        super.recordFailure(
+            withDescription: "[\(implementation)] \(description)", inFile: filePath, atLine: lineNumber,
+            expected: expected)
+    }
+
+    // MARK: -
+
+    func testANewStoreHoldsTheSeedCatalogue() throws {
+        try forEachStore { store in
+            XCTAssertEqual(store.latestSeq, 10)
+            XCTAssertEqual(store.pendingCount, 0)
+            XCTAssertEqual(store.stateCopy.movies.map(\.id), MovieState.seedCatalogue.map(\.movieID))
+            XCTAssertEqual(store.movie("godfather")?.title, "The Godfather")
+            XCTAssertEqual(store.movie("godfather")?.image, "godfather")
+            let log = try store.events(after: 0, limit: 100)
+            XCTAssertEqual(log.map(\.seq), Array(1...10))
+            XCTAssertEqual(Set(log.map(\.kind)), ["added"])
+            XCTAssertEqual(log.map(\.movie), store.stateCopy.movies)
+            XCTAssertTrue(store.startupFields.contains { $0 == ("SEQ", "10") })
+            XCTAssertTrue(store.startupFields.contains { $0 == ("MOVIES", "10") })
+        }
+    }
+
+    func testEachCommandsOutcomeComesBackUnderItsToken() throws {
+        try forEachStore { store in
+            let w = store.submitOK(MovieCommand(.toggleWatched(movie: "matrix"), expect: 6))
+            XCTAssertEqual(w?.seq, 11)
+            XCTAssertEqual(w?.kind, "watched-toggled")
+            XCTAssertEqual(
+                w?.movie,
+                Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 11))
+            XCTAssertGreaterThan(w?.at ?? 0, 1_700_000_000_000_000)
+            let f = store.submitOK(MovieCommand(.toggleWatchedWithFriends(movie: "matrix")))
+            XCTAssertEqual(f?.movie.watchedWithFriends, true)
+            XCTAssertEqual(f?.movie.version, 12)
+            let a = store.submitOK(MovieCommand(.add(title: "The Matrix", image: nil)))
+            XCTAssertEqual(
+                a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "the_matrix", version: 13))
+            XCTAssertEqual(store.stateCopy.movies.last?.id, "the_matrix")
+            let r = store.submitOK(MovieCommand(.remove(movie: "matrix"), expect: 12))
+            XCTAssertEqual(r?.kind, "removed")
+            XCTAssertEqual(r?.movie.version, 14)
+            XCTAssertEqual(r?.movie.watched, true, "a removed movie's last state")
+            XCTAssertNil(store.movie("matrix"))
+            XCTAssertGreaterThanOrEqual(r?.at ?? 0, w?.at ?? .max)
+
+            store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 40)
+            store.submit(MovieCommand(.toggleWatched(movie: "heat")), token: 41)
+            store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 42)
+            let c = store.settle(results: 3)
+            XCTAssertEqual(Set(c.commands.map(\.token)), [40, 41, 42])
+            let seven = c.commands.first { $0.token == 40 }
+            XCTAssertEqual(try seven?.result.get().movie.id, "seven")
+            XCTAssertEqual(try seven?.result.get().seq, 15)
+        }
+    }
+
+    func testRefusalsComeBackFromTheNextCompletionsWithNothingWritten() throws {
+        try forEachStore { store in
+            store.submit(MovieCommand(.remove(movie: "nope")), token: 5)
+            XCTAssertEqual(store.pendingCount, 1, "reported by completions() only")
+            let c = store.completions()
+            XCTAssertEqual(c.commands.map(\.token), [5])
+            XCTAssertEqual(store.pendingCount, 0)
+            guard case .failure(let e) = c.commands.first?.result else { return XCTFail("\(c)") }
+            XCTAssertEqual(e.code, .notFound)
+            XCTAssertFalse(e.fatal)
+
+            XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "nope")))?.code, .notFound)
+            XCTAssertEqual(store.refusal(MovieCommand(.add(title: " ", image: nil)))?.code, .badRequest)
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.add(title: String(repeating: "x", count: 201), image: nil)))?
+                    .code,
+                .badRequest)
+            let conflict = store.refusal(MovieCommand(.toggleWatched(movie: "seven"), expect: 3))
+            XCTAssertEqual(conflict?.code, .conflict)
+            XCTAssertEqual(conflict?.message, "movie \"seven\" is at version 7, not 3 as expected")
+            XCTAssertEqual(store.latestSeq, 10, "a refused command wrote something")
+            XCTAssertEqual(try store.events(after: 0, limit: 100).count, 10)
+            XCTAssertEqual(store.pendingCount, 0)
+        }
+    }
+
+    func testAKeyAnswersWithItsOriginalOutcomeAndWritesOnce() throws {
+        try forEachStore { store in
+            let cmd = MovieCommand(.toggleWatched(movie: "seven"), key: "k1")
+            store.submit(cmd, token: 1)
+            store.submit(cmd, token: 2)  // the same key while pending: waits for the first
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.remove(movie: "seven"), key: "k1"))?.code, .conflict,
+                "a pending key reused for another command")
+            let c = store.settle(results: 2)
+            XCTAssertEqual(c.committed.count, 1, "the key wrote twice")
+            let original = try XCTUnwrap(try c.commands.first { $0.token == 1 }?.result.get())
+            XCTAssertEqual(c.commands.first { $0.token == 1 }?.replayed, false)
+            XCTAssertEqual(c.commands.first { $0.token == 2 }?.replayed, true)
+            XCTAssertEqual(try c.commands.first { $0.token == 2 }?.result.get(), original)
+            // More changes, then the same key again: the original seq and the movie as it was then.
+            _ = store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))
+            let replay = store.immediate(cmd)
+            XCTAssertEqual(replay?.replayed, true)
+            XCTAssertEqual(try replay?.result.get(), original)
+            XCTAssertEqual(original.movie.watched, true)
+            XCTAssertEqual(store.movie("seven")?.watched, false)
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.toggleWatched(movie: "matrix"), key: "k1"))?.code, .conflict)
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.toggleWatchedWithFriends(movie: "seven"), key: "k1"))?.code,
+                .conflict)
+            let add = store.submitOK(MovieCommand(.add(title: "Heat", image: nil), key: "add-heat"))
+            XCTAssertEqual(
+                try store.immediate(MovieCommand(.add(title: "Heat", image: nil), key: "add-heat"))?.result
+                    .get(), add)
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.add(title: "Heat 2", image: nil), key: "add-heat"))?.code,
+                .conflict)
+            // A removed movie's key replays its last state.
+            let rm = store.submitOK(MovieCommand(.remove(movie: "heat"), key: "rm"))
+            XCTAssertEqual(
+                try store.immediate(MovieCommand(.remove(movie: "heat"), key: "rm"))?.result.get(), rm)
+            XCTAssertEqual(store.latestSeq, 14)
+            XCTAssertEqual(store.pendingCount, 0)
+        }
+    }
+
+    func testAGroupCommitsInOrderDecidedAgainstTheProjectedState() throws {
+        try forEachStore { store in
+            // Decided against the projected state: the remove is pending, the toggle after it is not-found.
+            store.submit(MovieCommand(.add(title: "Alien", image: "alien")), token: 1)
+            store.submit(MovieCommand(.toggleWatched(movie: "alien"), expect: 11), token: 2)
+            store.submit(MovieCommand(.remove(movie: "alien"), expect: 12), token: 3)
+            store.submit(MovieCommand(.toggleWatched(movie: "alien")), token: 4)
+            store.submit(MovieCommand(.add(title: "Alien", image: nil)), token: 5)
+            store.flush()
+            for t in 6...40 as ClosedRange<UInt64> {
+                store.submit(MovieCommand(.toggleWatchedWithFriends(movie: "seven")), token: t)
+                if t % 8 == 0 { store.flush() }  // several batches
+            }
+            XCTAssertEqual(store.latestSeq, 10, "the committed state moved before the commit")
+            XCTAssertEqual(store.pendingCount, 40)
+            let c = store.settle(results: 40)
+            XCTAssertEqual(
+                c.commands.map(\.token), [4, 1, 2, 3] + Array(5...40), "refusals first, then seq order")
+            guard case .failure(let e) = c.commands[0].result else { return XCTFail("\(c.commands[0])") }
+            XCTAssertEqual(e.code, .notFound)
+            XCTAssertEqual(c.committed.map(\.seq), Array(11...49))
+            XCTAssertEqual(c.committed[3].movie.id, "alien_2")
+            XCTAssertEqual(try c.commands.dropFirst().map { try $0.result.get() }, c.committed)
+            XCTAssertEqual(store.movie("seven")?.watchedWithFriends, true)  // 35 toggles
+            XCTAssertEqual(store.latestSeq, 49)
+            XCTAssertEqual(store.pendingCount, 0)
+            XCTAssertEqual(try store.events(after: 10, limit: 100), c.committed)
+        }
+    }
+
+    func testReadsPageTheLogWithEachEventsMovie() throws {
+        try forEachStore { store in
+            var written: [CommittedEvent] = []
+            for cmd in [
+                MovieCommand(.toggleWatched(movie: "seven")), MovieCommand(.toggleWatched(movie: "seven")),
+                MovieCommand(.toggleWatchedWithFriends(movie: "seven")),
+                MovieCommand(.remove(movie: "seven")),
+                MovieCommand(.add(title: "Seven", image: nil)),
+            ] {
+                written += store.submitOK(cmd).map { [$0] } ?? []
+            }
+            XCTAssertEqual(try store.events(after: 10, limit: 100), written)
+            XCTAssertEqual(try store.events(after: 10, limit: 2), Array(written.prefix(2)))
+            XCTAssertEqual(try store.events(after: 12, limit: 2), Array(written[2...3]))
+            XCTAssertEqual(try store.events(after: 14, limit: 100), [written[4]])
+            XCTAssertEqual(try store.events(after: 15, limit: 100), [])
+            XCTAssertEqual(try store.events(after: 1000, limit: 100), [])
+            XCTAssertEqual(try store.events(after: 0, limit: 0), [])
+            // Old versions, and the removed movie's last state.
+            let page = try store.events(after: 10, limit: 100)
+            XCTAssertEqual(page.map(\.movie.watched), [true, false, false, false, false])
+            XCTAssertEqual(page.map(\.movie.watchedWithFriends), [false, false, true, true, false])
+            XCTAssertEqual(page.map(\.movie.version), Array(11...15))
+            XCTAssertEqual(page[3].kind, "removed")
+            XCTAssertEqual(page[3].movie.id, "seven")
+            XCTAssertEqual(page[4].movie.id, "seven_2", "a removed id is not given again")
+            XCTAssertEqual(page[4].movie.watchedWithFriends, false)
+        }
+    }
+
+    func testAReadAfterAnOutcomeIncludesIt() throws {
+        try forEachStore { store in
+            for n in 0..<20 {
+                store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+                let c = store.settle(results: 1)
+                store.read(.events(after: 10, limit: 1000), token: 2)
+                let r = store.settle(results: 0, reads: 1)
+                XCTAssertEqual(
+                    try r.reads.first?.result.get().last?.seq, try c.commands.first?.result.get().seq)
+                XCTAssertEqual(try r.reads.first?.result.get().count, n + 1)
+            }
+        }
+    }
+
+    func testCloseAnswersWhatIsInFlight() throws {
+        try forEachStore { store in
+            store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+            store.submit(MovieCommand(.toggleWatched(movie: "nope")), token: 2)
+            store.flush()
+            store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 3)
+            store.read(.events(after: 5, limit: 3), token: 4)
+            let c = store.close()
+            XCTAssertEqual(Set(c.commands.map(\.token)), [1, 2, 3])
+            XCTAssertEqual(c.committed.map(\.seq), [11, 12])
+            XCTAssertEqual(c.reads.map(\.token), [4])
+            XCTAssertEqual(try c.reads.first?.result.get().map(\.seq), [6, 7, 8])
+            XCTAssertEqual(store.pendingCount, 0)
+            XCTAssertEqual(store.close(), Completions(), "close is idempotent")
+            store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 5)
+            store.read(.events(after: 0, limit: 3), token: 6)
+            let after = store.completions()
+            XCTAssertEqual(after.commands.map(\.token), [5])
+            XCTAssertEqual(after.reads.map(\.token), [6])
+            XCTAssertThrowsError(try after.commands[0].result.get())
+            XCTAssertThrowsError(try after.reads[0].result.get())
+        }
+    }
+}

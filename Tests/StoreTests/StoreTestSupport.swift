@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+import Movies
+import Store
+import XCTest
+
+/// A fresh directory for a store's state, not created yet (opening creates it), removed at the
+/// end of the test.
+func makeStateDirectory(_ test: XCTestCase, _ name: String = #function) -> String {
+    var template = Array(
+        "\(FileManager.default.temporaryDirectory.path)/store-\(name.filter(\.isLetter))-XXXXXX".utf8CString)
+    let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+    return dir + "/state"
+}
+
+extension Store {
+    /// A copy of the committed state.
+    var stateCopy: MovieState { withState { $0 } }
+
+    /// Runs a loop as the daemon's would (flush, wait for `completionFD`, collect) until `count`
+    /// command outcomes and `reads` read outcomes arrived, or 5 s passed.
+    func settle(
+        results count: Int, reads: Int = 0, file: StaticString = #filePath, line: UInt = #line
+    ) -> Completions {
+        var all = Completions()
+        let deadline = Date().addingTimeInterval(5)
+        while all.commands.count < count || all.reads.count < reads, Date() < deadline {
+            flush()
+            all.append(completions())
+            guard all.commands.count < count || all.reads.count < reads else { break }
+            var p = pollfd(fd: completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+        }
+        XCTAssertEqual(all.commands.count, count, "command outcomes did not arrive", file: file, line: line)
+        XCTAssertEqual(all.reads.count, reads, "read outcomes did not arrive", file: file, line: line)
+        return all
+    }
+
+    /// Submits `command` and waits for its outcome.
+    func outcome(
+        _ command: MovieCommand, token: UInt64 = 1, file: StaticString = #filePath, line: UInt = #line
+    )
+        -> CommandResult?
+    {
+        submit(command, token: token)
+        return settle(results: 1, file: file, line: line).commands.first
+    }
+
+    /// Submits `command`, expecting it to commit; returns its event.
+    func submitOK(_ command: MovieCommand, file: StaticString = #filePath, line: UInt = #line)
+        -> CommittedEvent?
+    {
+        let result = outcome(command, file: file, line: line)
+        XCTAssertEqual(result?.replayed, false, file: file, line: line)
+        do {
+            return try result?.result.get()
+        } catch {
+            XCTFail("\(command) failed: \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    /// Submits `command`, expecting its outcome from the very next `completions()` (decided at
+    /// once: a refusal or a replay).
+    func immediate(
+        _ command: MovieCommand, token: UInt64 = 99, file: StaticString = #filePath, line: UInt = #line
+    )
+        -> CommandResult?
+    {
+        submit(command, token: token)
+        let c = completions()
+        XCTAssertEqual(c.commands.map(\.token), [token], "not answered at once", file: file, line: line)
+        XCTAssertEqual(c.committed, [], file: file, line: line)
+        return c.commands.first
+    }
+
+    /// The error of a command refused at once.
+    func refusal(_ command: MovieCommand, file: StaticString = #filePath, line: UInt = #line) -> StoreError? {
+        guard case .failure(let e) = immediate(command, file: file, line: line)?.result else {
+            XCTFail("\(command) was not refused", file: file, line: line)
+            return nil
+        }
+        return e
+    }
+
+    /// Reads a page of events and waits for it.
+    func events(after: UInt64, limit: Int, file: StaticString = #filePath, line: UInt = #line)
+        throws -> [CommittedEvent]
+    {
+        read(.events(after: after, limit: limit), token: 7)
+        let c = settle(results: 0, reads: 1, file: file, line: line)
+        guard let r = c.reads.first else { return [] }
+        XCTAssertEqual(r.token, 7, file: file, line: line)
+        return try r.result.get()
+    }
+}
