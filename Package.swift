@@ -1,14 +1,13 @@
 // swift-tools-version:6.0
 // swiped: list rows with swipe actions, served by a daemon.
 //
-// Imports point one way:
-//   SwipeEngine <- Movies <- Wire <---------- Daemon <- swiped
-//                    ^                         ^  ^
-//   EventLog (CSQLite) <- Store ---------------'  |
-//   CSystemd -------------------------------------'
-//   Wire, Movies, SwipeEngine <- SwipedClient <- swipectl, benchmarks, tests
-// Daemon imports Store, never EventLog: Store re-exports the two EventLog types it needs
-// (Durability, SystemClock).
+// Imports point one way (A <- B: B imports A):
+//   SwipeEngine <- Movies <- Wire <- Session <- Daemon <- swiped
+//   EventLog (CSQLite) <- Store <-----'           |
+//                        Store <------------------'
+//   CSystemd <- Daemon
+//   Wire <- SwipedClient <- swipectl, benchmarks, tests
+// Session decides (a pure state machine per connection); Daemon does the I/O it asks for.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -44,10 +43,11 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["SwipeEngine", "Movies"], swiftSettings: hotPath),
         .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite"], swiftSettings: hotPath),
+        .target(name: "Session", dependencies: ["SwipeEngine", "Movies", "Wire", "Store"], swiftSettings: hotPath),
 
         // I/O.
         .target(name: "Daemon",
-                dependencies: ["SwipeEngine", "Movies", "Store", "Wire", "CSystemd"],
+                dependencies: ["SwipeEngine", "Movies", "Store", "Session", "Wire", "CSystemd"],
                 swiftSettings: hotPath),
         .target(name: "SwipedClient", dependencies: ["Wire", "Movies", "SwipeEngine"], swiftSettings: strict),
 
@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Tests/Support/AllocCounter",
                 cSettings: [.unsafeFlags(["-Wall", "-Wextra"]),
                             .unsafeFlags(["-Werror"], .when(configuration: .debug))]),
-        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "Wire", "SwipeEngine", "Movies"],
+        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "Session", "Wire", "SwipeEngine", "Movies"],
                           path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
@@ -84,6 +84,9 @@ let package = Package(
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Movies", "SwipeEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "EventLog", "Movies"], swiftSettings: strict),
+        .testTarget(
+            name: "SessionTests", dependencies: ["Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire", "TestSupport"],
                     swiftSettings: strict),

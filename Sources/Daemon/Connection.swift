@@ -1,9 +1,6 @@
-// One client connection: its socket, read framer, bounded write queue, replies owed in order,
-// its own swipe engine, its subscription cursor and its row timers. The Server drives it; this
-// file is only the connection's I/O mechanics.
-import Movies
-import SwipeEngine
-import Wire
+// What the manager keeps per client: the socket and its timers around the connection's pure
+// state machine (Sources/Session). Everything the connection decides is in `session`.
+import Session
 
 #if canImport(Glibc)
     import Glibc
@@ -17,217 +14,39 @@ struct Peer {
     var groups: [UInt32] = []
 }
 
-/// A reply in the order it is owed: waiting for the store's outcome of `token`, worded already
-/// in `bytes`, to be worded by `late` once it is due, or waiting for `issue` to ask the store
-/// for a read once it is due (then for the read's outcome).
-struct ReplySlot {
-    var token: UInt64?
-    var bytes: JSONWriter
-    var late: ((inout JSONWriter) -> Void)?
-    var issue: (() -> UInt64)? = nil
-    /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
-    /// none yet (a reply waiting for a commit, or one worded late).
-    var cost: Int
-}
-
 final class Connection {
-    let client: UInt64
     let fd: Int32
     let peer: Peer
-    let mayWrite: Bool
+    let session: Session
     /// The epoll events this connection is watched for in the server's ConnectionPoller.
     var watched: UInt32 = 0
-    var framer: LineFramer
-    /// Bytes queued for the socket; `outHead` bytes of it are already written.
-    var out = JSONWriter(capacity: 0)
-    var outHead = 0
-    /// Replies owed behind one that waits for a commit. Empty in the common case, where replies
-    /// go straight to `out`.
-    var slots: [ReplySlot] = []
-    var list = SwipeList(layout: MovieLayout.standard)
+    /// The sd-event timers the session asked for, armed.
+    var timers: [SessionTimer: EventLoop.Timer] = [:]
 
-    /// Works on `list` in place. Reading `c.list` from outside the class copies the engine's
-    /// state (a retain per array and dictionary in it) each time; the drag path reads it through
-    /// this instead.
-    @inline(__always)
-    func withList<R, E: Error>(_ body: (inout SwipeList) throws(E) -> R) throws(E) -> R { try body(&list) }
-    /// The movie of this client's last gesture: the id it asked for, the stored id, the row's
-    /// flags, and the seq they were read at (Server.gestureMovie).
-    var gestureMovie: (seq: UInt64, asked: String, id: RowID, data: RowData)?
-    /// This client's last drag line, for the next one (RequestRepeat.swift).
-    var dragRepeat = DragRepeat()
-    /// This client's rows encoded with holes for their numbers (drag replies: RowTemplate.swift).
-    let rowTemplates = RowTemplates()
-    /// The seq of the last movie event sent; nil when not subscribed.
-    var cursor: UInt64?
-    /// The store read of this subscriber's catch-up in flight (at most one).
-    var catchUpToken: UInt64?
-    /// Counts subscribe and unsubscribe requests: a subscribe's reply, worded late, starts the
-    /// subscription only if no later (un)subscribe came meanwhile.
-    var subscriptionGeneration: UInt64 = 0
-    var timers: [RowID: EventLoop.Timer] = [:]
-    /// Closes the connection if its `bye` is not read in time.
-    var goodbyeTimer: EventLoop.Timer?
-    /// The write queue passed its cap: reading stops until it drains to half.
-    var readPaused = false
-    /// The peer closed its writing side; replies still owed are sent, then the socket closes.
-    var readClosed = false
-    /// A `bye` was queued: flush, then close.
-    var closing = false
-    var requests: UInt64 = 0
-
-    init(client: UInt64, fd: Int32, peer: Peer, mayWrite: Bool, maxLine: Int) {
-        self.client = client
+    init(fd: Int32, peer: Peer, session: Session) {
         self.fd = fd
         self.peer = peer
-        self.mayWrite = mayWrite
-        self.framer = LineFramer(maxLine: maxLine)
+        self.session = session
     }
 
-    /// Bytes in `out` not yet written: what the socket still has to take.
-    var queued: Int { out.bytes.count - outHead }
+    var client: UInt64 { session.config.client }
+}
 
-    /// What the replies parked in `slots` count against the cap.
-    private(set) var slotBytes = 0
-    /// The estimate for a slot without bytes yet: a mutation's reply or a late read's.
-    static let slotEstimate = 1024
+/// `--writers GROUP`: who may change the shared state.
+struct WritersPolicy {
+    let group: String?
+    /// nil with a group set: the group no longer exists, so only root may write (fail closed).
+    let gid: UInt32?
 
-    /// Everything this connection holds for its peer: the write queue and the parked replies.
-    /// The cap (`--max-queue`) applies to this, so that a client pipelining behind its own
-    /// pending mutation cannot make the daemon hold unbounded replies.
-    var backlog: Int { queued + slotBytes }
-
-    /// Whether the connection has nothing more to do: every reply it is owed has been written
-    /// (including those of lines still in the framer), and either a `bye` was sent or the peer
-    /// closed its writing side without a subscription (a half-closed subscriber keeps receiving
-    /// events until it closes for good).
-    var isFinished: Bool {
-        guard slots.isEmpty && queued == 0 else { return false }
-        return closing || (readClosed && framer.buffered == 0 && cursor == nil)
+    init(group: String?) {
+        self.group = group
+        gid = group.flatMap { getgrnam($0)?.pointee.gr_gid }
     }
 
-    /// Appends a reply in request order, worded now (the swipe ops: a reply shows the row as
-    /// that request left it): straight to the write queue unless an earlier reply is still
-    /// waiting for a commit.
-    func send(reply: (inout JSONWriter) -> Void) {
-        sendInLine(reply)
-    }
-
-    /// `send(reply:)` for what is not a reply but must keep its place among them (row events).
-    func sendInLine(_ reply: (inout JSONWriter) -> Void) {
-        if slots.isEmpty {
-            reply(&out)
-        } else {
-            var bytes = JSONWriter(capacity: 0)
-            reply(&bytes)
-            park(ReplySlot(token: nil, bytes: bytes, late: nil, cost: bytes.bytes.count))
-        }
-    }
-
-    /// Appends a reply in request order, worded only when it is due: a read of the shared state
-    /// (`list`, `history`, `subscribe`) pipelined behind this client's own mutation sees it.
-    func sendLate(_ reply: @escaping (inout JSONWriter) -> Void) {
-        if slots.isEmpty {
-            reply(&out)
-        } else {
-            park(
-                ReplySlot(
-                    token: nil, bytes: JSONWriter(capacity: 0), late: reply, cost: Connection.slotEstimate))
-        }
-    }
-
-    /// Appends a reply that needs a read of the store, asked for only when the reply is due (a
-    /// `history` pipelined behind this client's own mutation sees it): `issue` asks for the read
-    /// and returns its token; the reply then waits for `fulfil(token:)`.
-    func sendAfterRead(_ issue: @escaping () -> UInt64) {
-        if slots.isEmpty {
-            reserve(token: issue())
-        } else {
-            park(
-                ReplySlot(
-                    token: nil, bytes: JSONWriter(capacity: 0), late: nil, issue: issue,
-                    cost: Connection.slotEstimate))
-        }
-    }
-
-    /// Reserves the place of a reply that waits for the store's outcome of `token`.
-    func reserve(token: UInt64) {
-        park(
-            ReplySlot(token: token, bytes: JSONWriter(capacity: 0), late: nil, cost: Connection.slotEstimate))
-    }
-
-    private func park(_ slot: ReplySlot) {
-        slotBytes += slot.cost
-        slots.append(slot)
-    }
-
-    /// Fills the reserved place of `token`, then moves every reply that is now due to `out`.
-    func fulfil(token: UInt64, reply: (inout JSONWriter) -> Void) {
-        guard let index = slots.firstIndex(where: { $0.token == token }) else { return }
-        if index == 0 {
-            reply(&out)
-            slotBytes -= slots.removeFirst().cost
-        } else {
-            reply(&slots[index].bytes)
-            slots[index].token = nil
-            slotBytes += slots[index].bytes.bytes.count - slots[index].cost
-            slots[index].cost = slots[index].bytes.bytes.count
-        }
-        while let first = slots.first, first.token == nil {
-            if let issue = first.issue {
-                slots[0].issue = nil
-                slots[0].token = issue()
-                break
-            }
-            slotBytes -= slots.removeFirst().cost
-            if let late = first.late {
-                late(&out)
-            } else {
-                out.bytes.append(contentsOf: first.bytes.bytes)
-            }
-        }
-    }
-
-    /// Server-initiated messages (events) are not replies: they never wait behind a commit.
-    func push(_ write: (inout JSONWriter) -> Void) {
-        write(&out)
-    }
-
-    func push(bytes: [UInt8]) {
-        out.bytes.append(contentsOf: bytes)
-    }
-
-    /// Writes as much of the queue as the socket takes. Returns false when the peer is gone.
-    func flush() -> Bool {
-        while outHead < out.bytes.count {
-            let result = out.bytes.withUnsafeBytes { raw -> IOResult in
-                do {
-                    return try writeNonBlocking(fd, UnsafeRawBufferPointer(rebasing: raw[outHead...]))
-                } catch {
-                    return .eof
-                }
-            }
-            switch result {
-            case .done(let n): outHead += n
-            case .wouldBlock:
-                // Keep the unwritten tail at the front once the written head is large, so a
-                // slow reader's queue does not creep forward through memory.
-                if outHead >= 64 * 1024 && outHead * 2 >= out.bytes.count {
-                    out.bytes.removeFirst(outHead)
-                    outHead = 0
-                }
-                return true
-            case .eof: return false
-            }
-        }
-        // Drained: keep a small buffer for the next replies, give a large one back, so that
-        // 1,000 idle clients cost little memory.
-        if out.bytes.capacity > 64 * 1024 {
-            out = JSONWriter(capacity: 0)
-        } else {
-            out.reset()
-        }
-        outHead = 0
-        return true
+    func allows(_ peer: Peer) -> Bool {
+        guard group != nil else { return true }
+        if peer.uid == 0 { return true }
+        guard let gid else { return false }
+        return peer.gid == gid || peer.groups.contains(gid)
     }
 }

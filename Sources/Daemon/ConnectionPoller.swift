@@ -54,12 +54,12 @@ final class ConnectionPoller {
         try syscall("epoll_ctl") { epoll_ctl(fd, EPOLL_CTL_ADD, connectionFD, &event) }
     }
 
-    func modify(_ connectionFD: Int32, client: UInt64, events: UInt32) {
+    func modify(_ connectionFD: Int32, client: UInt64, events: UInt32) throws(SystemError) {
         var event = epoll_event(events: events, data: epoll_data_t(u64: client))
-        _ = epoll_ctl(fd, EPOLL_CTL_MOD, connectionFD, &event)
+        try syscall("epoll_ctl") { epoll_ctl(fd, EPOLL_CTL_MOD, connectionFD, &event) }
     }
 
-    func remove(_ connectionFD: Int32) {
-        _ = epoll_ctl(fd, EPOLL_CTL_DEL, connectionFD, nil)
+    func remove(_ connectionFD: Int32) throws(SystemError) {
+        try syscall("epoll_ctl") { epoll_ctl(fd, EPOLL_CTL_DEL, connectionFD, nil) }
     }
 }

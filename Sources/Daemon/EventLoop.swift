@@ -177,7 +177,9 @@ public final class EventLoop {
     }
 
     /// Delivers `signals` through signalfd in the loop (blocking them here too).
-    public func addSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws(SystemError)
+    public func addSignals(
+        _ signals: [Int32], description: String, _ handler: @escaping (Int32) -> Void
+    ) throws(SystemError)
         -> [SignalSource]
     {
         try EventLoop.blockSignals(signals)
@@ -194,6 +196,7 @@ public final class EventLoop {
                 }, Unmanaged.passUnretained(box).toOpaque())
             guard r >= 0 else { throw SystemError("sd_event_add_signal", errno: -r) }
             box.source = s
+            _ = sd_event_source_set_description(s, "\(description)-\(signal)")
             sources.append(box)
         }
         return sources

@@ -4,6 +4,7 @@
 // back through an eventfd.
 import CSystemd
 import Movies
+import Session
 import Store
 import SwipeEngine
 import Wire
@@ -17,7 +18,7 @@ public final class Server {
     let journal: Journal
     let loop: EventLoop
     let listener: Listener
-    let store: SQLiteStore
+    let store: any Store
     var listenSource: EventLoop.IOSource?
     var storeSource: EventLoop.IOSource?
     var poller: ConnectionPoller?
@@ -27,27 +28,48 @@ public final class Server {
     var acceptPauseTimer: EventLoop.Timer?
     var commitSource: EventLoop.PostSource?
 
-    /// Commands decided but not yet durable, at most; past it, `overloaded`.
+    /// Commands submitted but not yet answered by the store, at most; past it, `overloaded`.
     static let maxPendingCommands = 65_536
     static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
-    /// How long a connection told `bye` may take to read it before it is closed regardless.
-    static let goodbyeGraceMicroseconds: UInt64 = 1_000_000
 
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
     var nextToken: UInt64 = 1
-    /// Commands waiting for their outcome, by token.
-    var pending: [UInt64: PendingCommand] = [:]
-    /// Reads waiting for their outcome, by token.
-    var pendingReads: [UInt64: PendingRead] = [:]
-    /// Connections subscribed to movie events (cursor set).
+    /// What the store owes an answer to, by token: which session asked, under which ticket.
+    var pending: [UInt64: Pending] = [:]
+    /// Connections subscribed to live movie events.
     var subscribers: [UInt64: Connection] = [:]
+    /// The sessions' actions: one sink for all, drained after each input (`perform`).
+    var sink = SessionActions()
+    /// Facts for sessions that arose while their actions were carried out (a command refused
+    /// as overloaded, a timer that could not be made): fed in once the sink is drained.
+    var deferred: [(Connection, Deferred)] = []
+    /// Whether anything was handed to the store in this loop iteration (then its
+    /// `completions()` may hold outcomes no eventfd announces).
+    var storeTouched = false
     var writers: WritersPolicy
     var shuttingDown = false
     var exitCode: Int32 = 0
     var statusDirty = false
     /// Scratch buffer for reads, shared by every connection (one read at a time).
     var readBuffer: UnsafeMutableRawBufferPointer
+
+    struct Pending {
+        let client: UInt64
+        let ticket: UInt64
+        let what: What
+
+        enum What {
+            /// A command: the op and movie it came with, for the journal.
+            case command(op: String, movie: String?)
+            case read
+        }
+    }
+
+    enum Deferred {
+        case refused(ticket: UInt64, WireError)
+        case timerFired(SessionTimer)
+    }
 
     public init(config: Config, journal: Journal) throws(StartError) {
         self.config = config
@@ -97,12 +119,11 @@ public final class Server {
             try setUp()
             journal.log(
                 .notice, "swiped started",
-                [("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory)]
-                    + store.startupFields
-                    + [
-                        ("DURABILITY", config.durability.rawValue),
-                        ("WRITERS", config.writersGroup ?? "everyone"),
-                    ])
+                [
+                    ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
+                    ("DURABILITY", config.durability.rawValue),
+                    ("WRITERS", config.writersGroup ?? "everyone"),
+                ] + store.startupFields)
             for note in store.startupNotes {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
@@ -110,7 +131,8 @@ public final class Server {
             Notify.ready(status: statusLine())
             try loop.run()
         } catch {
-            journal.log(.crit, "event loop failed", [("ERROR", "\(error)")])
+            journal.log(.crit, "event loop failed, stopping", [("ERROR", "\(error)")])
+            Notify.stopping(status: "Failed: event loop: \(error)")
             exitCode = 1
         }
         listener.removeSocketFile()
@@ -132,10 +154,10 @@ public final class Server {
         ) {
             [unowned self] _ in storeCompleted()
         }
-        // Group commit: the commands of one loop iteration go to the writer together; and the
-        // outcomes the store knew at once (refusals, replays, empty reads) are collected.
-        commitSource = try loop.addPost(description: "commit") { [unowned self] in storeTick() }
-        signalSources = try loop.addSignals(Server.handledSignals) { [unowned self] signal in
+        // Group commit: the commands of one loop iteration go to the writer together.
+        commitSource = try loop.addPost(description: "commit") { [unowned self] in endOfIteration() }
+        signalSources = try loop.addSignals(Server.handledSignals, description: "signal") {
+            [unowned self] signal in
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
@@ -164,217 +186,6 @@ public final class Server {
     func markStatusDirty() {
         statusDirty = true
         if let statusTimer, !statusTimer.isArmed { statusTimer.arm(afterMicroseconds: 1_000_000) }
-    }
-
-    // MARK: - Accepting
-
-    private func acceptAll() {
-        // Several per wakeup, bounded, so that a flood of connects cannot starve the others.
-        for _ in 0..<64 {
-            let fd = swiped_accept(listener.fd)
-            if fd < 0 {
-                switch errno {
-                case EAGAIN, EINTR, ECONNABORTED: return
-                case EMFILE, ENFILE:
-                    // The listener stays readable while the backlog waits: without a pause this
-                    // would spin. Stop watching it for 100 ms; closing connections frees fds.
-                    journal.log(
-                        .warning, "cannot accept: out of file descriptors, pausing accepts",
-                        [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
-                    listenSource?.events = 0
-                    acceptPauseTimer?.arm(afterMicroseconds: 100_000)
-                    return
-                default:
-                    journal.log(.err, "accept failed", [("ERROR", "\(SystemError("accept"))")])
-                    return
-                }
-            }
-            accepted(fd)
-        }
-    }
-
-    private func accepted(_ fd: Int32) {
-        var peer = Peer()
-        var pid: Int32 = 0
-        var uid: UInt32 = 0
-        var gid: UInt32 = 0
-        if swiped_peercred(fd, &pid, &uid, &gid) == 0 {
-            peer.pid = pid
-            peer.uid = uid
-            peer.gid = gid
-        }
-        if writers.group != nil {
-            // Most peers have a handful of groups; one in more than 256 gets a second try with
-            // room for the kernel's maximum (NGROUPS_MAX), rather than losing its groups.
-            for capacity in [256, 65_536] {
-                var groups = [UInt32](repeating: 0, count: capacity)
-                let n = swiped_peergroups(fd, &groups, Int32(capacity))
-                if n >= 0 {
-                    peer.groups = Array(groups[0..<Int(n)])
-                    break
-                }
-                if errno != ERANGE { break }
-            }
-        }
-        let client = nextClient
-        nextClient += 1
-        guard connections.count < config.maxClients, !shuttingDown else {
-            var line = JSONWriter()
-            Encode.bye(&line, reason: shuttingDown ? "shutdown" : "too-many-clients")
-            _ = line.bytes.withUnsafeBytes { try? writeNonBlocking(fd, $0) }
-            close(fd)
-            journal.log(
-                .warning, "connection refused",
-                [
-                    ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-                    ("REASON", shuttingDown ? "shutdown" : "too-many-clients"),
-                ])
-            return
-        }
-        let connection = Connection(
-            client: client, fd: fd, peer: peer, mayWrite: writers.allows(peer),
-            maxLine: config.maxLine)
-        do {
-            try poller?.add(fd, client: client, events: UInt32(EPOLLIN.rawValue))
-            connection.watched = UInt32(EPOLLIN.rawValue)
-        } catch {
-            journal.log(
-                .err, "cannot watch a connection, closing it",
-                [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
-            close(fd)
-            return
-        }
-        connections[client] = connection
-        connection.push {
-            Encode.hello(&$0, client: client, seq: store.latestSeq, writer: connection.mayWrite)
-        }
-        journal.log(
-            .info, "client connected",
-            [
-                ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-                ("PEER_GID", "\(peer.gid)"), ("WRITER", connection.mayWrite ? "yes" : "no"),
-            ])
-        markStatusDirty()
-        afterWork(connection)
-    }
-
-    // MARK: - Connection I/O
-
-    private func handleIO(_ c: Connection, events: UInt32) {
-        if events & UInt32(EPOLLOUT.rawValue) != 0 {
-            guard c.flush() else { return drop(c, reason: "peer gone") }
-        }
-        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, !c.readPaused,
-            !c.readClosed,
-            !c.closing
-        {
-            switch (try? readNonBlocking(c.fd, into: readBuffer)) ?? .eof {
-            case .done(let n):
-                c.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
-            case .wouldBlock:
-                break
-            case .eof:
-                c.readClosed = true
-                c.framer.finish()
-            }
-            processLines(c)
-        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
-            // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
-            // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
-            // mask, so keeping the connection would also make the loop spin on it.
-            return drop(c, reason: "peer gone")
-        }
-        afterWork(c)
-    }
-
-    /// Handles the complete lines buffered for `c`, stopping early when its write queue is full
-    /// (the rest stays in the framer until the peer reads).
-    func processLines(_ c: Connection) {
-        while c.backlog <= config.maxQueue, !c.closing {
-            guard let frame = c.framer.next() else { break }
-            c.requests += 1
-            switch frame {
-            case .line(let bytes):
-                bytes.withUnsafeBytes { handle(line: $0, on: c) }
-            case .tooLarge(let length):
-                let error = WireError(
-                    .tooLarge,
-                    "line of \(length) bytes is longer than the limit of \(config.maxLine) bytes; skipped")
-                reply(c, id: nil, op: nil, error: error)
-            }
-        }
-    }
-
-    /// After any work on `c`: write what is queued, then decide what to watch for next.
-    func afterWork(_ c: Connection) {
-        guard connections[c.client] === c else { return }
-        if c.queued > 0 {
-            guard c.flush() else { return drop(c, reason: "peer gone") }
-        }
-        // A lagging subscriber is fed from the log, a page per read, while its queue has room
-        // once written: the page's arrival, or the socket draining, comes back here.
-        if let cursor = c.cursor, !c.closing, cursor < store.latestSeq, c.catchUpToken == nil,
-            c.queued < config.maxQueue / 2
-        {
-            requestCatchUp(c, after: cursor)
-        }
-        if c.readPaused, c.backlog <= config.maxQueue / 2 { c.readPaused = false }
-        // processLines stops when the backlog passes its cap, leaving complete lines in the
-        // framer. Handle them once it has drained, whether or not reading was paused meanwhile: no
-        // new bytes may ever arrive to wake this connection up. Each round handles at least one
-        // line of what was already read (at most one read's worth), so the loop ends.
-        while !c.readPaused, !c.closing, c.framer.buffered > 0, c.backlog <= config.maxQueue / 2 {
-            let handled = c.requests
-            processLines(c)
-            if c.queued > 0, !c.flush() { return drop(c, reason: "peer gone") }
-            if c.requests == handled { break }  // only a partial line is left
-        }
-        if c.isFinished {
-            return drop(c, reason: c.closing ? "closed by server" : "peer closed")
-        }
-        if !c.readPaused, c.backlog > config.maxQueue { c.readPaused = true }
-        var events: UInt32 = 0
-        if !c.readPaused && !c.readClosed && !c.closing { events |= UInt32(EPOLLIN.rawValue) }
-        if c.queued > 0 { events |= UInt32(EPOLLOUT.rawValue) }
-        if events != c.watched {
-            poller?.modify(c.fd, client: c.client, events: events)
-            c.watched = events
-        }
-    }
-
-    /// Closes `c` and forgets it. Commands it submitted still commit; their replies are dropped.
-    func drop(_ c: Connection, reason: String) {
-        guard connections.removeValue(forKey: c.client) != nil else { return }
-        subscribers[c.client] = nil
-        poller?.remove(c.fd)
-        for timer in c.timers.values { timer.cancel() }
-        c.timers.removeAll()
-        c.goodbyeTimer?.cancel()
-        c.goodbyeTimer = nil
-        close(c.fd)
-        journal.log(
-            .info, "client disconnected",
-            [
-                ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
-                ("REASON", reason), ("REQUESTS", "\(c.requests)"),
-            ])
-        markStatusDirty()
-        if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }
-    }
-
-    /// Queues a `bye` and closes once it is written (or the peer stops reading: see shutdown).
-    func sayGoodbye(_ c: Connection, reason: String) {
-        guard !c.closing else { return }
-        c.closing = true
-        c.push { Encode.bye(&$0, reason: reason) }
-        afterWork(c)
-        // A peer that does not read its bye (a slow consumer, typically) does not keep its
-        // descriptor and queue: it is closed after a grace period anyway.
-        guard connections[c.client] === c, c.goodbyeTimer == nil else { return }
-        c.goodbyeTimer = try? loop.makeTimer(description: "goodbye") { [unowned self, unowned c] in
-            drop(c, reason: "did not read its bye (\(reason))")
-        }
-        c.goodbyeTimer?.arm(afterMicroseconds: Server.goodbyeGraceMicroseconds)
     }
 
     // MARK: - Signals
@@ -407,8 +218,9 @@ public final class Server {
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
-            c.readClosed = true
-            sayGoodbye(c, reason: "shutdown")
+            c.session.goodbye("shutdown", &sink)
+            perform(c)
+            afterWork(c)
         }
         if connections.isEmpty {
             loop.exit(code: exitCode)
@@ -427,24 +239,5 @@ public final class Server {
         exitCode = 1
         shuttingDown = true
         loop.exit(code: 1)
-    }
-}
-
-/// `--writers GROUP`: who may change the shared state.
-struct WritersPolicy {
-    let group: String?
-    /// nil with a group set: the group no longer exists, so only root may write (fail closed).
-    let gid: UInt32?
-
-    init(group: String?) {
-        self.group = group
-        gid = group.flatMap { getgrnam($0)?.pointee.gr_gid }
-    }
-
-    func allows(_ peer: Peer) -> Bool {
-        guard group != nil else { return true }
-        if peer.uid == 0 { return true }
-        guard let gid else { return false }
-        return peer.gid == gid || peer.groups.contains(gid)
     }
 }

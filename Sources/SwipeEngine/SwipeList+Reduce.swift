@@ -13,19 +13,33 @@ extension SwipeList {
             return release(row, dx: dx, vx: vx)
         case let .tapped(row, action):
             return try tap(row, action: action)
-        case let .close(row?):
-            return close(row)
-        case .close(nil):
-            return closeAll()
+        case let .close(row):
+            return close(row: row)
         case let .timerFired(row):
-            // A stale timer (row closed, removed, or reopened since) is ignored.
-            guard rows[row]?.phase == .fired else { return [] }
-            rows[row] = nil
-            return []
+            return timerFired(row: row)
         case let .rowRemoved(row):
-            // Rule 9: the data is gone; a pending close timer would be stale, so cancel it.
-            return close(row)
+            return rowRemoved(row: row)
         }
+    }
+
+    /// `send(.close(row:))`, which cannot fail: one row, or every row when `row` is nil.
+    public mutating func close(row: RowID?) -> [Effect] {
+        guard let row else { return closeAll() }
+        return close(row)
+    }
+
+    /// `send(.timerFired(row:))`, which cannot fail. A stale timer (row closed, removed, or
+    /// reopened since) is ignored.
+    public mutating func timerFired(row: RowID) -> [Effect] {
+        guard rows[row]?.phase == .fired else { return [] }
+        rows[row] = nil
+        return []
+    }
+
+    /// `send(.rowRemoved(row:))`, which cannot fail. Rule 9: the data is gone; a pending close
+    /// timer would be stale, so it is cancelled.
+    public mutating func rowRemoved(row: RowID) -> [Effect] {
+        close(row)
     }
 
     /// Rules 1, 2, 3 and 8.
@@ -65,21 +79,9 @@ extension SwipeList {
         rows[at: i].offset = offset
     }
 
-    /// `send(input)`, then `geometry(row)`: what a host draws after each input. One lookup of
-    /// the row instead of two on the hot path (a drag of a row already `dragging`, the input
-    /// that comes 60 to 120 times a second per finger).
-    public mutating func send(_ input: Input, thenGeometryOf row: RowID) throws(SwipeError) -> (
-        effects: [Effect], geometry: RowGeometry
-    ) {
-        if case let .dragChanged(dragged, dx) = input, dragged == row {
-            return dragThenGeometry(of: row, dx: dx)
-        }
-        let effects = try send(input)
-        return (effects, geometry(row))
-    }
-
-    /// `send(.dragChanged(row:dx:), thenGeometryOf: row)`, which cannot throw: a drag never
-    /// fires an action (rules 1, 2, 3 and 8 only). A host's drag path calls this directly.
+    /// `send(.dragChanged(row:dx:))` then `geometry(row)`, with one lookup of the row instead of
+    /// two: the hot path (a drag of a row already `dragging`, 60 to 120 times a second per
+    /// finger). It cannot throw: a drag never fires an action (rules 1, 2, 3 and 8 only).
     public mutating func dragThenGeometry(of row: RowID, dx: Double) -> (
         effects: [Effect], geometry: RowGeometry
     ) {

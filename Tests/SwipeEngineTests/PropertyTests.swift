@@ -9,40 +9,20 @@ final class PropertyTests: XCTestCase {
     static let seeds: ClosedRange<UInt64> = 1...300
     static let stepsPerSeed = 300
 
-    /// `send(_:thenGeometryOf:)` (one lookup on the drag hot path) is `send` then `geometry`,
-    /// for every input, every row asked about, and refusals alike; `dragThenGeometry(of:dx:)`,
-    /// the daemon's drag path, is the same for every drag.
-    func testSendThenGeometryIsSendAndGeometry() {
+    /// `dragThenGeometry(of:dx:)`, the daemon's drag path, is `send(.dragChanged)` then
+    /// `geometry` for every drag of every random session.
+    func testDragThenGeometryIsSendAndGeometry() {
         var hot = 0
         for seed in 1...UInt64(60) {
             var session = RandomSession(seed: seed)
-            let rows = session.rows
             session.observe = { before, input, result, after in
-                if case .dragChanged(let dragged, let dx) = input {
-                    var list = before
-                    let got = list.dragThenGeometry(of: dragged, dx: dx)
-                    XCTAssertEqual(list, after, "seed \(seed) \(input)")
-                    XCTAssertEqual(got.effects, try? result.get(), "seed \(seed) \(input)")
-                    XCTAssertEqual(got.geometry, after.geometry(dragged), "seed \(seed) \(input)")
-                }
-                for row in rows {
-                    var list = before
-                    let combined = Result { () throws(SwipeError) in try list.send(input, thenGeometryOf: row)
-                    }
-                    XCTAssertEqual(list, after, "seed \(seed) \(input) row \(row)")
-                    switch (combined, result) {
-                    case (.success(let got), .success(let effects)):
-                        XCTAssertEqual(got.effects, effects, "seed \(seed) \(input)")
-                        XCTAssertEqual(got.geometry, after.geometry(row), "seed \(seed) \(input) row \(row)")
-                        if case .dragChanged(row, _) = input, before.state(of: row).phase == .dragging {
-                            hot += 1
-                        }
-                    case (.failure(let got), .failure(let error)):
-                        XCTAssertEqual(got, error)
-                    default:
-                        XCTFail("seed \(seed) \(input): \(combined) but send gave \(result)")
-                    }
-                }
+                guard case .dragChanged(let dragged, let dx) = input else { return }
+                var list = before
+                let got = list.dragThenGeometry(of: dragged, dx: dx)
+                XCTAssertEqual(list, after, "seed \(seed) \(input)")
+                XCTAssertEqual(got.effects, try? result.get(), "seed \(seed) \(input)")
+                XCTAssertEqual(got.geometry, after.geometry(dragged), "seed \(seed) \(input)")
+                if before.state(of: dragged).phase == .dragging { hot += 1 }
             }
             for _ in 0..<200 { session.step() }
         }

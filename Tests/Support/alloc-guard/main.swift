@@ -16,7 +16,7 @@ import CAllocCounter
 #endif
 
 /// The drag path the guard checks: when Session owns it, name Session's here (DragPath.swift).
-typealias PathUnderTest = ConnectionDragPath
+typealias PathUnderTest = SessionDragPath
 
 let drags = 10_000
 /// A whole sweep in steps of 0.25 (DragLines.swift): every shape of the row has its template

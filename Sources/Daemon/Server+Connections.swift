@@ -1,0 +1,343 @@
+// The manager's side of a connection: accepting it, moving bytes between its socket and its
+// Session, carrying out the Session's actions, watching the socket for what the Session wants,
+// and closing it. Every decision is the Session's (Sources/Session); this file only does I/O.
+import CSystemd
+import Movies
+import Session
+import Store
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Server {
+    // MARK: - Accepting
+
+    func acceptAll() {
+        // Several per wakeup, bounded, so that a flood of connects cannot starve the others.
+        for _ in 0..<64 {
+            let fd = swiped_accept(listener.fd)
+            if fd < 0 {
+                switch errno {
+                case EAGAIN, EINTR, ECONNABORTED: return
+                case EMFILE, ENFILE:
+                    // The listener stays readable while the backlog waits: without a pause this
+                    // would spin. Stop watching it for 100 ms; closing connections frees fds.
+                    journal.log(
+                        .warning, "cannot accept: out of file descriptors, pausing accepts for 100 ms",
+                        [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
+                    listenSource?.events = 0
+                    acceptPauseTimer?.arm(afterMicroseconds: 100_000)
+                    return
+                default:
+                    journal.log(
+                        .err, "accept failed, ignoring", [("ERROR", "\(SystemError("accept"))")])
+                    return
+                }
+            }
+            accepted(fd)
+        }
+    }
+
+    private func peer(of fd: Int32) -> Peer {
+        var peer = Peer()
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        if swiped_peercred(fd, &pid, &uid, &gid) == 0 {
+            peer.pid = pid
+            peer.uid = uid
+            peer.gid = gid
+        }
+        if writers.group != nil {
+            // Most peers have a handful of groups; one in more than 256 gets a second try with
+            // room for the kernel's maximum (NGROUPS_MAX), rather than losing its groups.
+            for capacity in [256, 65_536] {
+                var groups = [UInt32](repeating: 0, count: capacity)
+                let n = swiped_peergroups(fd, &groups, Int32(capacity))
+                if n >= 0 {
+                    peer.groups = Array(groups[0..<Int(n)])
+                    break
+                }
+                if errno != ERANGE { break }
+            }
+        }
+        return peer
+    }
+
+    private func accepted(_ fd: Int32) {
+        let peer = peer(of: fd)
+        let client = nextClient
+        nextClient += 1
+        guard connections.count < config.maxClients, !shuttingDown else {
+            return refuse(
+                fd, client: client, peer: peer, reason: shuttingDown ? "shutdown" : "too-many-clients")
+        }
+        let session = Session(
+            config: SessionConfig(
+                client: client, mayWrite: writers.allows(peer), writersGroup: writers.group,
+                maxLine: config.maxLine, maxQueue: config.maxQueue),
+            latestSeq: store.latestSeq)
+        let connection = Connection(fd: fd, peer: peer, session: session)
+        do {
+            try poller?.add(fd, client: client, events: UInt32(EPOLLIN.rawValue))
+            connection.watched = UInt32(EPOLLIN.rawValue)
+        } catch {
+            journal.log(
+                .err, "cannot watch a connection, closing it",
+                [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
+            close(fd)
+            return
+        }
+        connections[client] = connection
+        journal.log(
+            .info, "client connected",
+            [
+                ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
+                ("PEER_GID", "\(peer.gid)"), ("WRITER", session.config.mayWrite ? "yes" : "no"),
+            ])
+        markStatusDirty()
+        afterWork(connection)
+    }
+
+    /// Says why in a `bye` (best effort: the socket is new and its buffer empty) and closes.
+    private func refuse(_ fd: Int32, client: UInt64, peer: Peer, reason: String) {
+        var line = JSONWriter()
+        Encode.bye(&line, reason: reason)
+        let written = line.bytes.withUnsafeBytes { bytes -> String? in
+            do {
+                _ = try writeNonBlocking(fd, bytes)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        close(fd)
+        var fields = [
+            ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
+            ("REASON", reason),
+        ]
+        if let written { fields.append(("ERROR", "the bye was not written: \(written)")) }
+        journal.log(.warning, "connection refused", fields)
+    }
+
+    // MARK: - Connection I/O
+
+    func handleIO(_ c: Connection, events: UInt32) {
+        if events & UInt32(EPOLLOUT.rawValue) != 0 {
+            guard flush(c) else { return drop(c, reason: "peer gone") }
+        }
+        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, c.session.wantsRead
+        {
+            let result: IOResult
+            do {
+                result = try readNonBlocking(c.fd, into: readBuffer)
+            } catch {
+                journal.log(
+                    .warning, "cannot read from a client, closing it",
+                    [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+                return drop(c, reason: "read error")
+            }
+            switch result {
+            case .done(let n):
+                let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
+                store.withState { c.session.received(bytes, $0, &sink) }
+            case .wouldBlock:
+                break
+            case .eof:
+                store.withState { c.session.readEnded($0, &sink) }
+            }
+            perform(c)
+        } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
+            // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
+            // mask, so keeping the connection would also make the loop spin on it.
+            return drop(c, reason: "peer gone")
+        }
+        afterWork(c)
+    }
+
+    /// Writes as much of the session's output as the socket takes. False when the peer is gone.
+    func flush(_ c: Connection) -> Bool {
+        while c.session.pendingOutput > 0 {
+            let result = c.session.withPendingOutput { bytes -> IOResult in
+                do {
+                    return try writeNonBlocking(c.fd, bytes)
+                } catch {
+                    return .eof
+                }
+            }
+            switch result {
+            case .done(let n): c.session.consumed(n)
+            case .wouldBlock: return true
+            case .eof: return false
+            }
+        }
+        return true
+    }
+
+    /// After any work on `c`: write what it has, let it catch up with what waited for room,
+    /// then watch its socket for what it wants next (or close it).
+    func afterWork(_ c: Connection) {
+        guard connections[c.client] === c else { return }
+        while true {
+            if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
+            let answered = store.withState { c.session.resume($0, &sink) }
+            perform(c)
+            guard connections[c.client] === c else { return }
+            // Each round answers at least one line already read, so the loop ends.
+            if !answered || c.session.pendingOutput == 0 { break }
+        }
+        if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
+        if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason) }
+        var events: UInt32 = 0
+        if c.session.wantsRead { events |= UInt32(EPOLLIN.rawValue) }
+        if c.session.pendingOutput > 0 { events |= UInt32(EPOLLOUT.rawValue) }
+        if events != c.watched {
+            do {
+                try poller?.modify(c.fd, client: c.client, events: events)
+                c.watched = events
+            } catch {
+                journal.log(
+                    .err, "cannot change what a connection is watched for, closing it",
+                    [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+                drop(c, reason: "epoll_ctl failed")
+            }
+        }
+    }
+
+    // MARK: - The Session's actions
+
+    /// Carries out what `c`'s session asked for, then feeds it what that gave rise to.
+    func perform(_ c: Connection) {
+        if sink.isEmpty { return }
+        sink.drain { action in
+            switch action {
+            case .submit(let ticket, let op, let command):
+                submit(command, op: op, ticket: ticket, from: c)
+            case .read(let ticket, let request):
+                let token = takeToken()
+                pending[token] = Pending(client: c.client, ticket: ticket, what: .read)
+                store.read(request, token: token)
+                storeTouched = true
+            case .arm(let timer, let microseconds):
+                arm(timer, after: microseconds, on: c)
+            case .cancel(let timer):
+                c.timers.removeValue(forKey: timer)?.cancel()
+            case .subscription(let active):
+                subscribers[c.client] = active ? c : nil
+            case .log(let entry):
+                journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+            }
+        }
+        while !deferred.isEmpty {
+            let facts = deferred
+            deferred = []
+            for (c, fact) in facts where connections[c.client] === c {
+                store.withState { state in
+                    switch fact {
+                    case .refused(let ticket, let error):
+                        c.session.commandAnswered(ticket, .failure(error), state, &sink)
+                    case .timerFired(let timer):
+                        c.session.timerFired(timer, state, &sink)
+                    }
+                }
+                perform(c)
+            }
+        }
+    }
+
+    func takeToken() -> UInt64 {
+        defer { nextToken += 1 }
+        return nextToken
+    }
+
+    private func submit(_ command: MovieCommand, op: String, ticket: UInt64, from c: Connection) {
+        guard store.pendingCount < Server.maxPendingCommands else {
+            let error = WireError(
+                .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
+            journal.log(
+                .warning, "command refused",
+                [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
+            deferred.append((c, .refused(ticket: ticket, error)))
+            return
+        }
+        let token = takeToken()
+        pending[token] = Pending(
+            client: c.client, ticket: ticket, what: .command(op: op, movie: command.movieID))
+        store.submit(command, token: token)
+        storeTouched = true
+    }
+
+    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) {
+        if let existing = c.timers[timer] {
+            existing.arm(afterMicroseconds: microseconds)
+            return
+        }
+        do {
+            let made = try loop.makeTimer(description: timer.description) { [unowned self, unowned c] in
+                c.timers[timer] = nil
+                guard connections[c.client] === c else { return }
+                store.withState { c.session.timerFired(timer, $0, &sink) }
+                perform(c)
+                afterWork(c)
+            }
+            made.arm(afterMicroseconds: microseconds)
+            c.timers[timer] = made
+        } catch {
+            journal.log(
+                .err, "cannot create a timer, firing it now",
+                [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
+            deferred.append((c, .timerFired(timer)))
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Closes `c` and forgets it. Commands it submitted still commit; their replies are dropped.
+    func drop(_ c: Connection, reason: String) {
+        guard connections.removeValue(forKey: c.client) != nil else { return }
+        subscribers[c.client] = nil
+        do {
+            try poller?.remove(c.fd)
+        } catch {
+            // close() below takes the descriptor out of the epoll set anyway.
+            journal.log(
+                .debug, "cannot unwatch a connection, ignoring",
+                [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+        }
+        for timer in c.timers.values { timer.cancel() }
+        c.timers.removeAll()
+        close(c.fd)
+        journal.log(
+            .info, "client disconnected",
+            [
+                ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
+                ("REASON", reason), ("REQUESTS", "\(c.session.requests)"),
+            ])
+        markStatusDirty()
+        if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }
+    }
+}
+
+extension SessionLog.Level {
+    var priority: Priority {
+        switch self {
+        case .err: .err
+        case .warning: .warning
+        case .info: .info
+        }
+    }
+}
+
+extension SessionTimer {
+    /// The sd-event source's description.
+    var description: String {
+        switch self {
+        case .closeRow: "close-row"
+        case .goodbye: "goodbye"
+        case .retryCatchUp: "catch-up-retry"
+        }
+    }
+}

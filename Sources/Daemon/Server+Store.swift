@@ -1,0 +1,111 @@
+// The manager's side of the store: what it reports (outcomes of commands and reads, committed
+// events) goes to the sessions that asked and to every subscriber, once per loop iteration.
+import Movies
+import Session
+import Store
+import Wire
+
+extension Server {
+    /// Once per loop iteration, after every source dispatched in it: the commands of every
+    /// client that was readable go to the store together (group commit), and what the store
+    /// decided at once comes back.
+    func endOfIteration() {
+        guard storeTouched else { return }
+        storeTouched = false
+        store.flush()
+        deliver(store.completions())
+    }
+
+    /// The store's eventfd: a commit finished, a read was answered.
+    func storeCompleted() {
+        deliver(store.completions())
+    }
+
+    /// Answers the sessions whose commands and reads are done, then tells subscribers and rows.
+    func deliver(_ batch: Completions) {
+        // After an I/O error on commit nothing is answered: what is durable is decided by what is
+        // on disk after the restart (protocol.md, Durability), not by what this process believed.
+        if let fatalError = batch.fatal { return fatal(fatalError.message) }
+        var touched: [Connection] = []
+        for outcome in batch.commands {
+            guard let waiting = pending.removeValue(forKey: outcome.token) else {
+                preconditionFailure("the store answered command \(outcome.token), which nobody asked")
+            }
+            log(outcome, waiting)
+            guard let c = connections[waiting.client] else { continue }
+            let result = outcome.result.mapError(WireError.init)
+            store.withState { c.session.commandAnswered(waiting.ticket, result, $0, &sink) }
+            perform(c)
+            touched.append(c)
+        }
+        for outcome in batch.reads {
+            guard let waiting = pending.removeValue(forKey: outcome.token) else {
+                preconditionFailure("the store answered read \(outcome.token), which nobody asked")
+            }
+            guard let c = connections[waiting.client] else { continue }
+            let result = outcome.result.mapError(WireError.init)
+            store.withState { c.session.readAnswered(waiting.ticket, result, $0, &sink) }
+            perform(c)
+            touched.append(c)
+        }
+        // Queue the events, then write: the writers' replies first (what they wait for), then
+        // everyone else's events.
+        if !batch.committed.isEmpty { fanOut(batch.committed) }
+        for c in touched { afterWork(c) }
+        if !batch.committed.isEmpty {
+            let latest = store.latestSeq
+            for c in Array(connections.values)
+            where c.session.pendingOutput > 0 || !c.session.caughtUp(to: latest) {
+                afterWork(c)
+            }
+            markStatusDirty()
+        }
+    }
+
+    private func log(_ outcome: CommandResult, _ waiting: Pending) {
+        guard case .command(let op, let movie) = waiting.what else {
+            preconditionFailure("token \(outcome.token) is a read, answered as a command")
+        }
+        var fields = [("OP", op), ("CLIENT", "\(waiting.client)")]
+        switch outcome.result {
+        case .success(let event):
+            fields += [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)")]
+            if outcome.replayed {
+                journal.log(.info, "idempotent replay", fields)
+            } else {
+                journal.log(.info, "movie changed", fields + [("KIND", event.kind)])
+            }
+        case .failure(let error):
+            fields += [
+                ("MOVIE", movie ?? "-"), ("ERROR", WireError(error).code.rawValue),
+                ("ERROR_MESSAGE", error.message),
+            ]
+            switch error.code {
+            case .storage, .internal: journal.log(.warning, "command failed", fields)
+            case .notFound, .badRequest, .conflict: journal.log(.info, "command refused", fields)
+            }
+        }
+    }
+
+    /// Live events: each worded once, for the subscribers it is due to; then the rows showing
+    /// its movie re-render (the caller writes everything out).
+    private func fanOut(_ events: [CommittedEvent]) {
+        for event in events {
+            var line: JSONWriter?
+            for c in subscribers.values where c.session.wantsLiveEvent(seq: event.seq) {
+                if line == nil {
+                    var worded = JSONWriter()
+                    Encode.movieEvent(&worded, event)
+                    line = worded
+                }
+                c.session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
+                perform(c)
+            }
+            // Most clients have no row open: `hasOpenRows` answers without hashing the id.
+            for c in connections.values where c.session.hasOpenRows {
+                store.withState { c.session.movieChanged(event, $0, &sink) }
+                perform(c)
+            }
+        }
+    }
+}

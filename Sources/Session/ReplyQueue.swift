@@ -1,0 +1,174 @@
+// A connection's output: the bytes owed to the peer, and the replies that wait for something
+// (a commit, a read) holding the place of everything behind them. Replies go out in request
+// order; events the server pushes on its own (movie events, hello, bye) never wait.
+import Movies
+import Store
+import SwipeEngine
+import Wire
+
+/// How a reply waiting for a commit is worded once its outcome is known.
+enum CommandReply: Equatable {
+    /// `add`, the toggles, `remove`: the seq and the movie after.
+    case mutation(id: [UInt8]?, op: String)
+    /// A gesture that fired a bound action: the row as the gesture left it, and the outcome.
+    case fired(id: [UInt8]?, op: String, row: RowRender, action: String)
+
+    var op: String {
+        switch self {
+        case .mutation(_, let op), .fired(_, let op, _, _): op
+        }
+    }
+}
+
+/// A reply worded only when it is due, from the state at that moment: a read pipelined behind
+/// this client's own mutation sees it (read-your-writes).
+enum LateReply: Equatable {
+    case list(id: [UInt8]?)
+    case history(id: [UInt8]?, from: UInt64, limit: Int)
+    /// The subscription starts when its reply is written, so that the reply comes first. Only
+    /// the newest (un)subscribe of a pipeline decides: each has its generation.
+    case subscribe(id: [UInt8]?, from: UInt64?, generation: UInt64)
+}
+
+/// A place in the reply order.
+enum Slot: Equatable {
+    /// Worded.
+    case ready([UInt8])
+    /// Waiting for the store's answer to command `ticket`.
+    case command(ticket: UInt64, CommandReply)
+    /// Waiting for the store's answer to read `ticket` (a `history` page).
+    case read(ticket: UInt64, id: [UInt8]?)
+    /// To be worded when due.
+    case late(LateReply)
+
+    /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
+    /// none yet.
+    var cost: Int {
+        if case .ready(let bytes) = self { return bytes.count }
+        return ReplyQueue.slotEstimate
+    }
+}
+
+struct ReplyQueue {
+    /// Bytes for the socket; `head` bytes of it are already written.
+    var out = JSONWriter(capacity: 0)
+    var head = 0
+    /// Replies owed behind one that waits. Empty in the common case, where replies go straight
+    /// to `out`.
+    private(set) var slots: [Slot] = []
+    /// What `slots` count against the cap.
+    private(set) var slotBytes = 0
+
+    /// The estimate for a slot without bytes yet.
+    static let slotEstimate = 1024
+
+    /// Bytes in `out` not yet written.
+    var queued: Int { out.bytes.count - head }
+
+    /// Everything held for the peer: the cap (`--max-queue`) applies to this, so that a client
+    /// pipelining behind its own pending mutation cannot make the daemon hold unbounded replies.
+    var backlog: Int { queued + slotBytes }
+
+    var hasSlots: Bool { !slots.isEmpty }
+
+    /// A reply worded now, in request order: straight out unless an earlier reply still waits.
+    @inline(__always)
+    mutating func send(_ word: (inout JSONWriter) -> Void) {
+        if slots.isEmpty {
+            word(&out)
+        } else {
+            var bytes = JSONWriter(capacity: 0)
+            word(&bytes)
+            park(.ready(bytes.bytes))
+        }
+    }
+
+    /// Server-initiated messages (events) are not replies: they never wait.
+    mutating func push(_ word: (inout JSONWriter) -> Void) { word(&out) }
+
+    mutating func push(bytes: [UInt8]) { out.bytes.append(contentsOf: bytes) }
+
+    mutating func park(_ slot: Slot) {
+        slotBytes += slot.cost
+        slots.append(slot)
+    }
+
+    /// The first slot, when it is not worded yet (the caller decides what to do with it).
+    var firstWaiting: Slot? { slots.first }
+
+    /// Fills the slot of command `ticket` with its reply.
+    mutating func fill(command ticket: UInt64, _ word: (inout JSONWriter, CommandReply) -> Void) -> Bool {
+        for i in slots.indices {
+            guard case .command(ticket, let reply) = slots[i] else { continue }
+            fill(at: i) { word(&$0, reply) }
+            return true
+        }
+        return false
+    }
+
+    /// Fills the slot of read `ticket` with its reply.
+    mutating func fill(read ticket: UInt64, _ word: (inout JSONWriter, [UInt8]?) -> Void) -> Bool {
+        for i in slots.indices {
+            guard case .read(ticket, let id) = slots[i] else { continue }
+            fill(at: i) { word(&$0, id) }
+            return true
+        }
+        return false
+    }
+
+    private mutating func fill(at i: Int, _ word: (inout JSONWriter) -> Void) {
+        if i == 0 {
+            // Due now (the common case: one mutation at a time): straight to the output.
+            word(&out)
+            slotBytes -= slots.removeFirst().cost
+            return
+        }
+        var bytes = JSONWriter(capacity: 0)
+        word(&bytes)
+        slotBytes += bytes.bytes.count - slots[i].cost
+        slots[i] = .ready(bytes.bytes)
+    }
+
+    /// Replaces the first slot (a late reply becoming a read).
+    mutating func replaceFirst(with slot: Slot) {
+        slotBytes += slot.cost - slots[0].cost
+        slots[0] = slot
+    }
+
+    /// Moves the worded replies at the front to `out`; returns the first slot still waiting.
+    mutating func release() -> Slot? {
+        while let first = slots.first {
+            guard case .ready(let bytes) = first else { return first }
+            out.bytes.append(contentsOf: bytes)
+            slotBytes -= bytes.count
+            slots.removeFirst()
+        }
+        return nil
+    }
+
+    /// Removes the first slot (a late reply worded straight into `out` by the caller).
+    mutating func dropFirst() {
+        slotBytes -= slots.removeFirst().cost
+    }
+
+    /// `n` more bytes were written.
+    mutating func consumed(_ n: Int) {
+        head += n
+        precondition(head <= out.bytes.count, "wrote \(head) of \(out.bytes.count) queued bytes")
+        if head == out.bytes.count {
+            // Drained: keep a small buffer for the next replies, give a large one back, so that
+            // 10,000 idle clients cost little memory.
+            if out.bytes.capacity > 64 * 1024 {
+                out = JSONWriter(capacity: 0)
+            } else {
+                out.reset()
+            }
+            head = 0
+        } else if head >= 64 * 1024 && head * 2 >= out.bytes.count {
+            // Keep the unwritten tail at the front once the written head is large, so that a
+            // slow reader's queue does not creep forward through memory.
+            out.bytes.removeFirst(head)
+            head = 0
+        }
+    }
+}

@@ -1,0 +1,205 @@
+// Where a request is answered: one line decoded (the repeat lane, the fast path, else the full
+// decoder), dispatched by op, and the ops on the shared movie state. Mutations are submitted to
+// the store and their replies wait for the outcome in request order; reads of the shared state
+// pipelined behind them are worded when due (read-your-writes).
+import Movies
+import Store
+import SwipeEngine
+import Wire
+
+extension Session {
+    func handle(line: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions) {
+        if config.fastLanes,
+            RequestDecoder.withFastRequest(
+                line, repeating: &dragRepeat, { handle($0, id: $1, op: $2.rawValue, state, &sink) })
+        {
+            return
+        }
+        let decoded = RequestDecoder.decodeFull(line)
+        switch decoded.result {
+        case .failure(let error):
+            reply(id: decoded.id, op: decoded.op, error: error, &sink)
+        case .success(let request):
+            handle(request, id: decoded.id, op: decoded.op ?? "?", state, &sink)
+        }
+    }
+
+    private func handle(
+        _ request: Request, id: [UInt8]?, op: String, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        switch request {
+        case .ping:
+            replies.send { Encode.ok(&$0, id: id) }
+        case .help:
+            replies.send { Encode.help(&$0, id: id) }
+        case .list:
+            late(.list(id: id), state, &sink)
+        case .add(let title, let image, let options):
+            mutate(.add(title: title, image: image), options, id: id, op: op, &sink)
+        case .toggleWatched(let movie, let options):
+            mutate(.toggleWatched(movie: movie), options, id: id, op: op, &sink)
+        case .toggleWatchedWithFriends(let movie, let options):
+            mutate(.toggleWatchedWithFriends(movie: movie), options, id: id, op: op, &sink)
+        case .remove(let movie, let options):
+            mutate(.remove(movie: movie), options, id: id, op: op, &sink)
+        case .subscribe(let from):
+            subscribe(from: from, id: id, op: op, state, &sink)
+        case .unsubscribe:
+            endSubscription(&sink)
+            subscriptionGeneration += 1
+            replies.send { Encode.ok(&$0, id: id) }
+        case .history(let from, let limit):
+            late(.history(id: id, from: from, limit: limit), state, &sink)
+        case .viewport(let width, let direction):
+            viewport(width: width, direction: direction, id: id, &sink)
+        case .configure(let change):
+            configure(change, id: id, op: op, &sink)
+        case .rows:
+            let rows = list.openRows.map { render($0, state) }
+            replies.send { Encode.rows(&$0, id: id, rows: rows) }
+        case .close(let movie):
+            close(movie, id: id, op: op, state, &sink)
+        case .drag(let movie, let dx):
+            if config.fastLanes {
+                drag(movie, dx: dx, id: id, op: op, state, &sink)
+            } else {
+                gesture({ .dragChanged(row: $0, dx: dx) }, movie: movie, id: id, op: op, state, &sink)
+            }
+        case .release(let movie, let dx, let vx):
+            gesture({ .released(row: $0, dx: dx, vx: vx) }, movie: movie, id: id, op: op, state, &sink)
+        case .tap(let movie, let action):
+            gesture({ .tapped(row: $0, action: action) }, movie: movie, id: id, op: op, state, &sink)
+        }
+    }
+
+    // MARK: - Mutations
+
+    private func mutate(
+        _ op: MovieCommand.Op, _ options: MutationOptions, id: [UInt8]?, op name: String,
+        _ sink: inout SessionActions
+    ) {
+        guard config.mayWrite else { return reply(id: id, op: name, error: forbidden(), &sink) }
+        submit(MovieCommand(op, expect: options.expect, key: options.key), .mutation(id: id, op: name), &sink)
+    }
+
+    func forbidden() -> WireError {
+        WireError(
+            .forbidden,
+            "only members of the group \"\(config.writersGroup ?? "?")\" may change the movie list")
+    }
+
+    /// Hands `command` to the store; its reply keeps its place until the outcome comes back.
+    func submit(_ command: MovieCommand, _ reply: CommandReply, _ sink: inout SessionActions) {
+        let ticket = takeTicket()
+        replies.park(.command(ticket: ticket, reply))
+        sink.append(.submit(ticket: ticket, op: reply.op, command))
+    }
+
+    /// Words a command's reply once its outcome is known.
+    static func word(
+        _ out: inout JSONWriter, _ reply: CommandReply, _ result: Result<CommittedEvent, WireError>
+    ) {
+        switch (reply, result) {
+        case (.mutation(let id, _), .success(let event)):
+            Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie)
+        case (.mutation(let id, _), .failure(let error)):
+            Encode.error(&out, id: id, error)
+        case (.fired(let id, _, let row, let action), .success(let event)):
+            Encode.row(&out, id: id, row: row, fired: .bound(action: action, seq: event.seq))
+        case (.fired(let id, _, let row, let action), .failure(let error)):
+            Encode.row(&out, id: id, row: row, fired: .failed(action: action, error: error))
+        }
+    }
+
+    // MARK: - Replies worded when due
+
+    /// A read of the shared state: worded now when no reply waits before it, else when due.
+    private func late(_ reply: LateReply, _ state: borrowing MovieState, _ sink: inout SessionActions) {
+        replies.park(.late(reply))
+        releaseDue(state, &sink)
+    }
+
+    /// Moves every reply that is due to the output, wording late ones from the state now; a
+    /// `history` due now asks the store for its page and holds its place until it comes.
+    func releaseDue(_ state: borrowing MovieState, _ sink: inout SessionActions) {
+        while case .late(let reply) = replies.release() {
+            switch reply {
+            case .list(let id):
+                replies.dropFirst()
+                replies.push { Encode.list(&$0, id: id, seq: state.lastSeq, movies: state.movies) }
+            case .history(let id, let from, let limit):
+                let ticket = takeTicket()
+                replies.replaceFirst(with: .read(ticket: ticket, id: id))
+                sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
+                return
+            case .subscribe(let id, let from, let generation):
+                replies.dropFirst()
+                let latest = state.lastSeq
+                replies.push { Encode.seq(&$0, id: id, seq: latest) }
+                guard generation == subscriptionGeneration else { continue }
+                subscription = Subscription(cursor: from ?? latest)
+                sink.append(.subscription(active: true))
+            }
+        }
+    }
+
+    // MARK: - Subscriptions
+
+    private func subscribe(
+        from: UInt64?, id: [UInt8]?, op: String, _ state: borrowing MovieState, _ sink: inout SessionActions
+    ) {
+        let latest = state.lastSeq
+        if let from, from > latest {
+            return reply(
+                id: id, op: op,
+                error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"),
+                &sink)
+        }
+        endSubscription(&sink)
+        subscriptionGeneration += 1
+        late(.subscribe(id: id, from: from, generation: subscriptionGeneration), state, &sink)
+    }
+
+    func endSubscription(_ sink: inout SessionActions) {
+        guard subscription != nil else { return }
+        subscription = nil
+        sink.append(.subscription(active: false))
+    }
+
+    /// A lagging subscriber is fed from the log, a page at a time, while its output has room:
+    /// memory per subscriber stays bounded by the cap.
+    func catchUp(_ state: borrowing MovieState, _ sink: inout SessionActions) {
+        guard let current = subscription, current.catchUp == .idle, current.cursor < state.lastSeq,
+            replies.queued < config.maxQueue / 2, isOpenForEvents
+        else { return }
+        let ticket = takeTicket()
+        subscription?.catchUp = .reading(ticket: ticket)
+        sink.append(.read(ticket: ticket, .events(after: current.cursor, limit: Session.catchUpPage)))
+    }
+
+    static let catchUpPage = 256
+
+    func caughtUp(
+        _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        subscription?.catchUp = .idle
+        switch result {
+        case .success(let events):
+            for event in events where event.seq > subscription?.cursor ?? .max {
+                replies.push { Encode.movieEvent(&$0, event) }
+                subscription?.cursor = event.seq
+            }
+        case .failure(let error):
+            sink.append(
+                .log(
+                    SessionLog(
+                        .err, "cannot read the log for a subscriber, retrying in 1 s",
+                        [.init("CLIENT", "\(config.client)"), .init("ERROR", error.message)])))
+            sink.append(.arm(.retryCatchUp, microseconds: 1_000_000))
+            // No new read until the timer: a failing disk must not make the loop spin.
+            subscription?.catchUp = .retryArmed
+        }
+    }
+}

@@ -1,0 +1,247 @@
+// The ops on this client's own swipe engine, and the engine's effects: timers for the close
+// after a full swipe, `row` events for rows the server changed, and bound actions turned into
+// movie commands.
+import Movies
+import Store
+import SwipeEngine
+import Wire
+
+/// What a row's looks take from its movie: the flags its buttons' labels and icons follow.
+struct RowData: Equatable {
+    var watched: Bool
+    var watchedWithFriends: Bool
+
+    /// Different for different flags: stands for them in a row template's key.
+    var key: UInt64 { (watched ? 1 : 0) | (watchedWithFriends ? 2 : 0) }
+
+    var flags: RowFlags { MovieLayout.flags(watched: watched, watchedWithFriends: watchedWithFriends) }
+}
+
+/// The movie of a client's last gesture: the id it asked for, the stored id, the row's flags,
+/// and the seq they were read at.
+struct GestureMovie {
+    var seq: UInt64
+    var asked: String
+    var id: RowID
+    var data: RowData
+}
+
+/// Actions whose firing runs a movie command (protocol.md, "bound" actions).
+enum BoundAction {
+    static func command(for action: String, movie: String) -> MovieCommand? {
+        switch action {
+        case "watched": MovieCommand(.toggleWatched(movie: movie))
+        case "watched-with-friends": MovieCommand(.toggleWatchedWithFriends(movie: movie))
+        case "delete": MovieCommand(.remove(movie: movie))
+        default: nil
+        }
+    }
+}
+
+extension Session {
+    func render(_ row: RowID, _ state: borrowing MovieState) -> RowRender {
+        let flags = state.movie(row).map {
+            MovieLayout.flags(watched: $0.watched, watchedWithFriends: $0.watchedWithFriends)
+        }
+        return list.render(row, flags: flags ?? [])
+    }
+
+    func notFound(_ movie: String) -> WireError {
+        WireError(.notFound, "no movie with id \"\(RequestDecoder.truncated(movie))\"")
+    }
+
+    func viewport(width: Double?, direction: Direction?, id: [UInt8]?, _ sink: inout SessionActions) {
+        var viewport = list.viewport
+        if let width { viewport.width = width }
+        if let direction { viewport.direction = direction }
+        let closed = cancelTimers(list.reconfigure(viewport: viewport), &sink)
+        replies.send { Encode.viewport(&$0, id: id, viewport: list.viewport, closed: closed) }
+    }
+
+    func configure(_ change: LayoutChange, id: [UInt8]?, op: String, _ sink: inout SessionActions) {
+        let layout: Layout
+        switch Self.makeLayout(change) {
+        case .success(let l): layout = l
+        case .failure(let error): return reply(id: id, op: op, error: error, &sink)
+        }
+        let closed = cancelTimers(list.reconfigure(layout: layout), &sink)
+        replies.send { Encode.layout(&$0, id: id, layout: list.layout, closed: closed) }
+    }
+
+    func close(
+        _ asked: String?, id: [UInt8]?, op: String, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        guard let asked else {
+            let closed = cancelTimers(list.close(row: nil), &sink)
+            return replies.send { Encode.closed(&$0, id: id, closed: closed) }
+        }
+        guard let movie = state.movie(asked)?.id else {
+            return reply(id: id, op: op, error: notFound(asked), &sink)
+        }
+        apply(list.close(row: movie), report: true, state, &sink)
+        let row = render(movie, state)
+        replies.send { Encode.row(&$0, id: id, row: row, fired: nil) }
+    }
+
+    /// A drag: the common case, 60 to 120 a second per finger, on its own path. A drag never
+    /// fires an action (the engine's rules 1, 2, 3 and 8), so it can neither be refused nor need
+    /// a commit, and its reply is the row's template filled in with its numbers. `gesture`
+    /// answers the same (SessionLanesTests checks it byte for byte); its optionals and tuples
+    /// for the firing cases cost a drag about a sixth of its instructions.
+    func drag(
+        _ asked: String, dx: Double, id: [UInt8]?, op: String, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        guard let (movie, data) = gestureMovie(asked, state) else {
+            return reply(id: id, op: op, error: notFound(asked), &sink)
+        }
+        let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
+        if !effects.isEmpty { apply(effects, report: true, state, &sink) }
+        let template = rowTemplates.template(
+            movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
+        replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
+    }
+
+    /// Any gesture (drag, release, tap) on the general path. A refused input leaves the row
+    /// exactly as it was: the engine guarantees it for its own errors (not revealed); for
+    /// `forbidden`, decided only once the engine says a bound action fired, a peer that may not
+    /// write runs the reducer on a copy (a writer's list is changed in place: copying it would
+    /// copy its rows).
+    func gesture(
+        _ makeInput: (RowID) -> Input, movie asked: String, id: [UInt8]?, op: String,
+        _ state: borrowing MovieState, _ sink: inout SessionActions
+    ) {
+        guard let (movie, data) = gestureMovie(asked, state) else {
+            return reply(id: id, op: op, error: notFound(asked), &sink)
+        }
+        let input = makeInput(movie)
+        var copy: SwipeList?
+        let effects: [Effect]
+        do throws(SwipeError) {
+            if config.mayWrite {
+                effects = try list.send(input)
+            } else {
+                var list = self.list
+                effects = try list.send(input)
+                copy = list
+            }
+        } catch {
+            return reply(id: id, op: op, error: Self.wireError(error), &sink)
+        }
+        var fired: String?
+        for case .fire(_, let action) in effects { fired = action }
+        let command = fired.flatMap { BoundAction.command(for: $0, movie: movie) }
+        if command != nil && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
+        if let copy { list = copy }
+        if !effects.isEmpty { apply(effects, report: true, state, &sink) }
+        let row = list.render(movie, flags: data.flags)
+        guard let fired else {
+            return replies.send { Encode.row(&$0, id: id, row: row, fired: nil) }
+        }
+        guard let command else {
+            sink.append(
+                .log(
+                    SessionLog(
+                        .info, "custom action fired",
+                        [
+                            .init("CLIENT", "\(config.client)"), .init("MOVIE", movie),
+                            .init("ACTION", fired),
+                        ])))
+            return replies.send { Encode.row(&$0, id: id, row: row, fired: .custom(action: fired)) }
+        }
+        submit(command, .fired(id: id, op: op, row: row, action: fired), &sink)
+    }
+
+    static func wireError(_ error: SwipeError) -> WireError {
+        switch error {
+        case .notRevealed(let row, let action):
+            WireError(
+                .notRevealed,
+                "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
+            )
+        case .unknownAction(_, let action):
+            .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
+        }
+    }
+
+    /// The movie of a gesture's row. A finger sends many drags to one row: the Session keeps
+    /// the last one it looked up, good while no event has been committed since (the seq says).
+    ///
+    /// The row id is the movie's own id as stored, whatever spelling the client used: the state
+    /// finds movies by Unicode canonical equivalence, the engine keys rows by exact bytes
+    /// (SwipeEngine's RowTable), and a row must be one row however its id was spelled.
+    @inline(__always)
+    func gestureMovie(_ asked: String, _ state: borrowing MovieState) -> (id: RowID, data: RowData)? {
+        let seq = state.lastSeq
+        if let memo = gestureMovie, memo.seq == seq, memo.asked == asked { return (memo.id, memo.data) }
+        guard let found = state.movie(asked) else { return nil }
+        let data = RowData(watched: found.watched, watchedWithFriends: found.watchedWithFriends)
+        gestureMovie = GestureMovie(seq: seq, asked: asked, id: found.id, data: data)
+        return (found.id, data)
+    }
+
+    /// Carries out the engine's effects. `.closed` rows get a `row` event when `report` is set
+    /// (the server closed them, not the client's own request). `.fire` is the caller's.
+    func apply(_ effects: [Effect], report: Bool, _ state: borrowing MovieState, _ sink: inout SessionActions)
+    {
+        for effect in effects {
+            switch effect {
+            case .fire:
+                break
+            case .schedule(.close(let row), let seconds):
+                armedRows.insert(row)
+                sink.append(.arm(.closeRow(row), microseconds: UInt64(seconds * 1_000_000)))
+            case .cancel(.close(let row)):
+                cancelTimer(row, &sink)
+            case .closed(let row):
+                if report { pushRow(row, state) }
+            }
+        }
+    }
+
+    /// Carries out the effects of closing rows the client's own request closed (no `row` event:
+    /// the reply lists them); returns them.
+    func cancelTimers(_ effects: [Effect], _ sink: inout SessionActions) -> [RowID] {
+        var closed: [RowID] = []
+        for effect in effects {
+            switch effect {
+            case .closed(let row): closed.append(row)
+            case .cancel(.close(let row)): cancelTimer(row, &sink)
+            case .fire, .schedule:
+                preconditionFailure("client \(config.client): closing rows gave \(effect)")
+            }
+        }
+        return closed
+    }
+
+    private func cancelTimer(_ row: RowID, _ sink: inout SessionActions) {
+        if armedRows.remove(row) != nil { sink.append(.cancel(.closeRow(row))) }
+    }
+
+    /// A `row` event goes in line with the replies (not ahead of them like movie events): a
+    /// client applying messages in order must not see a row's close before the reply that fired
+    /// it, when that reply still waits for its commit.
+    func pushRow(_ row: RowID, _ state: borrowing MovieState) {
+        let render = render(row, state)
+        replies.send { Encode.rowEvent(&$0, row: render, removed: false) }
+    }
+
+    /// `configure`: no arguments is the movie layout; otherwise a whole new layout.
+    static func makeLayout(_ change: LayoutChange) -> Result<Layout, WireError> {
+        if change.isEmpty { return .success(MovieLayout.standard) }
+        let leading = change.leading ?? []
+        let trailing = change.trailing ?? []
+        var names = Set<String>()
+        for action in leading + trailing where !names.insert(action.action).inserted {
+            return .failure(
+                .badRequest("action \"\(action.action)\" appears more than once; names must be unique"))
+        }
+        return .success(
+            Layout(
+                leading: leading, trailing: trailing,
+                allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
+                allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
+                buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth))
+    }
+}

@@ -1,0 +1,386 @@
+// One client connection as a pure state machine: facts in, actions out. It owns what a
+// connection is (the line framer, the replies in their order, the swipe engine with its layout
+// and viewport, the fast lanes' memos, the subscription cursor, the lifecycle) and decides
+// everything; it does no I/O and reads no clock. The manager (Daemon/Server.swift) owns the
+// socket, the timers and the store, feeds the facts in and carries the actions out, as
+// swift-nio's protocol state machines sit under their channel handlers.
+//
+// Where a request is answered: Session+Requests.swift (dispatch, shared-state ops),
+// Session+Swipe.swift (this client's swipe engine).
+//
+// Inputs take the shared, committed movie state as a borrowed parameter: the Session reads it
+// (a gesture's movie, `list`, the latest seq) but never keeps it.
+import Movies
+import Store
+import SwipeEngine
+import Wire
+
+public struct SessionConfig: Equatable, Sendable {
+    /// This connection's number (`hello.client`, the journal's `CLIENT=`).
+    public var client: UInt64
+    /// Whether the peer may change the shared state (`--writers`).
+    public var mayWrite: Bool
+    /// The writers group, for the `forbidden` message.
+    public var writersGroup: String?
+    /// `--max-line`.
+    public var maxLine: Int
+    /// `--max-queue`: what the connection may hold for its peer before reading stops.
+    public var maxQueue: Int
+    /// The fast lanes (the repeat and fast decoders, the drag path with row templates). Off only
+    /// in tests, which check that the lanes answer byte for byte as the general path does.
+    public var fastLanes: Bool
+
+    public init(
+        client: UInt64, mayWrite: Bool, writersGroup: String? = nil, maxLine: Int = 65_536,
+        maxQueue: Int = 1 << 20, fastLanes: Bool = true
+    ) {
+        self.client = client
+        self.mayWrite = mayWrite
+        self.writersGroup = writersGroup
+        self.maxLine = maxLine
+        self.maxQueue = maxQueue
+        self.fastLanes = fastLanes
+    }
+}
+
+/// Where a connection is in its life. One value, instead of flags that could contradict.
+public enum Lifecycle: Equatable, Sendable {
+    /// Reading and answering requests.
+    case reading
+    /// What it holds for its peer passed `--max-queue`: reading stops until it drains to half.
+    case paused
+    /// The peer closed its writing side: lines already read are answered, then the connection
+    /// closes (a subscriber stays until the peer closes for good).
+    case halfClosed
+    /// A `bye` is queued: what is owed is written, then the connection closes. Nothing more is
+    /// read or answered.
+    case sayingBye(reason: String)
+    /// Done: the manager closes the socket and forgets the Session.
+    case closed(reason: String)
+}
+
+/// A subscriber's position in the log.
+struct Subscription: Equatable {
+    /// The seq of the last movie event sent.
+    var cursor: UInt64
+    var catchUp: CatchUp = .idle
+
+    enum CatchUp: Equatable {
+        case idle
+        /// A read from `cursor` is in flight.
+        case reading(ticket: UInt64)
+        /// A read failed; the next waits for the retry timer.
+        case retryArmed
+    }
+}
+
+public final class Session {
+    public let config: SessionConfig
+    public private(set) var lifecycle: Lifecycle = .reading
+    var framer: LineFramer
+    var replies = ReplyQueue()
+    var list = SwipeList(layout: MovieLayout.standard)
+    /// The movie of this client's last gesture, and the seq it was read at (Session+Swipe.swift).
+    var gestureMovie: GestureMovie?
+    /// This client's last drag line, for the next one (Wire's RequestRepeat.swift).
+    var dragRepeat = DragRepeat()
+    /// This client's rows encoded with holes for their numbers (Wire's RowTemplate.swift).
+    let rowTemplates = RowTemplates()
+    var subscription: Subscription?
+    /// Counts subscribe and unsubscribe requests (see `LateReply.subscribe`).
+    var subscriptionGeneration: UInt64 = 0
+    /// Row timers armed and not yet fired or cancelled.
+    var armedRows: Set<RowID> = []
+    var nextTicket: UInt64 = 1
+    public private(set) var requests: UInt64 = 0
+
+    /// A new connection: greets its peer with `hello`.
+    public init(config: SessionConfig, latestSeq: UInt64) {
+        self.config = config
+        framer = LineFramer(maxLine: config.maxLine)
+        replies.push { Encode.hello(&$0, client: config.client, seq: latestSeq, writer: config.mayWrite) }
+    }
+
+    // MARK: - What the manager reads
+
+    /// Bytes to write to the socket, in order. After writing some, report them with `wrote`.
+    public func withPendingOutput<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        replies.out.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[replies.head...])) }
+    }
+
+    /// How many bytes wait for the socket.
+    public var pendingOutput: Int { replies.queued }
+
+    /// Everything held for the peer (the output and the replies waiting): what `--max-queue`
+    /// limits.
+    public var backlog: Int { replies.backlog }
+
+    /// Whether the manager should watch the socket for reading.
+    public var wantsRead: Bool { lifecycle == .reading }
+
+    /// Whether this connection has nothing to catch up with: not subscribed, or subscribed and
+    /// sent every event up to `seq`.
+    public func caughtUp(to seq: UInt64) -> Bool { (subscription?.cursor ?? seq) >= seq }
+
+    /// Whether any row of this client is not closed (movie changes re-render those).
+    public var hasOpenRows: Bool { list.hasOpenRows }
+
+    /// Whether the live movie event `seq` is due to this connection now: it is subscribed, has
+    /// sent everything up to `seq - 1`, and is not closing.
+    @inline(__always)
+    public func wantsLiveEvent(seq: UInt64) -> Bool {
+        // `goodbye` ends the subscription: a connection saying bye is never subscribed.
+        subscription?.cursor == seq &- 1
+    }
+
+    var isOpenForEvents: Bool {
+        switch lifecycle {
+        case .reading, .paused, .halfClosed: true
+        case .sayingBye, .closed: false
+        }
+    }
+
+    // MARK: - Facts
+
+    /// Bytes arrived from the peer.
+    public func received(
+        _ bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
+    ) {
+        guard lifecycle == .reading || lifecycle == .paused else {
+            preconditionFailure("client \(config.client): bytes arrived while \(lifecycle)")
+        }
+        framer.append(bytes)
+        answerLines(state, &sink)
+        settle()
+    }
+
+    /// The peer closed its writing side (read returned 0). A last line without a newline is
+    /// answered as a line.
+    public func readEnded(_ state: borrowing MovieState, _ sink: inout SessionActions) {
+        switch lifecycle {
+        case .reading, .paused:
+            lifecycle = .halfClosed
+            framer.finish()
+            answerLines(state, &sink)
+        case .halfClosed, .sayingBye, .closed:
+            return
+        }
+        settle()
+    }
+
+    /// `n` bytes of the output were written.
+    public func consumed(_ n: Int) {
+        replies.consumed(n)
+        settle()
+    }
+
+    /// The manager wrote what it could: the connection catches up with what waited for room
+    /// (lines held back by the cap, a subscriber's catch-up). Returns whether it answered any
+    /// line (the manager writes again and calls back while it does).
+    public func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) -> Bool {
+        let before = requests
+        if lifecycle == .paused, replies.backlog <= config.maxQueue / 2 { lifecycle = .reading }
+        if lifecycle == .reading || lifecycle == .halfClosed, framer.buffered > 0,
+            replies.backlog <= config.maxQueue / 2
+        {
+            answerLines(state, &sink)
+        }
+        if subscription != nil { catchUp(state, &sink) }
+        settle()
+        return requests != before
+    }
+
+    /// A command's outcome came back from the store.
+    public func commandAnswered(
+        _ ticket: UInt64, _ result: Result<CommittedEvent, WireError>, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        // A connection told `bye` gets nothing after it.
+        guard isOpenForEvents else { return }
+        let filled = replies.fill(command: ticket) { out, reply in
+            Self.word(&out, reply, result)
+        }
+        precondition(filled, "client \(config.client): no reply waits for command \(ticket)")
+        releaseDue(state, &sink)
+        settle()
+    }
+
+    /// A read's outcome came back from the store.
+    public func readAnswered(
+        _ ticket: UInt64, _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        guard isOpenForEvents else { return }
+        if let subscription, subscription.catchUp == .reading(ticket: ticket) {
+            caughtUp(result, state, &sink)
+        } else {
+            let latest = state.lastSeq
+            let filled = replies.fill(read: ticket) { out, id in
+                switch result {
+                case .success(let events): Encode.history(&out, id: id, seq: latest, events: events)
+                case .failure(let error): Encode.error(&out, id: id, error)
+                }
+            }
+            // Not a history page: the catch-up of a subscription ended since, which has no
+            // place to go.
+            if filled {
+                if case .failure(let error) = result {
+                    sink.append(.log(requestFailed("history", error)))
+                }
+                releaseDue(state, &sink)
+            }
+        }
+        catchUp(state, &sink)
+        settle()
+    }
+
+    /// A timer the Session armed has elapsed.
+    public func timerFired(_ timer: SessionTimer, _ state: borrowing MovieState, _ sink: inout SessionActions)
+    {
+        switch timer {
+        case .goodbye:
+            guard case .sayingBye(let reason) = lifecycle else {
+                preconditionFailure("client \(config.client): goodbye timer while \(lifecycle)")
+            }
+            lifecycle = .closed(reason: "did not read its bye (\(reason))")
+        case .closeRow(let row):
+            guard armedRows.remove(row) != nil else {
+                preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
+            }
+            guard isOpenForEvents else { return }
+            apply(list.timerFired(row: row), report: true, state, &sink)
+            pushRow(row, state)
+        case .retryCatchUp:
+            if subscription?.catchUp == .retryArmed { subscription?.catchUp = .idle }
+            catchUp(state, &sink)
+        }
+        settle()
+    }
+
+    /// The manager ends the connection: `bye` with `reason`, written after every reply already
+    /// worded; nothing more is read or answered. Closed after `goodbyeGrace` regardless.
+    public func goodbye(_ reason: String, _ sink: inout SessionActions) {
+        guard isOpenForEvents else { return }
+        if subscription != nil {
+            subscription = nil
+            sink.append(.subscription(active: false))
+        }
+        lifecycle = .sayingBye(reason: reason)
+        replies.push { Encode.bye(&$0, reason: reason) }
+        sink.append(.arm(.goodbye, microseconds: Session.goodbyeGrace))
+        settle()
+    }
+
+    /// How long a connection told `bye` may take to read it before it is closed regardless.
+    public static let goodbyeGrace: UInt64 = 1_000_000
+
+    /// A live movie event, worded once for every subscriber (`wantsLiveEvent(seq:)` was true).
+    public func liveEvent(seq: UInt64, line: [UInt8], _ sink: inout SessionActions) {
+        precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
+        if replies.backlog > config.maxQueue {
+            sink.append(
+                .log(
+                    SessionLog(
+                        .warning, "subscriber too slow, disconnecting",
+                        [
+                            .init("CLIENT", "\(config.client)"), .init("QUEUED", "\(replies.backlog)"),
+                            .init("SEQ", "\(seq)"),
+                        ])))
+            goodbye("slow-consumer", &sink)
+            return
+        }
+        replies.push(bytes: line)
+        subscription?.cursor = seq
+        settle()
+    }
+
+    /// A committed event changed a movie: this client's row of it re-renders where it is, or is
+    /// dropped when the movie was removed (rule 9).
+    public func movieChanged(
+        _ event: CommittedEvent, _ state: borrowing MovieState, _ sink: inout SessionActions
+    ) {
+        let row = event.movie.id
+        guard isOpenForEvents, list.hasOpenRows, list.state(of: row).phase != .closed else { return }
+        if event.kind == MovieEvent.Kind.removed {
+            apply(list.rowRemoved(row: row), report: true, state, &sink)
+            let render = list.render(row, flags: [])
+            replies.send { Encode.rowEvent(&$0, row: render, removed: true) }
+        } else {
+            pushRow(row, state)
+        }
+        settle()
+    }
+
+    // MARK: - Inside
+
+    /// Answers the complete lines buffered, stopping when what the connection holds passes its
+    /// cap (the rest stays in the framer until the peer reads).
+    func answerLines(_ state: borrowing MovieState, _ sink: inout SessionActions) {
+        while replies.backlog <= config.maxQueue, isOpenForEvents {
+            guard let frame = framer.next() else { break }
+            requests += 1
+            switch frame {
+            case .line(let bytes):
+                bytes.withUnsafeBytes { handle(line: $0, state, &sink) }
+            case .tooLarge(let length):
+                reply(
+                    id: nil, op: nil,
+                    error: WireError(
+                        .tooLarge,
+                        "line of \(length) bytes is longer than the limit of \(config.maxLine) bytes; skipped"
+                    ),
+                    &sink)
+            }
+        }
+    }
+
+    /// After every input: a connection holding more than the cap for its peer stops reading; one
+    /// that owes nothing more closes.
+    func settle() {
+        if lifecycle == .reading, replies.backlog > config.maxQueue { lifecycle = .paused }
+        guard !replies.hasSlots, replies.queued == 0 else { return }
+        switch lifecycle {
+        case .sayingBye:
+            lifecycle = .closed(reason: "closed by server")
+        case .halfClosed where framer.buffered == 0 && subscription == nil:
+            lifecycle = .closed(reason: "peer closed")
+        case .reading, .paused, .halfClosed, .closed:
+            break
+        }
+    }
+
+    func takeTicket() -> UInt64 {
+        defer { nextTicket += 1 }
+        return nextTicket
+    }
+
+    func requestFailed(_ op: String?, _ error: WireError) -> SessionLog {
+        var fields: [SessionLog.Field] = [
+            .init("CLIENT", "\(config.client)"), .init("ERROR", error.code.rawValue),
+            .init("ERROR_MESSAGE", error.message),
+        ]
+        if let op { fields.append(.init("OP", op)) }
+        return SessionLog(error.code == .internal ? .err : .info, "request failed", fields)
+    }
+
+    /// An error reply, in request order, and its journal line.
+    func reply(id: [UInt8]?, op: String?, error: WireError, _ sink: inout SessionActions) {
+        replies.send { Encode.error(&$0, id: id, error) }
+        sink.append(.log(requestFailed(op, error)))
+    }
+}
+
+extension WireError {
+    /// The store's errors keep their code: the wire has the same names. The one mapping.
+    public init(_ error: StoreError) {
+        let code: ErrorCode =
+            switch error.code {
+            case .notFound: .notFound
+            case .badRequest: .badRequest
+            case .conflict: .conflict
+            case .storage: .storage
+            case .internal: .internal
+            }
+        self.init(code, error.message)
+    }
+}

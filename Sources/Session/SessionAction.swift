@@ -1,0 +1,88 @@
+// What a Session asks its manager to do. The Session decides; the manager owns the file
+// descriptors, the sd-event sources and the store, and turns each action into system calls.
+// Bytes for the peer are not actions: they accumulate in the Session's output
+// (`Session.pendingOutput`), which the manager writes whenever it is not empty.
+import Movies
+import Store
+import SwipeEngine
+
+public enum SessionAction: Equatable, Sendable {
+    /// Hand `command` to the store; answer with `Session.commandAnswered(ticket, …)`. `op` is
+    /// the request's, for the journal.
+    case submit(ticket: UInt64, op: String, MovieCommand)
+    /// Ask the store for a read; answer with `Session.readAnswered(ticket, …)`.
+    case read(ticket: UInt64, StoreRead)
+    /// Start (or restart) a timer; when it elapses, send `Session.timerFired(timer, …)`.
+    case arm(SessionTimer, microseconds: UInt64)
+    /// Drop a timer armed earlier; it must not fire.
+    case cancel(SessionTimer)
+    /// This connection now receives live movie events (`Session.liveEvent`) from the seq it
+    /// reports with `Session.wantsLiveEvent(seq:)`, or no longer does.
+    case subscription(active: Bool)
+    /// A line for the journal.
+    case log(SessionLog)
+}
+
+/// The timers a Session may ask for.
+public enum SessionTimer: Hashable, Sendable {
+    /// Close a `fired` row (the engine's 0.5 s close after a full swipe).
+    case closeRow(RowID)
+    /// Close a connection that has not read its `bye` in time.
+    case goodbye
+    /// Read the log again for a subscriber whose catch-up read failed.
+    case retryCatchUp
+}
+
+/// A journal entry: a constant message, its data in fields.
+public struct SessionLog: Equatable, Sendable {
+    public enum Level: Equatable, Sendable { case err, warning, info }
+
+    public var level: Level
+    public var message: String
+    public var fields: [Field]
+
+    public struct Field: Equatable, Sendable {
+        public var name: String
+        public var value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(_ level: Level, _ message: String, _ fields: [Field]) {
+        self.level = level
+        self.message = message
+        self.fields = fields
+    }
+}
+
+/// Where a Session's actions go: appended in order, read and cleared by the manager after each
+/// input. The manager reuses one sink, so appending allocates only while it grows.
+public struct SessionActions: Sendable {
+    public private(set) var actions: [SessionAction] = []
+
+    public init() {}
+
+    @inline(__always)
+    mutating func append(_ action: SessionAction) { actions.append(action) }
+
+    public var isEmpty: Bool { actions.isEmpty }
+
+    /// Hands every action to `body` in order, then forgets them (keeping the capacity).
+    public mutating func drain(_ body: (SessionAction) -> Void) {
+        // By index: a `for in` would copy the array's buffer reference and iterate a copy.
+        var i = 0
+        while i < actions.count {
+            body(actions[i])
+            i += 1
+        }
+        actions.removeAll(keepingCapacity: true)
+    }
+
+    /// The actions so far, and forgets them (for tests).
+    public mutating func take() -> [SessionAction] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+}

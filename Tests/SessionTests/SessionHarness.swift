@@ -1,0 +1,172 @@
+import Foundation
+import Movies
+import Session
+import Store
+import SwipeEngine
+import Wire
+import XCTest
+
+/// Drives one Session as the daemon's manager would, with no process and no socket: a fake
+/// store (`InMemoryStore`, held to the SQLite store's outcomes by the contract tests) and a fake
+/// clock (timers fire when `advance` passes them). Tests that assert every action call the
+/// Session's inputs themselves and read `sink`; the helpers here carry actions out for the
+/// steps a test is not about.
+final class SessionHarness {
+    let store: InMemoryStore
+    let session: Session
+    var sink = SessionActions()
+    /// Store token → the session's ticket, and whether it is a read.
+    var tokens: [UInt64: (ticket: UInt64, read: Bool)] = [:]
+    var nextToken: UInt64 = 1
+    /// Armed timers and when they fire (µs on the fake clock).
+    var timers: [SessionTimer: UInt64] = [:]
+    var now: UInt64 = 0
+    var subscribed = false
+    /// Every journal line the session asked for.
+    var logs: [SessionLog] = []
+
+    init(
+        _ config: SessionConfig = SessionConfig(client: 7, mayWrite: true),
+        store: InMemoryStore = InMemoryStore()
+    ) {
+        self.store = store
+        session = Session(config: config, latestSeq: store.latestSeq)
+    }
+
+    // MARK: Inputs
+
+    /// Sends bytes as they would arrive (no newline added).
+    func receive(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            store.withState { session.received(UnsafeRawBufferPointer(raw), $0, &sink) }
+        }
+    }
+
+    /// One request line.
+    func send(_ line: String) { receive(line + "\n") }
+
+    /// Actions a test has looked at: `perform` still carries them out, first.
+    private var taken: [SessionAction] = []
+
+    /// The actions the last inputs produced, for a test to assert; `perform` (and so `settle`)
+    /// still carries them out.
+    func takeActions() -> [SessionAction] {
+        let actions = sink.take()
+        taken += actions
+        return actions
+    }
+
+    /// Forgets the actions taken so far (a test that answered them by hand).
+    func forgetTakenActions() { taken = [] }
+
+    /// Writes everything the session has for its peer, as a socket taking it all would, and
+    /// returns it as lines.
+    func read() -> [String] {
+        var text: [UInt8] = []
+        while session.pendingOutput > 0 {
+            let n = session.withPendingOutput { bytes -> Int in
+                text += bytes
+                return bytes.count
+            }
+            session.consumed(n)
+            _ = store.withState { session.resume($0, &sink) }
+        }
+        return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+    }
+
+    /// Carries out the pending actions, lets the store commit and answer, and delivers every
+    /// outcome and committed event, until nothing moves.
+    func settle() {
+        for _ in 0..<100 {
+            perform()
+            store.flush()
+            let batch = store.completions()
+            if batch.isEmpty && sink.isEmpty { return }
+            deliver(batch)
+        }
+        XCTFail("the session and the store did not settle")
+    }
+
+    func perform() {
+        let earlier = taken
+        taken = []
+        for action in earlier { carryOut(action) }
+        sink.drain { carryOut($0) }
+    }
+
+    private func carryOut(_ action: SessionAction) {
+        switch action {
+        case .submit(let ticket, _, let command):
+            let token = take(ticket, read: false)
+            store.submit(command, token: token)
+        case .read(let ticket, let request):
+            let token = take(ticket, read: true)
+            store.read(request, token: token)
+        case .arm(let timer, let microseconds):
+            timers[timer] = now + microseconds
+        case .cancel(let timer):
+            XCTAssertNotNil(timers.removeValue(forKey: timer), "cancelled \(timer), which was not armed")
+        case .subscription(let active):
+            subscribed = active
+        case .log(let entry):
+            logs.append(entry)
+        }
+    }
+
+    private func take(_ ticket: UInt64, read: Bool) -> UInt64 {
+        defer { nextToken += 1 }
+        tokens[nextToken] = (ticket, read)
+        return nextToken
+    }
+
+    func deliver(_ batch: Completions) {
+        for outcome in batch.commands {
+            guard let (ticket, _) = tokens.removeValue(forKey: outcome.token) else { continue }
+            store.withState {
+                session.commandAnswered(ticket, outcome.result.mapError(WireError.init), $0, &sink)
+            }
+        }
+        for outcome in batch.reads {
+            guard let (ticket, _) = tokens.removeValue(forKey: outcome.token) else { continue }
+            store.withState {
+                session.readAnswered(ticket, outcome.result.mapError(WireError.init), $0, &sink)
+            }
+        }
+        for event in batch.committed {
+            if subscribed && session.wantsLiveEvent(seq: event.seq) {
+                var line = JSONWriter()
+                Encode.movieEvent(&line, event)
+                session.liveEvent(seq: event.seq, line: line.bytes, &sink)
+            }
+            if session.hasOpenRows { store.withState { session.movieChanged(event, $0, &sink) } }
+        }
+    }
+
+    /// Moves the fake clock on, firing the timers it passes in order.
+    func advance(microseconds: UInt64) {
+        now += microseconds
+        // Due timers in order; ties by name, so that two harnesses fire them alike.
+        while let (timer, _) = timers.filter({ $0.value <= now }).min(by: {
+            ($0.value, "\($0.key)") < ($1.value, "\($1.key)")
+        }) {
+            timers[timer] = nil
+            store.withState { session.timerFired(timer, $0, &sink) }
+            settle()
+        }
+    }
+
+    // MARK: Reading replies
+
+    func json(_ line: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// Sends `line`, settles, and returns the lines written.
+    func exchange(_ line: String) -> [String] {
+        send(line)
+        settle()
+        return read()
+    }
+}

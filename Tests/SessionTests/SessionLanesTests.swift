@@ -1,0 +1,78 @@
+import Session
+import Store
+import TestSupport
+import XCTest
+
+/// The fast lanes against the general path, at the Session's level: random gesture sequences
+/// sent as request lines to a Session with its lanes (the repeat lane, the fast decoder, the
+/// drag path with row templates) and to one without (the full decoder, the general gesture
+/// path, rows rendered whole) give byte-identical output, replies and events alike.
+final class SessionLanesTests: XCTestCase {
+    static let sequences = 10_000
+
+    func testTheLanesAnswerByteForByteAsTheGeneralPath() {
+        var lines = 0
+        var dragLines = 0
+        for seed in 1...UInt64(Self.sequences) {
+            var rng = SplitMix64(seed: seed)
+            let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
+            let slow = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0, fastLanes: false))
+            XCTAssertEqual(fast.read(), slow.read())
+            for step in 0..<Int.random(in: 4...24, using: &rng) {
+                let line = Self.randomLine(&rng, step: step)
+                if line.contains(#""drag""#) { dragLines += 1 }
+                lines += 1
+                for h in [fast, slow] {
+                    h.send(line)
+                    h.settle()
+                }
+                let (a, b) = (fast.read(), slow.read())
+                if a != b {
+                    XCTFail("seed \(seed) step \(step): \(line)\nlanes:   \(a)\ngeneral: \(b)")
+                    return
+                }
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    for h in [fast, slow] { h.advance(microseconds: 600_000) }
+                    XCTAssertEqual(fast.read(), slow.read(), "seed \(seed): after the timers")
+                }
+            }
+        }
+        XCTAssertGreaterThan(dragLines, lines / 2)
+    }
+
+    static let movies = ["matrix", "seven", "jaws"]
+
+    /// Mostly drags (as a finger sends them, with and without ids, spaced as clients do), then
+    /// releases, taps, closes and layout changes.
+    static func randomLine(_ rng: inout SplitMix64, step: Int) -> String {
+        let movie = movies.randomElement(using: &rng)!
+        let dx = Double(Int.random(in: -1600...1600, using: &rng)) / 4
+        let id = Bool.random(using: &rng) ? #","id":\#(step)"# : ""
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<60:
+            if Int.random(in: 0..<10, using: &rng) == 0 {
+                return #"{ "op": "drag", "movie": "\#(movie)", "dx": \#(dx) }"#
+            }
+            return #"{"op":"drag","movie":"\#(movie)","dx":\#(dx)\#(id)}"#
+        case 60..<75:
+            let vx = Bool.random(using: &rng) ? #","vx":\#(Int.random(in: -900...900, using: &rng))"# : ""
+            let final = Bool.random(using: &rng) ? #","dx":\#(dx)"# : ""
+            return #"{"op":"release","movie":"\#(movie)"\#(final)\#(vx)\#(id)}"#
+        case 75..<85:
+            let action = ["watched", "watched-with-friends", "delete", "bogus"].randomElement(using: &rng)!
+            return #"{"op":"tap","movie":"\#(movie)","action":"\#(action)"\#(id)}"#
+        case 85..<90:
+            return Bool.random(using: &rng) ? #"{"op":"close"}"# : #"{"op":"close","movie":"\#(movie)"}"#
+        case 90..<94:
+            let width = [320, 390, 430].randomElement(using: &rng)!
+            let direction = Bool.random(using: &rng) ? "rtl" : "ltr"
+            return #"{"op":"viewport","width":\#(width),"direction":"\#(direction)"}"#
+        case 94..<97:
+            return Bool.random(using: &rng)
+                ? #"{"op":"configure"}"#
+                : #"{"op":"configure","buttonWidth":\#(Int.random(in: 40...200, using: &rng)),"allowsFullSwipeTrailing":\#(Bool.random(using: &rng))}"#
+        default:
+            return #"{"op":"rows"}"#
+        }
+    }
+}

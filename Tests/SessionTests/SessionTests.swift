@@ -1,0 +1,408 @@
+import Foundation
+import Movies
+import Session
+import Store
+import SwipeEngine
+import Wire
+import XCTest
+
+/// A connection's state machine, driven through its inputs with a fake store and a fake clock.
+/// Where the Session changes state, every action it emits is asserted.
+final class SessionTests: XCTestCase {
+    private func harness(
+        mayWrite: Bool = true, maxQueue: Int = 1 << 20, writersGroup: String? = nil
+    ) -> SessionHarness {
+        let h = SessionHarness(
+            SessionConfig(client: 7, mayWrite: mayWrite, writersGroup: writersGroup, maxQueue: maxQueue))
+        XCTAssertEqual(h.read().count, 1)  // hello
+        return h
+    }
+
+    // MARK: - Greeting and every op
+
+    func testHelloComesFirstAndSaysWhoTheClientIs() {
+        let h = SessionHarness(SessionConfig(client: 42, mayWrite: false))
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 1)
+        let hello = h.json(lines[0])
+        XCTAssertEqual(hello["event"] as? String, "hello")
+        XCTAssertEqual(hello["client"] as? Int, 42)
+        XCTAssertEqual(hello["seq"] as? Int, 10)
+        XCTAssertEqual(hello["writer"] as? Bool, false)
+        XCTAssertEqual(hello["protocol"] as? Int, 1)
+        XCTAssertEqual(h.session.lifecycle, .reading)
+        XCTAssertTrue(h.session.wantsRead)
+        XCTAssertTrue(h.takeActions().isEmpty)
+    }
+
+    func testPingHelpAndListAnswerAtOnceWithoutActions() {
+        let h = harness()
+        h.send(#"{"op":"ping","id":1}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.read(), [#"{"id":1,"ok":true}"#])
+        h.send(#"{"op":"list"}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        let list = h.json(h.read()[0])
+        XCTAssertEqual((list["movies"] as? [Any])?.count, 10)
+        XCTAssertEqual(list["seq"] as? Int, 10)
+        h.send(#"{"op":"help"}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.json(h.read()[0])["ok"] as? Bool, true)
+        XCTAssertEqual(h.session.requests, 3)
+    }
+
+    func testAMutationIsSubmittedAndAnsweredWhenTheStoreSaysSo() {
+        let h = harness()
+        h.send(#"{"op":"toggle-watched","movie":"matrix","id":"a"}"#)
+        XCTAssertEqual(
+            h.takeActions(),
+            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix")))])
+        XCTAssertEqual(h.read(), [], "the reply waits for the commit")
+        XCTAssertEqual(h.session.backlog, 1024, "a waiting reply counts against the cap")
+        // The store commits; the session learns the outcome as a fact.
+        h.store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
+        h.store.flush()
+        let batch = h.store.completions()
+        let event = try! XCTUnwrap(batch.commands.first).result.get()
+        h.store.withState { h.session.commandAnswered(1, .success(event), $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        let reply = h.json(h.read()[0])
+        XCTAssertEqual(reply["id"] as? String, "a")
+        XCTAssertEqual(reply["seq"] as? Int, 11)
+        XCTAssertEqual((reply["movie"] as? [String: Any])?["watched"] as? Bool, true)
+        XCTAssertEqual(h.session.backlog, 0)
+    }
+
+    func testEveryMutationOpGoesThroughTheStore() {
+        let h = harness()
+        XCTAssertEqual(h.json(h.exchange(#"{"op":"add","title":"Alien"}"#)[0])["seq"] as? Int, 11)
+        XCTAssertEqual(
+            h.json(h.exchange(#"{"op":"toggle-watched-with-friends","movie":"alien"}"#)[0])["seq"] as? Int, 12
+        )
+        XCTAssertEqual(
+            h.json(h.exchange(#"{"op":"remove","movie":"alien","expect":12}"#)[0])["seq"] as? Int, 13)
+        let refused = h.json(h.exchange(#"{"op":"remove","movie":"alien"}"#)[0])
+        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "not-found")
+        let conflict = h.json(h.exchange(#"{"op":"toggle-watched","movie":"matrix","expect":1}"#)[0])
+        XCTAssertEqual((conflict["error"] as? [String: Any])?["code"] as? String, "conflict")
+    }
+
+    func testANonWriterIsForbiddenWithoutAnythingSubmitted() {
+        let h = harness(mayWrite: false, writersGroup: "swiped-writers")
+        h.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 1)
+        guard case .log(let entry) = actions[0] else { return XCTFail("\(actions)") }
+        XCTAssertEqual(entry.message, "request failed")
+        XCTAssertEqual(
+            h.read(),
+            [
+                #"{"ok":false,"error":{"code":"forbidden","message":"only members of the group \"swiped-writers\" may change the movie list"}}"#
+            ])
+    }
+
+    func testErrorsAreAnsweredInOrderAndLoggedOnce() {
+        let h = harness()
+        h.send("not json at all")
+        h.send(#"{"op":"fly","id":3}"#)
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 2)
+        for case .log(let entry) in actions { XCTAssertEqual(entry.message, "request failed") }
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertEqual((h.json(lines[0])["error"] as? [String: Any])?["code"] as? String, "bad-json")
+        XCTAssertEqual(h.json(lines[1])["id"] as? Int, 3)
+        XCTAssertEqual((h.json(lines[1])["error"] as? [String: Any])?["code"] as? String, "unknown-op")
+    }
+
+    func testATooLargeLineIsSkippedWithOneError() {
+        let h = SessionHarness(SessionConfig(client: 1, mayWrite: true, maxLine: 64))
+        _ = h.read()
+        h.send(String(repeating: "x", count: 200))
+        h.send(#"{"op":"ping"}"#)
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertEqual((h.json(lines[0])["error"] as? [String: Any])?["code"] as? String, "too-large")
+        XCTAssertEqual(lines[1], #"{"ok":true}"#)
+    }
+
+    // MARK: - Pipelining
+
+    func testRepliesKeepRequestOrderBehindAPendingMutationAndReadsSeeIt() {
+        let h = harness()
+        h.send(#"{"op":"toggle-watched","movie":"matrix","id":1}"#)
+        h.send(#"{"op":"ping","id":2}"#)
+        h.send(#"{"op":"list","id":3}"#)
+        h.send(#"{"op":"history","from":10,"id":4}"#)
+        XCTAssertEqual(
+            h.takeActions(),
+            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix")))])
+        XCTAssertEqual(h.read(), [], "nothing overtakes the pending mutation")
+        h.store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
+        h.store.flush()
+        let event = try! h.store.completions().commands[0].result.get()
+        h.store.withState { h.session.commandAnswered(1, .success(event), $0, &h.sink) }
+        // The history page is read only now that it is due, so that it sees the mutation.
+        XCTAssertEqual(h.takeActions(), [.read(ticket: 2, .events(after: 10, limit: 100))])
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 3, "the history reply still waits for its read")
+        XCTAssertEqual(h.json(lines[0])["id"] as? Int, 1)
+        XCTAssertEqual(lines[1], #"{"id":2,"ok":true}"#)
+        let list = h.json(lines[2])
+        XCTAssertEqual(list["seq"] as? Int, 11, "list is worded when due: it sees the toggle")
+        h.store.read(.events(after: 10, limit: 100), token: 9)
+        let page = h.store.completions().reads[0].result.mapError(WireError.init)
+        h.store.withState { h.session.readAnswered(2, page, $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        let history = h.json(h.read()[0])
+        XCTAssertEqual(history["id"] as? Int, 4)
+        XCTAssertEqual((history["events"] as? [Any])?.count, 1)
+    }
+
+    func testTheBacklogCapPausesReadingAndDrainingResumesIt() {
+        let h = harness(maxQueue: 4096)
+        // Many pings in one read, nothing written: past the cap the session stops answering and
+        // reading; the lines left wait in the framer.
+        h.receive(String(repeating: #"{"op":"ping"}"# + "\n", count: 1000))
+        XCTAssertEqual(h.session.lifecycle, .paused)
+        XCTAssertFalse(h.session.wantsRead)
+        let answered = h.session.requests
+        XCTAssertLessThan(answered, 1000)
+        XCTAssertGreaterThan(h.session.backlog, 4096)
+        XCTAssertEqual(h.takeActions(), [])
+        // The peer reads: the rest is answered, in order, and reading resumes.
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 1000)
+        XCTAssertTrue(lines.allSatisfy { $0 == #"{"ok":true}"# })
+        XCTAssertEqual(h.session.lifecycle, .reading)
+        XCTAssertTrue(h.session.wantsRead)
+    }
+
+    // MARK: - Lifecycle
+
+    func testHalfCloseAnswersTheLastLineThenCloses() {
+        let h = harness()
+        h.receive(#"{"op":"ping","id":1}"# + "\n" + #"{"op":"ping","id":2}"#)
+        XCTAssertEqual(h.session.lifecycle, .reading)
+        h.store.withState { h.session.readEnded($0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.session.lifecycle, .halfClosed)
+        XCTAssertFalse(h.session.wantsRead)
+        XCTAssertEqual(h.read(), [#"{"id":1,"ok":true}"#, #"{"id":2,"ok":true}"#])
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: "peer closed"))
+    }
+
+    func testHalfCloseWaitsForAPendingMutation() {
+        let h = harness()
+        h.receive(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        h.store.withState { h.session.readEnded($0, &h.sink) }
+        XCTAssertEqual(h.session.lifecycle, .halfClosed)
+        h.settle()
+        XCTAssertEqual(h.session.lifecycle, .halfClosed, "the reply is not written yet")
+        XCTAssertEqual(h.read().count, 1)
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: "peer closed"))
+    }
+
+    func testAHalfClosedSubscriberStaysUntilItClosesForGood() {
+        let h = harness()
+        h.send(#"{"op":"subscribe"}"#)
+        h.settle()
+        h.store.withState { h.session.readEnded($0, &h.sink) }
+        XCTAssertEqual(h.read(), [#"{"ok":true,"seq":10}"#])
+        XCTAssertEqual(h.session.lifecycle, .halfClosed)
+    }
+
+    func testByeForShutdownIsLastAndTheConnectionClosesOnceItIsWritten() {
+        let h = harness()
+        h.send(#"{"op":"ping"}"#)
+        h.session.goodbye("shutdown", &h.sink)
+        XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
+        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: "shutdown"))
+        XCTAssertFalse(h.session.wantsRead)
+        XCTAssertEqual(h.read(), [#"{"ok":true}"#, #"{"event":"bye","reason":"shutdown"}"#])
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: "closed by server"))
+    }
+
+    func testAPeerThatDoesNotReadItsByeIsClosedByTheTimer() {
+        let h = harness()
+        h.session.goodbye("shutdown", &h.sink)
+        XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
+        h.store.withState { h.session.timerFired(.goodbye, $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: "did not read its bye (shutdown)"))
+    }
+
+    func testASlowSubscriberIsToldByeAndUnsubscribed() {
+        let h = harness(maxQueue: 2048)
+        h.send(#"{"op":"subscribe"}"#)
+        XCTAssertEqual(h.takeActions(), [.subscription(active: true)])
+        // The peer reads nothing; a toggle by someone else, many times.
+        let other = InMemoryStoreDriver(h.store)
+        var events = 0
+        while h.session.lifecycle == .reading || h.session.lifecycle == .paused, events < 100 {
+            let event = other.toggle("matrix")
+            events += 1
+            XCTAssertTrue(h.session.wantsLiveEvent(seq: event.seq))
+            var line = JSONWriter()
+            Encode.movieEvent(&line, event)
+            h.session.liveEvent(seq: event.seq, line: line.bytes, &h.sink)
+        }
+        XCTAssertGreaterThan(events, 1, "the queue was over the cap before the last event")
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 3, "\(actions)")
+        guard case .log(let entry) = actions[0] else { return XCTFail("\(actions)") }
+        XCTAssertEqual(entry.message, "subscriber too slow, disconnecting")
+        XCTAssertEqual(
+            Array(actions[1...]), [.subscription(active: false), .arm(.goodbye, microseconds: 1_000_000)])
+        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: "slow-consumer"))
+        XCTAssertEqual(h.read().last, #"{"event":"bye","reason":"slow-consumer"}"#)
+    }
+
+    // MARK: - Subscriptions
+
+    func testSubscribeFromAnOldSeqCatchesUpFromTheLogThenGoesLive() {
+        let h = harness()
+        h.send(#"{"op":"subscribe","from":7}"#)
+        XCTAssertEqual(h.takeActions(), [.subscription(active: true)])
+        XCTAssertEqual(h.read(), [#"{"ok":true,"seq":10}"#])
+        // Writing made room: the catch-up read is asked for.
+        XCTAssertEqual(h.takeActions(), [.read(ticket: 1, .events(after: 7, limit: 256))])
+        h.store.read(.events(after: 7, limit: 256), token: 1)
+        let page = h.store.completions().reads[0].result.mapError(WireError.init)
+        h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        let events = h.read().map { h.json($0)["seq"] as? Int }
+        XCTAssertEqual(events, [8, 9, 10])
+        XCTAssertTrue(h.session.wantsLiveEvent(seq: 11))
+        XCTAssertFalse(h.session.wantsLiveEvent(seq: 12))
+    }
+
+    func testUnsubscribeEndsTheSubscriptionAndAStaleSubscribeReplyStartsNothing() {
+        let h = harness()
+        h.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        h.send(#"{"op":"subscribe"}"#)  // worded late, behind the toggle
+        h.send(#"{"op":"unsubscribe"}"#)  // newer: the subscribe must not start when due
+        XCTAssertEqual(h.takeActions().count, 1)  // the submit
+        h.settle()
+        XCTAssertFalse(h.subscribed)
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines[1], #"{"ok":true,"seq":11}"#)
+        XCTAssertEqual(lines[2], #"{"ok":true}"#)
+        XCTAssertFalse(h.session.wantsLiveEvent(seq: 12))
+    }
+
+    func testSubscribeFromTheFutureIsRefused() {
+        let h = harness()
+        h.send(#"{"op":"subscribe","from":99}"#)
+        XCTAssertEqual(h.takeActions().count, 1)  // the log line
+        XCTAssertEqual(
+            h.read(),
+            [
+                #"{"ok":false,"error":{"code":"bad-request","message":"\"from\" (99) is ahead of the latest seq (10)"}}"#
+            ])
+    }
+
+    func testAFailedCatchUpReadIsRetriedOnATimerNotAtOnce() {
+        let h = harness()
+        h.send(#"{"op":"subscribe","from":0}"#)
+        _ = h.takeActions()
+        _ = h.read()
+        XCTAssertEqual(h.takeActions(), [.read(ticket: 1, .events(after: 0, limit: 256))])
+        h.store.withState {
+            h.session.readAnswered(1, .failure(WireError(.storage, "disk on fire")), $0, &h.sink)
+        }
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 2)
+        XCTAssertEqual(actions[1], .arm(.retryCatchUp, microseconds: 1_000_000))
+        _ = h.store.withState { h.session.resume($0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [], "no read until the timer")
+        h.store.withState { h.session.timerFired(.retryCatchUp, $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [.read(ticket: 2, .events(after: 0, limit: 256))])
+    }
+
+    // MARK: - Swipes and timers
+
+    func testAFullSwipeFiresABoundActionAndTheRowClosesHalfASecondLater() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"drag","movie":"matrix","dx":300}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.read().count, 2)
+        h.send(#"{"op":"release","movie":"matrix","dx":330}"#)
+        XCTAssertEqual(
+            h.takeActions(),
+            [
+                .arm(.closeRow("matrix"), microseconds: 500_000),
+                .submit(ticket: 1, op: "release", MovieCommand(.toggleWatched(movie: "matrix"))),
+            ])
+        h.settle()
+        let lines = h.read()
+        // The reply (fired, with its seq), then the row re-rendered with its movie's change.
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        let fired = h.json(lines[0])["fired"] as? [String: Any]
+        XCTAssertEqual(fired?["action"] as? String, "watched")
+        XCTAssertEqual(fired?["seq"] as? Int, 11)
+        XCTAssertEqual(h.json(lines[1])["event"] as? String, "row")
+        h.advance(microseconds: 500_000)
+        let closed = h.json(h.read()[0])
+        XCTAssertEqual((closed["row"] as? [String: Any])?["phase"] as? String, "closed")
+        XCTAssertTrue(h.timers.isEmpty)
+    }
+
+    func testAReconfigureCancelsTheCloseTimerOfAFiredRow() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"release","movie":"matrix","dx":350}"#)
+        h.perform()
+        XCTAssertNotNil(h.timers[.closeRow("matrix")])
+        h.send(#"{"op":"viewport","width":500}"#)
+        XCTAssertEqual(h.takeActions(), [.cancel(.closeRow("matrix"))])
+    }
+
+    func testAGestureOnAMissingMovieIsNotFoundAndANonWriterCannotFireABoundAction() {
+        let h = harness(mayWrite: false)
+        h.send(#"{"op":"drag","movie":"nope","dx":60}"#)
+        XCTAssertEqual((h.json(h.read()[0])["error"] as? [String: Any])?["code"] as? String, "not-found")
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"release","movie":"matrix","dx":350}"#)
+        let lines = h.read()
+        XCTAssertEqual((h.json(lines[1])["error"] as? [String: Any])?["code"] as? String, "forbidden")
+        h.send(#"{"op":"rows"}"#)
+        let rows = h.json(h.read()[0])["rows"] as? [[String: Any]]
+        XCTAssertEqual(
+            rows?.first?["phase"] as? String, "dragging", "a refused release leaves the row as it was")
+        XCTAssertTrue(h.takeActions().allSatisfy { if case .log = $0 { true } else { false } })
+    }
+
+    func testAnotherClientsRemovalDropsThisClientsOpenRow() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":-100}"#)
+        h.send(#"{"op":"release","movie":"matrix"}"#)
+        _ = h.read()
+        let event = InMemoryStoreDriver(h.store).remove("matrix")
+        h.store.withState { h.session.movieChanged(event, $0, &h.sink) }
+        XCTAssertEqual(h.takeActions(), [])
+        let row = h.json(h.read()[0])
+        XCTAssertEqual(row["event"] as? String, "row")
+        XCTAssertEqual(row["removed"] as? Bool, true)
+        XCTAssertFalse(h.session.hasOpenRows)
+    }
+}
+
+/// Commits commands as another client of the same store would.
+struct InMemoryStoreDriver {
+    let store: InMemoryStore
+    init(_ store: InMemoryStore) { self.store = store }
+
+    private static let otherTokens = UInt64(1) << 40
+
+    func commit(_ command: MovieCommand) -> CommittedEvent {
+        store.submit(command, token: Self.otherTokens)
+        store.flush()
+        return try! store.completions().commands.first { $0.token == Self.otherTokens }!.result.get()
+    }
+
+    func toggle(_ movie: String) -> CommittedEvent { commit(MovieCommand(.toggleWatched(movie: movie))) }
+    func remove(_ movie: String) -> CommittedEvent { commit(MovieCommand(.remove(movie: movie))) }
+}
