@@ -2,7 +2,7 @@
 # Instructions the daemon executes per reply, in user space (callgrind counts instructions, not
 # seconds: the figure does not depend on the machine's load). Two runs of the load generator
 # against one daemon under callgrind, 2 s and 6 s; the difference of the totals divided by the
-# difference of the replies cancels start-up and everything else that is not per reply. For the
+# difference of the replies cancels connecting and everything else that is not per reply. For the
 # toggle, only the event loop's thread is counted (the log writer is a thread of its own).
 #
 #   Benchmarks/instructions.sh [BUILD_DIR]      (default .build/release; needs valgrind)
@@ -12,9 +12,9 @@ LOADGEN=${LOADGEN:-$BIN/loadgen}
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# Total instructions of the main thread (thread 1) so far, from a callgrind dump.
+# Instructions of the main thread (thread 1) since the last dump (a dump zeroes the counters).
 main_thread_ir() {
-    callgrind_control -d "$pid" >/dev/null
+    callgrind_control -d "$pid" >/dev/null 2>&1
     sleep 0.5
     local file
     file=$(ls -t "$work"/callgrind.out.*-01 2>/dev/null | head -1 || true)
@@ -39,8 +39,8 @@ measure() {  # op clients window
     local ic
     ic=$(main_thread_ir)
     kill "$pid"; wait "$pid" 2>/dev/null || true
-    # (ic - ib) - (ib - ia) instructions for (b - a) more replies.
-    echo "$op: $(( ((ic - ib) - (ib - ia)) / (b - a) )) instructions per reply ($a and $b replies)"
+    # ib: the 2 s run, ic: the 6 s run; their difference is (b - a) replies' worth.
+    echo "$op: $(( (ic - ib) / (b - a) )) instructions per reply ($a and $b replies)"
 }
 
 measure ping 16 16
