@@ -1,8 +1,6 @@
 // A store that keeps its log in memory: the fake a Session's tests use, and a second
 // implementation the contract tests hold to the same outcomes as the SQLite one.
-import CSQLite
 import EventLog
-import Glibc
 import Movies
 
 /// The movie catalogue with its log in memory. Behaves as `SQLiteStore` does on every outcome:
@@ -28,13 +26,13 @@ public final class InMemoryStore: Store {
     private var closed = false
     private var submitted = 0
     private var reported = 0
-    private let doorbell: Int32
+    private let doorbell: Doorbell
 
     // MARK: - Test hooks
 
     /// While set, `completions()` commits nothing (what is flushed waits, as behind a slow disk).
     public var holdsCommits = false {
-        didSet { if !holdsCommits && !flushed.isEmpty { ring() } }
+        didSet { if !holdsCommits && !flushed.isEmpty { doorbell.ring() } }
     }
     private var failure: StoreError?
     private var refusals: [StoreError] = []
@@ -60,22 +58,25 @@ public final class InMemoryStore: Store {
 
     /// A new store holding the seed catalogue, as a new SQLite store does.
     public init() {
-        doorbell = swiped_eventfd()
-        precondition(doorbell >= 0, "eventfd failed: \(String(cString: strerror(errno)))")
+        do throws(LogError) {
+            doorbell = try Doorbell("the in-memory store")
+        } catch {
+            preconditionFailure(error.message)
+        }
         for event in MovieState.seedCatalogue {
             commit(event, key: nil)
         }
         commands = CommandQueue(projecting: state)
     }
 
-    deinit { Glibc.close(doorbell) }
+    deinit { doorbell.close() }
 
     // MARK: - Store
 
     public var latestSeq: UInt64 { state.lastSeq }
     public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
     public var pendingCount: Int { submitted - reported }
-    public var completionFD: Int32 { doorbell }
+    public var completionFD: Int32 { doorbell.fd }
     public var startupFields: [(String, String)] {
         [("MOVIES", "\(state.movies.count)"), ("SEQ", "\(state.lastSeq)"), ("SEEDED", "yes")]
     }
@@ -99,7 +100,7 @@ public final class InMemoryStore: Store {
                 return answeredReads.append(ReadResult(token: token, result: .success([])))
             }
             reads.append((token, after, limit))
-            ring()
+            doorbell.ring()
         }
     }
 
@@ -107,15 +108,14 @@ public final class InMemoryStore: Store {
         guard !commands.queued.isEmpty, fatal == nil else { return }
         flushed += commands.queued
         commands.queued = []
-        if !holdsCommits { ring() }
+        if !holdsCommits { doorbell.ring() }
     }
 
     public func completions() -> Completions {
         var out = Completions()
         swap(&out.commands, &commands.answered)
         swap(&out.reads, &answeredReads)
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(doorbell, $0.baseAddress, 8) }
+        doorbell.reset()
         if !holdsCommits && !flushed.isEmpty { commitFlushed(&out) }
         for r in reads {
             let page = log.drop { $0.seq <= r.after }.prefix(r.limit)
@@ -201,10 +201,5 @@ public final class InMemoryStore: Store {
         fatal = error
         out.fatal = error
         commands.failAll(error, reverting: state, &out)
-    }
-
-    private func ring() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(doorbell, $0.baseAddress, 8) }
     }
 }
