@@ -93,11 +93,10 @@ public final class InMemoryStore: Store {
     public func read(_ request: StoreRead, token: UInt64) {
         switch request {
         case .events(let after, let limit):
-            guard !closed else {
-                return answeredReads.append(ReadResult(token: token, result: .failure(.closed)))
-            }
-            guard after < state.lastSeq, limit > 0 else {
-                return answeredReads.append(ReadResult(token: token, result: .success([])))
+            if let r = ReadResult.withoutReading(
+                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+            {
+                return answeredReads.append(r)
             }
             reads.append((token, after, limit))
             doorbell.ring()

@@ -21,12 +21,11 @@ extension SQLiteStore {
     public func read(_ request: StoreRead, token: UInt64) {
         switch request {
         case .events(let after, let limit):
-            guard !closed else {
-                return answeredReads.append(ReadResult(token: token, result: .failure(.closed)))
-            }
-            // Nothing to read: answered without a round trip to the reader.
-            guard after < state.lastSeq, limit > 0 else {
-                return answeredReads.append(ReadResult(token: token, result: .success([])))
+            // Closed, or nothing to read: answered without a round trip to the reader.
+            if let r = ReadResult.withoutReading(
+                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+            {
+                return answeredReads.append(r)
             }
             readsInFlight += 1
             reader.submit(.init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after))))
