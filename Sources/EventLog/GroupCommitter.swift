@@ -32,7 +32,8 @@ public final class GroupCommitter: @unchecked Sendable {
 
     public let path: String
     /// Readable (non-zero counter) when completions are waiting; `drain()` resets it.
-    public let completionFD: Int32
+    public var completionFD: Int32 { doorbell.fd }
+    private let doorbell: Doorbell
 
     private let cond = NSCondition()
     // Guarded by `cond`.
@@ -59,12 +60,12 @@ public final class GroupCommitter: @unchecked Sendable {
     public init(path: String, durability: Durability = .full) throws(LogError) {
         self.path = path
         log = try EventLog(path: path, durability: durability)
-        let fd = swiped_eventfd()
-        guard fd >= 0 else {
+        do throws(LogError) {
+            doorbell = try Doorbell(path)
+        } catch {
             log.close()
-            throw .other("\(path): eventfd failed: \(String(cString: strerror(errno)))")
+            throw error
         }
-        completionFD = fd
         let thread = Thread { [self] in self.run() }
         thread.start()
         cond.lock()
@@ -103,7 +104,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// The writer thread holds the committer until `close()`: call it.
     deinit {
         close()
-        Glibc.close(completionFD)
+        doorbell.close()
     }
 
     // MARK: - Owner side
@@ -125,7 +126,7 @@ public final class GroupCommitter: @unchecked Sendable {
         if closing {
             completed.append(
                 Completion(token: job.token, result: .failure(.closed("\(path): the committer is closed"))))
-            signal()
+            doorbell.ring()
             cond.unlock()
             return
         }
@@ -143,8 +144,7 @@ public final class GroupCommitter: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         guard !completed.isEmpty else { return [] }
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(completionFD, $0.baseAddress, 8) }
+        doorbell.reset()
         let out = completed
         completed = []
         return out
@@ -190,12 +190,6 @@ public final class GroupCommitter: @unchecked Sendable {
         cond.broadcast()
         while running { cond.wait() }
         cond.unlock()
-    }
-
-    /// Called with `cond` held (see `drain`).
-    private func signal() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(completionFD, $0.baseAddress, 8) }
     }
 
     // MARK: - Writer thread
@@ -273,7 +267,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 statistics.events += committed
             }
             completed.append(contentsOf: out)
-            signal()
+            doorbell.ring()  // under `cond` (see `drain`)
             cond.unlock()
         }
         log.close()

@@ -1,8 +1,6 @@
 // A store that keeps its log in memory: the fake a Session's tests use, and a second
 // implementation the contract tests hold to the same outcomes as the SQLite one.
-import CSQLite
 import EventLog
-import Glibc
 import Movies
 
 /// The movie catalogue with its log in memory. Behaves as `SQLiteStore` does on every outcome:
@@ -13,35 +11,28 @@ import Movies
 /// commits until released.
 public final class InMemoryStore: Store {
     private var state = MovieState()
-    private var projected = MovieState()
+    /// Decided, not yet flushed (`commands.queued`).
+    private var commands = CommandQueue(projecting: MovieState())
     private var log: [CommittedEvent] = []
     /// Key to the seq and event it wrote.
     private var keys: [String: (seq: UInt64, event: MovieEvent)] = [:]
     private var lastAt: Int64 = 0
 
-    private struct Entry {
-        var token: UInt64
-        var command: MovieCommand
-        var event: MovieEvent
-        var waiters: [UInt64] = []
-    }
-    /// Decided, not yet flushed; flushed, not yet committed.
-    private var queued: [Entry] = []
-    private var flushed: [Entry] = []
-    private var answered: [CommandResult] = []
+    /// Flushed, not yet committed.
+    private var flushed: [CommandQueue.Entry] = []
     private var answeredReads: [ReadResult] = []
     private var reads: [(token: UInt64, after: UInt64, limit: Int)] = []
     private var fatal: StoreError?
     private var closed = false
     private var submitted = 0
     private var reported = 0
-    private let doorbell: Int32
+    private let doorbell: Doorbell
 
     // MARK: - Test hooks
 
     /// While set, `completions()` commits nothing (what is flushed waits, as behind a slow disk).
     public var holdsCommits = false {
-        didSet { if !holdsCommits && !flushed.isEmpty { ring() } }
+        didSet { if !holdsCommits && !flushed.isEmpty { doorbell.ring() } }
     }
     private var failure: StoreError?
     private var refusals: [StoreError] = []
@@ -67,22 +58,25 @@ public final class InMemoryStore: Store {
 
     /// A new store holding the seed catalogue, as a new SQLite store does.
     public init() {
-        doorbell = swiped_eventfd()
-        precondition(doorbell >= 0, "eventfd failed: \(String(cString: strerror(errno)))")
+        do throws(LogError) {
+            doorbell = try Doorbell("the in-memory store")
+        } catch {
+            preconditionFailure(error.message)
+        }
         for event in MovieState.seedCatalogue {
             commit(event, key: nil)
         }
-        projected = state
+        commands = CommandQueue(projecting: state)
     }
 
-    deinit { Glibc.close(doorbell) }
+    deinit { doorbell.close() }
 
     // MARK: - Store
 
     public var latestSeq: UInt64 { state.lastSeq }
     public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
     public var pendingCount: Int { submitted - reported }
-    public var completionFD: Int32 { doorbell }
+    public var completionFD: Int32 { doorbell.fd }
     public var startupFields: [(String, String)] {
         [("MOVIES", "\(state.movies.count)"), ("SEQ", "\(state.lastSeq)"), ("SEEDED", "yes")]
     }
@@ -90,45 +84,37 @@ public final class InMemoryStore: Store {
 
     public func submit(_ command: MovieCommand, token: UInt64) {
         submitted += 1
-        if let fatal { return answer(token, .failure(fatal)) }
-        if closed { return answer(token, .failure(.closed)) }
+        if let fatal { return commands.answer(token, .failure(fatal)) }
+        if closed { return commands.answer(token, .failure(.closed)) }
         if let key = command.key, answeredByKey(key, command, token: token) { return }
-        do throws(CommandError) {
-            let event = try projected.decide(command)
-            projected.apply(event, seq: projected.lastSeq + 1)
-            queued.append(Entry(token: token, command: command, event: event))
-        } catch {
-            answer(token, .failure(StoreError(error)))
-        }
+        commands.decide(command, token: token)
     }
 
     public func read(_ request: StoreRead, token: UInt64) {
         switch request {
         case .events(let after, let limit):
-            guard !closed else {
-                return answeredReads.append(ReadResult(token: token, result: .failure(.closed)))
-            }
-            guard after < state.lastSeq, limit > 0 else {
-                return answeredReads.append(ReadResult(token: token, result: .success([])))
+            if let r = ReadResult.withoutReading(
+                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+            {
+                return answeredReads.append(r)
             }
             reads.append((token, after, limit))
-            ring()
+            doorbell.ring()
         }
     }
 
     public func flush() {
-        guard !queued.isEmpty, fatal == nil else { return }
-        flushed += queued
-        queued = []
-        if !holdsCommits { ring() }
+        guard !commands.queued.isEmpty, fatal == nil else { return }
+        flushed += commands.queued
+        commands.queued = []
+        if !holdsCommits { doorbell.ring() }
     }
 
     public func completions() -> Completions {
         var out = Completions()
-        swap(&out.commands, &answered)
+        swap(&out.commands, &commands.answered)
         swap(&out.reads, &answeredReads)
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(doorbell, $0.baseAddress, 8) }
+        doorbell.reset()
         if !holdsCommits && !flushed.isEmpty { commitFlushed(&out) }
         for r in reads {
             let page = log.drop { $0.seq <= r.after }.prefix(r.limit)
@@ -152,33 +138,15 @@ public final class InMemoryStore: Store {
     // MARK: - Commits
 
     private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        if let i = queued.firstIndex(where: { $0.command.key == key }) {
-            return join(&queued[i], key, command, token)
-        }
-        if let i = flushed.firstIndex(where: { $0.command.key == key }) {
-            return join(&flushed[i], key, command, token)
-        }
+        if commands.join(key, command, token: token) { return true }
+        if commands.join(key, command, token: token, among: &flushed) { return true }
         guard let (seq, event) = keys[key] else { return false }
         if command.wrote(event) {
-            answer(token, .success(log[Int(seq) - 1]), replayed: true)
+            commands.answer(token, .success(log[Int(seq) - 1]), replayed: true)
         } else {
-            answer(token, .failure(.keyReused(key)))
+            commands.answer(token, .failure(.keyReused(key)))
         }
         return true
-    }
-
-    private func join(_ entry: inout Entry, _ key: String, _ command: MovieCommand, _ token: UInt64) -> Bool {
-        if command.wrote(entry.event) {
-            entry.waiters.append(token)
-        } else {
-            answer(token, .failure(.keyReused(key)))
-        }
-        return true
-    }
-
-    private func answer(_ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false)
-    {
-        answered.append(CommandResult(token: token, result: result, replayed: replayed))
     }
 
     /// Commits what is flushed as one transaction. After a refusal the commands behind it, in
@@ -189,14 +157,14 @@ public final class InMemoryStore: Store {
         flushed = []
         if let error = failure {
             failure = nil
-            fail(batch, error, &out)
+            CommandQueue.fail(batch, error, &out)
             if error.fatal { return goFatal(error, &out) }
-            return decideQueuedAgain(&out)
+            return commands.redecide(after: state, &out)
         }
         var again = false
         for var entry in batch {
             if !refusals.isEmpty {
-                fail([entry], refusals.removeFirst(), &out)
+                entry.report(.failure(refusals.removeFirst()), into: &out)
                 again = true
                 continue
             }
@@ -204,18 +172,15 @@ public final class InMemoryStore: Store {
                 do throws(CommandError) {
                     entry.event = try state.decide(entry.command)
                 } catch {
-                    fail([entry], StoreError(error), &out)
+                    entry.report(.failure(StoreError(error)), into: &out)
                     continue
                 }
             }
             let ce = commit(entry.event, key: entry.command.key)
             out.committed.append(ce)
-            out.commands.append(CommandResult(token: entry.token, result: .success(ce)))
-            for t in entry.waiters {
-                out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
-            }
+            entry.report(.success(ce), into: &out)
         }
-        if again { decideQueuedAgain(&out) }
+        if again { commands.redecide(after: state, &out) }
     }
 
     @discardableResult
@@ -231,40 +196,9 @@ public final class InMemoryStore: Store {
         return ce
     }
 
-    private func decideQueuedAgain(_ out: inout Completions) {
-        projected = state
-        let again = queued
-        queued = []
-        for var entry in again {
-            do throws(CommandError) {
-                entry.event = try projected.decide(entry.command)
-                projected.apply(entry.event, seq: projected.lastSeq + 1)
-                queued.append(entry)
-            } catch {
-                fail([entry], StoreError(error), &out)
-            }
-        }
-    }
-
-    private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
-        for e in entries {
-            out.commands.append(CommandResult(token: e.token, result: .failure(error)))
-            for t in e.waiters {
-                out.commands.append(CommandResult(token: t, result: .failure(error), replayed: true))
-            }
-        }
-    }
-
     private func goFatal(_ error: StoreError, _ out: inout Completions) {
         fatal = error
         out.fatal = error
-        fail(queued, error, &out)
-        queued = []
-        projected = state
-    }
-
-    private func ring() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(doorbell, $0.baseAddress, 8) }
+        commands.failAll(error, reverting: state, &out)
     }
 }

@@ -8,7 +8,6 @@
 import CSQLite
 import EventLog
 import Foundation
-import Glibc
 import Movies
 
 final class SQLiteReader: @unchecked Sendable {
@@ -19,7 +18,8 @@ final class SQLiteReader: @unchecked Sendable {
     }
 
     /// Readable exactly while answers wait (written and reset under `cond`, as the committer's).
-    let fd: Int32
+    var fd: Int32 { doorbell.fd }
+    private let doorbell: Doorbell
 
     private let cond = NSCondition()
     // Guarded by `cond`.
@@ -33,17 +33,18 @@ final class SQLiteReader: @unchecked Sendable {
 
     init(path: String, durability: Durability) throws(LogError) {
         log = try EventLog(path: path, durability: durability, create: false)
-        fd = swiped_eventfd()
-        guard fd >= 0 else {
+        do throws(LogError) {
+            doorbell = try Doorbell(path)
+        } catch {
             log.close()
-            throw .other("\(path): eventfd failed: \(String(cString: strerror(errno)))")
+            throw error
         }
         Thread { [self] in run() }.start()
     }
 
     deinit {
         close()
-        Glibc.close(fd)
+        doorbell.close()
     }
 
     /// Queues a read; never blocks on I/O.
@@ -51,7 +52,7 @@ final class SQLiteReader: @unchecked Sendable {
         cond.lock()
         if closing {
             answers.append(ReadResult(token: job.token, result: .failure(.closed)))
-            signal()
+            doorbell.ring()
         } else {
             jobs.append(job)
             cond.signal()
@@ -64,8 +65,7 @@ final class SQLiteReader: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         guard !answers.isEmpty else { return [] }
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(fd, $0.baseAddress, 8) }
+        doorbell.reset()
         let out = answers
         answers = []
         return out
@@ -78,12 +78,6 @@ final class SQLiteReader: @unchecked Sendable {
         cond.broadcast()
         while running { cond.wait() }
         cond.unlock()
-    }
-
-    /// Called with `cond` held.
-    private func signal() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
     }
 
     private func run() {
@@ -103,7 +97,7 @@ final class SQLiteReader: @unchecked Sendable {
             let out = now.map { ReadResult(token: $0.token, result: page($0)) }
             cond.lock()
             answers += out
-            signal()
+            doorbell.ring()
             cond.unlock()
         }
         log.close()

@@ -6,17 +6,10 @@ import Movies
 extension SQLiteStore {
     public func submit(_ command: MovieCommand, token: UInt64) {
         submitted += 1
-        if let fatal { return answer(token, .failure(fatal)) }
-        if closed { return answer(token, .failure(.closed)) }
+        if let fatal { return commands.answer(token, .failure(fatal)) }
+        if closed { return commands.answer(token, .failure(.closed)) }
         if let key = command.key, answeredByKey(key, command, token: token) { return }
-        let event: MovieEvent
-        do throws(CommandError) {
-            event = try projected.decide(command)
-        } catch {
-            return answer(token, .failure(StoreError(error)))
-        }
-        let after = projected.apply(event, seq: projected.lastSeq + 1)
-        queued.append(Entry(token: token, command: command, event: event, after: after))
+        commands.decide(command, token: token)
     }
 
     /// Hands what is queued to the writer (it commits whatever it finds queued when it starts a
@@ -28,12 +21,11 @@ extension SQLiteStore {
     public func read(_ request: StoreRead, token: UInt64) {
         switch request {
         case .events(let after, let limit):
-            guard !closed else {
-                return answeredReads.append(ReadResult(token: token, result: .failure(.closed)))
-            }
-            // Nothing to read: answered without a round trip to the reader.
-            guard after < state.lastSeq, limit > 0 else {
-                return answeredReads.append(ReadResult(token: token, result: .success([])))
+            // Closed, or nothing to read: answered without a round trip to the reader.
+            if let r = ReadResult.withoutReading(
+                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+            {
+                return answeredReads.append(r)
             }
             readsInFlight += 1
             reader.submit(.init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after))))
@@ -42,7 +34,7 @@ extension SQLiteStore {
 
     public func completions() -> Completions {
         var out = Completions()
-        if !answered.isEmpty { swap(&out.commands, &answered) }
+        if !commands.answered.isEmpty { swap(&out.commands, &commands.answered) }
         if !answeredReads.isEmpty { swap(&out.reads, &answeredReads) }
         for c in committer.drain() { collect(c, &out) }
         if recovering && inFlight.isEmpty && fatal == nil { decideAgain(&out) }
@@ -67,31 +59,15 @@ extension SQLiteStore {
     /// A command whose key is pending waits for it; one whose key is in the log is answered from
     /// it; either is a conflict when the key wrote another command. Returns whether it is dealt with.
     private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        if let i = queued.firstIndex(where: { $0.command.key == key }) {
-            return join(&queued[i], key, command, token)
-        }
-        if let i = aborted.firstIndex(where: { $0.command.key == key }) {
-            return join(&aborted[i], key, command, token)
-        }
+        if commands.join(key, command, token: token) { return true }
         for b in inFlight.indices {
-            if let i = inFlight[b].entries.firstIndex(where: { $0.command.key == key }) {
-                return join(&inFlight[b].entries[i], key, command, token)
-            }
+            if commands.join(key, command, token: token, among: &inFlight[b].entries) { return true }
         }
         do throws(StoreError) {
             guard let replay = try replay(key: key, command: command) else { return false }
-            answer(token, .success(replay), replayed: true)
+            commands.answer(token, .success(replay), replayed: true)
         } catch {
-            answer(token, .failure(error))
-        }
-        return true
-    }
-
-    private func join(_ entry: inout Entry, _ key: String, _ command: MovieCommand, _ token: UInt64) -> Bool {
-        if command.wrote(entry.event) {
-            entry.waiters.append(token)
-        } else {
-            answer(token, .failure(.keyReused(key)))
+            commands.answer(token, .failure(error))
         }
         return true
     }
@@ -116,24 +92,19 @@ extension SQLiteStore {
             .first
     }
 
-    private func answer(_ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false)
-    {
-        answered.append(CommandResult(token: token, result: result, replayed: replayed))
-    }
-
     // MARK: - Commits
 
     func flushQueued() {
-        guard !queued.isEmpty, fatal == nil, !recovering, !closed else { return }
+        guard !commands.queued.isEmpty, fatal == nil, !recovering, !closed else { return }
         batchToken += 1
         committer.submit(
-            queued.map {
+            commands.queued.map {
                 NewEvent(
                     stream: $0.event.movieID, kind: $0.event.kind,
                     payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
             }, token: batchToken)
-        inFlight.append(Batch(token: batchToken, entries: queued))
-        queued = []
+        inFlight.append(Batch(token: batchToken, entries: commands.queued))
+        commands.queued = []
     }
 
     /// One completion of the writer: a snapshot saved, or a batch committed or not.
@@ -157,14 +128,14 @@ extension SQLiteStore {
             assert(!recovering, "a batch committed behind a failed one")
             apply(first.entries, stored, &out)
         case .failure(let e) where e.isFatal:
-            fail(first.entries, StoreError(e), &out)
+            CommandQueue.fail(first.entries, StoreError(e), &out)
             goFatal(StoreError(e), &out)
         case .failure(.aborted) where recovering:
             // Not written because an earlier batch failed: decided on top of it, so decide again.
-            aborted += first.entries
+            commands.aborted += first.entries
         case .failure(let e):
             // The commit failed (a batch in the same transaction fails with the same error).
-            fail(first.entries, StoreError(e), &out)
+            CommandQueue.fail(first.entries, StoreError(e), &out)
             recovering = true
         }
     }
@@ -178,10 +149,7 @@ extension SQLiteStore {
             }
             let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
             out.committed.append(ce)
-            out.commands.append(CommandResult(token: entry.token, result: .success(ce)))
-            for t in entry.waiters {
-                out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
-            }
+            entry.report(.success(ce), into: &out)
         }
     }
 
@@ -190,28 +158,7 @@ extension SQLiteStore {
     private func decideAgain(_ out: inout Completions) {
         recovering = false
         committer.resume()
-        projected = state
-        let again = aborted + queued
-        aborted = []
-        queued = []
-        for var entry in again {
-            do throws(CommandError) {
-                entry.event = try projected.decide(entry.command)
-                entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
-                queued.append(entry)
-            } catch {
-                fail([entry], StoreError(error), &out)
-            }
-        }
-    }
-
-    private func fail(_ entries: [Entry], _ error: StoreError, _ out: inout Completions) {
-        for e in entries {
-            out.commands.append(CommandResult(token: e.token, result: .failure(error)))
-            for t in e.waiters {
-                out.commands.append(CommandResult(token: t, result: .failure(error), replayed: true))
-            }
-        }
+        commands.redecide(after: state, &out)
     }
 
     private func goFatal(_ error: StoreError, _ out: inout Completions) {
@@ -219,11 +166,9 @@ extension SQLiteStore {
         error.fatal = true
         fatal = error
         out.fatal = error
-        fail(inFlight.flatMap(\.entries) + aborted + queued, error, &out)
+        for batch in inFlight { CommandQueue.fail(batch.entries, error, &out) }
         inFlight = []
-        aborted = []
-        queued = []
-        projected = state
+        commands.failAll(error, reverting: state, &out)
     }
 
     func maybeSnapshot(force: Bool = false) {

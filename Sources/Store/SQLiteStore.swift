@@ -37,14 +37,7 @@ public final class SQLiteStore: Store {
     }
     public private(set) var startup = Startup()
 
-    struct Entry {
-        var token: UInt64
-        var command: MovieCommand
-        var event: MovieEvent
-        /// The movie right after the event, as projected (stored with the event for history).
-        var after: Movie?
-        var waiters: [UInt64] = []  // later submissions with the same key
-    }
+    typealias Entry = CommandQueue.Entry
 
     /// A group of entries handed to the writer together (one `submit`, one completion).
     struct Batch {
@@ -52,30 +45,29 @@ public final class SQLiteStore: Store {
         var entries: [Entry]
     }
 
-    var projected: MovieState
+    /// Decided, not yet handed to the writer (`commands.queued`), and decided again after a
+    /// failed commit (`commands.aborted`).
+    var commands: CommandQueue
     /// The loop thread's own connection: start-up, and the key index (a local index lookup).
     let keyLog: EventLog
     let committer: GroupCommitter
     let reader: SQLiteReader
     /// An epoll descriptor over the committer's and the reader's eventfds.
     let signal: Int32
-    /// Decided, not yet handed to the writer.
-    var queued: [Entry] = []
     /// Handed to the writer, in submission (and so commit) order. Several may be in flight: the
     /// writer starts the next transaction as soon as one is durable, without waiting for this
     /// thread to collect the completion and hand it more (one round trip between the two
     /// threads, and two context switches, per transaction fewer).
     var inFlight: [Batch] = []
     /// A commit failed: the batches submitted after it come back `.aborted` (the writer holds
-    /// until `resume()`). Their entries wait here, and new ones in `queued`, until every batch
-    /// in flight is back; then all are decided again against the committed state.
+    /// until `resume()`). Their entries wait in `commands.aborted`, and new ones in
+    /// `commands.queued`, until every batch in flight is back; then all are decided again
+    /// against the committed state.
     var recovering = false
-    var aborted: [Entry] = []
     var batchToken: UInt64 = 0
     var snapshotSeq: UInt64 = 0
     var snapshotInFlight: UInt64?
-    /// Outcomes known at `submit` or `read` (refusals, key replays), for the next `completions()`.
-    var answered: [CommandResult] = []
+    /// Outcomes of reads known at `read`, for the next `completions()`.
     var answeredReads: [ReadResult] = []
     var readsInFlight = 0
     /// Commands submitted and reported: `pendingCount` is the difference (each submit is
@@ -134,7 +126,7 @@ public final class SQLiteStore: Store {
             keyLog.close()
             throw StoreError(.storage, "\(path): epoll_create1 failed: \(why)")
         }
-        projected = state
+        commands = CommandQueue(projecting: state)
         snapshotSeq = info.snapshotSeq
         info.micros = SystemClock.wallMicroseconds() - start
         startup = info
@@ -262,7 +254,8 @@ public final class SQLiteStore: Store {
         var out = completions()
         while readsInFlight > 0
             || (fatal == nil
-                && (!inFlight.isEmpty || !queued.isEmpty || !aborted.isEmpty || snapshotInFlight != nil))
+                && (!inFlight.isEmpty || !commands.queued.isEmpty || !commands.aborted.isEmpty
+                    || snapshotInFlight != nil))
         {
             waitForCompletions()
             out.append(completions())

@@ -17,7 +17,7 @@ final class InMemoryStoreTests: XCTestCase {
         var c = store.completions()
         XCTAssertEqual(c.commands.map(\.token), [1, 2])
         c.append(store.settle(results: 1))
-        let byToken = Dictionary(uniqueKeysWithValues: c.commands.map { ($0.token, $0.result) })
+        let byToken = c.resultByToken
         guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
             case .success(let ok3) = byToken[3]
         else {

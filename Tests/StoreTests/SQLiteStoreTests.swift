@@ -182,7 +182,7 @@ final class SQLiteStoreTests: XCTestCase {
         store.flush()
         store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 3)
         let c = store.settle(results: 3)
-        let byToken = Dictionary(uniqueKeysWithValues: c.commands.map { ($0.token, $0.result) })
+        let byToken = c.resultByToken
         guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
             case .failure(let e3) = byToken[3]
         else {
@@ -233,7 +233,7 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(store.pendingCount, 5)
         FaultInjection.releaseHeldWrite(failing: true)
         let c = store.settle(results: 5)
-        let byToken = Dictionary(uniqueKeysWithValues: c.commands.map { ($0.token, $0.result) })
+        let byToken = c.resultByToken
         guard case .failure(let e1) = byToken[1], case .failure(let e2) = byToken[2],
             case .success(let ok3) = byToken[3], case .success(let ok4) = byToken[4],
             case .success(let ok5) = byToken[5]

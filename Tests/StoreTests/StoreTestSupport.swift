@@ -95,3 +95,10 @@ extension Store {
         return try r.result.get()
     }
 }
+
+extension Completions {
+    /// Each command's outcome by its token (each token is reported once).
+    var resultByToken: [UInt64: Result<CommittedEvent, StoreError>] {
+        Dictionary(uniqueKeysWithValues: commands.map { ($0.token, $0.result) })
+    }
+}

@@ -1,0 +1,33 @@
+// The eventfd a worker thread rings when answers wait for its owner's event loop.
+import CSQLite
+import Glibc
+
+/// An eventfd as a doorbell: readable from `ring()` until `reset()`. The log's writer, the
+/// store's reader and the in-memory store ring one when completions wait; the owner's loop polls
+/// `fd` and resets it when it collects them. The threaded owners ring and reset only under the
+/// lock that guards their completions, so `fd` is readable exactly while completions wait.
+public struct Doorbell: Sendable {
+    public let fd: Int32
+
+    /// A new eventfd; `owner` names it in the error.
+    public init(_ owner: String) throws(LogError) {
+        fd = swiped_eventfd()
+        guard fd >= 0 else { throw .other("\(owner): eventfd failed: \(String(cString: strerror(errno)))") }
+    }
+
+    /// Makes `fd` readable.
+    @inlinable
+    public func ring() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+    }
+
+    /// Makes `fd` unreadable until the next `ring()`.
+    @inlinable
+    public func reset() {
+        var counter: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(fd, $0.baseAddress, 8) }
+    }
+
+    public func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,125 @@
+// The command bookkeeping both stores share: commands decided against the projected state and
+// not yet committed, key waiters, and the recovery that decides them again after a failed commit.
+// Where and how commits happen is each store's own.
+import Movies
+
+/// The commands a store has decided but not yet committed. Commands are decided at once against
+/// the *projected* state (committed plus pending); refusals and key outcomes known at once are
+/// kept in `answered` for the next `completions()`. The store hands `queued` on to be committed
+/// and reports each entry with `Entry.report(_:into:)`.
+struct CommandQueue {
+    struct Entry {
+        var token: UInt64
+        var command: MovieCommand
+        var event: MovieEvent
+        /// The movie right after the event, as projected (stored with the event for history).
+        var after: Movie?
+        var waiters: [UInt64] = []  // later submissions with the same key
+
+        /// Reports `result` to the command and to every later submission of its key.
+        func report(_ result: Result<CommittedEvent, StoreError>, into out: inout Completions) {
+            out.commands.append(CommandResult(token: token, result: result))
+            for t in waiters {
+                out.commands.append(CommandResult(token: t, result: result, replayed: true))
+            }
+        }
+    }
+
+    /// The committed state plus every entry decided and not yet committed or failed.
+    var projected: MovieState
+    /// Decided, not yet handed on to be committed.
+    var queued: [Entry] = []
+    /// Handed on but not written because an earlier commit failed: decided again, before what is
+    /// queued, by `redecide(after:_:)`.
+    var aborted: [Entry] = []
+    /// Outcomes known at `submit` (refusals, key replays), for the next `completions()`.
+    var answered: [CommandResult] = []
+
+    init(projecting state: MovieState) {
+        projected = state
+    }
+
+    @inline(__always)
+    mutating func answer(
+        _ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false
+    ) {
+        answered.append(CommandResult(token: token, result: result, replayed: replayed))
+    }
+
+    /// Decides `command` against the projected state: queued when accepted, answered when refused.
+    @inline(__always)
+    mutating func decide(_ command: MovieCommand, token: UInt64) {
+        let event: MovieEvent
+        do throws(CommandError) {
+            event = try projected.decide(command)
+        } catch {
+            return answer(token, .failure(StoreError(error)))
+        }
+        let after = projected.apply(event, seq: projected.lastSeq + 1)
+        queued.append(Entry(token: token, command: command, event: event, after: after))
+    }
+
+    // MARK: - Keys
+
+    /// A command whose key is pending in `queued` or `aborted` waits for it, or is a conflict
+    /// when the key wrote another command. Returns whether it is dealt with.
+    mutating func join(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
+        Self.join(key, command, token, &queued, &answered)
+            || Self.join(key, command, token, &aborted, &answered)
+    }
+
+    /// As `join(_:_:token:)`, for entries the store holds (handed on, not yet committed).
+    mutating func join(_ key: String, _ command: MovieCommand, token: UInt64, among entries: inout [Entry])
+        -> Bool
+    {
+        Self.join(key, command, token, &entries, &answered)
+    }
+
+    private static func join(
+        _ key: String, _ command: MovieCommand, _ token: UInt64, _ entries: inout [Entry],
+        _ answered: inout [CommandResult]
+    ) -> Bool {
+        guard let i = entries.firstIndex(where: { $0.command.key == key }) else { return false }
+        if command.wrote(entries[i].event) {
+            entries[i].waiters.append(token)
+        } else {
+            answered.append(CommandResult(token: token, result: .failure(.keyReused(key))))
+        }
+        return true
+    }
+
+    // MARK: - Failures
+
+    /// After a failed commit: decides what was aborted and what is queued again, in order,
+    /// against the committed `state`; those now refused fail in `out`.
+    mutating func redecide(after state: MovieState, _ out: inout Completions) {
+        projected = state
+        let again = aborted + queued
+        aborted = []
+        queued = []
+        for var entry in again {
+            do throws(CommandError) {
+                entry.event = try projected.decide(entry.command)
+                entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
+                queued.append(entry)
+            } catch {
+                entry.report(.failure(StoreError(error)), into: &out)
+            }
+        }
+    }
+
+    /// Fails every entry of `entries` with `error` in `out`.
+    static func fail(_ entries: some Sequence<Entry>, _ error: StoreError, _ out: inout Completions) {
+        for e in entries { e.report(.failure(error), into: &out) }
+    }
+
+    /// The store stopped: fails what is aborted and queued with `error`, and projects the
+    /// committed `state` again.
+    mutating func failAll(_ error: StoreError, reverting state: MovieState, _ out: inout Completions) {
+        Self.fail(aborted, error, &out)
+        Self.fail(queued, error, &out)
+        aborted = []
+        queued = []
+        projected = state
+    }
+}
