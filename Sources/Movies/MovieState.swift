@@ -79,40 +79,6 @@ public struct MovieState: Equatable, Sendable {
         }
     }
 
-    /// Lowercase ASCII letters and digits of the title, other runs as one `_`, at most 64 bytes;
-    /// "movie" when nothing is left.
-    public static func slug(_ title: String) -> String {
-        var out: [UInt8] = []
-        var pendingSep = false
-        for b in title.utf8 {
-            let c: UInt8?
-            switch b {
-            case 0x61...0x7A, 0x30...0x39: c = b
-            case 0x41...0x5A: c = b + 0x20
-            default: c = nil
-            }
-            if let c {
-                if pendingSep && !out.isEmpty { out.append(0x5F) }
-                pendingSep = false
-                out.append(c)
-                if out.count >= 64 { break }
-            } else if b != 0x27 {  // "Schindler's" -> "schindlers"
-                pendingSep = true
-            }
-        }
-        while out.last == 0x5F { out.removeLast() }
-        return out.isEmpty ? "movie" : String(decoding: out, as: UTF8.self)
-    }
-
-    /// A slug of `title` that no movie ever had: `base`, else `base_2`, `base_3`, …
-    public func freshID(for title: String) -> String {
-        let base = MovieState.slug(title)
-        if !usedIDs.contains(base) { return base }
-        var n = max(2, suffixHint[base] ?? 2)
-        while usedIDs.contains("\(base)_\(n)") { n += 1 }
-        return "\(base)_\(n)"
-    }
-
     // MARK: - Fold
 
     /// Folds a stored event in and returns the movie after it (for `removed`, its last state with
@@ -148,6 +114,9 @@ public struct MovieState: Equatable, Sendable {
             return movie
         }
     }
+
+    /// The next suffix to try for `base`, when an id with a suffix was seen.
+    func suffixHint(_ base: String) -> Int? { suffixHint[base] }
 
     private mutating func noteSuffix(of id: String) {
         guard let us = id.utf8.lastIndex(of: 0x5F) else { return }
@@ -203,7 +172,7 @@ extension MovieState {
         let count = try r.u32("movie count")
         for _ in 0..<count {
             let id = try r.string("movie id")
-            guard MovieEvent.isValidID(id), index[id] == nil else {
+            guard MovieState.isValidID(id), index[id] == nil else {
                 throw MovieDecodingError("bad or duplicate movie id \(String(reflecting: id)) in snapshot")
             }
             let title = try r.string("title")
@@ -225,7 +194,7 @@ extension MovieState {
         let gone = try r.u32("removed id count")
         for _ in 0..<gone {
             let id = try r.string("removed id")
-            guard MovieEvent.isValidID(id), index[id] == nil else {
+            guard MovieState.isValidID(id), index[id] == nil else {
                 throw MovieDecodingError("bad removed id \(String(reflecting: id)) in snapshot")
             }
             usedIDs.insert(id)

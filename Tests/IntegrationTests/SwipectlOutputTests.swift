@@ -32,4 +32,20 @@ final class SwipectlOutputTests: XCTestCase {
         }
         XCTAssertTrue(outputs[1].hasPrefix(#"{"ok":true,"seq":11,"movie":{"id":"matrix""#), outputs[1])
     }
+
+    func testAddMakesIdsFromTitlesInAnyScript() throws {
+        XCTAssertEqual(
+            try daemon.ok("add", "Amélie — 東京物語 🎬"), "Added amelie_東京物語 \"Amélie — 東京物語 🎬\" (seq 11).\n")
+        XCTAssertEqual(try daemon.ok("add", "日本"), "Added 日本 \"日本\" (seq 12).\n")
+        XCTAssertEqual(try daemon.ok("add", "ééé…"), "Added eee \"ééé…\" (seq 13).\n")
+        XCTAssertEqual(try daemon.ok("add", "日本!"), "Added 日本_2 \"日本!\" (seq 14).\n")
+        XCTAssertEqual(try daemon.ok("add", "🎬"), "Added movie \"🎬\" (seq 15).\n")
+        // The ids work everywhere an id does: a toggle, a drag on the daemon's engine, a restart.
+        XCTAssertEqual(try daemon.ok("toggle-watched", "日本"), "日本 \"日本\": watched 👁 (seq 16).\n")
+        let drag = try jsonLines(try daemon.ok("call", #"{"op":"drag","movie":"amelie_東京物語","dx":-60}"#))
+        XCTAssertEqual((drag.first?["row"] as? [String: Any])?["movie"] as? String, "amelie_東京物語")
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+        daemon = try TestDaemon(restarting: daemon)
+        XCTAssertEqual(Array(try daemon.ids().suffix(5)), ["amelie_東京物語", "日本", "eee", "日本_2", "movie"])
+    }
 }
