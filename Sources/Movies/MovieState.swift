@@ -34,7 +34,7 @@ public struct MovieState: Equatable, Sendable {
             if command.expect != nil {
                 throw .badRequest("expect applies to an existing movie; add creates a new one")
             }
-            try MovieState.validate(title: title)
+            let title = try MovieState.checkedTitle(title)
             let id = freshID(for: title)
             let image = image ?? id  // protocol.md: `image` defaults to the id
             guard image.utf8.count <= MovieState.maxImageBytes else {
@@ -53,18 +53,6 @@ public struct MovieState: Equatable, Sendable {
         case .remove(let id):
             try check(id, command.expect)
             return .removed(id: id)
-        }
-    }
-
-    public static func validate(title: String) throws(CommandError) {
-        if title.isEmpty { throw .badRequest("title is empty; it needs 1 to \(maxTitleLength) characters") }
-        let n = title.count
-        if n > maxTitleLength {
-            throw .badRequest("title has \(n) characters; at most \(maxTitleLength) are allowed")
-        }
-        if title.allSatisfy({ $0.isWhitespace }) { throw .badRequest("title is blank") }
-        if title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw .badRequest("title contains control characters (such as a newline)")
         }
     }
 

@@ -48,4 +48,27 @@ final class SwipectlOutputTests: XCTestCase {
         daemon = try TestDaemon(restarting: daemon)
         XCTAssertEqual(Array(try daemon.ids().suffix(5)), ["amelie_東京物語", "日本", "eee", "日本_2", "movie"])
     }
+
+    func testAddRefusesTitlesThatBreakTerminalsAndTrimsTheRest() throws {
+        let rlo = try daemon.swipectl(["add", "Evil\u{202E}txt.exe"])
+        XCTAssertEqual(rlo.status, .exited(1))
+        XCTAssertEqual(
+            rlo.standardError,
+            "swipectl: bad-request: title contains U+202E RIGHT-TO-LEFT OVERRIDE, which no title needs\n")
+        let raw = try daemon.swipectl(["call", #"{"op":"add","title":"one\u2028two"}"#])
+        XCTAssertEqual(
+            raw.standardOutput,
+            #"{"ok":false,"error":{"code":"bad-request","message":"title contains U+2028 LINE SEPARATOR, which no title needs"}}"#
+                + "\n")
+        XCTAssertEqual(try daemon.swipectl(["add", "a\u{200B}b"]).status, .exited(1))
+        XCTAssertEqual(try daemon.movies().count, 10, "nothing was added")
+
+        XCTAssertEqual(
+            try daemon.ok("add", "  Heat  "),
+            "Added heat \"Heat\" (seq 11).\n")
+        let stored = try jsonLines(try daemon.ok("call", #"{"op":"add","title":"\u00a0Ame\u0301lie  "}"#))
+        let movie = try XCTUnwrap(stored.first?["movie"] as? [String: Any])
+        XCTAssertEqual(movie["title"] as? String, "Am\u{E9}lie")
+        XCTAssertEqual((movie["title"] as? String)?.unicodeScalars.count, 6, "stored in NFC")
+    }
 }
