@@ -64,7 +64,7 @@ enum MovieCommands {
 
     /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
     /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
-    private static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
+    static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
         id: String, known: Bool
     ) {
         let movies = try decodeMovies(session.request("list", echo: false), session)

@@ -31,6 +31,8 @@ enum Swipectl {
         case .history(let from, let limit): try History.run(session, from: from, limit: limit)
         case .call(let line): try Call.run(session, line: line)
         case .help: try DaemonHelp.run(session)
+        case .swipe(let movie, let gesture, let verbose):
+            try Swipe.run(session, movie, gesture, verbose: verbose)
         }
     }
 }
