@@ -43,18 +43,26 @@ extension MovieState {
     /// Combining marks that are default-ignorable (variation selectors such as U+FE0F, which
     /// make ❤️ an emoji) attach to the character before them and are kept.
     public static func refusedCodePoint(in title: String) -> Unicode.Scalar? {
+        titleScalars(title).first { $0.refused }?.scalar
+    }
+
+    /// Every scalar of `title`, each with whether no title needs it (see `refusedCodePoint`):
+    /// what a front end escapes when it shows a title stored before the rule.
+    public static func titleScalars(_ title: String) -> [(scalar: Unicode.Scalar, refused: Bool)] {
         let scalars = Array(title.unicodeScalars)
+        var result: [(scalar: Unicode.Scalar, refused: Bool)] = []
+        result.reserveCapacity(scalars.count)
         var i = 0
         while i < scalars.count {
-            let scalar = scalars[i]
-            if scalar.value == 0x1F3F4, let end = tagSequenceEnd(scalars, from: i + 1) {
+            if scalars[i].value == 0x1F3F4, let end = tagSequenceEnd(scalars, from: i + 1) {
+                for scalar in scalars[i..<end] { result.append((scalar, false)) }
                 i = end
                 continue
             }
-            if isRefused(scalar) { return scalar }
+            result.append((scalars[i], isRefused(scalars[i])))
             i += 1
         }
-        return nil
+        return result
     }
 
     private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {

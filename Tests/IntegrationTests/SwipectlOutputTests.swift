@@ -71,4 +71,37 @@ final class SwipectlOutputTests: XCTestCase {
         XCTAssertEqual(movie["title"] as? String, "Am\u{E9}lie")
         XCTAssertEqual((movie["title"] as? String)?.unicodeScalars.count, 6, "stored in NFC")
     }
+
+    func testListFitsATerminalAndCutsNothingInAPipe() throws {
+        try XCTSkipUnless(Binaries.hasSystem("script"), "needs script(1) (bsdutils) for a pty")
+        let long = "東京物語 — " + String(repeating: "a very long title ", count: 10)
+        try daemon.ok("add", long)
+        // Not a terminal: the whole title, on one line.
+        XCTAssertTrue(try daemon.ok("list").contains(long.trimmingCharacters(in: .whitespaces) + "\n"))
+        // A 60-column terminal: every line fits, the long title is cut with "…".
+        let command = "stty cols 60 rows 30; exec '\(try Binaries.swipectl)' --socket '\(daemon.socket)' list"
+        let result = try Subprocess.run(
+            "script", ["-qec", command, "/dev/null"], environment: ["SWIPED_SOCKET": nil])
+        XCTAssertEqual(result.status, .exited(0), result.standardOutput)
+        let lines = result.standardOutput.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+        XCTAssertEqual(lines.count, 13, result.standardOutput)  // the header, 11 movies, the legend
+        let cut = try XCTUnwrap(lines.first { $0.hasPrefix("東京物語") || $0.contains(" 東京物語 — ") })
+        XCTAssertTrue(cut.hasSuffix("…"), String(cut))
+        for line in lines { XCTAssertLessThanOrEqual(TerminalWidth.cells(String(line)), 60, String(line)) }
+        XCTAssertTrue(lines.last?.hasPrefix("11 movies") == true, result.standardOutput)
+    }
+}
+
+/// Cells a line takes in a terminal: two for CJK and emoji, as swipectl counts.
+enum TerminalWidth {
+    static func cells(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { total, scalar in
+            let v = scalar.value
+            if scalar.properties.generalCategory == .nonspacingMark { return total }
+            let wide =
+                scalar.properties.isEmojiPresentation || (0x2E80...0xA4CF).contains(v)
+                || (0xAC00...0xD7A3).contains(v) || (0xFF00...0xFF60).contains(v)
+            return total + (wide ? 2 : 1)
+        }
+    }
 }
