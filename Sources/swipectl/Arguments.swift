@@ -8,7 +8,8 @@ enum Command: Equatable {
     case toggleWatched(movie: String)
     case toggleFriends(movie: String)
     case remove(movie: String)
-    case watch(from: UInt64?)
+    /// `once`: end when the daemon goes away instead of connecting again.
+    case watch(from: UInt64?, once: Bool)
     case history(from: UInt64?, limit: UInt64?)
     /// One raw request line, sent as is.
     case call(line: String)
@@ -50,7 +51,7 @@ enum Arguments {
         ("toggle-watched", ["MOVIE"], []),
         ("toggle-friends", ["MOVIE"], []),
         ("remove", ["MOVIE"], []),
-        ("watch", [], ["--from"]),
+        ("watch", [], ["--from", "--once"]),
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
         ("help", [], []),
@@ -102,7 +103,7 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--verbose":
+            case "--verbose", "--once":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap":
@@ -142,7 +143,8 @@ enum Arguments {
         case "toggle-watched": command = .toggleWatched(movie: operand)
         case "toggle-friends": command = .toggleFriends(movie: operand)
         case "remove": command = .remove(movie: operand)
-        case "watch": command = .watch(from: try number("--from", values["--from"]))
+        case "watch":
+            command = .watch(from: try number("--from", values["--from"]), once: values["--once"] != nil)
         case "history":
             command = .history(
                 from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))

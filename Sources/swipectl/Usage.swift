@@ -12,8 +12,11 @@ enum Usage {
           toggle-watched MOVIE      flip the movie's watched flag
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
           remove MOVIE              remove the movie
-          watch [--from SEQ]        print every change as it happens, until Ctrl-C
-                                    (with --from, first the changes after SEQ)
+          watch [--from SEQ] [--once]
+                                    print every change as it happens, until Ctrl-C
+                                    (with --from, first the changes after SEQ); when
+                                    the daemon restarts, connect again and go on where
+                                    it stopped (with --once, exit 3 instead)
           history [--from SEQ] [--limit N]
                                     stored changes after SEQ (default 0), at most N (default 100)
           swipe MOVIE --dx POINTS [--vx PT/S] [--steps N] [--verbose]
