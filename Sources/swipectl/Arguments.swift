@@ -1,5 +1,6 @@
 // The command line, parsed once into a plain value. Options may come before or after the
 // command (as with systemctl); `--` ends them, for a title that starts with '-'.
+import SwipeEngine
 
 /// What swipectl was asked to do.
 enum Command: Equatable {
@@ -25,7 +26,7 @@ enum Gesture: Equatable {
     /// then release, with `vx` when given.
     case drag(dx: Double, vx: Double?, steps: Int?)
     /// Open the row on `edge`, then tap `tap` when given.
-    case open(edge: String, tap: String?)
+    case open(edge: Edge, tap: String?)
 }
 
 struct Invocation: Equatable {
@@ -177,7 +178,7 @@ enum Arguments {
             for option in ["--vx", "--steps"] where values[option] != nil {
                 throw Failure.usage("\(option) goes with --dx, not --open")
             }
-            guard edge == "leading" || edge == "trailing" else {
+            guard let edge = Edge(rawValue: edge) else {
                 throw Failure.usage("--open must be leading or trailing, not '\(edge)'")
             }
             return .swipe(movie: movie, gesture: .open(edge: edge, tap: values["--tap"]), verbose: verbose)

@@ -20,9 +20,9 @@ enum Swipe {
             try swipe.drag(dx, steps: steps ?? max(1, Int((abs(dx) / maxStep).rounded(.up))))
             let (row, fired) = try swipe.release(vx: vx)
             if !verbose { swipe.show("release" + (vx.map { " vx \(format($0))" } ?? ""), row) }
-            try swipe.show(fired, row)
+            try swipe.show(fired: fired)
         case .open(let edge, let tap):
-            try swipe.open(Edge(rawValue: edge) ?? .trailing, thenTap: tap)
+            try swipe.open(edge, thenTap: tap)
         }
     }
 
@@ -120,7 +120,7 @@ private struct Run {
         let reply = try request("tap", [("action", .string(action))], echo: true)
         let tapped = try self.row(reply)
         show("tap \(action)", tapped)
-        try show(reply.object("fired"), tapped)
+        try show(fired: reply.object("fired"))
     }
 
     /// The actions of one edge of a `configure` reply's layout.
@@ -139,7 +139,7 @@ private struct Run {
     }
 
     /// What fired, if anything; a bound action whose command failed is a failure (status 1).
-    func show(_ fired: JSONObject?, _ row: RowRender) throws(Failure) {
+    func show(fired: JSONObject?) throws(Failure) {
         guard let fired, let action = fired.string("action") else {
             if !session.json { Output.out("nothing fired\n") }
             return
