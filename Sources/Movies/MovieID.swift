@@ -59,7 +59,7 @@ extension MovieState {
     public func freshID(for title: String) -> String {
         let base = MovieState.slug(title)
         if !usedIDs.contains(base) { return base }
-        var n = max(2, suffixHint(base) ?? 2)
+        var n = max(2, nextSuffix(for: base) ?? 2)
         while usedIDs.contains("\(base)_\(n)") { n += 1 }
         return "\(base)_\(n)"
     }

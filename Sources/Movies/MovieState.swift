@@ -104,7 +104,7 @@ public struct MovieState: Equatable, Sendable {
     }
 
     /// The next suffix to try for `base`, when an id with a suffix was seen.
-    func suffixHint(_ base: String) -> Int? { suffixHint[base] }
+    func nextSuffix(for base: String) -> Int? { suffixHint[base] }
 
     private mutating func noteSuffix(of id: String) {
         guard let us = id.utf8.lastIndex(of: 0x5F) else { return }
