@@ -303,7 +303,7 @@ final class SwipectlTests: XCTestCase {
             help.standardOutput)
         for command in [
             "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
-            "history", "call JSON", "help", "Exit status",
+            "history", "swipe MOVIE --dx POINTS", "swipe MOVIE --open", "call JSON", "help", "Exit status",
         ] {
             XCTAssertTrue(help.standardOutput.contains(command), command)
         }
