@@ -129,4 +129,27 @@ final class SwipectlSwipeTests: XCTestCase {
             XCTAssertTrue(result.standardError.contains(message), "\(arguments): \(result.standardError)")
         }
     }
+
+    /// protocol.md's configure request for seed 000's demo shows Read | Trash on the trailing
+    /// edge, left to right, and its full swipe fires Trash.
+    func testProtocolsSeed000ConfigureShowsAndFiresAsSeed000() throws {
+        let root = InstallTests.root
+        let protocolText = try String(contentsOfFile: "\(root)/protocol.md", encoding: .utf8)
+        let line = try XCTUnwrap(
+            protocolText.split(separator: "\n").first {
+                $0.hasPrefix(#"  {"op":"configure","leading":[{"action":"text""#)
+            })
+        let client = try LineClient(path: daemon.socket)
+        _ = try client.readEvent()  // hello
+        try client.send(line.trimmingCharacters(in: .whitespaces))
+        XCTAssertEqual(try client.readReply()["ok"] as? Bool, true)
+        try client.send(#"{"op":"drag","movie":"seven","dx":-140}"#)
+        let buttons = (try client.readReply()["row"] as? [String: Any])?["buttons"] as? [[String: Any]]
+        XCTAssertEqual(buttons?.map { $0["action"] as? String }, ["read", "trash"])
+        try client.send(#"{"op":"release","movie":"matrix","dx":-300}"#)
+        XCTAssertEqual((try client.readReply()["fired"] as? [String: Any])?["action"] as? String, "trash")
+        try client.send(#"{"op":"release","movie":"godfather","dx":300}"#)
+        XCTAssertEqual((try client.readReply()["fired"] as? [String: Any])?["action"] as? String, "text")
+        client.close()
+    }
 }
