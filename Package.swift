@@ -88,6 +88,7 @@ let package = Package(
             name: "SessionTests", dependencies: ["Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire", "TestSupport"],
                     swiftSettings: strict),
     ]

@@ -146,12 +146,8 @@ extension MovieEvent {
         }
     }
 
-    /// Ids are non-empty lowercase ASCII letters, digits and `_`, at most 128 bytes.
-    public static func isValidID(_ id: String) -> Bool {
-        let u = id.utf8
-        guard !u.isEmpty, u.count <= 128 else { return false }
-        return u.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-    }
+    /// Whether `id` can be a movie id (see `MovieState.isValidID`).
+    public static func isValidID(_ id: String) -> Bool { MovieState.isValidID(id) }
 }
 
 // MARK: - Bytes

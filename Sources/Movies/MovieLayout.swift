@@ -20,16 +20,18 @@ public enum MovieLayout {
         ],
         allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true)
 
-    /// Seed 000, the demo. Leading: Text (text only, default gray), Flag (flag, green). Trailing:
-    /// Read (envelope.open, blue), Trash (red). Full swipe on both edges.
+    /// Seed 000, the demo, as seed 000 shows it: leading Text | Flag and trailing Read | Trash,
+    /// left to right in ltr, and a full swipe fires Text or Trash. Written outermost first (the
+    /// protocol's order), the trailing edge is therefore Trash, Read. Text: text only, default
+    /// gray; Flag: flag, green; Read: envelope.open, blue; Trash: red. Full swipe on both edges.
     public static let demo000 = Layout(
         leading: [
             ActionSpec(action: "text", label: "Text"),
             ActionSpec(action: "flag", label: "Flag", icon: "flag", tint: "green"),
         ],
         trailing: [
-            ActionSpec(action: "read", label: "Read", icon: "envelope.open", tint: "blue"),
             ActionSpec(action: "trash", label: "Trash", tint: "red"),
+            ActionSpec(action: "read", label: "Read", icon: "envelope.open", tint: "blue"),
         ],
         allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true)
 

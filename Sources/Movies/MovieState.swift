@@ -34,7 +34,7 @@ public struct MovieState: Equatable, Sendable {
             if command.expect != nil {
                 throw .badRequest("expect applies to an existing movie; add creates a new one")
             }
-            try MovieState.validate(title: title)
+            let title = try MovieState.checkedTitle(title)
             let id = freshID(for: title)
             let image = image ?? id  // protocol.md: `image` defaults to the id
             guard image.utf8.count <= MovieState.maxImageBytes else {
@@ -56,18 +56,6 @@ public struct MovieState: Equatable, Sendable {
         }
     }
 
-    public static func validate(title: String) throws(CommandError) {
-        if title.isEmpty { throw .badRequest("title is empty; it needs 1 to \(maxTitleLength) characters") }
-        let n = title.count
-        if n > maxTitleLength {
-            throw .badRequest("title has \(n) characters; at most \(maxTitleLength) are allowed")
-        }
-        if title.allSatisfy({ $0.isWhitespace }) { throw .badRequest("title is blank") }
-        if title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw .badRequest("title contains control characters (such as a newline)")
-        }
-    }
-
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
         guard let movie = movie(id) else {
             if usedIDs.contains(id) { throw .notFound("movie \(String(reflecting: id)) was removed") }
@@ -77,40 +65,6 @@ public struct MovieState: Equatable, Sendable {
             throw .conflict(
                 "movie \(String(reflecting: id)) is at version \(movie.version), not \(expect) as expected")
         }
-    }
-
-    /// Lowercase ASCII letters and digits of the title, other runs as one `_`, at most 64 bytes;
-    /// "movie" when nothing is left.
-    public static func slug(_ title: String) -> String {
-        var out: [UInt8] = []
-        var pendingSep = false
-        for b in title.utf8 {
-            let c: UInt8?
-            switch b {
-            case 0x61...0x7A, 0x30...0x39: c = b
-            case 0x41...0x5A: c = b + 0x20
-            default: c = nil
-            }
-            if let c {
-                if pendingSep && !out.isEmpty { out.append(0x5F) }
-                pendingSep = false
-                out.append(c)
-                if out.count >= 64 { break }
-            } else if b != 0x27 {  // "Schindler's" -> "schindlers"
-                pendingSep = true
-            }
-        }
-        while out.last == 0x5F { out.removeLast() }
-        return out.isEmpty ? "movie" : String(decoding: out, as: UTF8.self)
-    }
-
-    /// A slug of `title` that no movie ever had: `base`, else `base_2`, `base_3`, …
-    public func freshID(for title: String) -> String {
-        let base = MovieState.slug(title)
-        if !usedIDs.contains(base) { return base }
-        var n = max(2, suffixHint[base] ?? 2)
-        while usedIDs.contains("\(base)_\(n)") { n += 1 }
-        return "\(base)_\(n)"
     }
 
     // MARK: - Fold
@@ -148,6 +102,9 @@ public struct MovieState: Equatable, Sendable {
             return movie
         }
     }
+
+    /// The next suffix to try for `base`, when an id with a suffix was seen.
+    func nextSuffix(for base: String) -> Int? { suffixHint[base] }
 
     private mutating func noteSuffix(of id: String) {
         guard let us = id.utf8.lastIndex(of: 0x5F) else { return }
@@ -203,7 +160,7 @@ extension MovieState {
         let count = try r.u32("movie count")
         for _ in 0..<count {
             let id = try r.string("movie id")
-            guard MovieEvent.isValidID(id), index[id] == nil else {
+            guard MovieState.isValidID(id), index[id] == nil else {
                 throw MovieDecodingError("bad or duplicate movie id \(String(reflecting: id)) in snapshot")
             }
             let title = try r.string("title")
@@ -225,7 +182,7 @@ extension MovieState {
         let gone = try r.u32("removed id count")
         for _ in 0..<gone {
             let id = try r.string("removed id")
-            guard MovieEvent.isValidID(id), index[id] == nil else {
+            guard MovieState.isValidID(id), index[id] == nil else {
                 throw MovieDecodingError("bad removed id \(String(reflecting: id)) in snapshot")
             }
             usedIDs.insert(id)

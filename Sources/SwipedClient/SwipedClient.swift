@@ -51,6 +51,10 @@ public final class SwipedClient {
     public let hello: Hello
     /// Seconds to wait for a reply.
     public var timeout: Double
+    /// Whether requests carry an `id` (1, 2, 3…) that each reply must echo. Replies come in
+    /// request order anyway; a front end that shows the daemon's reply lines (`swipectl --json`)
+    /// turns ids off so that its own numbering does not appear in them.
+    public var sendsIDs = true
     /// Events received while waiting for replies, oldest first.
     public var pendingEvents: [ServerEvent] { pending.map(\.event) }
     private var pending: [EventLine] = []
@@ -94,11 +98,11 @@ public final class SwipedClient {
     /// Like `call`, but returns the reply whatever its `ok` (with the line as sent); throws only
     /// when no well-formed reply came (connection closed, timeout, garbled line).
     public func exchange(_ op: String, _ arguments: [(String, JSON)] = []) throws(ClientError) -> Reply {
-        let id = nextID
-        nextID += 1
+        let id = sendsIDs ? nextID : nil
+        if sendsIDs { nextID += 1 }
         var line = JSONWriter()
         line.object { w in
-            w.field("id", id)
+            if let id { w.field("id", id) }
             w.field("op", op)
             for (key, value) in arguments { w.field(key, value) }
         }
@@ -122,7 +126,8 @@ public final class SwipedClient {
         }
     }
 
-    private func reply(id: Int) throws(ClientError) -> Reply {
+    /// The next reply, which must echo `id` (or carry none when `id` is nil).
+    private func reply(id: Int?) throws(ClientError) -> Reply {
         while true {
             guard let line = try connection.readLine(timeout: timeout) else {
                 throw ClientError(.closed, "the daemon closed the connection")
@@ -132,7 +137,7 @@ public final class SwipedClient {
                 try keep(event: object, line)
                 continue
             }
-            guard object.uint("id") == UInt64(id) else {
+            guard id.map({ object.uint("id") == UInt64($0) }) ?? (object["id"] == nil) else {
                 throw ClientError(.protocol, "reply out of order: \(String(decoding: line, as: UTF8.self))")
             }
             return Reply(object: object, line: String(decoding: line, as: UTF8.self))

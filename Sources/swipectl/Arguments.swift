@@ -1,5 +1,6 @@
 // The command line, parsed once into a plain value. Options may come before or after the
 // command (as with systemctl); `--` ends them, for a title that starts with '-'.
+import SwipeEngine
 
 /// What swipectl was asked to do.
 enum Command: Equatable {
@@ -8,12 +9,24 @@ enum Command: Equatable {
     case toggleWatched(movie: String)
     case toggleFriends(movie: String)
     case remove(movie: String)
-    case watch(from: UInt64?)
+    /// `once`: end when the daemon goes away instead of connecting again.
+    case watch(from: UInt64?, once: Bool)
     case history(from: UInt64?, limit: UInt64?)
     /// One raw request line, sent as is.
     case call(line: String)
     /// The daemon's ops (the `help` op), not swipectl's own usage.
     case help
+    /// A gesture on MOVIE's row, on one connection (Swipe.swift).
+    case swipe(movie: String, gesture: Gesture, verbose: Bool)
+}
+
+/// What `swipe` does with the row.
+enum Gesture: Equatable {
+    /// Drag by `dx` points in `steps` steps (nil: as many as steps of at most 20 points need),
+    /// then release, with `vx` when given.
+    case drag(dx: Double, vx: Double?, steps: Int?)
+    /// Open the row on `edge`, then tap `tap` when given.
+    case open(edge: Edge, tap: String?)
 }
 
 struct Invocation: Equatable {
@@ -39,10 +52,11 @@ enum Arguments {
         ("toggle-watched", ["MOVIE"], []),
         ("toggle-friends", ["MOVIE"], []),
         ("remove", ["MOVIE"], []),
-        ("watch", [], ["--from"]),
+        ("watch", [], ["--from", "--once"]),
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
         ("help", [], []),
+        ("swipe", ["MOVIE"], ["--dx", "--vx", "--steps", "--open", "--tap", "--verbose"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -90,7 +104,10 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--image", "--from", "--limit":
+            case "--verbose", "--once":
+                try noValue()
+                values[name] = ""
+            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -127,16 +144,57 @@ enum Arguments {
         case "toggle-watched": command = .toggleWatched(movie: operand)
         case "toggle-friends": command = .toggleFriends(movie: operand)
         case "remove": command = .remove(movie: operand)
-        case "watch": command = .watch(from: try number("--from", values["--from"]))
+        case "watch":
+            command = .watch(from: try number("--from", values["--from"]), once: values["--once"] != nil)
         case "history":
             command = .history(
                 from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)
+        case "swipe": command = try swipe(operand, values)
         default: command = .help
         }
         return .run(Invocation(socket: socket, json: json, command: command))
+    }
+
+    /// `swipe MOVIE`: exactly one of --dx and --open; --vx and --steps go with --dx, --tap with
+    /// --open.
+    private static func swipe(_ movie: String, _ values: [String: String]) throws(Failure) -> Command {
+        let verbose = values["--verbose"] != nil
+        switch (values["--dx"], values["--open"]) {
+        case (let dx?, nil):
+            if values["--tap"] != nil { throw Failure.usage("--tap goes with --open EDGE, not --dx") }
+            let steps = try number("--steps", values["--steps"])
+            if let steps, steps < 1 || steps > 1000 {
+                throw Failure.usage("--steps must be 1 to 1000, not \(steps)")
+            }
+            let gesture = Gesture.drag(
+                dx: try points("--dx", dx),
+                vx: try values["--vx"].map { (v) throws(Failure) in try points("--vx", v) },
+                steps: steps.map { Int($0) })
+            return .swipe(movie: movie, gesture: gesture, verbose: verbose)
+        case (nil, let edge?):
+            for option in ["--vx", "--steps"] where values[option] != nil {
+                throw Failure.usage("\(option) goes with --dx, not --open")
+            }
+            guard let edge = Edge(rawValue: edge) else {
+                throw Failure.usage("--open must be leading or trailing, not '\(edge)'")
+            }
+            return .swipe(movie: movie, gesture: .open(edge: edge, tap: values["--tap"]), verbose: verbose)
+        case (_?, _?):
+            throw Failure.usage("give --dx or --open, not both")
+        case (nil, nil):
+            throw Failure.usage("'swipe' needs --dx POINTS or --open EDGE")
+        }
+    }
+
+    /// A finite number of points (or points per second), such as -300 or 12.5.
+    private static func points(_ option: String, _ text: String) throws(Failure) -> Double {
+        guard let value = Double(text), value.isFinite, !text.hasPrefix("+") else {
+            throw Failure.usage("\(option) must be a number of points, such as -300, not '\(text)'")
+        }
+        return value
     }
 
     /// A whole number ≥ 0 (its range is the daemon's to check).

@@ -20,9 +20,12 @@ enum History {
             else {
                 throw session.lost(ClientError(.protocol, "malformed history event"))
             }
-            table.append(String(event.seq), time(at), change(event), event.movie.id, event.movie.title)
+            table.append(
+                String(event.seq), time(at), change(event), event.movie.id,
+                TerminalText.escaped(event.movie.title))
             last = event.seq
         }
+        if let width = TerminalText.terminalColumns() { table.fit(columns: [4, 3], toWidth: width) }
         var text = table.text
         if Output.isTerminal {
             text += "\n\(items.count) change\(items.count == 1 ? "" : "s"); latest seq \(latest)."
@@ -52,6 +55,6 @@ enum History {
 
     /// One line for `watch`: seq, time, change, id and title, two spaces apart.
     static func line(_ event: CommittedEvent, at: String) -> String {
-        "\(event.seq)  \(time(at))  \(change(event))  \(event.movie.id)  \(event.movie.title)"
+        "\(event.seq)  \(time(at))  \(change(event))  \(event.movie.id)  \(TerminalText.escaped(event.movie.title))"
     }
 }

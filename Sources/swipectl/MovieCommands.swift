@@ -15,7 +15,9 @@ enum MovieCommands {
         if session.json { return }
         let movies = try decodeMovies(reply, session)
         var table = Table("ID", "TITLE", "WATCHED")
-        for movie in movies { table.append(movie.id, movie.title, indicators(movie)) }
+        for movie in movies { table.append(movie.id, TerminalText.escaped(movie.title), indicators(movie)) }
+        // On a terminal, long titles (then long ids) are cut so that each movie stays on one line.
+        if let width = TerminalText.terminalColumns() { table.fit(columns: [1, 0], toWidth: width) }
         var text = table.text
         if Output.isTerminal {
             text +=
@@ -29,7 +31,7 @@ enum MovieCommands {
         if let image { arguments.append(("image", .string(image))) }
         let (seq, movie) = try mutation(session, "add", arguments)
         if session.json { return }
-        Output.out("Added \(movie.id) \"\(movie.title)\" (seq \(seq)).\n")
+        Output.out("Added \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
     static func toggle(_ session: Session, _ flag: Flag, _ name: String) throws(Failure) {
@@ -43,7 +45,7 @@ enum MovieCommands {
         case .friends:
             state = movie.watchedWithFriends ? "watched with friends 👥" : "not watched with friends"
         }
-        Output.out("\(movie.id) \"\(movie.title)\": \(state) (seq \(seq)).\n")
+        Output.out("\(movie.id) \"\(TerminalText.escaped(movie.title))\": \(state) (seq \(seq)).\n")
     }
 
     static func remove(_ session: Session, _ name: String) throws(Failure) {
@@ -51,7 +53,7 @@ enum MovieCommands {
         let (seq, movie) = try mutation(
             session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
         if session.json { return }
-        Output.out("Removed \(movie.id) \"\(movie.title)\" (seq \(seq)).\n")
+        Output.out("Removed \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
     /// 👁 and 👥 for the flags that are set, or nothing.
@@ -64,7 +66,7 @@ enum MovieCommands {
 
     /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
     /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
-    private static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
+    static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
         id: String, known: Bool
     ) {
         let movies = try decodeMovies(session.request("list", echo: false), session)

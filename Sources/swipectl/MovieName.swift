@@ -29,7 +29,7 @@ enum MovieName {
     /// The message for `.ambiguous`: every candidate, id and title, aligned.
     static func ambiguity(_ name: String, _ candidates: [Movie]) -> String {
         var table = Table("  ID", "TITLE")
-        for movie in candidates { table.append("  " + movie.id, movie.title) }
+        for movie in candidates { table.append("  " + movie.id, TerminalText.escaped(movie.title)) }
         var lines = table.text.split(separator: "\n").map(String.init)
         lines.removeFirst()
         return "'\(name)' matches \(candidates.count) titles; give more of the title, or the id:\n"

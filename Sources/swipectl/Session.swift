@@ -10,14 +10,25 @@ final class Session {
     /// `--json`: print each reply line as it came.
     let json: Bool
 
-    init(_ socket: SocketChoice, json: Bool) throws(Failure) {
-        self.socket = socket
-        self.json = json
+    convenience init(_ socket: SocketChoice, json: Bool) throws(Failure) {
         do {
-            client = try SwipedClient(socketPath: socket.path)
+            try self.init(socket, json: json, client: SwipedClient(socketPath: socket.path))
         } catch {
             throw Session.unreachable(error, socket)
         }
+    }
+
+    private init(_ socket: SocketChoice, json: Bool, client: SwipedClient) {
+        self.socket = socket
+        self.json = json
+        self.client = client
+        // --json prints the daemon's replies, which echo a request's id: send none.
+        client.sendsIDs = !json
+    }
+
+    /// A new connection to the same socket (`watch`, once the daemon is back).
+    func reconnected() throws(ClientError) -> Session {
+        Session(socket, json: json, client: try SwipedClient(socketPath: socket.path))
     }
 
     /// Sends one request. With --json its reply line goes to stdout whatever it says; an

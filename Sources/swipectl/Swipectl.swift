@@ -27,10 +27,12 @@ enum Swipectl {
         case .toggleWatched(let movie): try MovieCommands.toggle(session, .watched, movie)
         case .toggleFriends(let movie): try MovieCommands.toggle(session, .friends, movie)
         case .remove(let movie): try MovieCommands.remove(session, movie)
-        case .watch(let from): try Watch.run(session, from: from)
+        case .watch(let from, let once): try Watch.run(session, from: from, once: once)
         case .history(let from, let limit): try History.run(session, from: from, limit: limit)
         case .call(let line): try Call.run(session, line: line)
         case .help: try DaemonHelp.run(session)
+        case .swipe(let movie, let gesture, let verbose):
+            try Swipe.run(session, movie, gesture, verbose: verbose)
         }
     }
 }

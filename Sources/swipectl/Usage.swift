@@ -12,10 +12,18 @@ enum Usage {
           toggle-watched MOVIE      flip the movie's watched flag
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
           remove MOVIE              remove the movie
-          watch [--from SEQ]        print every change as it happens, until Ctrl-C
-                                    (with --from, first the changes after SEQ)
+          watch [--from SEQ] [--once]
+                                    print every change as it happens, until Ctrl-C
+                                    (with --from, first the changes after SEQ); when
+                                    the daemon restarts, connect again and go on where
+                                    it stopped (with --once, exit 3 instead)
           history [--from SEQ] [--limit N]
                                     stored changes after SEQ (default 0), at most N (default 100)
+          swipe MOVIE --dx POINTS [--vx PT/S] [--steps N] [--verbose]
+                                    drag the movie's row (steps of at most 20 points), release,
+                                    and print the row and what fired
+          swipe MOVIE --open leading|trailing [--tap ACTION] [--verbose]
+                                    open the row on that edge, then tap one of its buttons
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
 
@@ -30,14 +38,16 @@ enum Usage {
           -h, --help      print this text
           --version       print swipectl's version
 
-        Exit status: 0 done; 1 the daemon said no, or MOVIE matched no movie or several
-        (message on stderr); 2 usage error; 3 cannot reach the daemon (the message names
+        Exit status: 0 done; 1 the daemon said no, MOVIE matched no movie or several, or
+        the gesture did not do what was asked (message on stderr); 2 usage error; 3 cannot reach the daemon (the message names
         the socket and why).
 
         Examples:
           swipectl list
           swipectl toggle-watched matrix
           swipectl toggle-friends 'the god'
+          swipectl swipe seven --dx -300
+          swipectl swipe matrix --open trailing --tap delete
           swipectl --json history --from 10 | jq .events
           swipectl call '{"op":"ping"}'
         """

@@ -9,20 +9,59 @@ import Wire
 #endif
 
 enum Watch {
-    static func run(_ session: Session, from: UInt64?) throws(Failure) {
+    /// Waits between attempts to reach a daemon that went away: doubled each time, up to the last.
+    static let backoff: [Double] = [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5]
+
+    /// Follows the changes until SIGINT or SIGTERM. When the daemon goes away (it restarts, or
+    /// says bye), a notice goes to stderr, and swipectl connects again with backoff and
+    /// subscribes from the last seq it printed: no gap, no duplicate. With `once`, losing the
+    /// daemon ends the watch (status 3).
+    static func run(_ session: Session, from: UInt64?, once: Bool) throws(Failure) {
         let signals = try StopSignals()
         defer { signals.close() }
+        var session = session
+        var last = from
+        var resumed = false
+        while true {
+            do {
+                let seq = try subscribe(session, from: last)
+                if resumed {
+                    Output.error("reconnected to \(session.socket.path); resuming after seq \(last ?? seq).")
+                } else {
+                    Output.error("watching \(session.socket.path) from seq \(from ?? seq); Ctrl-C stops.")
+                }
+                last = last ?? seq
+                if try follow(session, signals, &last) { return }
+            } catch let failure {
+                guard failure.status == .unreachable, !once, last != nil else { throw failure }
+                Output.error("\(failure.message); connecting again (Ctrl-C stops).")
+                guard let next = try reconnect(session, signals) else { return }
+                session = next
+                resumed = true
+            }
+        }
+    }
+
+    /// Subscribes from `from` (nil: from now) and returns the daemon's seq.
+    private static func subscribe(_ session: Session, from: UInt64?) throws(Failure) -> UInt64 {
         var arguments: [(String, JSON)] = []
         if let from { arguments.append(("from", .number(JSONNumber(Int64(clamping: from))))) }
         let reply = try session.request("subscribe", arguments, echo: false)
-        let seq = reply.uint("seq") ?? 0
-        Output.error("watching \(session.socket.path) from seq \(from ?? seq); Ctrl-C stops.")
+        return reply.uint("seq") ?? 0
+    }
 
+    /// Prints events as they come, keeping `last` at the seq of the last one printed; true when
+    /// a stop signal came.
+    private static func follow(_ session: Session, _ signals: StopSignals, _ last: inout UInt64?)
+        throws(Failure)
+        -> Bool
+    {
         let socket = session.client.connection.fd
         while true {
             // Whatever has already arrived, then wait for more.
             while let event = try next(session) {
                 try show(event, session)
+                if case .movie(let change, _) = event.event { last = change.seq }
             }
             var fds = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
@@ -32,7 +71,19 @@ enum Watch {
                 if errno == EINTR { continue }
                 throw Failure(.unreachable, "poll: \(String(cString: strerror(errno)))")
             }
-            if fds[1].revents != 0 { return }
+            if fds[1].revents != 0 { return true }
+        }
+    }
+
+    /// A new session once the daemon answers again; nil when a stop signal came first.
+    private static func reconnect(_ session: Session, _ signals: StopSignals) throws(Failure) -> Session? {
+        var attempt = 0
+        while true {
+            var fd = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
+            let wait = backoff[min(attempt, backoff.count - 1)]
+            if poll(&fd, 1, Int32(wait * 1000)) > 0 { return nil }
+            attempt += 1
+            if let next = try? session.reconnected() { return next }
         }
     }
 

@@ -7,4 +7,5 @@ var environment: [String: String] = [:]
 for name in ["SWIPED_SOCKET", "XDG_RUNTIME_DIR"] {
     if let value = getenv(name) { environment[name] = String(cString: value) }
 }
+TerminalText.useLocale()
 exit(Swipectl.main(Array(CommandLine.arguments.dropFirst()), environment: environment).rawValue)

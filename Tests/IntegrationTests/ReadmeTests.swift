@@ -74,4 +74,50 @@ final class ReadmeTests: XCTestCase {
             status == .exited(0) || status == .exited(2) || status == .signaled(SIGINT), "\(status)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "the socket file is removed on exit")
     }
+
+    /// The README's swipectl sample sessions, replayed byte for byte on a fresh state: each
+    /// `$ swipectl ARGS` line is run (with --socket) and must print the lines that follow it
+    /// (standard output, then standard error).
+    func testTheSwipeSessionReplays() throws {
+        let readme = try String(contentsOfFile: "\(Self.root)/README.md", encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "\n## Swipe from the command line\n"))
+        var steps: [(arguments: [String], expected: String)] = []
+        for line in readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("    ") else { continue }
+            let text = line.dropFirst(4)
+            if text.hasPrefix("$ swipectl ") {
+                steps.append((Self.words(text.dropFirst("$ swipectl ".count)), ""))
+            } else if !steps.isEmpty {
+                steps[steps.count - 1].expected += text + "\n"
+            }
+        }
+        XCTAssertEqual(steps.count, 4)
+        let daemon = try TestDaemon()
+        defer { XCTAssertEqual(try? daemon.stop(), .exited(0)) }
+        for (arguments, expected) in steps {
+            let result = try daemon.swipectl(arguments)
+            XCTAssertEqual(result.standardOutput + result.standardError, expected, "\(arguments)")
+        }
+    }
+
+    /// Words as a shell splits them, with "double quotes" around spaces.
+    static func words(_ text: Substring) -> [String] {
+        var words: [String] = []
+        var word: String?
+        var quoted = false
+        for character in text {
+            if character == "\"" {
+                quoted.toggle()
+                word = word ?? ""
+            } else if character == " " && !quoted {
+                if let done = word { words.append(done) }
+                word = nil
+            } else {
+                word = (word ?? "") + String(character)
+            }
+        }
+        if let word { words.append(word) }
+        return words
+    }
 }

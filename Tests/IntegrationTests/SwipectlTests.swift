@@ -213,9 +213,10 @@ final class SwipectlTests: XCTestCase {
         XCTAssertEqual((events[1]["movie"] as? [String: Any])?["title"] as? String, "Heat")
     }
 
-    func testWatchEndsWithStatus3WhenTheDaemonStops() throws {
+    func testWatchOnceEndsWithStatus3WhenTheDaemonStops() throws {
         let watch = try Subprocess(
-            try Binaries.swipectl, ["--socket", daemon.socket, "watch"], environment: ["SWIPED_SOCKET": nil])
+            try Binaries.swipectl, ["--socket", daemon.socket, "watch", "--once"],
+            environment: ["SWIPED_SOCKET": nil])
         try watch.waitForOutput("watching", in: .standardError)
         XCTAssertEqual(try daemon.stop(), .exited(0))
         XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(3))
@@ -302,7 +303,7 @@ final class SwipectlTests: XCTestCase {
             help.standardOutput)
         for command in [
             "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
-            "history", "call JSON", "help", "Exit status",
+            "history", "swipe MOVIE --dx POINTS", "swipe MOVIE --open", "call JSON", "help", "Exit status",
         ] {
             XCTAssertTrue(help.standardOutput.contains(command), command)
         }

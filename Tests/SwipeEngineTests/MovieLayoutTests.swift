@@ -43,8 +43,9 @@ final class MovieLayoutTests: XCTestCase {
 
     func testDemo000IsSeed000() {
         let demo = MovieLayout.demo000
+        // Outermost first: Text is the leftmost leading button, Trash the rightmost trailing one.
         XCTAssertEqual(demo.leading.map(\.action), ["text", "flag"])
-        XCTAssertEqual(demo.trailing.map(\.action), ["read", "trash"])
+        XCTAssertEqual(demo.trailing.map(\.action), ["trash", "read"])
         XCTAssertTrue(demo.allowsFullSwipeLeading)
         XCTAssertTrue(demo.allowsFullSwipeTrailing)
         // Text: text only, default gray.
@@ -53,9 +54,21 @@ final class MovieLayoutTests: XCTestCase {
         XCTAssertEqual(demo.leading[0].effectiveTint, "gray")
         XCTAssertEqual(demo.leading[1].icon, "flag")
         XCTAssertEqual(demo.leading[1].effectiveTint, "green")
-        XCTAssertEqual(demo.trailing[0].icon, "envelope.open")
-        XCTAssertEqual(demo.trailing[0].effectiveTint, "blue")
-        XCTAssertEqual(demo.trailing[1].effectiveTint, "red")
-        XCTAssertNil(demo.trailing[1].role)
+        XCTAssertEqual(demo.trailing[1].icon, "envelope.open")
+        XCTAssertEqual(demo.trailing[1].effectiveTint, "blue")
+        XCTAssertEqual(demo.trailing[0].effectiveTint, "red")
+        XCTAssertNil(demo.trailing[0].role)
+    }
+
+    /// Seed 000's visible result: trailing Read | Trash and leading Text | Flag, left to right in
+    /// ltr; a full swipe fires Trash (trailing) or Text (leading).
+    func testDemo000ShowsAndFiresAsSeed000() throws {
+        for (dx, shown, fired) in [(-140.0, ["read", "trash"], "trash"), (140, ["text", "flag"], "text")] {
+            var list = SwipeList(layout: MovieLayout.demo000)
+            _ = try list.send(.dragChanged(row: "a", dx: dx))
+            XCTAssertEqual(list.render("a", flags: []).buttons.map(\.action), shown, "\(dx)")
+            let effects = try list.send(.released(row: "a", dx: dx * 3, vx: nil))
+            XCTAssertTrue(effects.contains(.fire(row: "a", action: fired)), "\(dx): \(effects)")
+        }
     }
 }

@@ -67,8 +67,8 @@ final class RenderTests: XCTestCase {
 
     func testTrailingOutermostIsRightmostInLTRAndLeftmostInRTL() throws {
         for (direction, dx, expected) in [
-            (Direction.ltr, -140.0, ["trash@250+70", "read@320+70"]),
-            (.rtl, 140, ["read@0+70", "trash@70+70"]),
+            (Direction.ltr, -140.0, ["read@250+70", "trash@320+70"]),
+            (.rtl, 140, ["trash@0+70", "read@70+70"]),
             (.ltr, 100, ["text@0+50", "flag@50+50"]),
             (.rtl, -100, ["flag@290+50", "text@340+50"]),
         ] {

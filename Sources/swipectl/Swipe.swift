@@ -1,0 +1,181 @@
+// swipe: a gesture on one movie's row, on one connection (the daemon's swipe engine belongs to
+// the connection): a drag in steps of at most 20 points and its release, or "open this edge"
+// and a tap. The numbers are the engine's own (SwipeEngine.Rules), read with the layout and the
+// viewport this connection has.
+import Movies
+import SwipeEngine
+import SwipedClient
+import Wire
+
+enum Swipe {
+    /// The longest step of a drag when --steps is not given: a finger reports about every 16 ms,
+    /// and 20 points per report is a brisk swipe.
+    static let maxStep: Double = 20
+
+    static func run(_ session: Session, _ name: String, _ gesture: Gesture, verbose: Bool) throws(Failure) {
+        let (id, known) = try MovieCommands.resolve(session, name)
+        let swipe = Run(session: session, movie: id, unmatched: known ? nil : name, verbose: verbose)
+        switch gesture {
+        case .drag(let dx, let vx, let steps):
+            try swipe.drag(dx, steps: steps ?? max(1, Int((abs(dx) / maxStep).rounded(.up))))
+            let (row, fired) = try swipe.release(vx: vx)
+            if !verbose { swipe.show("release" + (vx.map { " vx \(format($0))" } ?? ""), row) }
+            try swipe.show(fired: fired)
+        case .open(let edge, let tap):
+            try swipe.open(edge, thenTap: tap)
+        }
+    }
+
+    /// -20 → "-20", 33.333333333333336 → "33.33".
+    static func format(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }
+        return String((value * 100).rounded() / 100)
+    }
+
+    /// One line per row: the step, then phase, offset, edge and the visible buttons left to right.
+    static func line(_ step: String, _ row: RowRender) -> String {
+        var buttons = row.buttons.map(\.action).joined(separator: " | ")
+        if row.fullSwipe { buttons += " (full swipe)" }
+        return [
+            pad(step, 12), pad(row.phase.rawValue, 9), pad("offset \(format(row.offset))", 12),
+            pad(row.edge?.rawValue ?? "-", 9), buttons,
+        ].joined(separator: " ").trimmingSuffixSpaces()
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffixSpaces() -> String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+}
+
+/// One gesture's requests and what they print.
+private struct Run {
+    let session: Session
+    let movie: String
+    /// MOVIE as given, when it matched no id or title (for the not-found message).
+    let unmatched: String?
+    let verbose: Bool
+
+    /// Drags to `dx` in `steps` equal steps (each `drag` carries the total so far).
+    func drag(_ dx: Double, steps: Int) throws(Failure) {
+        for step in 1...steps {
+            let total = dx * Double(step) / Double(steps)
+            let reply = try request("drag", [("dx", .number(JSONNumber(total)))], echo: verbose)
+            if verbose { show("drag \(Swipe.format(total))", try row(reply)) }
+        }
+    }
+
+    func release(vx: Double?) throws(Failure) -> (RowRender, JSONObject?) {
+        let reply = try request("release", vx.map { [("vx", .number(JSONNumber($0)))] } ?? [], echo: true)
+        let row = try row(reply)
+        if verbose { show("release" + (vx.map { " vx \(Swipe.format($0))" } ?? ""), row) }
+        return (row, reply.object("fired"))
+    }
+
+    /// Opens the row on `edge`: a drag just past the open threshold (rule 5: |s| > 0.8·W), then
+    /// the release; then taps `action` when given.
+    func open(_ edge: Edge, thenTap action: String?) throws(Failure) {
+        let layout = try session.request("configure", echo: false).object("layout")
+        let viewport = try session.request("viewport", echo: false).object("viewport")
+        let actions = Run.actions(layout, .leading) + Run.actions(layout, .trailing)
+        guard actions.contains(where: { $0.edge == edge }) else {
+            throw Failure(.refused, "the \(edge.rawValue) edge of \(movie)'s row has no buttons")
+        }
+        if let action, !actions.contains(where: { $0.action == action }) {
+            throw Failure(
+                .refused,
+                "\(movie)'s row has no \"\(action)\" action; it has "
+                    + actions.map { "\($0.action) (\($0.edge.rawValue))" }.joined(separator: ", "))
+        }
+        let width = layout?.double("buttonWidth") ?? Rules.defaultButtonWidth
+        let rowWidth = viewport?.double("width") ?? Rules.defaultRowWidth
+        let sign: Double = (edge == .leading) == (viewport?.string("direction") != "rtl") ? 1 : -1
+        // Past the threshold, but short of a full swipe (|s| > R/2), which would fire instead;
+        // when the two cross (very wide buttons), a flick toward the edge opens (rule 6).
+        let threshold = Rules.openFraction * width
+        let distance = min(threshold + 1, Rules.fullSwipeFraction * rowWidth)
+        try drag(sign * distance, steps: max(1, Int((distance / Swipe.maxStep).rounded(.up))))
+        let (row, _) = try release(vx: distance > threshold ? nil : sign * Rules.flickVelocity)
+        guard row.phase == .open, row.edge == edge else {
+            throw Failure(
+                .refused, "\(movie)'s row did not open on the \(edge.rawValue) edge: \(Swipe.line("", row))")
+        }
+        guard let action else {
+            if !verbose { show("release", row) }
+            return
+        }
+        guard row.buttons.contains(where: { $0.action == action }) else {
+            throw Failure(
+                .refused,
+                "the \"\(action)\" button is not showing (showing: "
+                    + row.buttons.map(\.action).joined(separator: " | ") + ")")
+        }
+        let reply = try request("tap", [("action", .string(action))], echo: true)
+        let tapped = try self.row(reply)
+        show("tap \(action)", tapped)
+        try show(fired: reply.object("fired"))
+    }
+
+    /// The actions of one edge of a `configure` reply's layout.
+    static func actions(_ layout: JSONObject?, _ edge: Edge) -> [(action: String, edge: Edge)] {
+        guard case .array(let items)? = layout?[edge.rawValue] else { return [] }
+        return items.compactMap { item in
+            guard case .object(let spec) = item, let action = spec.string("action") else { return nil }
+            return (action, edge)
+        }
+    }
+
+    // MARK: - Printing
+
+    func show(_ step: String, _ row: RowRender) {
+        if !session.json { Output.out(Swipe.line(step, row) + "\n") }
+    }
+
+    /// What fired, if anything; a bound action whose command failed is a failure (status 1).
+    func show(fired: JSONObject?) throws(Failure) {
+        guard let fired, let action = fired.string("action") else {
+            if !session.json { Output.out("nothing fired\n") }
+            return
+        }
+        if let error = fired.object("error") {
+            throw Failure(
+                .refused,
+                "\(action) fired, but its command failed: \(error.string("code") ?? "error"): "
+                    + (error.string("message") ?? ""))
+        }
+        if session.json { return }
+        Output.out("fired \(action)" + (fired.uint("seq").map { " (seq \($0))" } ?? "") + "\n")
+    }
+
+    // MARK: - Requests
+
+    /// One request on the row; a not-found for a MOVIE that matched no title says so.
+    private func request(_ op: String, _ arguments: [(String, JSON)], echo: Bool) throws(Failure)
+        -> JSONObject
+    {
+        do {
+            return try session.request(op, [("movie", .string(movie))] + arguments, echo: echo)
+        } catch {
+            var failure = error
+            if let unmatched, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+                failure.message += "\nno title starts with '\(unmatched)' either (see `swipectl list`)"
+            }
+            throw failure
+        }
+    }
+
+    private func row(_ reply: JSONObject) throws(Failure) -> RowRender {
+        do {
+            return try SwipedClient.row(reply.object("row"))
+        } catch {
+            throw session.lost(error)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+// Text for a terminal: titles with nothing that could reorder, hide or break the line around
+// them, and widths in terminal cells, so that a table fits the window.
+import Movies
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+enum TerminalText {
+    /// `title` with every code point that no title needs (Movies' title rule: control
+    /// characters, line and paragraph separators, bidi controls, zero-width spaces…) written as
+    /// `\u{202E}`. Titles stored before the rule may hold them; new titles cannot.
+    static func escaped(_ title: String) -> String {
+        let scalars = MovieState.titleScalars(title)
+        guard scalars.contains(where: { $0.refused }) else { return title }
+        var out = ""
+        for (scalar, refused) in scalars {
+            if refused {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The terminal cells `text` takes: the sum of its code points' widths (`wcwidth(3)`, as
+    /// terminals count; a CJK character or an emoji takes two, a combining mark none).
+    static func width(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + width($1) }
+    }
+
+    /// `wcwidth(3)` in the user's locale; where it knows nothing (-1: a locale that is not UTF-8,
+    /// or a code point it does not print), `fallbackWidth`.
+    static func width(_ scalar: Unicode.Scalar) -> Int {
+        if scalar.value < 0x7F { return scalar.value >= 0x20 ? 1 : 0 }
+        let cells = wcwidth.map { Int($0(wchar_t(bitPattern: scalar.value))) } ?? -1
+        return cells >= 0 ? cells : fallbackWidth(scalar)
+    }
+
+    /// wcwidth(3). Swift's Glibc module leaves it out (it needs _XOPEN_SOURCE), so it is looked
+    /// up with dlsym, as signalfd is (Watch.swift).
+    private static let wcwidth: (@convention(c) (wchar_t) -> Int32)? = {
+        guard let symbol = dlsym(nil, "wcwidth") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (wchar_t) -> Int32).self)
+    }()
+
+    /// The width of a code point without the C library: 0 for controls, marks and invisible
+    /// characters, 2 for East Asian wide and fullwidth characters and emoji, 1 otherwise.
+    static func fallbackWidth(_ scalar: Unicode.Scalar) -> Int {
+        let v = scalar.value
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .nonspacingMark, .enclosingMark, .format, .lineSeparator, .paragraphSeparator:
+            return 0
+        default: break
+        }
+        if properties.isDefaultIgnorableCodePoint || (0x1160...0x11FF).contains(v) { return 0 }
+        if properties.isEmojiPresentation || (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v)
+            || (0x3041...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v)
+            || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
+            || (0x20000...0x3FFFD).contains(v)
+        {
+            return 2
+        }
+        return 1
+    }
+
+    /// `text` cut to at most `cells` cells, ending with "…" when something was cut; whole
+    /// characters only (an emoji and its modifiers, a letter and its marks stay together).
+    static func truncated(_ text: String, toWidth cells: Int) -> String {
+        if width(text) <= cells { return text }
+        guard cells >= 1 else { return "" }
+        var out = ""
+        var used = 0
+        for character in text {
+            let w = width(String(character))
+            if used + w > cells - 1 { break }
+            out.append(character)
+            used += w
+        }
+        return out + "…"
+    }
+
+    /// Standard output's width in cells when it is a terminal that says (TIOCGWINSZ); nil
+    /// otherwise (a pipe or a file: nothing is cut).
+    static func terminalColumns() -> Int? {
+        guard isatty(1) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// Makes `wcwidth` use the user's locale (LC_CTYPE), as any terminal program does.
+    static func useLocale() { setlocale(LC_CTYPE, "") }
+}
