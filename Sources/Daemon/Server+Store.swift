@@ -62,28 +62,40 @@ extension Server {
         }
     }
 
+    /// The outcome's journal entry. Its fields are worked out only when the entry goes
+    /// somewhere (`Journal.log` takes them as an autoclosure): one per mutation.
     private func log(_ outcome: CommandResult, _ waiting: Pending) {
         guard case .command(let op, let movie) = waiting.what else {
             preconditionFailure("token \(outcome.token) is a read, answered as a command")
         }
-        var fields = [("OP", op), ("CLIENT", "\(waiting.client)")]
+        let client = waiting.client
         switch outcome.result {
         case .success(let event):
-            fields += [("MOVIE", event.movie.id), ("SEQ", "\(event.seq)")]
             if outcome.replayed {
-                journal.log(.info, "idempotent replay", fields)
+                journal.log(
+                    .info, "idempotent replay",
+                    [("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)")])
             } else {
-                journal.log(.info, "movie changed", fields + [("KIND", event.kind)])
+                journal.log(
+                    .info, "movie changed",
+                    [
+                        ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
+                        ("KIND", event.kind),
+                    ])
             }
         case .failure(let error):
-            fields += [
-                ("MOVIE", movie ?? "-"), ("ERROR", WireError(error).code.rawValue),
-                ("ERROR_MESSAGE", error.message),
-            ]
+            let priority: Priority
+            let message: String
             switch error.code {
-            case .storage, .internal: journal.log(.warning, "command failed", fields)
-            case .notFound, .badRequest, .conflict: journal.log(.info, "command refused", fields)
+            case .storage, .internal: (priority, message) = (.warning, "command failed")
+            case .notFound, .badRequest, .conflict: (priority, message) = (.info, "command refused")
             }
+            journal.log(
+                priority, message,
+                [
+                    ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", movie ?? "-"),
+                    ("ERROR", WireError(error).code.rawValue), ("ERROR_MESSAGE", error.message),
+                ])
         }
     }
 

@@ -18,7 +18,7 @@ public final class Server {
     let journal: Journal
     let loop: EventLoop
     let listener: Listener
-    let store: any Store
+    let store: SQLiteStore
     var listenSource: EventLoop.IOSource?
     var storeSource: EventLoop.IOSource?
     var poller: ConnectionPoller?
