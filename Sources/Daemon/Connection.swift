@@ -1,6 +1,7 @@
 // One client connection: its socket, read framer, bounded write queue, replies owed in order,
 // its own swipe engine, its subscription cursor and its row timers. The Server drives it; this
 // file is only the connection's I/O mechanics.
+import JSONCodec
 import Movies
 import SwipeEngine
 import Wire

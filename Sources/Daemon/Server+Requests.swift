@@ -1,6 +1,7 @@
 // Dispatch of one request line, and the ops on the shared movie state. Mutations are decided
 // against the store at once, then their replies wait for the commit (group commit: the store
 // commits everything that arrived meanwhile in one transaction).
+import JSONCodec
 import Movies
 import Store
 import SwipeEngine

@@ -1,4 +1,5 @@
 // Turning the daemon's JSON back into typed values (the inverse of Wire's Encode).
+import JSONCodec
 import Movies
 import SwipeEngine
 import Wire

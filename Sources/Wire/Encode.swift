@@ -1,6 +1,7 @@
 // Every message the server writes, as one compact JSON object per line. Hand-written on the
 // JSON writer rather than reflected: these run for every reply and every event, and the exact
 // bytes are the protocol (protocol.md).
+import JSONCodec
 import Movies
 import SwipeEngine
 

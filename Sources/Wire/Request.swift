@@ -2,6 +2,7 @@
 // wrong: unknown arguments and wrong types are named, numbers are range-checked here, so the
 // daemon only ever sees well-formed requests. Domain rules (a title's length, whether a movie
 // exists) stay with the domain.
+import JSONCodec
 import SwipeEngine
 
 public struct MutationOptions: Equatable, Sendable {

@@ -14,6 +14,7 @@
 // a missing one. The full decoder then answers, error messages and all. Its acceptance rules
 // are the full decoder's limits (`Arguments`), and the unit tests and the request fuzzer check
 // that the two give the same answer on every line the fast path takes.
+import JSONCodec
 
 #if canImport(Glibc)
     import Glibc

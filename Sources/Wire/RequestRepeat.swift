@@ -14,6 +14,7 @@
 //
 // The movie id comes back as the very String of the line that filled the repeat: later look-ups
 // keyed by it compare by identity before they compare bytes.
+import JSONCodec
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 // help: the daemon's own table of ops (the `help` op), grouped by scope, for a terminal.
+import JSONCodec
 import SwipedClient
 import Wire
 

@@ -113,31 +113,45 @@ public enum JSONParser {
     }
 }
 
-// ASCII bytes the grammar names.
-private let quote: UInt8 = 0x22, backslash: UInt8 = 0x5C, comma: UInt8 = 0x2C, colon: UInt8 = 0x3A
-private let openBrace: UInt8 = 0x7B, closeBrace: UInt8 = 0x7D
-private let openBracket: UInt8 = 0x5B, closeBracket: UInt8 = 0x5D
-private let minus: UInt8 = 0x2D, plus: UInt8 = 0x2B, dot: UInt8 = 0x2E
-private let zero: UInt8 = 0x30, nine: UInt8 = 0x39
+// ASCII bytes the grammar names. Computed, not stored: the scanners Wire's fast path inlines
+// (see `Parser`) read them in another module, where a stored global is a call to its accessor.
+@inlinable var quote: UInt8 { 0x22 }
+@inlinable var backslash: UInt8 { 0x5C }
+@inlinable var comma: UInt8 { 0x2C }
+@inlinable var colon: UInt8 { 0x3A }
+@inlinable var openBrace: UInt8 { 0x7B }
+@inlinable var closeBrace: UInt8 { 0x7D }
+@inlinable var openBracket: UInt8 { 0x5B }
+@inlinable var closeBracket: UInt8 { 0x5D }
+@inlinable var minus: UInt8 { 0x2D }
+@inlinable var plus: UInt8 { 0x2B }
+@inlinable var dot: UInt8 { 0x2E }
+@inlinable var zero: UInt8 { 0x30 }
+@inlinable var nine: UInt8 { 0x39 }
 
-@inline(__always) private func isDigit(_ b: UInt8) -> Bool { b &- zero <= 9 }
+@inlinable @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- zero <= 9 }
 
 /// Powers of ten a Double holds exactly: the range of the exact fast path for decimals.
-private let exactPowersOfTen: [Double] = [
+@usableFromInline let exactPowersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ]
 
-struct Parser {
-    let p: UnsafePointer<UInt8>
-    let end: Int
-    let maxDepth: Int
-    var i = 0
-    var depth = 0
+/// The parser's state over one buffer. `package`, with the scanners a request is read by
+/// `@inlinable`: Wire's fast lanes (RequestFastPath.swift, RequestRepeat.swift) extend it with
+/// their own scanners and run for every request, so these must inline there as they did when
+/// both lived in one module.
+package struct Parser {
+    package let p: UnsafePointer<UInt8>
+    package let end: Int
+    package let maxDepth: Int
+    package var i = 0
+    package var depth = 0
     /// Reused by strings with escapes; allocated at most once per parse.
-    var scratch: [UInt8] = []
+    package var scratch: [UInt8] = []
 
-    init(_ p: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    @inlinable
+    package init(_ p: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.p = p
         self.end = count
         self.maxDepth = maxDepth
@@ -187,8 +201,8 @@ struct Parser {
 
     // MARK: Values
 
-    @inline(__always)
-    mutating func skipWhitespace() {
+    @inlinable @inline(__always)
+    package mutating func skipWhitespace() {
         while i < end {
             let b = p[i]
             guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
@@ -213,7 +227,8 @@ struct Parser {
         }
     }
 
-    mutating func parseLiteral(_ word: StaticString) throws(JSONError) {
+    @inlinable
+    package mutating func parseLiteral(_ word: StaticString) throws(JSONError) {
         let start = i
         let count = word.utf8CodeUnitCount
         let text = word.utf8Start
@@ -473,7 +488,8 @@ struct Parser {
     // MARK: Numbers
 
     /// At `-` or a digit: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite.
-    mutating func parseNumber() throws(JSONError) -> JSONNumber {
+    @inlinable
+    package mutating func parseNumber() throws(JSONError) -> JSONNumber {
         let start = i
         let negative = p[i] == minus
         if negative {
