@@ -369,7 +369,7 @@ public struct JSONWriter: Sendable {
     /// representation that parses back to the same double (Swift's `description`, e.g. `0.1`,
     /// `1e-05`, `1e+20`: always valid JSON). NaN and infinities have no JSON form: `null`.
     /// Returns the number of bytes written.
-    @inlinable
+    @inlinable @inline(__always)
     package static func write(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
         if let exact = JSONNumber.exactInteger(value) {
             return writeDigits(exact.magnitude, negative: exact < 0, to: p)
@@ -457,8 +457,9 @@ public struct JSONWriter: Sendable {
 
 /// Writes bytes at a pointer into memory reserved beforehand (`Array.append(addingCapacity:)`):
 /// a message assembled from a few copies and numbers pays one capacity check, not one per part.
-package struct ByteCursor {
-    package var p: UnsafeMutablePointer<UInt8>
+/// (`@usableFromInline`, as `Parser` is: so that its methods inline into Wire.)
+@usableFromInline package struct ByteCursor {
+    @usableFromInline package var p: UnsafeMutablePointer<UInt8>
 
     @inlinable
     package init(p: UnsafeMutablePointer<UInt8>) { self.p = p }
@@ -485,7 +486,9 @@ package struct ByteCursor {
         p += text.utf8CodeUnitCount
     }
 
-    @inlinable @inline(__always)
+    /// Emitted into the client: as a plain `@inlinable` function, the optimizer left it a call
+    /// into this module from a drag's reply (callgrind).
+    @_alwaysEmitIntoClient @inline(__always)
     package mutating func number(_ value: Double) {
         p += NumberText.write(value, to: p)
     }
