@@ -209,38 +209,6 @@ public enum Encode {
         end(&out)
     }
 
-    public static func help(_ out: inout JSONWriter, id: [UInt8]?) {
-        begin(&out, id: id, ok: true)
-        out.literal(#","protocol":1,"ops":["#)
-        for (index, op) in Ops.all.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.literal(#"{"op":"#)
-            out.string(op.name)
-            out.literal(#","scope":"#)
-            out.string(op.scope.rawValue)
-            out.literal(#","mutates":"#)
-            out.bool(op.mutates)
-            out.literal(#","summary":"#)
-            out.string(op.summary)
-            out.literal(#","args":["#)
-            for (i, arg) in op.args.enumerated() {
-                if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                out.literal(#"{"name":"#)
-                out.string(arg.name)
-                out.literal(#","type":"#)
-                out.string(arg.type.rawValue)
-                out.literal(#","required":"#)
-                out.bool(arg.required)
-                out.literal(#","summary":"#)
-                out.string(arg.summary)
-                out.bytes.append(UInt8(ascii: "}"))
-            }
-            out.literal("]}")
-        }
-        out.bytes.append(UInt8(ascii: "]"))
-        end(&out)
-    }
-
     // MARK: Events
 
     public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool) {
