@@ -1,7 +1,7 @@
 // A request line decoded into a typed request. Decoding is strict and says exactly what is
-// wrong: unknown arguments and wrong types are named, numbers are range-checked here, so the
-// daemon only ever sees well-formed requests. Domain rules (a title's length, whether a movie
-// exists) stay with the domain.
+// wrong: unknown arguments and wrong types are named, and every value is checked against its
+// declaration in the op table (Ops.swift), so the daemon only ever sees well-formed requests.
+// Domain rules (a title's length in characters, whether a movie exists) stay with the domain.
 import JSONCodec
 import SwipeEngine
 
