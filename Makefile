@@ -126,9 +126,10 @@ soak: deps-test
 	$(SWIFT) build --build-tests
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
 
-# libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/WireFuzz), then request
+# libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
-# .build/fuzz/crash-* (and Fuzz/run.sh's own directory); turn each into a test in Tests/WireTests.
+# .build/fuzz/crash-* (and Fuzz/run.sh's own directory); turn each into a test in
+# Tests/JSONCodecTests or Tests/WireTests.
 FUZZ_TIME ?= 60
 fuzz:
 	Fuzz/run.sh $(FUZZ_TIME)

@@ -1,13 +1,17 @@
 // swift-tools-version:6.0
 // swiped: list rows with swipe actions, served by a daemon.
 //
-// Imports point one way (A <- B: B imports A):
-//   SwipeEngine <- Movies <- Wire <- Session <- Daemon <- swiped
-//   EventLog (CSQLite) <- Store <-----'           |
-//                        Store <------------------'
-//   CSystemd <- Daemon
-//   Wire <- SwipedClient <- swipectl, benchmarks, tests
-// Session decides (a pure state machine per connection); Daemon does the I/O it asks for.
+// Imports point one way: each module imports only modules above it in this list.
+//   SwipeEngine    the gesture, pure
+//   Movies         <- SwipeEngine
+//   EventLog       <- CSQLite
+//   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
+//   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
+//   Store          <- EventLog, Movies: the asynchronous boundary to a durable store
+//   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
+//   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
+//   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
+//   swiped <- Daemon; swipectl <- SwipedClient; benchmarks and tests as declared below.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -41,19 +45,25 @@ let package = Package(
         .target(name: "SwipeEngine", swiftSettings: strict),
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "Wire", dependencies: ["SwipeEngine", "Movies"], swiftSettings: hotPath),
+        .target(name: "JSONCodec", swiftSettings: hotPath),
+        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies"], swiftSettings: hotPath),
         .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite"], swiftSettings: hotPath),
-        .target(name: "Session", dependencies: ["SwipeEngine", "Movies", "Wire", "Store"], swiftSettings: hotPath),
+        .target(
+            name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "Store"],
+            swiftSettings: hotPath),
 
         // I/O.
         .target(name: "Daemon",
-                dependencies: ["SwipeEngine", "Movies", "Store", "Session", "Wire", "CSystemd"],
+                dependencies: ["SwipeEngine", "Movies", "Store", "Session", "JSONCodec", "Wire", "CSystemd"],
                 swiftSettings: hotPath),
-        .target(name: "SwipedClient", dependencies: ["Wire", "Movies", "SwipeEngine"], swiftSettings: strict),
+        .target(
+            name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
+            swiftSettings: strict),
 
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
-        .executableTarget(name: "swipectl", dependencies: ["SwipedClient"], swiftSettings: strict),
+        .executableTarget(
+            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire"], swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
         .executableTarget(name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
@@ -62,7 +72,7 @@ let package = Package(
                           path: "Benchmarks/log-bench", swiftSettings: strict),
         .executableTarget(name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
                           path: "Benchmarks/loadgen", swiftSettings: strict),
-        .executableTarget(name: "wire-bench", dependencies: ["Wire"],
+        .executableTarget(name: "wire-bench", dependencies: ["JSONCodec", "Wire"],
                           path: "Benchmarks/wire-bench", swiftSettings: strict),
         .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
                           path: "Tests/Support/log-torture", swiftSettings: strict),
@@ -72,7 +82,7 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Tests/Support/AllocCounter",
                 cSettings: [.unsafeFlags(["-Wall", "-Wextra"]),
                             .unsafeFlags(["-Werror"], .when(configuration: .debug))]),
-        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "Session", "Wire", "SwipeEngine", "Movies"],
+        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies"],
                           path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
@@ -82,14 +92,18 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies"], swiftSettings: strict),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "Movies", "SwipeEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "EventLog", "Movies"], swiftSettings: strict),
         .testTarget(
-            name: "SessionTests", dependencies: ["Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
+            name: "SessionTests",
+            dependencies: ["JSONCodec", "Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "Wire", "TestSupport"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport"],
                     swiftSettings: strict),
     ]
 )

@@ -2,6 +2,7 @@
 // Run a release build: swift build -c release --product wire-bench && .build/release/wire-bench
 // An argument runs only the benchmarks whose name contains it (for perf record); a second one
 // fixes the iteration count and runs one round, for `perf stat -e instructions:u` on a busy machine.
+import JSONCodec
 import Wire
 
 let filter = CommandLine.arguments.dropFirst().first

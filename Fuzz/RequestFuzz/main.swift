@@ -10,6 +10,7 @@
 // - so does the repeat lane (RequestRepeat.swift), fed the input's lines in order as the daemon
 //   feeds a connection's.
 // Build and run: `make fuzz` (see Fuzz/RequestFuzz/build.sh).
+import JSONCodec
 import Wire
 
 @_cdecl("LLVMFuzzerTestOneInput")

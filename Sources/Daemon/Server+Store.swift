@@ -1,5 +1,6 @@
 // The manager's side of the store: what it reports (outcomes of commands and reads, committed
 // events) goes to the sessions that asked and to every subscriber, once per loop iteration.
+import JSONCodec
 import Movies
 import Session
 import Store

@@ -3,6 +3,7 @@
 // Everything runs on the loop's thread; the only other thread is the store's writer, which talks
 // back through an eventfd.
 import CSystemd
+import JSONCodec
 import Movies
 import Session
 import Store

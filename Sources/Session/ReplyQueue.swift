@@ -1,6 +1,7 @@
 // A connection's output: the bytes owed to the peer, and the replies that wait for something
 // (a commit, a read) holding the place of everything behind them. Replies go out in request
 // order; events the server pushes on its own (movie events, hello, bye) never wait.
+import JSONCodec
 import Movies
 import Store
 import SwipeEngine

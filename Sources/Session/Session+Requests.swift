@@ -2,6 +2,7 @@
 // decoder), dispatched by op, and the ops on the shared movie state. Mutations are submitted to
 // the store and their replies wait for the outcome in request order; reads of the shared state
 // pipelined behind them are worded when due (read-your-writes).
+import JSONCodec
 import Movies
 import Store
 import SwipeEngine

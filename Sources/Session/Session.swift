@@ -10,6 +10,7 @@
 //
 // Inputs take the shared, committed movie state as a borrowed parameter: the Session reads it
 // (a gesture's movie, `list`, the latest seq) but never keeps it.
+import JSONCodec
 import Movies
 import Store
 import SwipeEngine

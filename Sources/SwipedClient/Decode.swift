@@ -1,4 +1,5 @@
 // Turning the daemon's JSON back into typed values (the inverse of Wire's Encode).
+import JSONCodec
 import Movies
 import SwipeEngine
 import Wire
@@ -96,10 +97,12 @@ extension SwipedClient {
         }
     }
 
-    /// A Row object; nil (a missing `row`) is a protocol error.
+    /// A Row object; nil (a missing `row`) is a protocol error. Protocol 1 grows by additions
+    /// (protocol.md, "How protocol 1 grows"): keys this client does not know are ignored, and a
+    /// phase it does not know is shown as the row's offset and buttons say (`phase(_:offset:buttons:)`).
     public static func row(_ object: JSONObject?) throws(ClientError) -> RowRender {
         guard let o = object, let movie = o.string("movie"), let offset = o.double("offset"),
-            let phase = o.string("phase").flatMap(Phase.init(rawValue:)), let fullSwipe = o.bool("fullSwipe"),
+            let phaseName = o.string("phase"), let fullSwipe = o.bool("fullSwipe"),
             case .array(let buttonItems)? = o["buttons"], let spring = o.object("spring"),
             case .array(let a11yItems)? = o["accessibilityActions"]
         else { throw ClientError(.protocol, "malformed row object") }
@@ -123,11 +126,20 @@ extension SwipedClient {
                 AccessibilityAction(action: action, label: label, destructive: destructive, edge: edge))
         }
         return RowRender(
-            row: movie, offset: offset, phase: phase, edge: o.string("edge").flatMap(Edge.init(rawValue:)),
+            row: movie, offset: offset, phase: phase(phaseName, offset: offset, buttons: buttons),
+            edge: o.string("edge").flatMap(Edge.init(rawValue:)),
             fullSwipe: fullSwipe, buttons: buttons,
             spring: SpringHint(
                 target: spring.double("target") ?? 0, response: spring.double("response") ?? 0,
                 dampingFraction: spring.double("dampingFraction") ?? 0),
             accessibilityActions: actions)
+    }
+
+    /// The phase named `name`; one this client does not know (added to protocol 1 after it was
+    /// written, such as a `confirming` row) is taken for what the offset and buttons show: a
+    /// closed row at rest with nothing revealed, else an open one.
+    public static func phase(_ name: String, offset: Double, buttons: [ButtonRender]) -> Phase {
+        if let known = Phase(rawValue: name) { return known }
+        return offset == 0 && buttons.isEmpty ? .closed : .open
     }
 }

@@ -1,6 +1,7 @@
 // A typed Swift client of protocol v1 (protocol.md), for front ends written in Swift; swipectl,
 // the benchmarks and the integration tests use it. Blocking and single-threaded: one request at
 // a time, with events that arrive meanwhile kept for `nextEvent`.
+import JSONCodec
 import Movies
 import SwipeEngine
 import Wire

@@ -1,6 +1,7 @@
 // Every message the server writes, as one compact JSON object per line. Hand-written on the
 // JSON writer rather than reflected: these run for every reply and every event, and the exact
 // bytes are the protocol (protocol.md).
+import JSONCodec
 import Movies
 import SwipeEngine
 
@@ -205,38 +206,6 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "}"))
         key(&out, "closed")
         stringArray(&out, closed)
-        end(&out)
-    }
-
-    public static func help(_ out: inout JSONWriter, id: [UInt8]?) {
-        begin(&out, id: id, ok: true)
-        out.literal(#","protocol":1,"ops":["#)
-        for (index, op) in Ops.all.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.literal(#"{"op":"#)
-            out.string(op.name)
-            out.literal(#","scope":"#)
-            out.string(op.scope.rawValue)
-            out.literal(#","mutates":"#)
-            out.bool(op.mutates)
-            out.literal(#","summary":"#)
-            out.string(op.summary)
-            out.literal(#","args":["#)
-            for (i, arg) in op.args.enumerated() {
-                if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                out.literal(#"{"name":"#)
-                out.string(arg.name)
-                out.literal(#","type":"#)
-                out.string(arg.type.rawValue)
-                out.literal(#","required":"#)
-                out.bool(arg.required)
-                out.literal(#","summary":"#)
-                out.string(arg.summary)
-                out.bytes.append(UInt8(ascii: "}"))
-            }
-            out.literal("]}")
-        }
-        out.bytes.append(UInt8(ascii: "]"))
         end(&out)
     }
 

@@ -13,6 +13,26 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case forbidden = "forbidden"
     case overloaded = "overloaded"
     case `internal` = "internal"
+
+    /// What the code means, in a sentence (protocol.md, "Errors"; `help` prints it).
+    public var summary: String {
+        switch self {
+        case .badJSON:
+            "the line is not one strict RFC 8259 JSON text, or not an object; the message names the byte offset"
+        case .badRequest:
+            "a missing or unknown argument, a wrong type, a value out of range, a duplicate key; the message names the argument"
+        case .unknownOp: "op names no op; send {\"op\":\"help\"}"
+        case .notFound: "no movie with that id (never existed or removed)"
+        case .conflict:
+            "expect is not the movie's version; or an idempotency key reused for a different command"
+        case .notRevealed: "tap on an action whose button is not showing on that row"
+        case .tooLarge: "the line was longer than --max-line"
+        case .storage: "the disk refused the write (for example, full): nothing was written, try again later"
+        case .forbidden: "this peer may not change the shared state (--writers)"
+        case .overloaded: "the daemon's pending-write queue is full; nothing was written, try again"
+        case .internal: "a bug in swiped; the journal has details"
+        }
+    }
 }
 
 public struct WireError: Error, Equatable, Sendable {

@@ -1,27 +1,8 @@
-// Every op of protocol v1 with its arguments, in one table. Request decoding checks unknown
-// arguments and types against it, and the `help` op prints it, so the two cannot drift apart.
-
-public enum ArgType: String, Sendable {
-    case string, integer, number, boolean
-    /// An array of action objects: {action, label?, icon?, tint?, role?, activeLabel?, activeIcon?}.
-    case actions
-    /// Any JSON value (only `id`, which is echoed verbatim).
-    case any
-}
-
-public struct ArgSpec: Sendable {
-    public let name: String
-    public let type: ArgType
-    public let required: Bool
-    public let summary: String
-
-    init(_ name: String, _ type: ArgType, required: Bool = false, _ summary: String) {
-        self.name = name
-        self.type = type
-        self.required = required
-        self.summary = summary
-    }
-}
+// Every op of protocol v1 with its arguments, in one table: each argument's type, range and
+// default is declared here once (ArgSpec.swift). Request decoding checks arguments against it
+// (Request.swift), and the `help` op prints it (Help.swift), so the two cannot drift apart.
+import JSONCodec
+import SwipeEngine
 
 /// A class, not a struct: the decoder looks one up and keeps it for every request, and a struct
 /// of strings and arrays would be copied (retained member by member) each time.
@@ -64,23 +45,28 @@ public final class OpSpec: Sendable {
 }
 
 public enum Ops {
-    static let expect = ArgSpec("expect", .integer, "fail with conflict unless the movie's version is this")
-    static let key = ArgSpec("key", .string, "idempotency key: the same key again returns the first result")
-    static let movie = ArgSpec("movie", .string, required: true, "movie id")
+    static let expect = ArgSpec.sequence("expect", "fail with conflict unless the movie's version is this")
+    static let key = ArgSpec(
+        "key", .string(bytes: Limits.keyBytes),
+        "idempotency key: the same key again returns the first result")
+    static let movie = ArgSpec.text("movie", required: true, "movie id")
 
     public static let all: [OpSpec] = [
         OpSpec(name: "ping", scope: .session, mutates: false, args: [], summary: "answers {\"ok\":true}"),
         OpSpec(
             name: "help", scope: .session, mutates: false, args: [],
-            summary: "every op with its arguments and their types"),
+            summary: "this description of protocol 1: ops, objects, errors, events"),
         OpSpec(
             name: "list", scope: .state, mutates: false, args: [],
             summary: "the movies in list order, and the latest seq"),
         OpSpec(
             name: "add", scope: .state, mutates: true,
             args: [
-                ArgSpec("title", .string, required: true, "1 to 200 characters, not blank"),
-                ArgSpec("image", .string, "image name (default: the new movie's id)"), key,
+                // Blank and over-long titles are the domain's to refuse (Movies), in characters.
+                ArgSpec(
+                    "title", .string(bytes: 0...Limits.stringBytes.upperBound), required: true,
+                    "1 to 200 characters, not blank"),
+                ArgSpec.text("image", "image name (left out: the new movie's id)"), key,
             ],
             summary: "adds a movie at the end of the list"),
         OpSpec(
@@ -95,57 +81,77 @@ public enum Ops {
         OpSpec(
             name: "subscribe", scope: .state, mutates: false,
             args: [
-                ArgSpec("from", .integer, "send every event after this seq first (default: only new ones)")
+                ArgSpec.sequence("from", "send every event after this seq first (left out: only new ones)")
             ],
             summary: "pushes every change as a movie event, in order, with no gap"),
         OpSpec(name: "unsubscribe", scope: .state, mutates: false, args: [], summary: "stops movie events"),
         OpSpec(
             name: "history", scope: .state, mutates: false,
             args: [
-                ArgSpec("from", .integer, "events after this seq (default 0)"),
-                ArgSpec("limit", .integer, "1 to 1000 (default 100)"),
+                ArgSpec.sequence("from", default: 0, "events after this seq"),
+                ArgSpec("limit", .integer(min: 1, max: 1000), default: 100, "the most events in the reply"),
             ],
             summary: "stored events in order"),
         OpSpec(
             name: "viewport", scope: .swipe, mutates: false,
             args: [
-                ArgSpec("width", .number, "row width in points, 100 to 4000 (default 390)"),
-                ArgSpec("direction", .string, "ltr or rtl (default ltr)"),
+                ArgSpec(
+                    "width", .number(100...4000), default: .number(JSONNumber(Rules.defaultRowWidth)),
+                    "row width in points (left out: unchanged; the default at connect)"),
+                ArgSpec(
+                    "direction", .string(values: Direction.allCases.map(\.rawValue)),
+                    default: .string(Direction.ltr.rawValue),
+                    "layout direction (left out: unchanged; the default at connect)"),
             ],
             summary: "sets this client's row width and layout direction"),
         OpSpec(
             name: "configure", scope: .swipe, mutates: false,
             args: [
-                ArgSpec("leading", .actions, "leading actions, outermost first"),
-                ArgSpec("trailing", .actions, "trailing actions, outermost first"),
-                ArgSpec("allowsFullSwipeLeading", .boolean, "default true"),
-                ArgSpec("allowsFullSwipeTrailing", .boolean, "default true"),
-                ArgSpec("buttonWidth", .number, "button width in points, 20 to 400 (default 70)"),
+                ArgSpec(
+                    "leading", .actions(maxItems: Limits.actionsPerEdge), default: [],
+                    "leading actions, outermost first"),
+                ArgSpec(
+                    "trailing", .actions(maxItems: Limits.actionsPerEdge), default: [],
+                    "trailing actions, outermost first"),
+                ArgSpec(
+                    "allowsFullSwipeLeading", .boolean, default: true,
+                    "a full swipe may fire the outermost leading action"),
+                ArgSpec(
+                    "allowsFullSwipeTrailing", .boolean, default: true,
+                    "a full swipe may fire the outermost trailing action"),
+                ArgSpec(
+                    "buttonWidth", .number(20...400), default: .number(JSONNumber(Rules.defaultButtonWidth)),
+                    "button width in points"),
             ],
             summary: "sets this client's swipe layout; no arguments: the movie layout"),
         OpSpec(
             name: "drag", scope: .swipe, mutates: false,
-            args: [movie, ArgSpec("dx", .number, required: true, "translation since touch-down, + = right")],
+            args: [movie, ArgSpec.number("dx", required: true, "translation since touch-down, + = right")],
             summary: "a finger moved on the row"),
         OpSpec(
             name: "release", scope: .swipe, mutates: true,
             args: [
-                movie, ArgSpec("dx", .number, "final translation (default: the last drag)"),
-                ArgSpec("vx", .number, "velocity in points per second"),
+                movie, ArgSpec.number("dx", "final translation (left out: the last drag's)"),
+                ArgSpec.number("vx", "velocity in points per second (left out: none)"),
             ],
             summary: "the finger lifted: snaps open, closes, or fires a full swipe"),
         OpSpec(
             name: "tap", scope: .swipe, mutates: true,
-            args: [movie, ArgSpec("action", .string, required: true, "a revealed button's action")],
+            args: [movie, ArgSpec.text("action", required: true, "a revealed button's action")],
             summary: "taps a revealed button: fires its action and closes the row"),
         OpSpec(
             name: "close", scope: .swipe, mutates: false,
-            args: [ArgSpec("movie", .string, "movie id (default: every row)")],
+            args: [ArgSpec.text("movie", "movie id (left out: every row)")],
             summary: "closes a row, or every row"),
         OpSpec(
             name: "rows", scope: .swipe, mutates: false, args: [],
             summary: "every row of this client that is not closed"),
     ]
+
+    /// The op of `kind` (the table has one per kind; `OpSpec.init` checks the names).
+    public static func spec(_ kind: OpSpec.Kind) -> OpSpec {
+        all.first { $0.kind == kind }!
+    }
 
     /// A scan that compares lengths first: a name of another length costs one integer compare,
     /// where hashing the name or comparing it whole costs far more (this runs for every request).

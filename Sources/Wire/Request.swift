@@ -1,7 +1,8 @@
 // A request line decoded into a typed request. Decoding is strict and says exactly what is
-// wrong: unknown arguments and wrong types are named, numbers are range-checked here, so the
-// daemon only ever sees well-formed requests. Domain rules (a title's length, whether a movie
-// exists) stay with the domain.
+// wrong: unknown arguments and wrong types are named, and every value is checked against its
+// declaration in the op table (Ops.swift), so the daemon only ever sees well-formed requests.
+// Domain rules (a title's length in characters, whether a movie exists) stay with the domain.
+import JSONCodec
 import SwipeEngine
 
 public struct MutationOptions: Equatable, Sendable {
@@ -56,9 +57,6 @@ public struct DecodedRequest: Sendable {
 }
 
 public enum RequestDecoder {
-    public static let maxStringBytes = 1024
-    public static let maxActionsPerEdge = 8
-
     /// Decodes one line: the fast path for the flat requests clients send most, else the full
     /// decoder. Both give the same answer wherever the fast path answers at all.
     public static func decode(_ line: UnsafeRawBufferPointer) -> DecodedRequest {
@@ -167,13 +165,9 @@ public enum RequestDecoder {
 }
 
 /// The arguments of one request, checked against its op's table entry: `values[i]` is the
-/// value given for `op.args[i]` (an array, not a dictionary: an op takes at most five).
+/// value given for `op.args[i]` (an array, not a dictionary: an op takes at most five). Every
+/// type, range and default comes from the table (Ops.swift); nothing is written here twice.
 struct Arguments {
-    /// The longest idempotency `key`, in bytes.
-    static let maxKeyBytes = 128
-    /// The largest |x| a number argument may have: bounds what the engine sees.
-    static let maxMagnitude = 1e9
-
     let op: OpSpec
     var values: [JSON?]
 
@@ -182,14 +176,17 @@ struct Arguments {
         values = Array(repeating: nil, count: op.args.count)
     }
 
-    subscript(name: String) -> JSON? {
-        guard let index = op.args.firstIndex(where: { $0.name == name }) else { return nil }
-        return values[index]
+    /// The declaration of the argument `name`, and the value given for it.
+    subscript(name: String) -> (spec: ArgSpec, value: JSON?) {
+        guard let index = op.args.firstIndex(where: { $0.name == name }) else {
+            preconditionFailure("op \(op.name) declares no argument \(name)")
+        }
+        return (op.args[index], values[index])
     }
 
     func build() throws(WireError) -> Request {
         for (index, arg) in op.args.enumerated() where arg.required && values[index] == nil {
-            throw .badRequest("op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.rawValue))")
+            throw .badRequest("op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.name))")
         }
         switch op.kind {
         case .ping: return .ping
@@ -197,36 +194,29 @@ struct Arguments {
         case .list: return .list
         case .add:
             return .add(
-                title: try string("title", allowEmpty: true)!, image: try string("image"),
-                options: MutationOptions(key: try key()))
+                title: try string("title")!, image: try string("image"),
+                options: MutationOptions(key: try string("key")))
         case .toggleWatched:
             return .toggleWatched(movie: try string("movie")!, options: try mutationOptions())
         case .toggleWatchedWithFriends:
             return .toggleWatchedWithFriends(movie: try string("movie")!, options: try mutationOptions())
         case .remove:
             return .remove(movie: try string("movie")!, options: try mutationOptions())
-        case .subscribe: return .subscribe(from: try sequence("from"))
+        case .subscribe: return .subscribe(from: try integer("from").map { UInt64($0) })
         case .unsubscribe: return .unsubscribe
         case .history:
-            let limit = try integer("limit", 1...1000) ?? 100
-            return .history(from: try sequence("from") ?? 0, limit: Int(limit))
+            return .history(from: UInt64(try integer("from")!), limit: Int(try integer("limit")!))
         case .viewport:
-            var direction: Direction?
-            if let text = try string("direction") {
-                guard let d = Direction(rawValue: text) else {
-                    throw .badRequest(
-                        "\"direction\" must be \"ltr\" or \"rtl\", not \"\(RequestDecoder.truncated(text))\"")
-                }
-                direction = d
-            }
-            return .viewport(width: try number("width", 100...4000), direction: direction)
+            return .viewport(
+                width: try number("width"),
+                direction: try string("direction").map { Direction(rawValue: $0)! })
         case .configure:
             return .configure(
                 LayoutChange(
                     leading: try actions("leading"), trailing: try actions("trailing"),
                     allowsFullSwipeLeading: try boolean("allowsFullSwipeLeading"),
                     allowsFullSwipeTrailing: try boolean("allowsFullSwipeTrailing"),
-                    buttonWidth: try number("buttonWidth", 20...400)))
+                    buttonWidth: try number("buttonWidth")))
         case .drag:
             return .drag(movie: try string("movie")!, dx: try number("dx")!)
         case .release:
@@ -239,45 +229,50 @@ struct Arguments {
     }
 
     private func mutationOptions() throws(WireError) -> MutationOptions {
-        MutationOptions(expect: try sequence("expect"), key: try key())
+        MutationOptions(expect: try integer("expect").map { UInt64($0) }, key: try string("key"))
     }
 
-    private func key() throws(WireError) -> String? {
-        guard let key = try string("key") else { return nil }
-        guard key.utf8.count <= Arguments.maxKeyBytes else {
-            throw .badRequest("\"key\" must be at most \(Arguments.maxKeyBytes) bytes long")
-        }
-        return key
-    }
-
-    private func wrongType(_ name: String, _ expected: String, _ value: JSON) -> WireError {
+    private static func wrongType(_ name: String, _ expected: String, _ value: JSON) -> WireError {
         .badRequest("\"\(name)\" must be \(expected), not \(value.typeName)")
     }
 
-    func string(_ name: String, allowEmpty: Bool = false) throws(WireError) -> String? {
-        guard let value = self[name] else { return nil }
-        guard case .string(let text) = value else { throw wrongType(name, "a string", value) }
-        if !allowEmpty && text.isEmpty { throw .badRequest("\"\(name)\" must not be empty") }
-        guard text.utf8.count <= RequestDecoder.maxStringBytes else {
-            throw .badRequest("\"\(name)\" must be at most \(RequestDecoder.maxStringBytes) bytes long")
+    /// A string argument, or a string field of an action at `path`: its declared length and values.
+    static func check(_ spec: ArgSpec, _ value: JSON, path: String) throws(WireError) -> String {
+        guard case .string(let bytes, let values) = spec.type else {
+            preconditionFailure("\(path) is not a string")
+        }
+        guard case .string(let text) = value else { throw wrongType(path, "a string", value) }
+        if let bytes, !bytes.contains(text.utf8.count) {
+            throw .badRequest(
+                bytes.lowerBound == 0
+                    ? "\"\(path)\" must be at most \(bytes.upperBound) bytes long"
+                    : "\"\(path)\" must be \(bytes.lowerBound) to \(bytes.upperBound) bytes long")
+        }
+        if let values, !values.contains(text) {
+            let allowed = values.map { "\"\($0)\"" }.joined(separator: " or ")
+            throw .badRequest("\"\(path)\" must be \(allowed), not \"\(RequestDecoder.truncated(text))\"")
         }
         return text
     }
 
+    func string(_ name: String) throws(WireError) -> String? {
+        let (spec, value) = self[name]
+        guard let value else { return nil }
+        return try Arguments.check(spec, value, path: name)
+    }
+
     func boolean(_ name: String) throws(WireError) -> Bool? {
-        guard let value = self[name] else { return nil }
-        guard case .bool(let flag) = value else { throw wrongType(name, "true or false", value) }
+        guard let value = self[name].value else { return nil }
+        guard case .bool(let flag) = value else { throw Arguments.wrongType(name, "true or false", value) }
         return flag
     }
 
-    func number(_ name: String, _ range: ClosedRange<Double>? = nil) throws(WireError) -> Double? {
-        guard let value = self[name] else { return nil }
-        guard case .number(let number) = value else { throw wrongType(name, "a number", value) }
+    func number(_ name: String) throws(WireError) -> Double? {
+        let (spec, value) = self[name]
+        guard case .number(let range) = spec.type else { preconditionFailure("\(name) is not a number") }
+        guard let value else { return nil }
+        guard case .number(let number) = value else { throw Arguments.wrongType(name, "a number", value) }
         let x = number.double
-        // The parser already refuses non-finite literals; this bounds what the engine sees.
-        guard x.magnitude <= Arguments.maxMagnitude else {
-            throw .badRequest("\"\(name)\" is out of range (|\(name)| ≤ 1e9)")
-        }
         if let range, !range.contains(x) {
             throw .badRequest(
                 "\"\(name)\" must be from \(format(range.lowerBound)) to \(format(range.upperBound))")
@@ -285,70 +280,72 @@ struct Arguments {
         return x
     }
 
-    func integer(_ name: String, _ range: ClosedRange<Int64>) throws(WireError) -> Int64? {
-        guard let value = self[name] else { return nil }
-        guard case .number(let number) = value else { throw wrongType(name, "a whole number", value) }
-        guard let n = number.int else { throw .badRequest("\"\(name)\" must be a whole number") }
-        guard range.contains(n) else {
-            throw .badRequest("\"\(name)\" must be from \(range.lowerBound) to \(range.upperBound)")
+    /// A whole number within its declared bounds; its declared default when left out.
+    func integer(_ name: String) throws(WireError) -> Int64? {
+        let (spec, given) = self[name]
+        guard case .integer(let min, let max) = spec.type else {
+            preconditionFailure("\(name) is not an integer")
+        }
+        guard let value = given ?? spec.defaultValue else { return nil }
+        guard case .number(let number) = value else {
+            throw Arguments.wrongType(name, "a whole number", value)
+        }
+        let bounds =
+            switch (min, max) {
+            case (let min?, let max?): " from \(min) to \(max)"
+            case (let min?, nil): " ≥ \(min)"
+            case (nil, let max?): " ≤ \(max)"
+            case (nil, nil): ""
+            }
+        guard let n = number.int, n >= min ?? .min, n <= max ?? .max else {
+            throw .badRequest("\"\(name)\" must be a whole number\(bounds)")
         }
         return n
     }
 
-    /// A sequence number: a whole number ≥ 0.
-    func sequence(_ name: String) throws(WireError) -> UInt64? {
-        try integer(name, 0...Int64.max).map { UInt64($0) }
-    }
-
     func actions(_ name: String) throws(WireError) -> [ActionSpec]? {
-        guard let value = self[name] else { return nil }
-        guard case .array(let items) = value else { throw wrongType(name, "an array of actions", value) }
-        guard items.count <= RequestDecoder.maxActionsPerEdge else {
-            throw .badRequest(
-                "\"\(name)\" has \(items.count) actions; at most \(RequestDecoder.maxActionsPerEdge)")
+        let (spec, value) = self[name]
+        guard case .actions(let maxItems) = spec.type else { preconditionFailure("\(name) is not actions") }
+        guard let value else { return nil }
+        guard case .array(let items) = value else {
+            throw Arguments.wrongType(name, "an array of actions", value)
+        }
+        guard items.count <= maxItems else {
+            throw .badRequest("\"\(name)\" has \(items.count) actions; at most \(maxItems)")
         }
         var result: [ActionSpec] = []
         for (index, item) in items.enumerated() {
             let path = "\(name)[\(index)]"
-            guard case .object(let object) = item else { throw wrongType(path, "an action object", item) }
-            result.append(try action(object, path: path))
+            guard case .object(let object) = item else {
+                throw Arguments.wrongType(path, "an action object", item)
+            }
+            result.append(try Arguments.action(object, path: path))
         }
         return result
     }
 
-    private static let actionKeys: Set<String> = [
-        "action", "label", "icon", "tint", "role", "activeLabel", "activeIcon",
-    ]
-
-    private func action(_ object: JSONObject, path: String) throws(WireError) -> ActionSpec {
+    /// An action object, checked against `Schema.action`'s fields.
+    private static func action(_ object: JSONObject, path: String) throws(WireError) -> ActionSpec {
+        let declared = Schema.action.fields
         var fields: [String: String] = [:]
         for (key, value) in object.members {
-            guard Arguments.actionKeys.contains(key) else {
+            guard let spec = declared.first(where: { $0.name == key }) else {
+                let known = declared.map(\.name).joined(separator: ", ")
                 throw .badRequest(
-                    "unknown key \"\(RequestDecoder.truncated(key))\" in \(path); an action takes action, label, icon, tint, role, activeLabel, activeIcon"
-                )
+                    "unknown key \"\(RequestDecoder.truncated(key))\" in \(path); an action takes \(known)")
             }
             guard fields[key] == nil else {
                 throw .badRequest("key \"\(key)\" appears more than once in \(path)")
             }
-            guard case .string(let text) = value else { throw wrongType("\(path).\(key)", "a string", value) }
-            guard !text.isEmpty, text.utf8.count <= 200 else {
-                throw .badRequest("\(path).\(key) must be 1 to 200 bytes long")
-            }
-            fields[key] = text
+            fields[key] = try check(spec, value, path: "\(path).\(key)")
         }
-        guard let name = fields["action"] else { throw .badRequest("\(path) needs \"action\" (string)") }
-        var role: Role?
-        if let text = fields["role"] {
-            guard let r = Role(rawValue: text) else {
-                throw .badRequest(
-                    "\(path).role must be \"destructive\", not \"\(RequestDecoder.truncated(text))\"")
-            }
-            role = r
+        for spec in declared where spec.required && fields[spec.name] == nil {
+            throw .badRequest("\(path) needs \"\(spec.name)\" (\(spec.type.name))")
         }
         return ActionSpec(
-            action: name, label: fields["label"], icon: fields["icon"], tint: fields["tint"],
-            role: role, activeLabel: fields["activeLabel"], activeIcon: fields["activeIcon"])
+            action: fields["action"]!, label: fields["label"], icon: fields["icon"], tint: fields["tint"],
+            role: fields["role"].map { Role(rawValue: $0)! }, activeLabel: fields["activeLabel"],
+            activeIcon: fields["activeIcon"])
     }
 }
 

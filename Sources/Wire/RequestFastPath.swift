@@ -12,8 +12,10 @@
 // value, a duplicate or unknown key, a missing or unknown op, an op it leaves to the full decoder
 // (add, subscribe, history, viewport, configure), an argument of the wrong type or out of range,
 // a missing one. The full decoder then answers, error messages and all. Its acceptance rules
-// are the full decoder's limits (`Arguments`), and the unit tests and the request fuzzer check
-// that the two give the same answer on every line the fast path takes.
+// are the op table's limits (`Limits`, declared once in ArgSpec.swift and used by Ops.swift),
+// and the unit tests and the request fuzzer check that the two give the same answer on every
+// line the fast path takes.
+import JSONCodec
 
 #if canImport(Glibc)
     import Glibc
@@ -262,13 +264,13 @@ extension Parser {
             guard skipScalar() else { return false }
             given.id = start..<i
         case .movie:
-            guard let text = scanStringArgument(maxBytes: RequestDecoder.maxStringBytes) else { return false }
+            guard let text = scanStringArgument(bytes: Limits.stringBytes) else { return false }
             given.movie = text
         case .action:
-            guard let text = scanStringArgument(maxBytes: RequestDecoder.maxStringBytes) else { return false }
+            guard let text = scanStringArgument(bytes: Limits.stringBytes) else { return false }
             given.action = text
         case .key:
-            guard let text = scanStringArgument(maxBytes: Arguments.maxKeyBytes) else { return false }
+            guard let text = scanStringArgument(bytes: Limits.keyBytes) else { return false }
             given.key = text
         case .dx, .vx:
             let start = i
@@ -279,7 +281,7 @@ extension Parser {
                 guard isNumberStart, let number = try? parseNumber() else { return false }
                 x = number.double
             }
-            guard x.magnitude <= Arguments.maxMagnitude else { return false }
+            guard Limits.number.contains(x) else { return false }
             if key == .dx {
                 given.dx = x
                 given.dxRange = start..<i
@@ -319,9 +321,9 @@ extension Parser {
 
     private var isNumberStart: Bool { p[i] == UInt8(ascii: "-") || (p[i] &- UInt8(ascii: "0")) <= 9 }
 
-    /// A string argument that `Arguments.string` would take: plain, not empty, at most `maxBytes`.
-    private mutating func scanStringArgument(maxBytes: Int) -> String? {
-        guard p[i] == UInt8(ascii: "\""), let text = scanPlainString(), !text.isEmpty, text.count <= maxBytes
+    /// A string argument that `Arguments.string` would take: plain, its length within `bytes`.
+    private mutating func scanStringArgument(bytes: ClosedRange<Int>) -> String? {
+        guard p[i] == UInt8(ascii: "\""), let text = scanPlainString(), bytes.contains(text.count)
         else { return nil }
         return String(
             decoding: UnsafeBufferPointer(start: p + text.lowerBound, count: text.count), as: UTF8.self)

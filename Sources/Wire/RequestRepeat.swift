@@ -17,6 +17,7 @@
 // the repeat keeps, so a drag allocates nothing (Tests/Support/alloc-guard checks it): the
 // next drag reuses that storage once the body has let go of the id, and a body that keeps it
 // keeps its own copy (arrays are values; the next id then gets fresh storage).
+import JSONCodec
 
 #if canImport(Glibc)
     import Glibc

@@ -8,6 +8,7 @@
 // numbers, and it is found by everything the static bytes depend on, so it can never serve
 // stale bytes: the unit tests compare the two byte for byte over random gestures, layouts,
 // directions and row data.
+import JSONCodec
 import SwipeEngine
 
 /// A row's JSON with holes for its numbers, in one buffer: `text` is the row without them, and

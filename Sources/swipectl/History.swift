@@ -1,4 +1,5 @@
 // history, and the one-line description of an event that `watch` prints too.
+import JSONCodec
 import Movies
 import SwipedClient
 import Wire

@@ -1,4 +1,5 @@
 // list, add, toggle-watched, toggle-friends, remove.
+import JSONCodec
 import Movies
 import SwipedClient
 import Wire

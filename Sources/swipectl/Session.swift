@@ -1,6 +1,7 @@
 // One connection to the daemon for the length of a command, with every client error turned
 // into swipectl's failure and exit status: the daemon's "no" is 1, anything that keeps us from
 // talking to it is 3, and the socket's path and why it was chosen are in the message.
+import JSONCodec
 import SwipedClient
 import Wire
 

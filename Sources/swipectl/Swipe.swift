@@ -2,6 +2,7 @@
 // the connection): a drag in steps of at most 20 points and its release, or "open this edge"
 // and a tap. The numbers are the engine's own (SwipeEngine.Rules), read with the layout and the
 // viewport this connection has.
+import JSONCodec
 import Movies
 import SwipeEngine
 import SwipedClient

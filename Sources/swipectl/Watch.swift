@@ -1,3 +1,4 @@
+import JSONCodec
 import SwipedClient
 import Wire
 

@@ -51,7 +51,7 @@ final class ReliabilityReviewTests: XCTestCase {
             for _ in 0..<rounds { try? sending.value.sendRaw(round) }
         }
         sender.start()
-        // Unbounded, this would park 5 × 4,000 help replies (≈ 3 KB each): 60 MB.
+        // Unbounded, this would park 5 × 4,000 help replies (≈ 14 KB each): 280 MB.
         Thread.sleep(forTimeInterval: 2)
         let grown = try daemon.rssKB() - before
         XCTAssertLessThan(grown, rssGrowthBoundKB / 2, "RSS grew by \(grown) kB")

@@ -291,6 +291,25 @@ final class SwipectlTests: XCTestCase {
         let ops = try XCTUnwrap(reply["ops"] as? [[String: Any]]).compactMap { $0["op"] as? String }
         XCTAssertTrue(ops.contains("toggle-watched-with-friends") && ops.contains("subscribe"), "\(ops)")
         for op in ops { XCTAssertTrue(text.contains("\n  \(op) "), "\(op) missing from help") }
+
+        // Ranges and defaults from the daemon's table, the action object's fields, then the
+        // error codes and the events.
+        for pattern in [
+            #"\n +limit +integer +optional +.*\[1 to 1000; default 100\]\n"#,
+            #"\n +width +number +optional +.*\[100 to 4000; default 390\]\n"#,
+            #"\n +direction +string +optional +.*\[ltr or rtl; default "ltr"\]\n"#,
+            #"\n +key +string +optional +.*\[1 to 128 bytes\]\n"#,
+            #"\n +each action: action \(required; 1 to 200 bytes\), .*role \(destructive\)"#,
+        ] {
+            XCTAssertNotNil(text.range(of: pattern, options: .regularExpression), pattern)
+        }
+        let errors = try XCTUnwrap(text.range(of: "\nErrors (\"code\" of a failed reply):\n"), text)
+        let codes = try XCTUnwrap(reply["errors"] as? [[String: Any]]).compactMap { $0["code"] as? String }
+        XCTAssertEqual(codes.count, 11)
+        let listed = text.index(before: errors.upperBound)..<text.endIndex
+        for code in codes { XCTAssertNotNil(text.range(of: "\n  \(code) ", range: listed), code) }
+        XCTAssertTrue(
+            text.contains("\n  bye (too-many-clients, slow-consumer, shutdown), to one connection: "), text)
     }
 
     // MARK: Own options and exit statuses

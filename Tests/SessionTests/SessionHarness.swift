@@ -1,3 +1,4 @@
+import JSONCodec
 import Foundation
 import Movies
 import Session

@@ -5,6 +5,7 @@
 import TestSupport
 import XCTest
 
+@testable import JSONCodec
 @testable import Wire
 
 final class RequestFastPathTests: XCTestCase {

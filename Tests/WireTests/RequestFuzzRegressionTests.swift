@@ -3,6 +3,7 @@
 // frames are never blank nor over the limit, and every reply (error or not) is one line of
 // strict JSON that echoes the request's `id` bytes verbatim. Inputs that ever crash the fuzzer
 // are added to `inputs` below.
+import JSONCodec
 import Wire
 import XCTest
 

@@ -4,6 +4,7 @@
 import TestSupport
 import XCTest
 
+@testable import JSONCodec
 @testable import Wire
 
 final class RequestRepeatTests: XCTestCase {

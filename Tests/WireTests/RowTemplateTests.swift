@@ -1,3 +1,4 @@
+import JSONCodec
 import Movies
 import TestSupport
 import XCTest

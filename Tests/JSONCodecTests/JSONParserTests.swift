@@ -1,7 +1,7 @@
 import TestSupport
 import XCTest
 
-@testable import Wire
+@testable import JSONCodec
 
 /// JSONTestSuite-style cases (y_: must parse, n_: must fail), written inline.
 final class JSONParserTests: XCTestCase {

@@ -40,16 +40,16 @@ public struct JSONNumber: Equatable, Hashable, Sendable, CustomStringConvertible
         int = JSONNumber.exactInteger(value)
     }
 
-    /// The internal constructor the parser uses for numbers it has scanned.
-    @inline(__always)
-    init(double: Double, int: Int64?) {
+    /// The constructor the parsers use for numbers they have scanned.
+    @inlinable @inline(__always)
+    package init(double: Double, int: Int64?) {
         self.double = double
         self.int = int
     }
 
     /// `Int64(exactly:)` limited to ±2^53, the range where every integer has its own double.
-    @inline(__always)
-    static func exactInteger(_ value: Double) -> Int64? {
+    @inlinable @inline(__always)
+    package static func exactInteger(_ value: Double) -> Int64? {
         guard value.magnitude <= 9_007_199_254_740_992 else { return nil }
         return Int64(exactly: value)
     }

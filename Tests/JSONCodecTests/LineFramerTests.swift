@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import Wire
+@testable import JSONCodec
 
 final class LineFramerTests: XCTestCase {
     enum Out: Equatable, CustomStringConvertible {

@@ -11,23 +11,26 @@
 public struct JSONWriter: Sendable {
     public var bytes: [UInt8]
 
+    @inlinable
     public init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Empties the buffer but keeps its storage, to build the next line without allocating.
+    @inlinable
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
     }
 
     /// The line terminator of the protocol.
+    @inlinable
     public mutating func newline() {
         bytes.append(0x0A)
     }
 
     /// Whether the next key or value needs a comma before it (see the top of the file).
-    @inline(__always)
+    @inlinable @inline(__always)
     var needsComma: Bool {
         guard let last = bytes.last else { return false }
         switch last {
@@ -36,32 +39,37 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func separate() {
         if needsComma { bytes.append(0x2C) }
     }
 
     // MARK: Structure
 
+    @inlinable
     public mutating func beginObject() {
         separate()
         bytes.append(0x7B)
     }
 
+    @inlinable
     public mutating func endObject() {
         bytes.append(0x7D)
     }
 
+    @inlinable
     public mutating func beginArray() {
         separate()
         bytes.append(0x5B)
     }
 
+    @inlinable
     public mutating func endArray() {
         bytes.append(0x5D)
     }
 
     /// A member name and its colon; the next value call writes the member's value.
+    @inlinable
     public mutating func key(_ name: String) {
         appendString(name, comma: needsComma, colon: true)
     }
@@ -84,34 +92,40 @@ public struct JSONWriter: Sendable {
 
     // MARK: Scalars
 
+    @inlinable
     public mutating func string(_ value: String) {
         appendString(value, comma: needsComma, colon: false)
     }
 
+    @inlinable
     public mutating func bool(_ value: Bool) {
         separate()
         appendStatic(value ? "true" : "false")
     }
 
+    @inlinable
     public mutating func null() {
         separate()
         appendStatic("null")
     }
 
+    @inlinable
     public mutating func int(_ value: Int) {
         int64(Int64(value))
     }
 
+    @inlinable
     public mutating func int64(_ value: Int64) {
         digits(value.magnitude, negative: value < 0)
     }
 
+    @inlinable
     public mutating func uint64(_ value: UInt64) {
         digits(value, negative: false)
     }
 
     /// An integer through the one formatter (`NumberText`), in place.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func digits(_ magnitude: UInt64, negative: Bool) {
         separate()
         bytes.append(addingCapacity: 21) { span in
@@ -125,6 +139,7 @@ public struct JSONWriter: Sendable {
     /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
     /// representation that parses back to the same double (Swift's `description`, e.g. `0.1`,
     /// `1e-05`, `1e+20`: always valid JSON). NaN and infinities have no JSON form: `null`.
+    @inlinable
     public mutating func double(_ value: Double) {
         separate()
         bytes.append(addingCapacity: NumberText.maxDoubleBytes) { span in
@@ -136,6 +151,7 @@ public struct JSONWriter: Sendable {
 
     /// A parsed number: its exact integer when it has one, else its double. Writing and parsing
     /// again gives an equal JSONNumber (see JSONNumber).
+    @inlinable
     public mutating func number(_ value: JSONNumber) {
         if let exact = value.int {
             int64(exact)
@@ -252,7 +268,7 @@ public struct JSONWriter: Sendable {
     // MARK: Encoding
 
     /// Literal text, without allocating an array for it.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func appendStatic(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -264,6 +280,7 @@ public struct JSONWriter: Sendable {
     /// Why the staging: each `Array.append` costs a uniqueness and capacity check and a generic
     /// copy (about 70 instructions), so a short string without escapes, which is nearly every key
     /// and value, is assembled on the stack and appended once.
+    @inlinable
     mutating func appendString(_ value: String, comma: Bool, colon: Bool) {
         var value = value
         value.withUTF8 { utf8 in
@@ -290,13 +307,14 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         for b in utf8 where b < 0x20 || b == 0x22 || b == 0x5C { return true }
         return false
     }
 
     /// The general case: quotes, and clean runs copied between escapes.
+    @usableFromInline
     mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(0x22)
         guard let base = utf8.baseAddress else {
@@ -321,6 +339,7 @@ public struct JSONWriter: Sendable {
         bytes.append(0x22)
     }
 
+    @usableFromInline
     mutating func appendEscape(_ b: UInt8) {
         bytes.append(0x5C)
         switch b {
@@ -340,17 +359,18 @@ public struct JSONWriter: Sendable {
 }
 
 /// Numbers as JSON text, written straight into memory: the one formatter behind
-/// `JSONWriter.double` and the row templates' numbers (RowTemplate.swift), so both spell a
-/// number the same way.
-enum NumberText {
+/// `JSONWriter.double` and the row templates' numbers (Wire's RowTemplate.swift), so both spell
+/// a number the same way. `@inlinable`: a drag's reply is written by Wire with these.
+@usableFromInline package enum NumberText {
     /// The most bytes `write` writes: a sign, 17 significant digits, a point, an exponent.
-    static let maxDoubleBytes = 32
+    @inlinable package static var maxDoubleBytes: Int { 32 }
 
     /// Integral values within ±2^53 as integers (`-70`, not `-70.0`); others as the shortest
     /// representation that parses back to the same double (Swift's `description`, e.g. `0.1`,
     /// `1e-05`, `1e+20`: always valid JSON). NaN and infinities have no JSON form: `null`.
     /// Returns the number of bytes written.
-    static func write(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable @inline(__always)
+    package static func write(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
         if let exact = JSONNumber.exactInteger(value) {
             return writeDigits(exact.magnitude, negative: exact < 0, to: p)
         }
@@ -369,8 +389,10 @@ enum NumberText {
 
     /// Decimal digits, most significant first, after a minus sign when asked: the length by
     /// comparisons, then two digits per division by 100 from the end.
-    @inline(__always)
-    static func writeDigits(_ value: UInt64, negative: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable @inline(__always)
+    package static func writeDigits(
+        _ value: UInt64, negative: Bool, to p: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         var count = 1
         var bound: UInt64 = 10
         while count < 20 && value >= bound {
@@ -407,7 +429,8 @@ enum NumberText {
     /// costs a String and about 400 instructions: with one to three decimals, `m / 10^k == value`
     /// says exactly that the decimal m·10^-k parses back to `value` (the division is correctly
     /// rounded, as parsing is), and trying k = 1, 2, 3 in turn finds the shortest such decimal.
-    static func writeShortDecimal(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+    @inlinable
+    package static func writeShortDecimal(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
         guard value.magnitude < 1e15 else { return nil }
         var scale = 1.0
         for k in 1...3 {
@@ -434,11 +457,15 @@ enum NumberText {
 
 /// Writes bytes at a pointer into memory reserved beforehand (`Array.append(addingCapacity:)`):
 /// a message assembled from a few copies and numbers pays one capacity check, not one per part.
-struct ByteCursor {
-    var p: UnsafeMutablePointer<UInt8>
+/// (`@usableFromInline`, as `Parser` is: so that its methods inline into Wire.)
+@usableFromInline package struct ByteCursor {
+    @usableFromInline package var p: UnsafeMutablePointer<UInt8>
 
-    @inline(__always)
-    mutating func copy(_ bytes: [UInt8]) {
+    @inlinable
+    package init(p: UnsafeMutablePointer<UInt8>) { self.p = p }
+
+    @inlinable @inline(__always)
+    package mutating func copy(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }
             p.update(from: base, count: source.count)
@@ -446,21 +473,23 @@ struct ByteCursor {
         }
     }
 
-    @inline(__always)
-    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always)
+    package mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         p.update(from: base, count: bytes.count)
         p += bytes.count
     }
 
-    @inline(__always)
-    mutating func copy(_ text: StaticString) {
+    @inlinable @inline(__always)
+    package mutating func copy(_ text: StaticString) {
         p.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
         p += text.utf8CodeUnitCount
     }
 
-    @inline(__always)
-    mutating func number(_ value: Double) {
+    /// Emitted into the client: as a plain `@inlinable` function, the optimizer left it a call
+    /// into this module from a drag's reply (callgrind).
+    @_alwaysEmitIntoClient @inline(__always)
+    package mutating func number(_ value: Double) {
         p += NumberText.write(value, to: p)
     }
 }

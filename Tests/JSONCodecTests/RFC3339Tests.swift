@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import Wire
+@testable import JSONCodec
 
 final class RFC3339Tests: XCTestCase {
     func testEpoch() {

@@ -25,9 +25,11 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     // The messages, in one place.
+    @usableFromInline
     static func endOfInput(_ offset: Int) -> JSONError {
         JSONError(offset: offset, message: "unexpected end of input at byte \(offset)")
     }
+    @usableFromInline
     static func at(_ offset: Int, _ what: String) -> JSONError {
         JSONError(offset: offset, message: "\(what) at byte \(offset)")
     }

@@ -1,5 +1,5 @@
-// libFuzzer entry on the Wire codec. Built by Fuzz/run.sh with swiftc directly (not SwiftPM),
-// compiled into the module `Wire` so it can check internals too. Every check is a
+// libFuzzer entry on the JSON codec. Built by Fuzz/run.sh with swiftc directly (not SwiftPM),
+// compiled into the module `JSONCodec` so it can check internals too. Every check is a
 // `precondition`, so a broken invariant is a crash libFuzzer reports and saves.
 //
 // Invariants, for any bytes x:

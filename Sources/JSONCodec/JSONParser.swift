@@ -113,34 +113,51 @@ public enum JSONParser {
     }
 }
 
-// ASCII bytes the grammar names.
-private let quote: UInt8 = 0x22, backslash: UInt8 = 0x5C, comma: UInt8 = 0x2C, colon: UInt8 = 0x3A
-private let openBrace: UInt8 = 0x7B, closeBrace: UInt8 = 0x7D
-private let openBracket: UInt8 = 0x5B, closeBracket: UInt8 = 0x5D
-private let minus: UInt8 = 0x2D, plus: UInt8 = 0x2B, dot: UInt8 = 0x2E
-private let zero: UInt8 = 0x30, nine: UInt8 = 0x39
+// ASCII bytes the grammar names. Computed, not stored: the scanners Wire's fast path inlines
+// (see `Parser`) read them in another module, where a stored global is a call to its accessor.
+@inlinable var quote: UInt8 { 0x22 }
+@inlinable var backslash: UInt8 { 0x5C }
+@inlinable var comma: UInt8 { 0x2C }
+@inlinable var colon: UInt8 { 0x3A }
+@inlinable var openBrace: UInt8 { 0x7B }
+@inlinable var closeBrace: UInt8 { 0x7D }
+@inlinable var openBracket: UInt8 { 0x5B }
+@inlinable var closeBracket: UInt8 { 0x5D }
+@inlinable var minus: UInt8 { 0x2D }
+@inlinable var plus: UInt8 { 0x2B }
+@inlinable var dot: UInt8 { 0x2E }
+@inlinable var zero: UInt8 { 0x30 }
+@inlinable var nine: UInt8 { 0x39 }
 
-@inline(__always) private func isDigit(_ b: UInt8) -> Bool { b &- zero <= 9 }
+@inlinable @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- zero <= 9 }
 
-/// Powers of ten a Double holds exactly: the range of the exact fast path for decimals.
-private let exactPowersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-]
-
-struct Parser {
-    let p: UnsafePointer<UInt8>
-    let end: Int
-    let maxDepth: Int
-    var i = 0
-    var depth = 0
+/// The parser's state over one buffer. `package`, with the scanners a request is read by
+/// `@inlinable`: Wire's fast lanes (RequestFastPath.swift, RequestRepeat.swift) extend it with
+/// their own scanners and run for every request, so these must inline there as they did when
+/// both lived in one module.
+///
+/// `@usableFromInline` on the type and its stored properties too: without it, the compiler
+/// does not serialize the bodies of its `@inlinable package` methods, and every call from Wire
+/// stays a call (seen with callgrind: +7 % instructions per ping, +12 % per drag).
+@usableFromInline package struct Parser {
+    @usableFromInline package let p: UnsafePointer<UInt8>
+    @usableFromInline package let end: Int
+    @usableFromInline package let maxDepth: Int
+    @usableFromInline package var i: Int
+    @usableFromInline package var depth: Int
     /// Reused by strings with escapes; allocated at most once per parse.
-    var scratch: [UInt8] = []
+    @usableFromInline package var scratch: [UInt8]
 
-    init(_ p: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    /// (The initial values are set here, not where the properties are declared: a declared
+    /// initial value is a function of this module, which the inlined `init` would call.)
+    @inlinable
+    package init(_ p: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.p = p
         self.end = count
         self.maxDepth = maxDepth
+        i = 0
+        depth = 0
+        scratch = []
     }
 
     // MARK: Documents
@@ -187,8 +204,8 @@ struct Parser {
 
     // MARK: Values
 
-    @inline(__always)
-    mutating func skipWhitespace() {
+    @inlinable @inline(__always)
+    package mutating func skipWhitespace() {
         while i < end {
             let b = p[i]
             guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
@@ -213,7 +230,8 @@ struct Parser {
         }
     }
 
-    mutating func parseLiteral(_ word: StaticString) throws(JSONError) {
+    @inlinable
+    package mutating func parseLiteral(_ word: StaticString) throws(JSONError) {
         let start = i
         let count = word.utf8CodeUnitCount
         let text = word.utf8Start
@@ -468,122 +486,6 @@ struct Parser {
             scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
             scratch.append(UInt8(0x80 | scalar & 0x3F))
         }
-    }
-
-    // MARK: Numbers
-
-    /// At `-` or a digit: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite.
-    mutating func parseNumber() throws(JSONError) -> JSONNumber {
-        let start = i
-        let negative = p[i] == minus
-        if negative {
-            i += 1
-            guard i < end else { throw .endOfInput(i) }
-        }
-        // Up to 19 significant digits go into `mantissa` (10^19 - 1 < 2^64); `exponent` is the
-        // power of ten that scales it. More digits than that take the slow path.
-        var mantissa: UInt64 = 0
-        var significant = 0
-        var exponent = 0
-        var inexact = false
-        var plainInteger = true
-
-        let first = p[i]
-        if first == zero {
-            i += 1
-            if i < end && isDigit(p[i]) { throw .at(start, "leading zero in number") }
-        } else if isDigit(first) {
-            while i < end && isDigit(p[i]) {
-                if significant < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(p[i] &- zero)
-                    significant += 1
-                } else {
-                    inexact = true
-                    exponent += 1
-                }
-                i += 1
-            }
-        } else {
-            throw .at(i, "expected a digit after '-'")
-        }
-
-        if i < end && p[i] == dot {
-            plainInteger = false
-            i += 1
-            guard i < end else { throw .endOfInput(i) }
-            guard isDigit(p[i]) else { throw .at(i, "expected a digit after the decimal point") }
-            while i < end && isDigit(p[i]) {
-                let digit = p[i] &- zero
-                if significant < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(digit)
-                    if mantissa != 0 { significant += 1 }  // leading zeros of 0.000x are free
-                    exponent -= 1
-                } else if digit != 0 {
-                    inexact = true
-                }
-                i += 1
-            }
-        }
-
-        if i < end && (p[i] == UInt8(ascii: "e") || p[i] == UInt8(ascii: "E")) {
-            plainInteger = false
-            i += 1
-            guard i < end else { throw .endOfInput(i) }
-            var negativeExponent = false
-            if p[i] == minus || p[i] == plus {
-                negativeExponent = p[i] == minus
-                i += 1
-                guard i < end else { throw .endOfInput(i) }
-            }
-            guard isDigit(p[i]) else { throw .at(i, "expected a digit in the exponent") }
-            var e = 0
-            // Saturates: 1e999999999 is out of range anyway, and `e` cannot overflow.
-            while i < end && isDigit(p[i]) {
-                if e < 1_000_000 { e = e * 10 + Int(p[i] &- zero) }
-                i += 1
-            }
-            exponent += negativeExponent ? -e : e
-        }
-
-        if plainInteger && !inexact {
-            // An integer literal of at most 19 digits: exact Int64 when it fits.
-            if negative {
-                if mantissa <= UInt64(Int64.max) {
-                    let value = -Int64(mantissa)
-                    // -0 keeps its sign in the double, as the literal says; the int is 0.
-                    return JSONNumber(double: mantissa == 0 ? -0.0 : Double(value), int: value)
-                }
-                if mantissa == UInt64(Int64.max) + 1 {
-                    return JSONNumber(double: -Double(mantissa), int: Int64.min)
-                }
-                return JSONNumber(double: -Double(mantissa), int: nil)
-            }
-            if mantissa <= UInt64(Int64.max) {
-                return JSONNumber(double: Double(mantissa), int: Int64(mantissa))
-            }
-            return JSONNumber(double: Double(mantissa), int: nil)
-        }
-
-        let magnitude: Double
-        if mantissa == 0 && !inexact {
-            magnitude = 0
-        } else if !inexact && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
-            // Clinger's fast path: both operands exact, so one IEEE operation rounds correctly.
-            magnitude =
-                exponent < 0
-                ? Double(mantissa) / exactPowersOfTen[-exponent]
-                : Double(mantissa) * exactPowersOfTen[exponent]
-        } else {
-            // Long mantissas and large exponents: the standard library rounds correctly.
-            let text = String(
-                decoding: UnsafeBufferPointer(start: p + start, count: i - start),
-                as: UTF8.self)
-            guard let parsed = Double(text) else { throw .at(start, "invalid number") }
-            guard parsed.isFinite else { throw .at(start, "number out of range") }
-            return JSONNumber(double: parsed, int: JSONNumber.exactInteger(parsed))
-        }
-        let value = negative ? -magnitude : magnitude
-        return JSONNumber(double: value, int: JSONNumber.exactInteger(value))
     }
 }
 

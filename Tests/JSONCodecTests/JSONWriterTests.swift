@@ -1,7 +1,7 @@
 import TestSupport
 import XCTest
 
-@testable import Wire
+@testable import JSONCodec
 
 final class JSONWriterTests: XCTestCase {
     func text(_ build: (inout JSONWriter) -> Void) -> String {

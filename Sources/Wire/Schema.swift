@@ -1,0 +1,175 @@
+// The objects and the server events of protocol 1, declared for `help` (Help.swift) in the
+// words of the op table (ArgSpec.swift): what a client needs to read every reply and event
+// (protocol.md, "Objects" and "Server events"). The action object is also what `configure`'s
+// decoder checks (Request.swift).
+import Movies
+import SwipeEngine
+
+/// A named object of the protocol.
+public struct ObjectSpec: Sendable {
+    public let name: String
+    public let summary: String
+    public let fields: [ArgSpec]
+}
+
+/// A message the server sends on its own.
+public struct EventSpec: Sendable {
+    public let name: String
+    /// Who gets it.
+    public let to: String
+    public let summary: String
+    public let fields: [ArgSpec]
+    /// `bye`: the reasons it gives.
+    public var reasons: [ByeReason] = []
+}
+
+/// Why the server says `bye` (protocol.md, "Session").
+public enum ByeReason: String, Sendable, CaseIterable {
+    case tooManyClients = "too-many-clients"
+    case slowConsumer = "slow-consumer"
+    case shutdown
+
+    public var summary: String {
+        switch self {
+        case .tooManyClients: "--max-clients connections are already served; sent instead of hello"
+        case .slowConsumer: "a subscriber's write queue is still over its cap when an event is due"
+        case .shutdown: "the daemon is stopping; sent after every reply still owed"
+        }
+    }
+}
+
+public enum Schema {
+    /// The fields of a `configure` action object.
+    public static let action = ObjectSpec(
+        name: "action",
+        summary: "a swipe action of configure's leading or trailing; names are unique across both edges",
+        fields: [
+            ArgSpec("action", .string(bytes: Limits.actionFieldBytes), required: true, "the action's name"),
+            ArgSpec("label", .string(bytes: Limits.actionFieldBytes), "the button's text"),
+            ArgSpec("icon", .string(bytes: Limits.actionFieldBytes), "the button's icon name"),
+            ArgSpec(
+                "tint", .string(bytes: Limits.actionFieldBytes),
+                "the button's colour (default gray, red when destructive)"),
+            ArgSpec(
+                "role", .string(bytes: Limits.actionFieldBytes, values: [Role.destructive.rawValue]),
+                "the button's role"),
+            ArgSpec(
+                "activeLabel", .string(bytes: Limits.actionFieldBytes),
+                "the label when the row's movie has this action's flag set"),
+            ArgSpec(
+                "activeIcon", .string(bytes: Limits.actionFieldBytes),
+                "the icon when the row's movie has this action's flag set"),
+        ])
+
+    static let movie = ObjectSpec(
+        name: "movie", summary: "a movie of the shared list",
+        fields: [
+            ArgSpec("id", .string(), required: true, "made from the title; never reused"),
+            ArgSpec("title", .string(), required: true, "the title"),
+            ArgSpec("image", .string(), required: true, "image name"),
+            ArgSpec("watched", .boolean, required: true, "the watched flag"),
+            ArgSpec("watchedWithFriends", .boolean, required: true, "the watched-with-friends flag"),
+            ArgSpec(
+                "version", .integer(min: 1), required: true,
+                "the seq of the last event that touched it (expect)"),
+        ])
+
+    static let event = ObjectSpec(
+        name: "event", summary: "a stored change, in history and in movie events",
+        fields: [
+            ArgSpec("seq", .integer(min: 1), required: true, "its sequence number"),
+            ArgSpec(
+                "kind",
+                .string(values: [
+                    MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled,
+                    MovieEvent.Kind.watchedWithFriendsToggled, MovieEvent.Kind.removed,
+                ]), required: true, "what happened; a client shows a kind it does not know by its movie"),
+            ArgSpec(
+                "movie", .object("movie"), required: true,
+                "the movie right after it (removed: its last state)"),
+            ArgSpec("at", .string(), required: true, "when it was stored: RFC 3339, UTC, microseconds"),
+        ])
+
+    static let row = ObjectSpec(
+        name: "row", summary: "a row of this client's swipe engine (rows are movies, by id)",
+        fields: [
+            ArgSpec("movie", .string(), required: true, "the movie id"),
+            ArgSpec("offset", .number(), required: true, "physical points, + = the content moved right"),
+            ArgSpec(
+                "phase", .string(values: Phase.allCases.map(\.rawValue)), required: true,
+                "a client shows a phase it does not know by its offset and buttons"),
+            ArgSpec(
+                "edge", .string(values: ["leading", "trailing"]), required: true, nullable: true,
+                "the revealed edge; null: nothing revealed"),
+            ArgSpec("fullSwipe", .boolean, required: true, "past the full-swipe threshold"),
+            ArgSpec("buttons", .array(of: "button"), required: true, "the visible buttons, left to right"),
+            ArgSpec("spring", .object("spring"), required: true, "how to animate to the target"),
+            ArgSpec(
+                "accessibilityActions", .array(of: "accessibilityAction"), required: true,
+                "every action of the row, leading outermost first, then trailing"),
+        ])
+
+    static let button = ObjectSpec(
+        name: "button", summary: "a visible button; the buttons tile the revealed strip",
+        fields: [
+            ArgSpec("action", .string(), required: true, "the action's name"),
+            ArgSpec("label", .string(), "left out when the action has none"),
+            ArgSpec("icon", .string(), "left out when the action has none"),
+            ArgSpec("tint", .string(), required: true, "gray by default, red for destructive"),
+            ArgSpec(
+                "role", .string(values: [Role.destructive.rawValue]), "left out when the action has none"),
+            ArgSpec("x", .number(), required: true, "points from the row's left edge"),
+            ArgSpec("width", .number(), required: true, "points"),
+        ])
+
+    static let spring = ObjectSpec(
+        name: "spring", summary: "SwiftUI's .spring(response:dampingFraction:) toward target",
+        fields: [
+            ArgSpec("target", .number(), required: true, "the offset the row settles at"),
+            ArgSpec("response", .number(), required: true, "seconds"),
+            ArgSpec("dampingFraction", .number(), required: true, "0 to 1"),
+        ])
+
+    static let accessibilityAction = ObjectSpec(
+        name: "accessibilityAction", summary: "an action a screen reader offers without swiping",
+        fields: [
+            ArgSpec("action", .string(), required: true, "the action's name"),
+            ArgSpec("label", .string(), required: true, "what to say"),
+            ArgSpec("destructive", .boolean, required: true, "its role is destructive"),
+            ArgSpec("edge", .string(values: ["leading", "trailing"]), required: true, "the edge it is on"),
+        ])
+
+    public static let objects: [ObjectSpec] = [
+        movie, event, row, button, spring, accessibilityAction, action,
+    ]
+
+    public static let events: [EventSpec] = [
+        EventSpec(
+            name: "hello", to: "the new connection", summary: "the server speaks first, on connect",
+            fields: [
+                ArgSpec(
+                    "protocol", .integer(), required: true, "1; it stays 1 while only additions are made"),
+                ArgSpec("server", .string(), required: true, "swiped/VERSION"),
+                ArgSpec("client", .integer(), required: true, "this connection's number"),
+                ArgSpec("seq", .integer(), required: true, "the latest durable event's seq"),
+                ArgSpec("writer", .boolean, required: true, "whether this peer may change the shared state"),
+            ]),
+        EventSpec(
+            name: "bye", to: "one connection", summary: "the last message before the server closes it",
+            fields: [
+                ArgSpec(
+                    "reason", .string(values: ByeReason.allCases.map(\.rawValue)), required: true,
+                    "why (see reasons)")
+            ], reasons: ByeReason.allCases),
+        EventSpec(
+            name: "movie", to: "subscribers", summary: "every durable change, in order, with no gap",
+            fields: event.fields),
+        EventSpec(
+            name: "row", to: "the owning client",
+            summary: "the server changed one of this client's rows (a close timer, rule 8, a movie changed)",
+            fields: [
+                ArgSpec("row", .object("row"), required: true, "the row as it is now"),
+                ArgSpec("removed", .boolean, "true when the row was dropped because its movie was removed"),
+            ]),
+    ]
+}
