@@ -1,8 +1,8 @@
+import CSystemd
 // The manager's side of a connection: accepting it, moving bytes between its socket and its
 // Session, carrying out the Session's actions, watching the socket for what the Session wants,
 // and closing it. Every decision is the Session's (Sources/Session); this file only does I/O.
 import JSONCodec
-import CSystemd
 import Movies
 import Session
 import Store

@@ -80,7 +80,8 @@ extension Server {
                 journal.log(
                     .info, "movie changed",
                     [
-                        ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)"),
+                        ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id),
+                        ("SEQ", "\(event.seq)"),
                         ("KIND", event.kind),
                     ])
             }

@@ -1,5 +1,5 @@
-import JSONCodec
 import Foundation
+import JSONCodec
 import Movies
 import Session
 import Store
