@@ -11,10 +11,14 @@ extension Server {
     /// client that was readable go to the store together (group commit), and what the store
     /// decided at once comes back.
     func endOfIteration() {
-        guard storeTouched else { return }
-        storeTouched = false
-        store.flush()
-        deliver(store.completions())
+        // Answering may hand the store more (a `history` page that became due, lines held back
+        // by the cap): those outcomes announce themselves on no eventfd, and a post source runs
+        // again only after another source, so collect them now.
+        while storeTouched {
+            storeTouched = false
+            store.flush()
+            deliver(store.completions())
+        }
     }
 
     /// The store's eventfd: a commit finished, a read was answered.

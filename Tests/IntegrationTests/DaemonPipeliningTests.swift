@@ -50,6 +50,24 @@ final class DaemonPipeliningTests: XCTestCase {
         XCTAssertEqual(try client.readLine(), #"{"id":4,"ok":true,"seq":11}"#)
     }
 
+    /// A refused command is answered by the store at the end of the loop iteration; a `history`
+    /// behind it becomes due then and asks the store for its page. An empty page (nothing after
+    /// the latest seq) is answered by the store without its reader thread, so no eventfd
+    /// announces it: it must come without anything else waking the loop (it once waited for
+    /// the next client or timer).
+    func testAReadThatBecomesDueBehindARefusalIsAnsweredWithoutAnotherWakeUp() throws {
+        let daemon = try SwipedDaemon(prefix: "swiped-pipe")
+        let client = try daemon.connect()
+        // Past the status line's timer, which a connect arms: nothing else will wake the loop.
+        usleep(1_300_000)
+        try client.send(
+            #"{"op":"toggle-watched","movie":"nope","id":1}"# + "\n" + #"{"op":"history","from":10,"id":2}"#)
+        let refused = try XCTUnwrap(client.readLine(timeout: .seconds(3)))
+        XCTAssertTrue(refused.hasPrefix(#"{"id":1,"ok":false,"error":{"code":"not-found""#), refused)
+        let history = try XCTUnwrap(client.readLine(timeout: .seconds(3)))
+        XCTAssertEqual(history, #"{"id":2,"ok":true,"seq":10,"events":[]}"#)
+    }
+
     func testAThousandPipelinedRequestsAreAnsweredInOrder() throws {
         let daemon = try SwipedDaemon(prefix: "swiped-pipe")
         let client = try daemon.connect()
