@@ -98,8 +98,9 @@ extension Session {
         }
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
-        let template = rowTemplates.template(
-            movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
+        let template = withList { list in
+            rowTemplates.template(movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
+        }
         replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
     }
 
