@@ -1,46 +1,51 @@
 #!/usr/bin/env bash
-# Instructions the daemon executes per reply, in user space (callgrind counts instructions, not
-# seconds: the figure does not depend on the machine's load). Two runs of the load generator
-# against one daemon under callgrind, 2 s and 6 s; the difference of the totals divided by the
-# difference of the replies cancels connecting and everything else that is not per reply. For the
-# toggle, only the event loop's thread is counted (the log writer is a thread of its own).
+# Instructions the daemon's event loop executes per reply, in user space (callgrind counts
+# instructions, not seconds: the figure does not depend on the machine's load, only on how
+# requests batch per wake-up). Two runs of a fresh daemon under callgrind, loaded for 1 s and
+# for 5 s; the difference of their main threads' totals over the difference of their replies
+# cancels start-up, connecting and shutting down. (Zeroing or dumping callgrind's counters in
+# the middle of a run gave figures that moved by hundreds between runs.) For toggles the log
+# writer's thread is not counted (it is a thread of its own). With --profile, the functions
+# that cost most per reply in the 5 s run are listed too (start-up included).
 #
-#   Benchmarks/instructions.sh [BUILD_DIR]      (default .build/release; needs valgrind)
+#   Benchmarks/instructions.sh [--profile] [BUILD_DIR]   (default .build/release; needs valgrind)
 set -euo pipefail
+PROFILE=no
+if [ "${1:-}" = --profile ]; then PROFILE=yes; shift; fi
 BIN=${1:-.build/release}
 LOADGEN=${LOADGEN:-$BIN/loadgen}
 work=$(mktemp -d)
-trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# Instructions of the main thread (thread 1) since the last dump (a dump zeroes the counters).
-main_thread_ir() {
-    callgrind_control -d "$pid" >/dev/null 2>&1
-    sleep 0.5
-    local file
-    file=$(ls -t "$work"/callgrind.out.*-01 2>/dev/null | head -1 || true)
-    [ -n "$file" ] || file=$(ls -t "$work"/callgrind.out.* | head -1)
-    awk '/^summary:/ { print $2 }' "$file" | tail -1
-}
-
-replies() { sed -n 's/.*replies=\([0-9][0-9]*\).*/\1/p' | tail -1; }
-
-measure() {  # op clients window
-    local op=$1 c=$2 w=$3
-    rm -rf "$work/state" "$work"/callgrind.out.*
-    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/callgrind.out.%p" \
+run() {  # op clients window seconds: prints "instructions replies", leaves the dump in $work/last
+    local op=$1 c=$2 w=$3 d=$4
+    rm -rf "$work/state" "$work"/cg.*
+    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.%p" \
         "$BIN/swiped" --socket "$work/s.sock" --state "$work/state" 2>/dev/null &
     pid=$!
     for _ in $(seq 100); do [ -S "$work/s.sock" ] && break; sleep 0.2; done
-    local a b ia ib
-    ia=$(main_thread_ir)
-    a=$("$LOADGEN" --socket "$work/s.sock" --op "$op" -c "$c" -w "$w" -d 2 | replies)
-    ib=$(main_thread_ir)
-    b=$("$LOADGEN" --socket "$work/s.sock" --op "$op" -c "$c" -w "$w" -d 6 | replies)
-    local ic
-    ic=$(main_thread_ir)
-    kill "$pid"; wait "$pid" 2>/dev/null || true
-    # ib: the 2 s run, ic: the 6 s run; their difference is (b - a) replies' worth.
-    echo "$op: $(( (ic - ib) / (b - a) )) instructions per reply ($a and $b replies)"
+    local replies
+    replies=$("$LOADGEN" --socket "$work/s.sock" --op "$op" -c "$c" -w "$w" -d "$d" |
+        sed -n 's/.*replies=\([0-9][0-9]*\).*/\1/p')
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    pid=
+    cp "$(ls "$work"/cg.*-01)" "$work/last"
+    echo "$(awk '/^summary:/ { print $2 }' "$work/last") $replies"
+}
+
+measure() {  # op clients window
+    local op=$1 c=$2 w=$3 short long
+    short=($(run "$op" "$c" "$w" 1))
+    long=($(run "$op" "$c" "$w" 5))
+    local per=$(((long[0] - short[0]) / (long[1] - short[1])))
+    echo "$op: $per instructions per reply (${short[1]} and ${long[1]} replies)"
+    if [ "$PROFILE" = yes ]; then
+        callgrind_annotate --inclusive=no --auto=no --threshold=90 "$work/last" 2>/dev/null |
+            awk -v r="${long[1]}" '/^ *[0-9,]+ \(/ { gsub(",", "", $1); printf "  %8.1f  %s\n", $1 / r, $3 }' |
+            head -25
+    fi
 }
 
 measure ping 16 16
