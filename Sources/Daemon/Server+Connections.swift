@@ -184,9 +184,9 @@ extension Server {
         guard connections[c.client] === c else { return }
         while true {
             if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
+            guard c.session.mayResume else { break }
             let answered = store.withState { c.session.resume($0, &sink) }
             perform(c)
-            guard connections[c.client] === c else { return }
             // Each round answers at least one line already read, so the loop ends.
             if !answered || c.session.pendingOutput == 0 { break }
         }

@@ -123,7 +123,10 @@ public final class Session {
     public var backlog: Int { replies.backlog }
 
     /// Whether the manager should watch the socket for reading.
-    public var wantsRead: Bool { lifecycle == .reading }
+    public var wantsRead: Bool {
+        if case .reading = lifecycle { return true }
+        return false
+    }
 
     /// Whether this connection has nothing to catch up with: not subscribed, or subscribed and
     /// sent every event up to `seq`.
@@ -153,7 +156,9 @@ public final class Session {
     public func received(
         _ bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
-        guard lifecycle == .reading || lifecycle == .paused else {
+        switch lifecycle {
+        case .reading, .paused: break
+        case .halfClosed, .sayingBye, .closed:
             preconditionFailure("client \(config.client): bytes arrived while \(lifecycle)")
         }
         framer.append(bytes)
@@ -181,16 +186,27 @@ public final class Session {
         settle()
     }
 
+    /// Whether `resume` may have something to do: lines left in the framer, reading paused, or
+    /// a subscription (which may lag). False on the common path (every line answered), where
+    /// the manager skips the call.
+    @inline(__always)
+    public var mayResume: Bool {
+        if framer.buffered > 0 || subscription != nil { return true }
+        if case .paused = lifecycle { return true }
+        return false
+    }
+
     /// The manager wrote what it could: the connection catches up with what waited for room
     /// (lines held back by the cap, a subscriber's catch-up). Returns whether it answered any
     /// line (the manager writes again and calls back while it does).
     public func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) -> Bool {
         let before = requests
-        if lifecycle == .paused, replies.backlog <= config.maxQueue / 2 { lifecycle = .reading }
-        if lifecycle == .reading || lifecycle == .halfClosed, framer.buffered > 0,
-            replies.backlog <= config.maxQueue / 2
-        {
-            answerLines(state, &sink)
+        if case .paused = lifecycle, replies.backlog <= config.maxQueue / 2 { lifecycle = .reading }
+        if framer.buffered > 0, replies.backlog <= config.maxQueue / 2 {
+            switch lifecycle {
+            case .reading, .halfClosed: answerLines(state, &sink)
+            case .paused, .sayingBye, .closed: break
+            }
         }
         if subscription != nil { catchUp(state, &sink) }
         settle()
@@ -344,7 +360,7 @@ public final class Session {
     /// After every input: a connection holding more than the cap for its peer stops reading; one
     /// that owes nothing more closes.
     func settle() {
-        if lifecycle == .reading, replies.backlog > config.maxQueue { lifecycle = .paused }
+        if case .reading = lifecycle, replies.backlog > config.maxQueue { lifecycle = .paused }
         guard !replies.hasSlots, replies.queued == 0 else { return }
         switch lifecycle {
         case .sayingBye:
