@@ -22,8 +22,16 @@ let strict: [SwiftSetting] = [
 // access to a class's stored property (a connection's queue, its engine, the store's state)
 // paid one, about 16 % of a drag's instructions (callgrind, BENCHMARKS.md). Debug builds, and
 // so every test run and the sanitizer runs, keep the checks; the compile-time ones stay on.
+// They are also compiled with cross-module optimization: since the request path runs through
+// five modules (JSONCodec, Wire, Session, Store, Daemon), a call that one module used to inline
+// became a call across a boundary (a drag's numbers, the state lent by the store); with it,
+// ping, drag and toggle are back at or below their instructions of before the split
+// (Benchmarks/instructions.sh, BENCHMARKS.md).
 let hotPath: [SwiftSetting] =
-    strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+    strict + [
+        .unsafeFlags(
+            ["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
+    ]
 
 let package = Package(
     name: "swiped",

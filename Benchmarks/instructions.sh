@@ -48,6 +48,7 @@ measure() {  # op clients window
     fi
 }
 
+[ -n "${ONLY:-}" ] && { measure $ONLY; exit; }
 measure ping 16 16
 measure drag 16 16
 measure toggle 16 1
