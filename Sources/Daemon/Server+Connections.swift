@@ -255,7 +255,7 @@ extension Server {
     }
 
     private func submit(_ command: MovieCommand, op: String, ticket: UInt64, from c: Connection) {
-        guard store.pendingCount < Server.maxPendingCommands else {
+        guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             journal.log(
@@ -287,10 +287,20 @@ extension Server {
             made.arm(afterMicroseconds: microseconds)
             c.timers[timer] = made
         } catch {
-            journal.log(
-                .err, "cannot create a timer, firing it now",
-                [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
-            deferred.append((c, .timerFired(timer)))
+            switch timer {
+            case .closeRow, .retryCatchUp:
+                // Now rather than never: a fired row closes at once, a failed read is retried.
+                journal.log(
+                    .err, "cannot create a timer, firing it now",
+                    [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
+                deferred.append((c, .timerFired(timer)))
+            case .goodbye:
+                // Firing it now would close the connection before its bye is written: without
+                // it, the connection closes once the bye is written or the peer goes.
+                journal.log(
+                    .err, "cannot create a timer, going on without it",
+                    [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
+            }
         }
     }
 

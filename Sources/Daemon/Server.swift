@@ -14,12 +14,13 @@ import Wire
     import Glibc
 #endif
 
-public final class Server {
+/// The manager, over any durable store (`serve` picks it from the configuration).
+final class Server<S: Store> {
     let config: Config
     let journal: Journal
     let loop: EventLoop
     let listener: Listener
-    let store: SQLiteStore
+    let store: S
     var listenSource: EventLoop.IOSource?
     var storeSource: EventLoop.IOSource?
     var poller: ConnectionPoller?
@@ -28,10 +29,6 @@ public final class Server {
     var exitTimer: EventLoop.Timer?
     var acceptPauseTimer: EventLoop.Timer?
     var commitSource: EventLoop.PostSource?
-
-    /// Commands submitted but not yet answered by the store, at most; past it, `overloaded`.
-    static let maxPendingCommands = 65_536
-    static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
 
     var connections: [UInt64: Connection] = [:]
     var nextClient: UInt64 = 1
@@ -72,12 +69,14 @@ public final class Server {
         case timerFired(SessionTimer)
     }
 
-    public init(config: Config, journal: Journal) throws(StartError) {
+    /// Opens the listening socket, then the store with `openStore` (a start that fails on the
+    /// socket writes nothing to the store).
+    init(config: Config, journal: Journal, openStore: (Config) throws(StoreError) -> S) throws(StartError) {
         self.config = config
         self.journal = journal
         do {
             // Before the store starts its writer thread, which must never see these.
-            try EventLoop.blockSignals(Server.handledSignals)
+            try EventLoop.blockSignals(ServerLimits.handledSignals)
             loop = try EventLoop()
         } catch {
             throw StartError("cannot create the event loop: \(error)")
@@ -98,7 +97,7 @@ public final class Server {
             throw StartError(error.description)
         }
         do {
-            store = try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
+            store = try openStore(config)
         } catch {
             close(listener.fd)
             listener.removeSocketFile()
@@ -109,13 +108,8 @@ public final class Server {
 
     deinit { readBuffer.deallocate() }
 
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// Runs until SIGTERM/SIGINT (returns 0) or a fatal storage error (returns 1).
-    public func run() -> Int32 {
+    func run() -> Int32 {
         do {
             try setUp()
             journal.log(
@@ -157,7 +151,7 @@ public final class Server {
         }
         // Group commit: the commands of one loop iteration go to the writer together.
         commitSource = try loop.addPost(description: "commit") { [unowned self] in endOfIteration() }
-        signalSources = try loop.addSignals(Server.handledSignals, description: "signal") {
+        signalSources = try loop.addSignals(ServerLimits.handledSignals, description: "signal") {
             [unowned self] signal in
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }

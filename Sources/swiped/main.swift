@@ -27,13 +27,5 @@ case .usageError(let message):
     Daemon.printError("swiped: \(message)\nTry 'swiped --help'.\n")
     exit(2)
 case .run(let config):
-    let journal = Journal()
-    let server: Server
-    do {
-        server = try Server(config: config, journal: journal)
-    } catch {
-        journal.log(.err, "cannot start", [("ERROR", error.description)])
-        exit(1)
-    }
-    exit(server.run())
+    exit(serve(config: config, journal: Journal()))
 }
