@@ -94,9 +94,6 @@ struct ReplyQueue {
         slots.append(slot)
     }
 
-    /// The first slot, when it is not worded yet (the caller decides what to do with it).
-    var firstWaiting: Slot? { slots.first }
-
     /// Fills the slot of command `ticket` with its reply.
     mutating func fill(command ticket: UInt64, _ word: (inout JSONWriter, CommandReply) -> Void) -> Bool {
         for i in slots.indices {

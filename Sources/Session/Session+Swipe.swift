@@ -41,7 +41,7 @@ enum BoundAction {
 extension Session {
     func render(_ row: RowID, _ state: borrowing MovieState) -> RowRender {
         let flags = state.movie(row).map {
-            MovieLayout.flags(watched: $0.watched, watchedWithFriends: $0.watchedWithFriends)
+            RowData(watched: $0.watched, watchedWithFriends: $0.watchedWithFriends).flags
         }
         return list.render(row, flags: flags ?? [])
     }
@@ -99,7 +99,8 @@ extension Session {
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         let template = withList { list in
-            rowTemplates.template(movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
+            rowTemplates.template(
+                movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
         }
         replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
     }

@@ -383,7 +383,13 @@ public final class Session {
             .init("ERROR_MESSAGE", error.message),
         ]
         if let op { fields.append(.init("OP", op)) }
-        return SessionLog(error.code == .internal ? .err : .info, "request failed", fields)
+        // A refusal is the client's business (info); the daemon's own failures are errors.
+        let level: SessionLog.Level =
+            switch error.code {
+            case .internal, .storage: .err
+            default: .info
+            }
+        return SessionLog(level, "request failed", fields)
     }
 
     /// An error reply, in request order, and its journal line.

@@ -57,8 +57,8 @@ public protocol Store: AnyObject {
 }
 
 extension Store {
-    /// `state.movie(id)`, without a copy of the whole state on the way (this runs for every
-    /// gesture).
+    /// `state.movie(id)`, without a copy of the whole state on the way. Off the request path
+    /// (tests, tools): sessions read the state the manager lends them.
     public func movie(_ id: String) -> Movie? { withState { $0.movie(id) } }
 }
 
