@@ -5,18 +5,7 @@ import Foundation
 import Glibc
 import XCTest
 
-final class SwipectlOutputTests: XCTestCase {
-    private var daemon: TestDaemon!
-
-    override func setUpWithError() throws {
-        daemon = try TestDaemon()
-    }
-
-    override func tearDownWithError() throws {
-        defer { daemon = nil }
-        XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError)
-    }
-
+final class SwipectlOutputTests: DaemonTestCase {
     func testJSONRepliesCarryNoRequestIDs() throws {
         var outputs = [
             try daemon.ok("--json", "list"), try daemon.ok("--json", "toggle-watched", "The Mat"),

@@ -4,18 +4,7 @@ import Foundation
 import Glibc
 import XCTest
 
-final class SwipectlSwipeTests: XCTestCase {
-    private var daemon: TestDaemon!
-
-    override func setUpWithError() throws {
-        daemon = try TestDaemon()
-    }
-
-    override func tearDownWithError() throws {
-        defer { daemon = nil }
-        XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError)
-    }
-
+final class SwipectlSwipeTests: DaemonTestCase {
     private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
     func testAFullSwipeLeftDeletes() throws {

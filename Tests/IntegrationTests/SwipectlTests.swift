@@ -5,19 +5,7 @@ import Foundation
 import Glibc
 import XCTest
 
-final class SwipectlTests: XCTestCase {
-    /// A fresh daemon for each test, on tmp/s.sock with its state in tmp/state.
-    private var daemon: TestDaemon!
-
-    override func setUpWithError() throws {
-        daemon = try TestDaemon()
-    }
-
-    override func tearDownWithError() throws {
-        defer { daemon = nil }
-        XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError)
-    }
-
+final class SwipectlTests: DaemonTestCase {
     // MARK: Running swipectl
 
     /// Runs swipectl on this test's daemon (`--socket` first) and returns what it did.
