@@ -164,6 +164,11 @@ extension Session {
             )
         case .unknownAction(_, let action):
             .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
+        case .firing(let row, let action):
+            WireError(
+                .notRevealed,
+                "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
+            )
         }
     }
 

@@ -59,4 +59,7 @@ public enum SwipeError: Error, Equatable, Sendable {
     case notRevealed(row: RowID, action: String)
     /// The layout has no such action.
     case unknownAction(row: RowID, action: String)
+    /// Rule 7: the row is `fired` (its action already fired; it closes on its timer): its
+    /// showing button takes no tap.
+    case firing(row: RowID, action: String)
 }

@@ -24,10 +24,11 @@
 //  6. Velocity. With vx given (pt/s, physical), |vx| ≥ 300 in the direction of s counts as "past
 //     0.8·W" (then rule 5 decides open or fire); |vx| ≥ 300 against s closes, whatever |s|.
 //  7. Tap on a showing button fires its action and closes the row. Tap on an action of the layout
-//     that is not showing throws `notRevealed`; on an action not in the layout, `unknownAction`.
-//  8. One open row per list: when a row's gesture starts (rule 1), every OTHER row in phase `open`
-//     closes, each with a `.closed(row:)` effect (ordered by row id). Rows `dragging` or `fired`
-//     are left alone; a fired row closes on its own timer.
+//     that is not showing throws `notRevealed`; on an action not in the layout, `unknownAction`;
+//     on a `fired` row (whose one button still shows), `firing`: at most one fire per gesture.
+//  8. One row moves at a time: when a row's gesture starts (rule 1), every OTHER row in phase
+//     `open` or `dragging` closes, each with a `.closed(row:)` effect (ordered by row id), as in
+//     UIKit and SwipeCellKit. A `fired` row is left alone: it closes on its own timer.
 //  9. Removing a row's data (`rowRemoved`) drops its state. A change of the row's data only
 //     changes what `render(_:flags:)` shows (e.g. the Watched icon flips); it never moves the row.
 public enum Rules {

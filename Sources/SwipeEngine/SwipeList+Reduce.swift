@@ -96,10 +96,11 @@ extension SwipeList {
         return (effects, geometry(row))
     }
 
-    /// Rule 8: a gesture started on `row`; close every other `open` row, by row id.
+    /// Rule 8: a gesture started on `row`; close every other `open` or `dragging` row, by row id
+    /// (one row moves at a time). `fired` rows close on their own timer.
     mutating func closeOpenRows(except row: RowID) -> [Effect] {
         var others: [RowID] = []
-        for (id, state) in rows where state.phase == .open && id != row {
+        for (id, state) in rows where state.phase != .fired && id != row {
             others.append(id)
         }
         if others.isEmpty { return [] }
@@ -140,8 +141,8 @@ extension SwipeList {
         return effects
     }
 
-    /// Rule 7. In `fired`, a tap on the (only) showing button is ignored: the gesture already
-    /// fired once, and a second fire would break "at most one fire per gesture".
+    /// Rule 7. In `fired`, a tap on the (only) showing button is refused (`firing`): the gesture
+    /// already fired once, and a second fire would break "at most one fire per gesture".
     mutating func tap(_ row: RowID, action: String) throws(SwipeError) -> [Effect] {
         guard layout.edge(of: action) != nil else {
             throw .unknownAction(row: row, action: action)
@@ -150,7 +151,7 @@ extension SwipeList {
         guard showing(state.offset, action) else {
             throw .notRevealed(row: row, action: action)
         }
-        if state.phase == .fired { return [] }
+        if state.phase == .fired { throw .firing(row: row, action: action) }
         rows[row] = nil
         return [.fire(row: row, action: action)]
     }

@@ -351,6 +351,40 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(h.timers.isEmpty)
     }
 
+    func testATapOnAFiredRowsShowingButtonIsNotRevealedAndFiresNothing() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"release","movie":"matrix","dx":350}"#)
+        h.settle()
+        _ = h.read()
+        h.send(#"{"op":"tap","movie":"matrix","action":"watched"}"#)
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 1, "only the log line: nothing submitted")
+        XCTAssertEqual(
+            h.read(),
+            [
+                #"{"ok":false,"error":{"code":"not-revealed","message":"row \"matrix\" has already fired \"watched\" and closes in a moment; its button takes no tap until then"}}"#
+            ])
+    }
+
+    func testStartingToDragARowClosesTheRowBeingDraggedWithARowEvent() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":-60}"#)
+        _ = h.read()
+        h.send(#"{"op":"drag","movie":"seven","dx":-60}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 2)
+        let closed = h.json(lines[0])
+        XCTAssertEqual(closed["event"] as? String, "row")
+        XCTAssertEqual((closed["row"] as? [String: Any])?["movie"] as? String, "matrix")
+        XCTAssertEqual((closed["row"] as? [String: Any])?["phase"] as? String, "closed")
+        XCTAssertEqual((h.json(lines[1])["row"] as? [String: Any])?["movie"] as? String, "seven")
+        h.send(#"{"op":"rows"}"#)
+        let rows = h.json(h.read()[0])["rows"] as? [[String: Any]]
+        XCTAssertEqual(rows?.map { $0["movie"] as? String }, ["seven"])
+    }
+
     func testAReconfigureCancelsTheCloseTimerOfAFiredRow() {
         let h = harness()
         h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)

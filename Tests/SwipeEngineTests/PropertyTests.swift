@@ -3,7 +3,7 @@ import XCTest
 
 /// Properties over random gesture sequences (seeded, so a failure names a reproducible seed):
 /// offset bounds always hold, a release always ends closed, open at exactly L·W / −T·W, or fired,
-/// a gesture fires at most once, rule 8 leaves no other row open, a refused input changes nothing,
+/// a gesture fires at most once, rule 8 leaves no other row open or dragging, a refused input changes nothing,
 /// and the render always tiles the revealed strip.
 final class PropertyTests: XCTestCase {
     static let seeds: ClosedRange<UInt64> = 1...300
@@ -50,9 +50,12 @@ final class PropertyTests: XCTestCase {
                     }
                     for (row, state) in after.trackedRows
                     where state.phase == .dragging && before.state(of: row).phase != .dragging {
-                        let open = after.trackedRows.filter { $0.key != row && $0.value.phase == .open }
-                        if !open.isEmpty { failures.append("\(where_): rule 8 left \(open.keys) open") }
+                        let moving = after.trackedRows.filter { $0.key != row && $0.value.phase != .fired }
+                        if !moving.isEmpty { failures.append("\(where_): rule 8 left \(moving.keys) open") }
                     }
+                    // One row moves at a time: never two rows open or dragging.
+                    let moving = after.trackedRows.filter { $0.value.phase != .fired }
+                    if moving.count > 1 { failures.append("\(where_): \(moving.keys) open or dragging at once") }
                     for case let .fire(row, _) in effects {
                         fires += 1
                         if firedThisGesture.contains(row) {

@@ -25,7 +25,7 @@ import SwipeEngine
 //   => effect schedule close godfather 0.5    schedule close <row> <seconds>
 //   => effect cancel close godfather          cancel close <row>
 //   => effect closed heat                     closed <row>
-//   => error not-revealed godfather watched   not-revealed | unknown-action <row> <action>
+//   => error not-revealed godfather watched   not-revealed | unknown-action | firing <row> <action>
 //   => render godfather trailing delete@320+70   <edge|none> [full] then buttons left to right
 //
 // Exhaustive, like the TestStore: the effect lines are exactly the effects, in order; every row
@@ -196,6 +196,8 @@ extension Recording {
             return .error(.notRevealed(row: w[2], action: w[3]))
         case ("error", 4) where w[1] == "unknown-action":
             return .error(.unknownAction(row: w[2], action: w[3]))
+        case ("error", 4) where w[1] == "firing":
+            return .error(.firing(row: w[2], action: w[3]))
         case ("render", _) where w.count >= 3:
             let edge: Edge?
             if w[2] == "none" {
@@ -275,6 +277,7 @@ extension Recording {
             }
         case let .error(.notRevealed(row, action)): return "error not-revealed \(row) \(action)"
         case let .error(.unknownAction(row, action)): return "error unknown-action \(row) \(action)"
+        case let .error(.firing(row, action)): return "error firing \(row) \(action)"
         case let .render(row, edge, full, buttons):
             return (["render", row, edge?.rawValue ?? "none"] + (full ? ["full"] : []) + buttons)
                 .joined(separator: " ")
