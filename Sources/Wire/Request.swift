@@ -69,7 +69,7 @@ public enum RequestDecoder {
         do {
             members = try JSONParser.parseObjectMembers(line)
         } catch {
-            return DecodedRequest(id: nil, op: nil, result: .failure(WireError(.badJSON, error.description)))
+            return DecodedRequest(id: nil, op: nil, result: .failure(badJSON(error, in: line)))
         }
         var id: [UInt8]?
         var op: String?
@@ -124,6 +124,20 @@ public enum RequestDecoder {
         } catch {
             return DecodedRequest(id: id, op: name, result: .failure(error))
         }
+    }
+
+    /// What a `bad-json` reply says. A line that is not a JSON object from its first byte (a
+    /// person typing `hello` at socat) is told what a request looks like, not only where the
+    /// parser stopped; for a line that starts as an object the parser's message is the help.
+    static func badJSON(_ error: JSONError, in line: UnsafeRawBufferPointer) -> WireError {
+        let first = line.firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } ?? line.count
+        guard error.code == .notAnObject || error.offset <= first else {
+            return WireError(.badJSON, error.message)
+        }
+        return WireError(
+            .badJSON,
+            "a request is one JSON object per line, such as {\"op\":\"ping\"} ({\"op\":\"help\"} lists the ops); this line is not one: \(error.message)"
+        )
     }
 
     /// The `id`'s bytes as sent, less the whitespace between its tokens: numbers and strings stay

@@ -111,7 +111,10 @@ final class SessionTests: XCTestCase {
         for case .log(let entry) in actions { XCTAssertEqual(entry.message, "request failed") }
         let lines = h.read()
         XCTAssertEqual(lines.count, 2)
-        XCTAssertEqual((h.json(lines[0])["error"] as? [String: Any])?["code"] as? String, "bad-json")
+        XCTAssertEqual(
+            lines[0],
+            #"{"ok":false,"error":{"code":"bad-json","message":"a request is one JSON object per line, such as {\"op\":\"ping\"} ({\"op\":\"help\"} lists the ops); this line is not one: invalid literal (expected 'null') at byte 0"}}"#
+        )
         XCTAssertEqual(h.json(lines[1])["id"] as? Int, 3)
         XCTAssertEqual((h.json(lines[1])["error"] as? [String: Any])?["code"] as? String, "unknown-op")
     }
