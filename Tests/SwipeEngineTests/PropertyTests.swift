@@ -55,7 +55,9 @@ final class PropertyTests: XCTestCase {
                     }
                     // One row moves at a time: never two rows open or dragging.
                     let moving = after.trackedRows.filter { $0.value.phase != .fired }
-                    if moving.count > 1 { failures.append("\(where_): \(moving.keys) open or dragging at once") }
+                    if moving.count > 1 {
+                        failures.append("\(where_): \(moving.keys) open or dragging at once")
+                    }
                     for case let .fire(row, _) in effects {
                         fires += 1
                         if firedThisGesture.contains(row) {
