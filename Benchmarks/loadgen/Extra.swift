@@ -45,28 +45,56 @@ func readLines(_ fd: Int32, _ scanner: LineScanner, until done: @escaping ([UInt
 
 // MARK: - Idle clients
 
-/// Connects `count` clients that each read their hello and then do nothing; reports the
-/// server's resident memory before and after.
+/// Connects `count` clients as fast as it can (non-blocking connects; a full listen backlog
+/// answers EAGAIN, and that connect is tried again once some hellos have been read), until
+/// every one has read its first line; then they do nothing. Reports the time from the first
+/// connect until the last hello was read, how many were refused (`bye`), and the server's
+/// resident memory before and after.
 func runIdle(socket: String, count: Int, pid: Int32, hold: Double) {
+    raiseFileLimit(to: count + 64)
     guard let before = residentKiB(pid: pid) else { fail("cannot read /proc/\(pid)/status") }
+    let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
     var fds: [Int32] = []
-    for _ in 0..<count {
-        let fd = connectRetrying(socket)
-        fds.append(fd)
-    }
-    for fd in fds {
-        readLines(fd, LineScanner()) {
-            startsWith($0, "{\"event\":\"hello\"") || startsWith($0, "{\"event\":\"bye\"")
+    var greeted = 0
+    var refused = 0
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var events = [epoll_event](repeating: epoll_event(), count: 512)
+    let t0 = nowNanos()
+    while greeted < count {
+        while fds.count < count {
+            guard let fd = connectUnix(socket, nonBlocking: true) else {
+                if errno == EAGAIN { break }  // the backlog is full: read hellos first
+                fail("connect: \(String(cString: strerror(errno)))")
+            }
+            var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: UInt64(fds.count)))
+            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+            fds.append(fd)
+        }
+        let n = epoll_wait(epoll, &events, Int32(events.count), 10)
+        if nowNanos() - t0 > 60_000_000_000 { fail("idle: only \(greeted) of \(count) greeted within 60 s") }
+        for k in 0..<max(0, Int(n)) {
+            let fd = fds[Int(events[k].data.u64)]
+            let r = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if r < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            if r <= 0 { fail("the server closed a connection before its hello") }
+            // The first line is hello (or bye); it fits in one read, as the server writes it at once.
+            if startsWith(Array(buffer[0..<r]), "{\"event\":\"bye\"") { refused += 1 }
+            greeted += 1
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
         }
     }
+    let connectNanos = nowNanos() - t0
+    close(epoll)
     usleep(UInt32(hold * 1e6))
     guard let after = residentKiB(pid: pid) else { fail("the server died") }
     let perClient = Double(after - before) / Double(count)
     print(
-        "idle clients=\(count) rss_before_kib=\(before) rss_after_kib=\(after) per_client_kib=\(formatted(perClient, digits: 1))"
+        "idle clients=\(count) refused=\(refused) connect_ms=\(formatted(Double(connectNanos) / 1e6, digits: 1)) "
+            + "rss_before_kib=\(before) rss_after_kib=\(after) per_client_kib=\(formatted(perClient, digits: 1))"
     )
     print(
-        "RESULT label=idle clients=\(count) rss_mib=\(formatted(Double(after) / 1024, digits: 1)) "
+        "RESULT label=idle clients=\(count) refused=\(refused) connect_ms=\(formatted(Double(connectNanos) / 1e6, digits: 1)) "
+            + "rss_mib=\(formatted(Double(after) / 1024, digits: 1)) "
             + "rss_before_mib=\(formatted(Double(before) / 1024, digits: 1)) per_client_kib=\(formatted(perClient, digits: 1))"
     )
     for fd in fds { close(fd) }
@@ -77,6 +105,7 @@ func runIdle(socket: String, count: Int, pid: Int32, hold: Double) {
 /// `count` subscribers; one writer toggles a movie; time from the toggle's send until the last
 /// subscriber has read its `movie` event (and until the writer's ack), over `rounds` rounds.
 func runFanout(socket: String, count: Int, rounds: Int, movie: String) {
+    raiseFileLimit(to: count + 64)
     var subscribers: [Int32] = []
     for _ in 0..<count {
         let fd = connectRetrying(socket)

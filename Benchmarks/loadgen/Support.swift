@@ -20,8 +20,9 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// A blocking connect to a Unix stream socket; nil (with errno) on failure.
-func connectUnix(_ path: String) -> Int32? {
+/// A connect to a Unix stream socket; nil (with errno) on failure. Non-blocking, a full listen
+/// backlog fails at once with EAGAIN (a blocking connect waits for room).
+func connectUnix(_ path: String, nonBlocking: Bool = false) -> Int32? {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -32,7 +33,8 @@ func connectUnix(_ path: String) -> Int32? {
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+    let fd = socket(AF_UNIX, flags, 0)
     guard fd >= 0 else { return nil }
     let r = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -46,6 +48,17 @@ func connectUnix(_ path: String) -> Int32? {
         return nil
     }
     return fd
+}
+
+/// Raises this process's soft limit on descriptors to at least `needed` (up to the hard limit):
+/// 10,000 clients need more than the 1,024 a shell gives.
+func raiseFileLimit(to needed: Int) {
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    var limit = rlimit()
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
+    limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
+    _ = setrlimit(resource, &limit)
+    if limit.rlim_cur < rlim_t(needed) { fail("need \(needed) descriptors; the hard limit is \(limit.rlim_max)") }
 }
 
 /// Connects, retrying for up to `seconds` while the server is not there yet.

@@ -15,7 +15,9 @@ public struct Config: Equatable, Sendable {
     /// `--durability`: the event log's own setting (EventLog's `Durability`, through Store).
     public var durability: Durability = .full
     public var maxLine: Int = 65_536
-    public var maxClients: Int = 1024
+    /// nil: as many as the file limit allows (`FileLimit`); an explicit value above that is
+    /// clamped at start, with a journal line.
+    public var maxClients: Int?
     /// Bytes a client's write queue may hold before the daemon stops reading from it; a
     /// subscriber still past it when an event is due is disconnected (`slow-consumer`).
     public var maxQueue: Int = 1 << 20
@@ -38,7 +40,9 @@ public struct Config: Equatable, Sendable {
           --durability MODE      full (default): a mutation is acknowledged only after fsync;
                                  normal: faster, the last moments may be lost on power loss
           --max-line BYTES       longest request line accepted (default 65536)
-          --max-clients N        connections served at once (default 1024)
+          --max-clients N        connections served at once (default: as many as the file
+                                 limit allows, less 64; swiped raises its soft limit to
+                                 the hard one)
           --max-queue BYTES      per-client write queue cap (default 1048576)
           --writers GROUP        only peers in GROUP (or root) may change state
                                  (default: $SWIPED_WRITERS, else everyone)

@@ -71,7 +71,7 @@ extension Server {
         let peer = peer(of: fd)
         let client = nextClient
         nextClient += 1
-        guard connections.count < config.maxClients, !shuttingDown else {
+        guard connections.count < maxClients, !shuttingDown else {
             return refuse(
                 fd, client: client, peer: peer, reason: shuttingDown ? "shutdown" : "too-many-clients")
         }

@@ -46,6 +46,10 @@ final class Server<S: Store> {
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
     var writers: WritersPolicy
+    /// What the file limit allows, or `--max-clients` when lower.
+    let maxClients: Int
+    /// The file limit as start-up found and raised it.
+    let files: FileLimit.Outcome
     var shuttingDown = false
     var exitCode: Int32 = 0
     var statusDirty = false
@@ -74,6 +78,8 @@ final class Server<S: Store> {
     init(config: Config, journal: Journal, openStore: (Config) throws(StoreError) -> S) throws(StartError) {
         self.config = config
         self.journal = journal
+        files = FileLimit.raise()
+        maxClients = min(config.maxClients ?? Int.max, FileLimit.clients(forLimit: files.soft))
         do {
             // Before the store starts its writer thread, which must never see these.
             try EventLoop.blockSignals(ServerLimits.handledSignals)
@@ -116,9 +122,11 @@ final class Server<S: Store> {
                 .notice, "swiped started",
                 [
                     ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
-                    ("DURABILITY", config.durability.rawValue),
+                    ("DURABILITY", config.durability.rawValue), ("MAX_CLIENTS", "\(maxClients)"),
+                    ("FILE_LIMIT", "\(files.soft)"),
                     ("WRITERS", config.writersGroup ?? "everyone"),
                 ] + store.startupFields)
+            logLimits()
             for note in store.startupNotes {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
@@ -132,6 +140,20 @@ final class Server<S: Store> {
         }
         listener.removeSocketFile()
         return exitCode
+    }
+
+    /// The file limit and the clients it allows: a line each when they are not what was asked.
+    private func logLimits() {
+        if let failure = files.failure {
+            journal.log(
+                .warning, "cannot raise the file limit, serving fewer clients",
+                [("ERROR", failure), ("FILE_LIMIT", "\(files.soft)"), ("MAX_CLIENTS", "\(maxClients)")])
+        }
+        if let asked = config.maxClients, asked > maxClients {
+            journal.log(
+                .warning, "--max-clients is more than the file limit allows, serving fewer",
+                [("ASKED", "\(asked)"), ("FILE_LIMIT", "\(files.soft)"), ("MAX_CLIENTS", "\(maxClients)")])
+        }
     }
 
     private func setUp() throws(SystemError) {

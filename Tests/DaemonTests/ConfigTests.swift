@@ -14,7 +14,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(c.stateDirectory, "./swiped-state")
         XCTAssertEqual(c.durability, .full)
         XCTAssertEqual(c.maxLine, 65_536)
-        XCTAssertEqual(c.maxClients, 1024)
+        XCTAssertNil(c.maxClients)
         XCTAssertEqual(c.maxQueue, 1 << 20)
         XCTAssertNil(c.writersGroup)
     }

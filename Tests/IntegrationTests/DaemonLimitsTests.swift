@@ -23,6 +23,29 @@ final class DaemonLimitsTests: XCTestCase {
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
 
+    /// The daemon raises its soft file limit to the hard one, derives --max-clients from it, and
+    /// clamps an explicit value it cannot serve, saying so.
+    func testTheFileLimitIsRaisedAndBoundsMaxClients() throws {
+        // Soft 100, hard 200: without the raise, fewer than 100 clients could be served.
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-clients", "5000"], prefix: "swiped-lim",
+            launcher: ["/usr/bin/prlimit", "--nofile=100:200"])
+        let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
+        let files = try XCTUnwrap(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        XCTAssertEqual(files.split(separator: " ", omittingEmptySubsequences: true)[3...4], ["200", "200"])
+        let served = 200 - 64
+        var clients: [LineClient] = []
+        for _ in 0..<served { clients.append(try daemon.connect()) }
+        let refused = try LineClient(path: daemon.socketPath)
+        XCTAssertEqual(try refused.readUntilClosed(), [#"{"event":"bye","reason":"too-many-clients"}"#])
+        XCTAssertNotNil(try clients.last?.ok(["op": "ping"]))
+        clients.removeAll()
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+        XCTAssertTrue(
+            daemon.process.standardError.contains("--max-clients is more than the file limit allows"),
+            daemon.process.standardError)
+    }
+
     func testAClientThatNeverReadsDoesNotHurtTheOthers() throws {
         let daemon = try SwipedDaemon(arguments: ["--max-queue", "65536"], prefix: "swiped-lim")
         let hog = try daemon.connect()

@@ -38,10 +38,11 @@ final class SwipedDaemon {
     ///   - socketPath, stateDirectory: defaults `<directory>/swiped.sock`, `<directory>/state`.
     ///   - environment: added to (nil: removed from) the inherited environment.
     ///   - prefix: a few letters to find the directory under /tmp when debugging.
+    ///   - launcher: a command that execs swiped (its path and arguments follow).
     init(
         arguments: [String] = [], directory: TemporaryDirectory? = nil, socketPath: String? = nil,
         stateDirectory: String? = nil, environment: [String: String?] = [:], prefix: String = "swiped-d",
-        timeout: Duration = .seconds(10)
+        launcher: [String] = [], timeout: Duration = .seconds(10)
     ) throws {
         let directory = try directory ?? TemporaryDirectory(prefix)
         self.directory = directory
@@ -57,10 +58,9 @@ final class SwipedDaemon {
         where environment[name] == nil {
             env[name] = .some(nil)
         }
-        process = try Subprocess(
-            try Binaries.swiped,
-            ["--socket", self.socketPath, "--state", self.stateDirectory] + arguments,
-            environment: env)
+        // A launcher (e.g. `prlimit --nofile=…`) execs swiped in its own process, as systemd does.
+        let command = launcher + [try Binaries.swiped, "--socket", self.socketPath, "--state", self.stateDirectory]
+        process = try Subprocess(command[0], Array(command.dropFirst()) + arguments, environment: env)
         try waitUntilReady(timeout: timeout)
     }
 
