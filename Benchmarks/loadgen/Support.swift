@@ -33,7 +33,9 @@ func connectUnix(_ path: String, nonBlocking: Bool = false) -> Int32? {
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0
     }
-    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+    let flags =
+        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
     let fd = socket(AF_UNIX, flags, 0)
     guard fd >= 0 else { return nil }
     let r = withUnsafePointer(to: &address) {
@@ -58,7 +60,9 @@ func raiseFileLimit(to needed: Int) {
     guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
     limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
     _ = setrlimit(resource, &limit)
-    if limit.rlim_cur < rlim_t(needed) { fail("need \(needed) descriptors; the hard limit is \(limit.rlim_max)") }
+    if limit.rlim_cur < rlim_t(needed) {
+        fail("need \(needed) descriptors; the hard limit is \(limit.rlim_max)")
+    }
 }
 
 /// Connects, retrying for up to `seconds` while the server is not there yet.

@@ -59,7 +59,8 @@ final class SwipedDaemon {
             env[name] = .some(nil)
         }
         // A launcher (e.g. `prlimit --nofile=…`) execs swiped in its own process, as systemd does.
-        let command = launcher + [try Binaries.swiped, "--socket", self.socketPath, "--state", self.stateDirectory]
+        let command =
+            launcher + [try Binaries.swiped, "--socket", self.socketPath, "--state", self.stateDirectory]
         process = try Subprocess(command[0], Array(command.dropFirst()) + arguments, environment: env)
         try waitUntilReady(timeout: timeout)
     }
