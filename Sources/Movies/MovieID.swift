@@ -58,9 +58,9 @@ extension MovieState {
     /// A slug of `title` that no movie ever had: `base`, else `base_2`, `base_3`, …
     public func freshID(for title: String) -> String {
         let base = MovieState.slug(title)
-        if !usedIDs.contains(base) { return base }
+        if !isUsed(base) { return base }
         var n = max(2, nextSuffix(for: base) ?? 2)
-        while usedIDs.contains("\(base)_\(n)") { n += 1 }
+        while isUsed("\(base)_\(n)") { n += 1 }
         return "\(base)_\(n)"
     }
 

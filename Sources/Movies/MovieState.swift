@@ -7,8 +7,9 @@ public struct MovieState: Equatable, Sendable {
     public private(set) var movies: [Movie] = []
     /// Position of each movie in `movies`.
     private var index: [String: Int] = [:]
-    /// Every id that ever existed, removed ones included: ids are never reused.
-    public private(set) var usedIDs: Set<String> = []
+    /// The seq of the removal of every removed id, so that a command or a gesture on it can
+    /// say when it went. With the ids in `index`, every id that ever existed: ids are never reused.
+    public private(set) var removedAt: [String: UInt64] = [:]
     /// Sequence number of the last event folded in (0 when empty).
     public private(set) var lastSeq: UInt64 = 0
     /// Next suffix to try per slug base (a hint, not state: not compared, not persisted).
@@ -21,8 +22,11 @@ public struct MovieState: Equatable, Sendable {
 
     public func movie(_ id: String) -> Movie? { index[id].map { movies[$0] } }
 
+    /// Whether a movie ever had `id`, removed ones included.
+    public func isUsed(_ id: String) -> Bool { index[id] != nil || removedAt[id] != nil }
+
     public static func == (a: MovieState, b: MovieState) -> Bool {
-        a.movies == b.movies && a.usedIDs == b.usedIDs && a.lastSeq == b.lastSeq
+        a.movies == b.movies && a.removedAt == b.removedAt && a.lastSeq == b.lastSeq
     }
 
     // MARK: - Decide
@@ -57,10 +61,7 @@ public struct MovieState: Equatable, Sendable {
     }
 
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
-        guard let movie = movie(id) else {
-            if usedIDs.contains(id) { throw .notFound("movie \(String(reflecting: id)) was removed") }
-            throw .notFound("no movie with id \(String(reflecting: id))")
-        }
+        guard let movie = movie(id) else { throw notFound(id) }
         if let expect, expect != movie.version {
             throw .conflict(
                 "movie \(String(reflecting: id)) is at version \(movie.version), not \(expect) as expected")
@@ -81,7 +82,7 @@ public struct MovieState: Equatable, Sendable {
             let movie = Movie(id: id, title: title, image: image, version: seq)
             index[id] = movies.count
             movies.append(movie)
-            usedIDs.insert(id)
+            removedAt[id] = nil  // not from `decide`, which never adds a used id
             noteSuffix(of: id)
             return movie
         case .watchedToggled(let id):
@@ -99,6 +100,7 @@ public struct MovieState: Equatable, Sendable {
             var movie = movies.remove(at: i)
             movie.version = seq
             for j in i..<movies.count { index[movies[j].id] = j }
+            removedAt[id] = seq
             return movie
         }
     }
@@ -128,9 +130,12 @@ public struct MovieState: Equatable, Sendable {
 // MARK: - Snapshot
 
 extension MovieState {
-    private static let snapshotMagic: [UInt8] = Array("MVS1".utf8)
+    private static let snapshotMagic: [UInt8] = Array("MVS2".utf8)
+    /// The format before removal seqs were kept (issue 13): lastSeq, the movies, the removed ids.
+    private static let snapshotMagicV1: [UInt8] = Array("MVS1".utf8)
 
-    /// Compact bytes of the whole state: "MVS1", lastSeq, the movies in order, the removed ids.
+    /// Compact bytes of the whole state: "MVS2", lastSeq, the movies in order, the removed ids
+    /// (sorted) each with the seq of its removal.
     public func snapshotBytes() -> [UInt8] {
         var w = ByteWriter()
         w.bytes.append(contentsOf: MovieState.snapshotMagic)
@@ -143,16 +148,30 @@ extension MovieState {
             w.u8((m.watched ? 1 : 0) | (m.watchedWithFriends ? 2 : 0))
             w.u64(m.version)
         }
-        let gone = usedIDs.subtracting(index.keys).sorted()
-        w.u32(UInt32(gone.count))
-        for id in gone { w.string(id) }
+        w.u32(UInt32(removedAt.count))
+        for (id, seq) in removedAt.sorted(by: { $0.key < $1.key }) {
+            w.string(id)
+            w.u64(seq)
+        }
         return w.bytes
     }
 
     /// Rebuilds a state from `snapshotBytes()`; rejects anything else with a typed error.
+    ///
+    /// An MVS1 snapshot, written by a build from before issue 13, is rejected too: it has the
+    /// removed ids but not when they were removed, and a state without them could not say
+    /// "removed at seq N". The SQLite store then ignores it and replays the whole log, as for
+    /// any snapshot it cannot use (once: the replay is snapshotted again, in MVS2, when it is
+    /// long, and on close in any case). Replaying costs one start; keeping the seqs unknown would
+    /// have cost a second message for ever.
     public init(snapshot bytes: [UInt8]) throws(MovieDecodingError) {
         var r = ByteReader(bytes)
-        guard Array(try r.take(4, "snapshot magic")) == MovieState.snapshotMagic else {
+        let magic = Array(try r.take(4, "snapshot magic"))
+        if magic == MovieState.snapshotMagicV1 {
+            throw MovieDecodingError(
+                "an MVS1 snapshot from an earlier build, without the seqs of removals; the log has them")
+        }
+        guard magic == MovieState.snapshotMagic else {
             throw MovieDecodingError("not a movie snapshot (bad magic)")
         }
         self.init()
@@ -176,16 +195,20 @@ extension MovieState {
                 Movie(
                     id: id, title: title, image: image, watched: flags & 1 != 0,
                     watchedWithFriends: flags & 2 != 0, version: version))
-            usedIDs.insert(id)
             noteSuffix(of: id)
         }
         let gone = try r.u32("removed id count")
         for _ in 0..<gone {
             let id = try r.string("removed id")
-            guard MovieState.isValidID(id), index[id] == nil else {
-                throw MovieDecodingError("bad removed id \(String(reflecting: id)) in snapshot")
+            guard MovieState.isValidID(id), !isUsed(id) else {
+                throw MovieDecodingError("bad or duplicate removed id \(String(reflecting: id)) in snapshot")
             }
-            usedIDs.insert(id)
+            let seq = try r.u64("removal seq")
+            guard seq > 0, seq <= lastSeq else {
+                throw MovieDecodingError(
+                    "removal of \(String(reflecting: id)) at seq \(seq), snapshot seq \(lastSeq)")
+            }
+            removedAt[id] = seq
             noteSuffix(of: id)
         }
         try r.end()

@@ -46,8 +46,10 @@ extension Session {
         return list.render(row, flags: flags ?? [])
     }
 
-    func notFound(_ movie: String) -> WireError {
-        WireError(.notFound, "no movie with id \"\(RequestDecoder.truncated(movie))\"")
+    /// The `not-found` of `decide` for the same id (`MovieState.notFound`): one code and one
+    /// message for a missing movie from every op.
+    func notFound(_ movie: String, _ state: borrowing MovieState) -> WireError {
+        WireError(StoreError(state.notFound(movie)))
     }
 
     func viewport(width: Double?, direction: Direction?, id: [UInt8]?, _ sink: inout SessionActions) {
@@ -77,7 +79,7 @@ extension Session {
             return replies.send { Encode.closed(&$0, id: id, closed: closed) }
         }
         guard let movie = state.movie(asked)?.id else {
-            return reply(id: id, op: op, error: notFound(asked), &sink)
+            return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         apply(list.close(row: movie), report: true, state, &sink)
         let row = render(movie, state)
@@ -94,7 +96,7 @@ extension Session {
         _ sink: inout SessionActions
     ) {
         guard let (movie, data) = gestureMovie(asked, state) else {
-            return reply(id: id, op: op, error: notFound(asked), &sink)
+            return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
@@ -115,7 +117,7 @@ extension Session {
         _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         guard let (movie, data) = gestureMovie(asked, state) else {
-            return reply(id: id, op: op, error: notFound(asked), &sink)
+            return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         let input = makeInput(movie)
         var copy: SwipeList?

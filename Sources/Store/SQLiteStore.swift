@@ -180,6 +180,9 @@ public final class SQLiteStore: Store {
     }
 
     /// The newest snapshot when it matches the log, else an empty state (and why, in `info`).
+    /// An MVS1 snapshot from a build before issue 13 is not used either (it lacks the seqs of
+    /// removals, `MovieState.init(snapshot:)`): the whole log is replayed once and snapshotted
+    /// again in MVS2 (at once when the replay was long, on close in any case).
     private static func snapshot(_ log: EventLog, latest: UInt64, _ info: inout Startup) throws(LogError)
         -> MovieState
     {

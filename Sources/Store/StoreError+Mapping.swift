@@ -3,7 +3,9 @@ import EventLog
 import Movies
 
 extension StoreError {
-    init(_ e: CommandError) {
+    /// A refused command keeps its code and message (the Session answers a gesture's
+    /// `MovieState.notFound` through this too).
+    public init(_ e: CommandError) {
         switch e {
         case .notFound(let m): self.init(.notFound, m)
         case .badRequest(let m): self.init(.badRequest, m)

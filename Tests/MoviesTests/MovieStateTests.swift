@@ -2,6 +2,14 @@ import XCTest
 
 @testable import Movies
 
+extension ByteWriter {
+    static func u64(_ v: UInt64) -> [UInt8] {
+        var w = ByteWriter()
+        w.u64(v)
+        return w.bytes
+    }
+}
+
 final class MovieStateTests: XCTestCase {
     private func seeded() -> MovieState {
         var s = MovieState()
@@ -101,7 +109,35 @@ final class MovieStateTests: XCTestCase {
             try s.decide(MovieCommand(.add(title: String(repeating: "é", count: 200), image: nil))))
         s.apply(.removed(id: "matrix"), seq: 11)
         expectError(
-            s, MovieCommand(.toggleWatched(movie: "matrix")), .notFound("movie \"matrix\" was removed"))
+            s, MovieCommand(.toggleWatched(movie: "matrix")),
+            .notFound("movie \"matrix\" was removed at seq 11"))
+    }
+
+    func testTheFoldKeepsTheSeqOfEveryRemovalAndEveryCommandSaysIt() throws {
+        var s = seeded()
+        s.apply(.removed(id: "matrix"), seq: 11)
+        s.apply(.watchedToggled(id: "seven"), seq: 12)
+        s.apply(.removed(id: "seven"), seq: 13)
+        s.apply(.removed(id: "nope"), seq: 14)  // does not fit: changes nothing but lastSeq
+        XCTAssertEqual(s.removedAt, ["matrix": 11, "seven": 13])
+        XCTAssertTrue(s.isUsed("matrix"))
+        XCTAssertTrue(s.isUsed("godfather"))
+        XCTAssertFalse(s.isUsed("nope"))
+        for op: MovieCommand.Op in [
+            .toggleWatched(movie: "seven"), .toggleWatchedWithFriends(movie: "seven"),
+            .remove(movie: "seven"),
+        ] {
+            expectError(s, MovieCommand(op), .notFound("movie \"seven\" was removed at seq 13"))
+            expectError(s, MovieCommand(op, expect: 12), .notFound("movie \"seven\" was removed at seq 13"))
+        }
+        XCTAssertEqual(s.notFound("matrix"), .notFound("movie \"matrix\" was removed at seq 11"))
+        XCTAssertEqual(s.notFound("alien"), .notFound("no movie with id \"alien\""))
+        // Long ids are cut as every echo of client text is (`MessageText`).
+        let long = String(repeating: "a", count: 65)
+        XCTAssertEqual(
+            s.notFound(long), .notFound("no movie with id \"\(String(repeating: "a", count: 60))…\""))
+        XCTAssertEqual(
+            s.notFound(String(long.dropLast())).message.utf8.count, "no movie with id \"\"".utf8.count + 64)
     }
 
     func testSlugAndUniqueIDsNeverReused() throws {
@@ -157,7 +193,9 @@ final class MovieStateTests: XCTestCase {
         let r = try MovieState(snapshot: bytes)
         XCTAssertEqual(r, s)
         XCTAssertEqual(r.movies, s.movies)
-        XCTAssertTrue(r.usedIDs.contains("matrix"))
+        XCTAssertEqual(Array(bytes.prefix(4)), Array("MVS2".utf8))
+        XCTAssertEqual(r.removedAt, ["matrix": 13], "the seq of the removal survives a snapshot")
+        XCTAssertEqual(r.notFound("matrix"), .notFound("movie \"matrix\" was removed at seq 13"))
         XCTAssertEqual(r.lastSeq, 13)
         XCTAssertEqual(try MovieState(snapshot: MovieState().snapshotBytes()), MovieState())
         for cut in [0, 3, 4, 11, bytes.count - 1] {
@@ -165,5 +203,27 @@ final class MovieStateTests: XCTestCase {
         }
         XCTAssertThrowsError(try MovieState(snapshot: bytes + [0]))
         XCTAssertThrowsError(try MovieState(snapshot: Array("XXXX".utf8) + bytes.dropFirst(4)))
+        // The removal's seq: after the snapshot's seq, or 0, is refused.
+        for seq: UInt64 in [0, 14] {
+            XCTAssertThrowsError(try MovieState(snapshot: Array(bytes.dropLast(8)) + ByteWriter.u64(seq)))
+        }
+    }
+
+    /// A snapshot written by a build from before issue 13 has the removed ids but not when they
+    /// were removed: it is refused, for the store to replay the log instead (SQLiteStoreTests).
+    func testAnMVS1SnapshotFromAnEarlierBuildIsRefused() {
+        var w = ByteWriter()  // MVS1: magic, lastSeq, the movies, the removed ids without seqs
+        w.bytes.append(contentsOf: Array("MVS1".utf8))
+        w.u64(11)
+        w.u32(1)
+        for text in ["seven", "Se7en", "seven"] { w.string(text) }
+        w.u8(1)
+        w.u64(7)
+        w.u32(1)
+        w.string("matrix")
+        XCTAssertThrowsError(try MovieState(snapshot: w.bytes)) { error in
+            XCTAssertTrue(
+                (error as? MovieDecodingError)?.message.hasPrefix("an MVS1 snapshot") == true, "\(error)")
+        }
     }
 }

@@ -413,6 +413,30 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(h.takeActions().allSatisfy { if case .log = $0 { true } else { false } })
     }
 
+    /// Issue 13: every op on a removed movie says the same, the gestures and `close` as the
+    /// commands do; an id that never existed is also one message everywhere.
+    func testEveryOpOnAMissingMovieGivesTheOneNotFound() {
+        let h = harness()
+        XCTAssertEqual(h.json(h.exchange(#"{"op":"remove","movie":"matrix"}"#)[0])["seq"] as? Int, 11)
+        let ops = [
+            #"{"op":"remove","movie":"%@"}"#, #"{"op":"toggle-watched","movie":"%@"}"#,
+            #"{"op":"toggle-watched-with-friends","movie":"%@"}"#, #"{"op":"drag","movie":"%@","dx":-60}"#,
+            #"{"op":"release","movie":"%@","dx":-300}"#, #"{"op":"tap","movie":"%@","action":"delete"}"#,
+            #"{"op":"close","movie":"%@"}"#,
+        ]
+        for (movie, message) in [
+            ("matrix", #"movie "matrix" was removed at seq 11"#), ("alien", #"no movie with id "alien""#),
+        ] {
+            for op in ops {
+                let line = op.replacingOccurrences(of: "%@", with: movie)
+                let error = h.json(h.exchange(line)[0])["error"] as? [String: Any]
+                XCTAssertEqual(error?["code"] as? String, "not-found", line)
+                XCTAssertEqual(error?["message"] as? String, message, line)
+            }
+        }
+        XCTAssertEqual(h.store.latestSeq, 11, "nothing written")
+    }
+
     func testAnotherClientsRemovalDropsThisClientsOpenRow() {
         let h = harness()
         h.send(#"{"op":"drag","movie":"matrix","dx":-100}"#)

@@ -312,4 +312,63 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(store.stateCopy.movie("godfather")?.watched, false)  // 3,000 toggles
         XCTAssertLessThan(store.startup.micros, 1_000_000)
     }
+
+    /// A snapshot written by a build from before issue 13 (MVS1) has no seqs of removals: it is
+    /// ignored, the whole log is replayed (with a warning that says why), and the snapshot taken
+    /// on close is MVS2, so the next start replays nothing and still knows when "matrix" went.
+    func testAnMVS1SnapshotIsIgnoredTheLogReplayedOnceAndSnapshottedAgain() throws {
+        let dir = tempDir()
+        do {
+            let store = try SQLiteStore.open(directory: dir)
+            _ = store.submitOK(MovieCommand(.remove(movie: "matrix")))
+            store.close()
+        }
+        // What an earlier build's close wrote at seq 11, in place of the MVS2 snapshot.
+        let log = try EventLog(path: dir + "/events.sqlite3")
+        let state = try fullFold(dir)
+        try log.saveSnapshot(seq: 11, data: Self.mvs1(state, removed: ["matrix"]))
+        log.close()
+        do {
+            let store = try SQLiteStore.open(directory: dir)
+            XCTAssertEqual(store.startup.snapshotSeq, 0)
+            XCTAssertEqual(store.startup.replayed, 11)
+            XCTAssertTrue(store.startup.snapshotIgnored?.contains("MVS1") == true, "\(store.startup)")
+            XCTAssertTrue(
+                store.startupNotes.contains { $0.message == "snapshot ignored, replayed the whole log" })
+            XCTAssertEqual(store.stateCopy, state)
+            XCTAssertEqual(
+                store.stateCopy.notFound("matrix"), .notFound("movie \"matrix\" was removed at seq 11"))
+            store.close()
+        }
+        let store = try SQLiteStore.open(directory: dir)
+        defer { store.close() }
+        XCTAssertEqual(store.startup.snapshotSeq, 11)
+        XCTAssertEqual(store.startup.replayed, 0)
+        XCTAssertNil(store.startup.snapshotIgnored)
+        XCTAssertEqual(store.stateCopy.removedAt, ["matrix": 11])
+    }
+
+    /// The MVS1 format: magic, lastSeq, the movies, then the removed ids alone (big-endian
+    /// integers, strings as a u32 length and UTF-8).
+    private static func mvs1(_ state: MovieState, removed: [String]) -> [UInt8] {
+        var bytes = Array("MVS1".utf8)
+        func u64(_ v: UInt64) { bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+        func u32(_ v: Int) { bytes += (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+        func string(_ s: String) {
+            u32(s.utf8.count)
+            bytes += Array(s.utf8)
+        }
+        u64(state.lastSeq)
+        u32(state.movies.count)
+        for m in state.movies {
+            string(m.id)
+            string(m.title)
+            string(m.image)
+            bytes.append((m.watched ? 1 : 0) | (m.watchedWithFriends ? 2 : 0))
+            u64(m.version)
+        }
+        u32(removed.count)
+        for id in removed { string(id) }
+        return bytes
+    }
 }
