@@ -3,6 +3,7 @@
 // declaration in the op table (Ops.swift), so the daemon only ever sees well-formed requests.
 // Domain rules (a title's length in characters, whether a movie exists) stay with the domain.
 import JSONCodec
+import Movies
 import SwipeEngine
 
 public struct MutationOptions: Equatable, Sendable {
@@ -172,10 +173,8 @@ public enum RequestDecoder {
         }
     }
 
-    /// Echoes of client text in messages stay short.
-    public static func truncated(_ text: String) -> String {
-        text.utf8.count <= 64 ? text : String(text.prefix(60)) + "…"
-    }
+    /// Echoes of client text in messages stay short (the one rule: Movies' MessageText).
+    public static func truncated(_ text: String) -> String { MessageText.truncated(text) }
 }
 
 /// The arguments of one request, checked against its op's table entry: `values[i]` is the
