@@ -11,12 +11,13 @@ import Wire
 enum CommandReply: Equatable {
     /// `add`, the toggles, `remove`: the seq and the movie after.
     case mutation(id: [UInt8]?, op: String)
-    /// A gesture that fired a bound action: the row as the gesture left it, and the outcome.
-    case fired(id: [UInt8]?, op: String, row: RowRender, action: String)
+    /// A gesture that fired a bound action: the row as the gesture left it, in the connection's
+    /// form when the gesture was handled, and the outcome.
+    case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String)
 
     var op: String {
         switch self {
-        case .mutation(_, let op), .fired(_, let op, _, _): op
+        case .mutation(_, let op), .fired(_, let op, _, _, _): op
         }
     }
 }

@@ -34,6 +34,10 @@ extension Session {
             replies.send { Encode.ok(&$0, id: id) }
         case .help:
             replies.send { Encode.help(&$0, id: id) }
+        case .options(let rows):
+            if let rows { rowForm = rows }
+            let form = rowForm
+            replies.send { Encode.options(&$0, id: id, rows: form) }
         case .list:
             late(.list(id: id), state, &sink)
         case .add(let title, let image, let options):
@@ -58,7 +62,8 @@ extension Session {
             configure(change, id: id, op: op, &sink)
         case .rows:
             let rows = list.openRows.map { render($0, state) }
-            replies.send { Encode.rows(&$0, id: id, rows: rows) }
+            let form = rowForm
+            replies.send { Encode.rows(&$0, id: id, rows: rows, form: form) }
         case .close(let movie):
             close(movie, id: id, op: op, state, &sink)
         case .drag(let movie, let dx):
@@ -106,10 +111,10 @@ extension Session {
             Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie)
         case (.mutation(let id, _), .failure(let error)):
             Encode.error(&out, id: id, error)
-        case (.fired(let id, _, let row, let action), .success(let event)):
-            Encode.row(&out, id: id, row: row, fired: .bound(action: action, seq: event.seq))
-        case (.fired(let id, _, let row, let action), .failure(let error)):
-            Encode.row(&out, id: id, row: row, fired: .failed(action: action, error: error))
+        case (.fired(let id, _, let row, let form, let action), .success(let event)):
+            Encode.row(&out, id: id, row: row, form: form, fired: .bound(action: action, seq: event.seq))
+        case (.fired(let id, _, let row, let form, let action), .failure(let error)):
+            Encode.row(&out, id: id, row: row, form: form, fired: .failed(action: action, error: error))
         }
     }
 

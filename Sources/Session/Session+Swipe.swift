@@ -83,7 +83,8 @@ extension Session {
         }
         apply(list.close(row: movie), report: true, state, &sink)
         let row = render(movie, state)
-        replies.send { Encode.row(&$0, id: id, row: row, fired: nil) }
+        let form = rowForm
+        replies.send { Encode.row(&$0, id: id, row: row, form: form, fired: nil) }
     }
 
     /// A drag: the common case, 60 to 120 a second per finger, on its own path. A drag never
@@ -100,9 +101,10 @@ extension Session {
         }
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
+        let form = rowForm
         let template = withList { list in
             rowTemplates.template(
-                movie, shape: geometry.shape, dataKey: data.key, in: list, flags: { data.flags })
+                movie, shape: geometry.shape, dataKey: data.key, form: form, in: list, flags: { data.flags })
         }
         replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
     }
@@ -140,8 +142,9 @@ extension Session {
         if let copy { list = copy }
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         let row = list.render(movie, flags: data.flags)
+        let form = rowForm
         guard let fired else {
-            return replies.send { Encode.row(&$0, id: id, row: row, fired: nil) }
+            return replies.send { Encode.row(&$0, id: id, row: row, form: form, fired: nil) }
         }
         guard let command else {
             sink.append(
@@ -152,9 +155,11 @@ extension Session {
                             .init("CLIENT", "\(config.client)"), .init("MOVIE", movie),
                             .init("ACTION", fired),
                         ])))
-            return replies.send { Encode.row(&$0, id: id, row: row, fired: .custom(action: fired)) }
+            return replies.send {
+                Encode.row(&$0, id: id, row: row, form: form, fired: .custom(action: fired))
+            }
         }
-        submit(command, .fired(id: id, op: op, row: row, action: fired), &sink)
+        submit(command, .fired(id: id, op: op, row: row, form: form, action: fired), &sink)
     }
 
     static func wireError(_ error: SwipeError) -> WireError {
@@ -233,7 +238,8 @@ extension Session {
     /// it, when that reply still waits for its commit.
     func pushRow(_ row: RowID, _ state: borrowing MovieState) {
         let render = render(row, state)
-        replies.send { Encode.rowEvent(&$0, row: render, removed: false) }
+        let form = rowForm
+        replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: false) }
     }
 
     /// `configure`: no arguments is the movie layout; otherwise a whole new layout.

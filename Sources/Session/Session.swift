@@ -81,6 +81,10 @@ public final class Session {
     var framer: LineFramer
     var replies = ReplyQueue()
     var list = SwipeList(layout: MovieLayout.standard)
+    /// The form of every row this connection receives (`options`): each row is worded in the
+    /// form in force when it is worded. A reply is worded when its request is handled, also one
+    /// that then waits for a commit (`CommandReply.fired` keeps its request's form).
+    var rowForm = RowForm.full
 
     /// Lends `list` in place. Handing `list` itself to a function of another module copies the
     /// engine's state (a retain per array in it, and its value witnesses: ≈ 120 instructions a
@@ -327,7 +331,8 @@ public final class Session {
         if event.kind == MovieEvent.Kind.removed {
             apply(list.rowRemoved(row: row), report: true, state, &sink)
             let render = list.render(row, flags: [])
-            replies.send { Encode.rowEvent(&$0, row: render, removed: true) }
+            let form = rowForm
+            replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: true) }
         } else {
             pushRow(row, state)
         }

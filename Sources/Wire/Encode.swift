@@ -97,10 +97,12 @@ public enum Encode {
         end(&out)
     }
 
-    public static func row(_ out: inout JSONWriter, id: [UInt8]?, row: RowRender, fired: Fired?) {
+    public static func row(
+        _ out: inout JSONWriter, id: [UInt8]?, row: RowRender, form: RowForm, fired: Fired?
+    ) {
         begin(&out, id: id, ok: true)
         key(&out, "row")
-        self.row(&out, row)
+        self.row(&out, row, form: form)
         if let fired {
             key(&out, "fired")
             switch fired {
@@ -124,8 +126,8 @@ public enum Encode {
     }
 
     /// `{"ok":true,"row":Row}` from a template: the drag path (RowTemplate.swift). The same bytes
-    /// as `row(_:id:row:fired:)` of the render the template was made from, moved to `geometry`,
-    /// written in one go into reserved memory.
+    /// as `row(_:id:row:form:fired:)` of the render the template was made from, in the
+    /// template's form, moved to `geometry`, written in one go into reserved memory.
     public static func row(
         _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry g: RowGeometry
     ) {
@@ -143,10 +145,12 @@ public enum Encode {
                 }
                 template.text.withUnsafeBufferPointer { text in
                     var from = 0
+                    // The full form's last hole is the spring's target; the compact has none.
+                    let target = template.form == .full ? template.holes.count - 1 : -1
                     for (k, hole) in template.holes.enumerated() {
                         w.copy(UnsafeBufferPointer(rebasing: text[from..<hole]))
                         // The holes' order: offset, then x and width per button, then target.
-                        if k == 0 || k == template.holes.count - 1 {
+                        if k == 0 || k == target {
                             w.number(g.offset)
                         } else {
                             w.number(k % 2 == 1 ? g.x((k - 1) / 2) : g.width)
@@ -163,10 +167,20 @@ public enum Encode {
         }
     }
 
-    public static func rows(_ out: inout JSONWriter, id: [UInt8]?, rows: [RowRender]) {
+    public static func rows(_ out: inout JSONWriter, id: [UInt8]?, rows: [RowRender], form: RowForm) {
         begin(&out, id: id, ok: true)
         key(&out, "rows")
-        array(&out, rows) { row(&$0, $1) }
+        array(&out, rows) { row(&$0, $1, form: form) }
+        end(&out)
+    }
+
+    /// `{"ok":true,"options":{"rows":…}}`: this connection's options as they now are.
+    public static func options(_ out: inout JSONWriter, id: [UInt8]?, rows: RowForm) {
+        begin(&out, id: id, ok: true)
+        key(&out, "options")
+        out.literal(#"{"rows":"#)
+        out.string(rows.rawValue)
+        out.bytes.append(UInt8(ascii: "}"))
         end(&out)
     }
 
@@ -234,9 +248,9 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "\n"))
     }
 
-    public static func rowEvent(_ out: inout JSONWriter, row: RowRender, removed: Bool) {
+    public static func rowEvent(_ out: inout JSONWriter, row: RowRender, form: RowForm, removed: Bool) {
         out.literal(#"{"event":"row","row":"#)
-        self.row(&out, row)
+        self.row(&out, row, form: form)
         if removed { out.literal(#","removed":true"#) }
         end(&out)
     }
@@ -269,7 +283,8 @@ public enum Encode {
         out.literal(#""}"#)
     }
 
-    public static func row(_ out: inout JSONWriter, _ r: RowRender) {
+    /// A Row object in `form`: the compact form stops after `buttons`.
+    public static func row(_ out: inout JSONWriter, _ r: RowRender, form: RowForm) {
         rowHead(&out, r.row)
         out.double(r.offset)
         rowMiddle(&out, r)
@@ -278,9 +293,14 @@ public enum Encode {
             buttonHead(&out, b)
             buttonTail(&out, x: b.x, width: b.width)
         }
-        out.literal(#"],"spring":{"target":"#)
-        out.double(r.spring.target)
-        tail(&out, r.spring, r.accessibilityActions)
+        switch form {
+        case .full:
+            out.literal(#"],"spring":{"target":"#)
+            out.double(r.spring.target)
+            tail(&out, r.spring, r.accessibilityActions)
+        case .compact:
+            out.literal("]}")
+        }
     }
 
     /// `{"movie":…,"offset":`

@@ -19,7 +19,7 @@ public final class OpSpec: Sendable {
     /// The op, for `switch`: matching an enum costs nothing, matching its name costs a string
     /// comparison per case.
     public enum Kind: String, Sendable, CaseIterable {
-        case ping, help, list, add
+        case ping, help, options, list, add
         case toggleWatched = "toggle-watched"
         case toggleWatchedWithFriends = "toggle-watched-with-friends"
         case remove, subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
@@ -56,6 +56,16 @@ public enum Ops {
         OpSpec(
             name: "help", scope: .session, mutates: false, args: [],
             summary: "this description of protocol 1: ops, objects, errors, events"),
+        OpSpec(
+            name: "options", scope: .session, mutates: false,
+            args: [
+                ArgSpec(
+                    "rows", .string(values: RowForm.allCases.map(\.rawValue)),
+                    default: .string(RowForm.full.rawValue),
+                    "the rows this connection receives: full, or compact (no spring, no accessibilityActions); left out: unchanged, full at connect"
+                )
+            ],
+            summary: "sets this connection's options; no arguments: answers them as they are"),
         OpSpec(
             name: "list", scope: .state, mutates: false, args: [],
             summary: "the movies in list order, and the latest seq"),

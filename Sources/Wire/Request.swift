@@ -32,6 +32,8 @@ public struct LayoutChange: Equatable, Sendable {
 public enum Request: Equatable, Sendable {
     case ping
     case help
+    /// `rows` left out: unchanged (the reply says what the options are).
+    case options(rows: RowForm?)
     case list
     case add(title: String, image: String?, options: MutationOptions)
     case toggleWatched(movie: String, options: MutationOptions)
@@ -204,6 +206,7 @@ struct Arguments {
         switch op.kind {
         case .ping: return .ping
         case .help: return .help
+        case .options: return .options(rows: try string("rows").map { RowForm(rawValue: $0)! })
         case .list: return .list
         case .add:
             return .add(

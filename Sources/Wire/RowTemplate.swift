@@ -11,18 +11,19 @@
 import JSONCodec
 import SwipeEngine
 
-/// A row's JSON with holes for its numbers, in one buffer: `text` is the row without them, and
-/// `holes` says where each goes, in this order: the offset, each showing button's x and width
-/// (left to right), the spring's target.
+/// A row's JSON in one form, with holes for its numbers, in one buffer: `text` is the row
+/// without them, and `holes` says where each goes, in this order: the offset, each showing
+/// button's x and width (left to right), and in the full form the spring's target.
 public final class RowTemplate: Sendable {
     let text: [UInt8]
     let holes: [Int]
+    let form: RowForm
     /// The most bytes a reply from this template can take (with its numbers, not its `id`).
     let maxReplyBytes: Int
 
-    /// The template of `render`'s row (its numbers are ignored): `Encode.row`'s parts, cut
-    /// where it writes a number.
-    public init(_ render: RowRender) {
+    /// The template of `render`'s row in `form` (its numbers are ignored): `Encode.row`'s
+    /// parts, cut where it writes a number.
+    public init(_ render: RowRender, form: RowForm) {
         var out = JSONWriter(capacity: 1024)
         var holes: [Int] = []
         Encode.rowHead(&out, render.row)
@@ -36,18 +37,26 @@ public final class RowTemplate: Sendable {
             holes.append(out.bytes.count)
             out.bytes.append(UInt8(ascii: "}"))
         }
-        out.literal(#"],"spring":{"target":"#)
-        holes.append(out.bytes.count)
-        Encode.tail(&out, render.spring, render.accessibilityActions)
+        switch form {
+        case .full:
+            out.literal(#"],"spring":{"target":"#)
+            holes.append(out.bytes.count)
+            Encode.tail(&out, render.spring, render.accessibilityActions)
+        case .compact:
+            out.literal("]}")
+        }
         text = out.bytes
         self.holes = holes
+        self.form = form
         // `{"ok":true,"row":` and `}\n` around the row; each number at most maxDoubleBytes.
         maxReplyBytes = text.count + 32 + holes.count * NumberText.maxDoubleBytes
     }
 }
 
 /// A connection's templates. Found by what their bytes depend on: the row, its shape, the
-/// layout, the direction, and the row's data (`dataKey`, the host's summary of the flags).
+/// layout, the direction, the row's data (`dataKey`, the host's summary of the flags), and the
+/// form (a connection that switches forms is served the other form's templates, never stale
+/// ones).
 public final class RowTemplates {
     /// Entries kept; a client drags a few rows at a time, and one that drags every row in turn or
     /// reconfigures without end only makes the oldest go (memory stays bounded).
@@ -58,6 +67,7 @@ public final class RowTemplates {
         var shape: RowShape
         var dataKey: UInt64
         var direction: Direction
+        var form: RowForm
         var layout: Layout
         var template: RowTemplate
     }
@@ -85,18 +95,21 @@ public final class RowTemplates {
 
     public init() {}
 
-    /// The template of `row` as `list` shows it now, rendered with `flags()` when there is none
-    /// yet. `dataKey` must change whenever the row's flags do (it stands for them in the key).
-    /// `list` is borrowed, never copied (a copy is a retain per array and dictionary in it).
+    /// The template of `row` as `list` shows it now in `form`, rendered with `flags()` when
+    /// there is none yet. `dataKey` must change whenever the row's flags do (it stands for them
+    /// in the key). `list` is borrowed, never copied (a copy is a retain per array and
+    /// dictionary in it).
     public func template(
-        _ row: RowID, shape: RowShape, dataKey: UInt64, in list: borrowing SwipeList, flags: () -> RowFlags
+        _ row: RowID, shape: RowShape, dataKey: UInt64, form: RowForm, in list: borrowing SwipeList,
+        flags: () -> RowFlags
     ) -> RowTemplate {
         let direction = list.viewport.direction
         // By index, field by field: `for entry in entries` would copy each entry (a retain per
         // String and array in it) just to look at it.
         for i in entries.indices
-        where entries[i].shape == shape && entries[i].dataKey == dataKey && entries[i].row == row
-            && entries[i].direction == direction && RowTemplates.same(entries[i].layout, list.layout)
+        where entries[i].shape == shape && entries[i].dataKey == dataKey && entries[i].form == form
+            && entries[i].row == row && entries[i].direction == direction
+            && RowTemplates.same(entries[i].layout, list.layout)
         {
             return entries[i].template
         }
@@ -108,8 +121,8 @@ public final class RowTemplates {
                 && render.buttons.count == shape.shown,
             "a row template's key does not match its render")
         let entry = Entry(
-            row: row, shape: shape, dataKey: dataKey, direction: direction, layout: list.layout,
-            template: RowTemplate(render))
+            row: row, shape: shape, dataKey: dataKey, direction: direction, form: form, layout: list.layout,
+            template: RowTemplate(render, form: form))
         if entries.count < RowTemplates.capacity {
             entries.append(entry)
         } else {

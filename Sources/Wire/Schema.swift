@@ -91,7 +91,9 @@ public enum Schema {
         ])
 
     static let row = ObjectSpec(
-        name: "row", summary: "a row of this client's swipe engine (rows are movies, by id)",
+        name: "row",
+        summary:
+            "a row of this client's swipe engine (rows are movies, by id), in this connection's form (options)",
         fields: [
             ArgSpec("movie", .string(), required: true, "the movie id"),
             ArgSpec("offset", .number(), required: true, "physical points, + = the content moved right"),
@@ -103,10 +105,13 @@ public enum Schema {
                 "the revealed edge; null: nothing revealed"),
             ArgSpec("fullSwipe", .boolean, required: true, "past the full-swipe threshold"),
             ArgSpec("buttons", .array(of: "button"), required: true, "the visible buttons, left to right"),
-            ArgSpec("spring", .object("spring"), required: true, "how to animate to the target"),
             ArgSpec(
-                "accessibilityActions", .array(of: "accessibilityAction"), required: true,
-                "every action of the row, leading outermost first, then trailing"),
+                "spring", .object("spring"),
+                "how to animate to the target; left out when this connection's rows are compact (options)"),
+            ArgSpec(
+                "accessibilityActions", .array(of: "accessibilityAction"),
+                "every action of the row, leading outermost first, then trailing; left out when this connection's rows are compact (options)"
+            ),
         ])
 
     static let button = ObjectSpec(

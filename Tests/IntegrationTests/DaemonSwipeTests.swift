@@ -1,7 +1,7 @@
 // The ops on a client's own swipe engine over the wire, with the examples of the issue: the
 // geometry of revealed buttons, rtl, a full swipe firing `watched` and the `row` event that
 // closes it 0.5 s later, rule 8, rows dropped or re-rendered by other clients' changes, custom
-// actions, configure and viewport.
+// actions, configure and viewport, and compact rows (options).
 
 import Foundation
 import Glibc
@@ -126,6 +126,60 @@ final class DaemonSwipeTests: XCTestCase {
         // Rendered with the new flags: the watched action now offers eye.slash.
         let actions = try client.ok(["op": "drag", "movie": "matrix", "dx": 100])
         XCTAssertEqual(buttons(row(actions)).first?["icon"] as? String, "eye.slash")
+    }
+
+    /// `options` is this connection's: its rows come compact, byte for byte, in replies (the
+    /// drag path's template, the general path, a fired reply) and in row events; another
+    /// connection's stay full.
+    func testCompactRowsAreThisConnectionsOnly() throws {
+        let other = try daemon.connect()
+        func exchange(_ client: LineClient, _ line: String) throws -> String {
+            try client.send(line)
+            return try XCTUnwrap(try client.readLine())
+        }
+        XCTAssertEqual(
+            try exchange(client, #"{"op":"options","rows":"compact","id":1}"#),
+            #"{"id":1,"ok":true,"options":{"rows":"compact"}}"#)
+        let seven =
+            #"{"movie":"seven","offset":-60,"phase":"dragging","edge":"trailing","fullSwipe":false,"buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":330,"width":60}]}"#
+        for _ in 0..<3 {
+            XCTAssertEqual(
+                try exchange(client, #"{"op":"drag","movie":"seven","dx":-60}"#),
+                #"{"ok":true,"row":"# + seven + "}")
+        }
+        let fullDrag = try exchange(other, #"{"op":"drag","movie":"seven","dx":-60}"#)
+        XCTAssertTrue(
+            fullDrag.hasPrefix(#"{"ok":true,"row":"# + seven.dropLast() + #","spring":{"#), fullDrag)
+        XCTAssertTrue(fullDrag.contains(#""accessibilityActions":["#), fullDrag)
+        XCTAssertEqual(
+            try exchange(client, #"{"op":"release","movie":"seven"}"#),
+            #"{"ok":true,"row":{"movie":"seven","offset":-70,"phase":"open","edge":"trailing","fullSwipe":false,"buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]}}"#
+        )
+        XCTAssertEqual(
+            try exchange(client, #"{"op":"tap","movie":"seven","action":"delete"}"#),
+            #"{"ok":true,"row":{"movie":"seven","offset":0,"phase":"closed","edge":null,"fullSwipe":false,"buttons":[]},"fired":{"action":"delete","seq":11}}"#
+        )
+        // The other client's row of the removed movie is dropped, in its (full) form.
+        let dropped = try XCTUnwrap(try other.readLine())
+        XCTAssertTrue(dropped.hasPrefix(#"{"event":"row","row":{"movie":"seven","#), dropped)
+        XCTAssertTrue(dropped.hasSuffix(#"]},"removed":true}"#), dropped)
+        XCTAssertTrue(dropped.contains(#""spring":"#), dropped)
+        // A row event to this client: its row re-rendered by the other client's change.
+        XCTAssertEqual(
+            try exchange(client, #"{"op":"drag","movie":"matrix","dx":30}"#),
+            #"{"ok":true,"row":{"movie":"matrix","offset":30,"phase":"dragging","edge":"leading","fullSwipe":false,"buttons":[{"action":"watched","label":"Watched","icon":"eye","tint":"green","x":0,"width":15},{"action":"watched-with-friends","label":"With Friends","icon":"person.3","tint":"indigo","x":15,"width":15}]}}"#
+        )
+        try other.ok(["op": "toggle-watched", "movie": "matrix"])
+        XCTAssertEqual(
+            try client.readLine(),
+            #"{"event":"row","row":{"movie":"matrix","offset":30,"phase":"dragging","edge":"leading","fullSwipe":false,"buttons":[{"action":"watched","label":"Watched","icon":"eye.slash","tint":"green","x":0,"width":15},{"action":"watched-with-friends","label":"With Friends","icon":"person.3","tint":"indigo","x":15,"width":15}]}}"#
+        )
+        // Back to full.
+        XCTAssertEqual(
+            try exchange(client, #"{"op":"options","rows":"full"}"#),
+            #"{"ok":true,"options":{"rows":"full"}}"#)
+        XCTAssertTrue(
+            try exchange(client, #"{"op":"drag","movie":"matrix","dx":30}"#).contains(#""spring":"#))
     }
 
     func testDraggingAnotherRowClosesTheOpenOneWithARowEvent() throws {

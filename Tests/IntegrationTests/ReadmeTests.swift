@@ -43,6 +43,7 @@ final class ReadmeTests: XCTestCase {
         // The README's socat lines.
         let socat = try Subprocess(
             "socat", ["-t", "2", "-", "UNIX-CONNECT:\(socket)"], input: .pipe)
+        try socat.write(#"{"op":"options","rows":"compact"}"# + "\n")
         try socat.write(#"{"op":"toggle-watched","movie":"matrix","id":1}"# + "\n")
         try socat.write(#"{"op":"drag","movie":"seven","dx":-60}"# + "\n")
         try socat.write(#"{"op":"release","movie":"seven"}"# + "\n")
@@ -50,12 +51,24 @@ final class ReadmeTests: XCTestCase {
         socat.closeStandardInput()
         _ = try socat.wait(timeout: .seconds(5))
         let lines = socat.standardOutput.split(separator: "\n")
+        XCTAssertEqual(lines.count, 5, "\(lines)")
+        guard lines.count == 5 else { return }
         XCTAssertTrue(lines[0].hasPrefix(#"{"event":"hello","protocol":1,"#), "\(lines)")
-        XCTAssertTrue(lines[1].hasPrefix(#"{"id":1,"ok":true,"seq":11,"movie":{"id":"matrix""#), "\(lines)")
-        XCTAssertTrue(
-            lines[3].contains(
-                #""buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]"#
-            ), "\(lines)")
+        XCTAssertEqual(lines[1], #"{"ok":true,"options":{"rows":"compact"}}"#)
+        XCTAssertTrue(lines[2].hasPrefix(#"{"id":1,"ok":true,"seq":11,"movie":{"id":"matrix""#), "\(lines)")
+        // The compact rows, whole, as the README shows them.
+        XCTAssertEqual(
+            lines[3],
+            #"{"ok":true,"row":{"movie":"seven","offset":-60,"phase":"dragging","edge":"trailing","fullSwipe":false,"buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":330,"width":60}]}}"#
+        )
+        XCTAssertEqual(
+            lines[4],
+            #"{"ok":true,"row":{"movie":"seven","offset":-70,"phase":"open","edge":"trailing","fullSwipe":false,"buttons":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","x":320,"width":70}]}}"#
+        )
+        let readme = try String(contentsOfFile: "\(Self.root)/README.md", encoding: .utf8)
+        for line in lines.dropFirst() {
+            XCTAssertTrue(readme.contains("    " + line + "\n"), "not in the README: \(line)")
+        }
 
         // The README's swipectl lines.
         let swipectl = try Binaries.swipectl

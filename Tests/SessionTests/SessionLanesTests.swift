@@ -6,7 +6,8 @@ import XCTest
 /// The fast lanes against the general path, at the Session's level: random gesture sequences
 /// sent as request lines to a Session with its lanes (the repeat lane, the fast decoder, the
 /// drag path with row templates) and to one without (the full decoder, the general gesture
-/// path, rows rendered whole) give byte-identical output, replies and events alike.
+/// path, rows rendered whole) give byte-identical output, replies and events alike, with rows
+/// in either form (`options`: sequences start in either and switch now and then).
 final class SessionLanesTests: XCTestCase {
     static let sequences = 10_000
 
@@ -14,18 +15,31 @@ final class SessionLanesTests: XCTestCase {
         var lines = 0
         var dragLines = 0
         var parked = 0
+        // Drags answered while the connection's rows were compact, and while they were full.
+        var compactDrags = 0
+        var fullDrags = 0
         for seed in 1...UInt64(Self.sequences) {
             var rng = SplitMix64(seed: seed)
             let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
             let slow = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0, fastLanes: false))
             XCTAssertEqual(fast.read(), slow.read())
+            var compact = false
+            if seed % 3 == 0 {
+                for h in [fast, slow] { h.send(#"{"op":"options","rows":"compact"}"#) }
+                compact = true
+            }
             for step in 0..<Int.random(in: 4...24, using: &rng) {
                 // Sometimes several lines before the store answers: replies then wait behind a
                 // pending commit (a fired bound action) and are worded into parked slots.
                 let batch = Int.random(in: 0..<3, using: &rng) == 0 ? Int.random(in: 2...4, using: &rng) : 1
                 let sent = (0..<batch).map { Self.randomLine(&rng, step: step * 4 + $0) }
                 for line in sent {
-                    if line.contains(#""drag""#) { dragLines += 1 }
+                    if line.contains(#""rows":"compact""#) { compact = true }
+                    if line.contains(#""rows":"full""#) { compact = false }
+                    if line.contains(#""drag""#) {
+                        dragLines += 1
+                        if compact { compactDrags += 1 } else { fullDrags += 1 }
+                    }
                     lines += 1
                     // A reply is held in a slot when one waits before it.
                     if fast.session.backlog > fast.session.pendingOutput { parked += 1 }
@@ -44,6 +58,8 @@ final class SessionLanesTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(dragLines, lines / 2)
+        XCTAssertGreaterThan(compactDrags, dragLines / 4, "compact rows were compared")
+        XCTAssertGreaterThan(fullDrags, dragLines / 4, "full rows were compared")
         XCTAssertGreaterThan(parked, 1000, "replies worded behind a pending commit were compared")
     }
 
@@ -51,17 +67,22 @@ final class SessionLanesTests: XCTestCase {
     static let movies = ["matrix", "seven", "inception"]
 
     /// Mostly drags (as a finger sends them, with and without ids, spaced as clients do), then
-    /// releases, taps, closes and layout changes.
+    /// releases, taps, closes, layout changes and switches of the rows' form.
     static func randomLine(_ rng: inout SplitMix64, step: Int) -> String {
         let movie = movies.randomElement(using: &rng)!
         let dx = Double(Int.random(in: -1600...1600, using: &rng)) / 4
         let id = Bool.random(using: &rng) ? #","id":\#(step)"# : ""
         switch Int.random(in: 0..<100, using: &rng) {
-        case 0..<60:
+        case 0..<57:
             if Int.random(in: 0..<10, using: &rng) == 0 {
                 return #"{ "op": "drag", "movie": "\#(movie)", "dx": \#(dx) }"#
             }
             return #"{"op":"drag","movie":"\#(movie)","dx":\#(dx)\#(id)}"#
+        case 57..<60:
+            return [
+                #"{"op":"options","rows":"compact"\#(id)}"#, #"{"op":"options","rows":"full"\#(id)}"#,
+                #"{"op":"options"\#(id)}"#,
+            ].randomElement(using: &rng)!
         case 60..<75:
             let vx = Bool.random(using: &rng) ? #","vx":\#(Int.random(in: -900...900, using: &rng))"# : ""
             let final = Bool.random(using: &rng) ? #","dx":\#(dx)"# : ""

@@ -450,6 +450,95 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(row["removed"] as? Bool, true)
         XCTAssertFalse(h.session.hasOpenRows)
     }
+
+    // MARK: - Options
+
+    /// The keys of the row in `line` (a reply's `row`, a `row` event's `row`, or each of `rows`),
+    /// in order.
+    private func rowKeys(_ line: String) -> [[String]] {
+        guard let object = try? JSONParser.parse(Array(line.utf8)).objectValue else { return [] }
+        if let rows = object["rows"]?.arrayValue {
+            return rows.map { $0.objectValue?.members.map(\.key) ?? [] }
+        }
+        return [object["row"]?.objectValue?.members.map(\.key) ?? []]
+    }
+
+    private static let compact = ["movie", "offset", "phase", "edge", "fullSwipe", "buttons"]
+    private static let full = compact + ["spring", "accessibilityActions"]
+
+    func testOptionsSwitchesTheFormOfEveryRowThisConnectionReceives() {
+        let h = harness()
+        XCTAssertEqual(
+            h.exchange(#"{"op":"options","id":1}"#), [#"{"id":1,"ok":true,"options":{"rows":"full"}}"#])
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"drag","movie":"matrix","dx":60}"#)[0]), [Self.full])
+        XCTAssertEqual(
+            h.exchange(#"{"op":"options","rows":"compact","id":2}"#),
+            [#"{"id":2,"ok":true,"options":{"rows":"compact"}}"#])
+        XCTAssertEqual(h.takeActions(), [], "options touches nothing but the connection")
+        // The templated drag, the general path, rows, close.
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"drag","movie":"matrix","dx":70}"#)[0]), [Self.compact])
+        XCTAssertEqual(
+            h.exchange(#"{"op":"drag","movie":"matrix","dx":65}"#),
+            [
+                #"{"ok":true,"row":{"movie":"matrix","offset":65,"phase":"dragging","edge":"leading","fullSwipe":false,"buttons":[{"action":"watched","label":"Watched","icon":"eye","tint":"green","x":0,"width":32.5},{"action":"watched-with-friends","label":"With Friends","icon":"person.3","tint":"indigo","x":32.5,"width":32.5}]}}"#
+            ])
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"release","movie":"matrix"}"#)[0]), [Self.compact])
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"rows"}"#)[0]), [Self.compact])
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"close","movie":"matrix"}"#)[0]), [Self.compact])
+        // No argument: the options as they are, unchanged.
+        XCTAssertEqual(h.exchange(#"{"op":"options"}"#), [#"{"ok":true,"options":{"rows":"compact"}}"#])
+        // A full swipe: the fired reply, the row event of the movie's change, the close timer's.
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"release","movie":"matrix","dx":350}"#)
+        h.settle()
+        var lines = h.read()
+        XCTAssertEqual(lines.count, 3, "\(lines)")
+        XCTAssertTrue(lines[1].hasSuffix(#"]},"fired":{"action":"watched","seq":11}}"#), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix(#"{"event":"row","row":{"#), lines[2])
+        XCTAssertEqual(lines.map(rowKeys), [[Self.compact], [Self.compact], [Self.compact]])
+        h.advance(microseconds: 500_000)
+        lines = h.read()
+        XCTAssertEqual(lines.map(rowKeys), [[Self.compact]], "\(lines)")
+        // Another client's removal.
+        _ = h.exchange(#"{"op":"drag","movie":"seven","dx":-100}"#)
+        let event = InMemoryStoreDriver(h.store).remove("seven")
+        h.store.withState { h.session.movieChanged(event, $0, &h.sink) }
+        XCTAssertEqual(
+            h.read(),
+            [
+                #"{"event":"row","row":{"movie":"seven","offset":0,"phase":"closed","edge":null,"fullSwipe":false,"buttons":[]},"removed":true}"#
+            ])
+        // And back.
+        XCTAssertEqual(
+            h.exchange(#"{"op":"options","rows":"full"}"#), [#"{"ok":true,"options":{"rows":"full"}}"#])
+        XCTAssertEqual(rowKeys(h.exchange(#"{"op":"drag","movie":"matrix","dx":70}"#)[0]), [Self.full])
+    }
+
+    /// A reply is worded in the form in force when its request is handled, also when it then
+    /// waits for a commit; what is worded later (a row event) takes the form in force then.
+    func testARowReplyWaitingForItsCommitKeepsTheFormOfItsRequest() {
+        let h = harness()
+        h.send(#"{"op":"drag","movie":"matrix","dx":60}"#)
+        h.send(#"{"op":"release","movie":"matrix","dx":350,"id":"r"}"#)
+        h.send(#"{"op":"options","rows":"compact","id":"o"}"#)
+        h.settle()
+        let lines = h.read()
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertTrue(lines[1].hasPrefix(#"{"id":"r","ok":true,"row":"#), lines[1])
+        XCTAssertEqual(rowKeys(lines[1]), [Self.full])
+        XCTAssertEqual(lines[2], #"{"id":"o","ok":true,"options":{"rows":"compact"}}"#)
+        XCTAssertEqual(rowKeys(lines[3]), [Self.compact])
+    }
+
+    func testABadRowsValueIsABadRequestNamingTheValues() {
+        let h = harness()
+        XCTAssertEqual(
+            h.exchange(#"{"op":"options","rows":"short","id":1}"#),
+            [
+                #"{"id":1,"ok":false,"error":{"code":"bad-request","message":"\"rows\" must be \"full\" or \"compact\", not \"short\""}}"#
+            ])
+        XCTAssertEqual(h.exchange(#"{"op":"options"}"#), [#"{"ok":true,"options":{"rows":"full"}}"#])
+    }
 }
 
 /// Commits commands as another client of the same store would.

@@ -6,12 +6,13 @@ import XCTest
 @testable import SwipeEngine
 @testable import Wire
 
-/// A row encoded from a connection's template is byte for byte the row encoded afresh, whatever
-/// the gesture, the layout, the width, the direction or the row's data did in between.
+/// A row encoded from a connection's template is byte for byte the row encoded afresh, in either
+/// form, whatever the gesture, the layout, the width, the direction, the row's data or the
+/// connection's form did in between.
 final class RowTemplateTests: XCTestCase {
-    private func fresh(_ render: RowRender) -> [UInt8] {
+    private func fresh(_ render: RowRender, _ form: RowForm) -> [UInt8] {
         var out = JSONWriter()
-        Encode.row(&out, id: Array("7".utf8), row: render, fired: nil)
+        Encode.row(&out, id: Array("7".utf8), row: render, form: form, fired: nil)
         return out.bytes
     }
 
@@ -31,8 +32,12 @@ final class RowTemplateTests: XCTestCase {
         var shapes = Set<String>()
         var made = 0
         var data = 0
+        var form = RowForm.full
+        var forms = Set<String>()
         for step in 0..<6000 {
             if step % 50 == 0 { data = Int(rng.next() % 3) }
+            // A connection switches forms now and then (options), with templates of both kept.
+            if step % 40 == 0 { form = rng.next() % 2 == 0 ? .full : .compact }
             if step % 300 == 0 {
                 _ = list.reconfigure(
                     layout: layouts[Int(rng.next() % 2)],
@@ -49,35 +54,44 @@ final class RowTemplateTests: XCTestCase {
             let geometry = list.geometry(row)
             let render = list.render(row, flags: flags[data])
             let template = templates.template(
-                row, shape: geometry.shape, dataKey: UInt64(data), in: list,
+                row, shape: geometry.shape, dataKey: UInt64(data), form: form, in: list,
                 flags: {
                     made += 1
                     return flags[data]
                 })
-            XCTAssertEqual(templated(template, geometry), fresh(render), "step \(step)")
+            XCTAssertEqual(templated(template, geometry), fresh(render, form), "step \(step), \(form)")
             shapes.insert("\(geometry.shape)")
+            forms.insert("\(form)")
         }
+        XCTAssertEqual(forms.count, 2)
         // Templates were reused, and many shapes were seen (edges, full swipe, phases, sides).
         XCTAssertLessThan(made, 3000)
         XCTAssertGreaterThan(shapes.count, 10)
-        // The bytes are still one valid JSON line.
+        // The bytes are still one valid JSON line, in either form.
         let geometry = list.geometry("matrix")
-        var line = templated(
-            templates.template(
-                "matrix", shape: geometry.shape, dataKey: 1, in: list, flags: { ["watched"] }), geometry)
-        XCTAssertEqual(line.removeLast(), 0x0A)
-        XCTAssertNoThrow(try JSONParser.parse(line))
+        for form in RowForm.allCases {
+            var line = templated(
+                templates.template(
+                    "matrix", shape: geometry.shape, dataKey: 1, form: form, in: list, flags: { ["watched"] }),
+                geometry)
+            XCTAssertEqual(line.removeLast(), 0x0A)
+            XCTAssertNoThrow(try JSONParser.parse(line))
+        }
     }
 
     /// The longest numbers `NumberText` writes, a long id and several buttons: the templated
     /// reply is still the fresh one byte for byte, and a reply fits the memory a template reserves
     /// even with the longest number in every hole.
     func testTheLongestNumbersFitTheReservation() {
+        for form in RowForm.allCases { longestNumbersFit(form) }
+    }
+
+    private func longestNumbersFit(_ form: RowForm) {
         var list = SwipeList(layout: MovieLayout.demo000)
         _ = try? list.send(.dragChanged(row: "matrix", dx: 120))
         let shown = list.render("matrix", flags: [])
         XCTAssertGreaterThan(shown.buttons.count, 1)
-        let template = RowTemplate(shown)
+        let template = RowTemplate(shown, form: form)
         let shape = list.geometry("matrix").shape
         let id = Array(String(repeating: "9", count: 64).utf8)
         let extremes = [
@@ -94,8 +108,9 @@ final class RowTemplateTests: XCTestCase {
                 everywhere.buttons[i].width = x
             }
             var longest = JSONWriter()
-            Encode.row(&longest, id: id, row: everywhere, fired: nil)
-            XCTAssertLessThanOrEqual(longest.bytes.count, template.maxReplyBytes + id.count, "x \(x)")
+            Encode.row(&longest, id: id, row: everywhere, form: form, fired: nil)
+            XCTAssertLessThanOrEqual(
+                longest.bytes.count, template.maxReplyBytes + id.count, "x \(x), \(form)")
             // The template with a geometry of x: the same bytes as a render of that geometry.
             let geometry = RowGeometry(offset: x, shape: shape, start: x, width: x)
             var expected = shown
@@ -106,24 +121,24 @@ final class RowTemplateTests: XCTestCase {
                 expected.buttons[i].width = geometry.width
             }
             var fresh = JSONWriter()
-            Encode.row(&fresh, id: id, row: expected, fired: nil)
+            Encode.row(&fresh, id: id, row: expected, form: form, fired: nil)
             var templated = JSONWriter()
             Encode.row(&templated, id: id, template: template, geometry: geometry)
-            XCTAssertEqual(templated.bytes, fresh.bytes, "x \(x)")
+            XCTAssertEqual(templated.bytes, fresh.bytes, "x \(x), \(form)")
         }
     }
 
     /// A template is found by everything its bytes depend on: another row, shape, data key,
-    /// direction or layout makes another.
+    /// form, direction or layout makes another.
     func testATemplateIsNotReusedAcrossWhatItDependsOn() {
         let templates = RowTemplates()
         var list = SwipeList(layout: MovieLayout.standard)
         _ = try? list.send(.dragChanged(row: "matrix", dx: -60))
         var made = 0
-        func get(_ row: RowID, _ key: UInt64) {
+        func get(_ row: RowID, _ key: UInt64, _ form: RowForm = .full) {
             let g = list.geometry(row)
             _ = templates.template(
-                row, shape: g.shape, dataKey: key, in: list,
+                row, shape: g.shape, dataKey: key, form: form, in: list,
                 flags: {
                     made += 1
                     return []
@@ -134,19 +149,24 @@ final class RowTemplateTests: XCTestCase {
         XCTAssertEqual(made, 1)
         get("matrix", 1)
         XCTAssertEqual(made, 2)
+        get("matrix", 1, .compact)
+        XCTAssertEqual(made, 3)
+        get("matrix", 1, .compact)
+        get("matrix", 1)
+        XCTAssertEqual(made, 3)
         _ = try? list.send(.dragChanged(row: "matrix", dx: 60))  // the other edge
         get("matrix", 0)
-        XCTAssertEqual(made, 3)
-        _ = try? list.send(.dragChanged(row: "seven", dx: -60))
-        get("seven", 0)
         XCTAssertEqual(made, 4)
-        _ = list.reconfigure(layout: MovieLayout.demo000, viewport: list.viewport)
         _ = try? list.send(.dragChanged(row: "seven", dx: -60))
         get("seven", 0)
         XCTAssertEqual(made, 5)
+        _ = list.reconfigure(layout: MovieLayout.demo000, viewport: list.viewport)
+        _ = try? list.send(.dragChanged(row: "seven", dx: -60))
+        get("seven", 0)
+        XCTAssertEqual(made, 6)
         _ = list.reconfigure(layout: list.layout, viewport: Viewport(width: 390, direction: .rtl))
         _ = try? list.send(.dragChanged(row: "seven", dx: 60))
         get("seven", 0)
-        XCTAssertEqual(made, 6)
+        XCTAssertEqual(made, 7)
     }
 }

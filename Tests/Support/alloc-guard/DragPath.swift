@@ -47,3 +47,16 @@ final class SessionDragPath: DragPath {
         return total
     }
 }
+
+/// The same connection after `{"op":"options","rows":"compact"}`: its drags fill the compact
+/// form's templates.
+final class CompactSessionDragPath: DragPath {
+    private let path = SessionDragPath()
+
+    init() {
+        let options = Array(#"{"op":"options","rows":"compact"}"#.utf8) + [0x0A]
+        _ = options.withUnsafeBytes { path.receive($0) }
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int { path.receive(bytes) }
+}

@@ -79,6 +79,7 @@ let runs = [
     run("repeat lane, id last", PathUnderTest.self, .idLast, expect: .none),
     run("repeat lane, no id", PathUnderTest.self, .noID, expect: .none),
     run("repeat lane, 4 lines per read", PathUnderTest.self, .idFirst, linesPerRead: 4, expect: .none),
+    run("repeat lane, compact rows (options)", CompactSessionDragPath.self, .idFirst, expect: .none),
     // Once per gesture in a real client (its first drag), every line here: reported, not checked.
     run("fast path (each line misses the repeat lane)", PathUnderTest.self, .alternating, expect: .reported),
     run(
