@@ -73,7 +73,7 @@ extension Server {
         nextClient += 1
         guard connections.count < maxClients, !shuttingDown else {
             return refuse(
-                fd, client: client, peer: peer, reason: shuttingDown ? "shutdown" : "too-many-clients")
+                fd, client: client, peer: peer, reason: shuttingDown ? .shutdown : .tooManyClients)
         }
         let session = Session(
             config: SessionConfig(
@@ -103,7 +103,7 @@ extension Server {
     }
 
     /// Says why in a `bye` (best effort: the socket is new and its buffer empty) and closes.
-    private func refuse(_ fd: Int32, client: UInt64, peer: Peer, reason: String) {
+    private func refuse(_ fd: Int32, client: UInt64, peer: Peer, reason: ByeReason) {
         var line = JSONWriter()
         Encode.bye(&line, reason: reason)
         let written = line.bytes.withUnsafeBytes { bytes -> String? in
@@ -117,7 +117,7 @@ extension Server {
         close(fd)
         var fields = [
             ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-            ("REASON", reason),
+            ("REASON", reason.rawValue),
         ]
         if let written { fields.append(("ERROR", "the bye was not written: \(written)")) }
         journal.log(.warning, "connection refused", fields)

@@ -235,7 +235,7 @@ final class Server<S: Store> {
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
-            c.session.goodbye("shutdown", &sink)
+            c.session.goodbye(.shutdown, &sink)
             perform(c)
             afterWork(c)
         }

@@ -55,7 +55,7 @@ public enum Lifecycle: Equatable, Sendable {
     case halfClosed
     /// A `bye` is queued: what is owed is written, then the connection closes. Nothing more is
     /// read or answered.
-    case sayingBye(reason: String)
+    case sayingBye(reason: ByeReason)
     /// Done: the manager closes the socket and forgets the Session.
     case closed(reason: String)
 }
@@ -269,7 +269,7 @@ public final class Session {
             guard case .sayingBye(let reason) = lifecycle else {
                 preconditionFailure("client \(config.client): goodbye timer while \(lifecycle)")
             }
-            lifecycle = .closed(reason: "did not read its bye (\(reason))")
+            lifecycle = .closed(reason: "did not read its bye (\(reason.rawValue))")
         case .closeRow(let row):
             guard armedRows.remove(row) != nil else {
                 preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
@@ -286,7 +286,7 @@ public final class Session {
 
     /// The manager ends the connection: `bye` with `reason`, written after every reply already
     /// worded; nothing more is read or answered. Closed after `goodbyeGrace` regardless.
-    public func goodbye(_ reason: String, _ sink: inout SessionActions) {
+    public func goodbye(_ reason: ByeReason, _ sink: inout SessionActions) {
         guard isOpenForEvents else { return }
         if subscription != nil {
             subscription = nil
@@ -313,7 +313,7 @@ public final class Session {
                             .init("CLIENT", "\(config.client)"), .init("QUEUED", "\(replies.backlog)"),
                             .init("SEQ", "\(seq)"),
                         ])))
-            goodbye("slow-consumer", &sink)
+            goodbye(.slowConsumer, &sink)
             return
         }
         replies.push(bytes: line)

@@ -237,9 +237,9 @@ public enum Encode {
         end(&out)
     }
 
-    public static func bye(_ out: inout JSONWriter, reason: String) {
+    public static func bye(_ out: inout JSONWriter, reason: ByeReason) {
         out.literal(#"{"event":"bye","reason":"#)
-        out.string(reason)
+        out.string(reason.rawValue)
         end(&out)
     }
 

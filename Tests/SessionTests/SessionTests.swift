@@ -219,9 +219,9 @@ final class SessionTests: XCTestCase {
     func testByeForShutdownIsLastAndTheConnectionClosesOnceItIsWritten() {
         let h = harness()
         h.send(#"{"op":"ping"}"#)
-        h.session.goodbye("shutdown", &h.sink)
+        h.session.goodbye(.shutdown, &h.sink)
         XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
-        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: "shutdown"))
+        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: .shutdown))
         XCTAssertFalse(h.session.wantsRead)
         XCTAssertEqual(h.read(), [#"{"ok":true}"#, #"{"event":"bye","reason":"shutdown"}"#])
         XCTAssertEqual(h.session.lifecycle, .closed(reason: "closed by server"))
@@ -229,7 +229,7 @@ final class SessionTests: XCTestCase {
 
     func testAPeerThatDoesNotReadItsByeIsClosedByTheTimer() {
         let h = harness()
-        h.session.goodbye("shutdown", &h.sink)
+        h.session.goodbye(.shutdown, &h.sink)
         XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
         h.store.withState { h.session.timerFired(.goodbye, $0, &h.sink) }
         XCTAssertEqual(h.takeActions(), [])
@@ -258,7 +258,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(entry.message, "subscriber too slow, disconnecting")
         XCTAssertEqual(
             Array(actions[1...]), [.subscription(active: false), .arm(.goodbye, microseconds: 1_000_000)])
-        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: "slow-consumer"))
+        XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: .slowConsumer))
         XCTAssertEqual(h.read().last, #"{"event":"bye","reason":"slow-consumer"}"#)
     }
 
