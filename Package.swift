@@ -7,7 +7,7 @@
 //   EventLog       <- CSQLite
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
-//   Store          <- EventLog, Movies: the asynchronous boundary to a durable store
+//   Store          <- EventLog, Movies, CSQLite (its shim): the asynchronous boundary to a store
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
