@@ -184,14 +184,14 @@ extension Server {
         guard connections[c.client] === c else { return }
         while true {
             if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
-            guard c.session.mayResume else { break }
+            guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
             let answered = store.withState { c.session.resume($0, &sink) }
             perform(c)
             // Each round answers at least one line already read, so the loop ends.
             if !answered || c.session.pendingOutput == 0 { break }
         }
         if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
-        if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason) }
+        if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason.description) }
         var events: UInt32 = 0
         if c.session.wantsRead { events |= UInt32(EPOLLIN.rawValue) }
         if c.session.pendingOutput > 0 { events |= UInt32(EPOLLOUT.rawValue) }

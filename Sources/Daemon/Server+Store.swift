@@ -55,14 +55,18 @@ extension Server {
         }
         // Queue the events, then write: the writers' replies first (what they wait for), then
         // everyone else's events.
-        if !batch.committed.isEmpty { fanOut(batch.committed) }
+        let rowsChanged = batch.committed.isEmpty ? [] : fanOut(batch.committed)
         for c in touched { afterWork(c) }
         if !batch.committed.isEmpty {
+            // Who has something new: subscribers (an event, or a page of the log to catch up
+            // on) and the clients whose rows re-rendered. Not every connection: with 10,000
+            // idle clients that loop was most of a commit's cost.
             let latest = store.latestSeq
-            for c in Array(connections.values)
+            for c in Array(subscribers.values)
             where c.session.pendingOutput > 0 || !c.session.caughtUp(to: latest) {
                 afterWork(c)
             }
+            for c in rowsChanged { afterWork(c) }
             markStatusDirty()
         }
     }
@@ -107,7 +111,9 @@ extension Server {
 
     /// Live events: each worded once, for the subscribers it is due to; then the rows showing
     /// its movie re-render (the caller writes everything out).
-    private func fanOut(_ events: [CommittedEvent]) {
+    /// Returns the connections whose rows re-rendered.
+    private func fanOut(_ events: [CommittedEvent]) -> [Connection] {
+        var rowsChanged: [Connection] = []
         for event in events {
             var line: JSONWriter?
             for c in subscribers.values where c.session.wantsLiveEvent(seq: event.seq) {
@@ -123,7 +129,9 @@ extension Server {
             for c in connections.values where c.session.hasOpenRows {
                 store.withState { c.session.movieChanged(event, $0, &sink) }
                 perform(c)
+                rowsChanged.append(c)
             }
         }
+        return rowsChanged
     }
 }

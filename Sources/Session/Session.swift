@@ -57,7 +57,28 @@ public enum Lifecycle: Equatable, Sendable {
     /// read or answered.
     case sayingBye(reason: ByeReason)
     /// Done: the manager closes the socket and forgets the Session.
-    case closed(reason: String)
+    case closed(reason: CloseReason)
+}
+
+/// Why a connection the Session ended is closed. Payload-free of strings, like the rest of the
+/// lifecycle: a `Lifecycle` is copied and compared on every request, and a String in it would
+/// be retained and released each time.
+public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
+    /// The peer closed its writing side and was owed nothing more.
+    case peerClosed
+    /// Its `bye` was written.
+    case closedByServer
+    /// It did not read its `bye` in time.
+    case byeNotRead(ByeReason)
+
+    /// For the journal's `REASON=`.
+    public var description: String {
+        switch self {
+        case .peerClosed: "peer closed"
+        case .closedByServer: "closed by server"
+        case .byeNotRead(let bye): "did not read its bye (\(bye.rawValue))"
+        }
+    }
 }
 
 /// A subscriber's position in the log.
@@ -191,12 +212,14 @@ public final class Session {
     }
 
     /// Whether `resume` may have something to do: lines left in the framer, reading paused, or
-    /// a subscription (which may lag). False on the common path (every line answered), where
-    /// the manager skips the call.
+    /// a subscription behind `latestSeq`. False on the common paths (every line answered, a
+    /// subscriber up to date), where the manager skips the call.
     @inline(__always)
-    public var mayResume: Bool {
-        if framer.buffered > 0 || subscription != nil { return true }
+    public func mayResume(latestSeq: UInt64) -> Bool {
+        if framer.buffered > 0 { return true }
         if case .paused = lifecycle { return true }
+        // A subscriber behind the log, with no catch-up read in flight, reads the next page.
+        if let subscription, subscription.cursor < latestSeq, subscription.catchUp == .idle { return true }
         return false
     }
 
@@ -269,7 +292,7 @@ public final class Session {
             guard case .sayingBye(let reason) = lifecycle else {
                 preconditionFailure("client \(config.client): goodbye timer while \(lifecycle)")
             }
-            lifecycle = .closed(reason: "did not read its bye (\(reason.rawValue))")
+            lifecycle = .closed(reason: .byeNotRead(reason))
         case .closeRow(let row):
             guard armedRows.remove(row) != nil else {
                 preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
@@ -369,9 +392,9 @@ public final class Session {
         guard !replies.hasSlots, replies.queued == 0 else { return }
         switch lifecycle {
         case .sayingBye:
-            lifecycle = .closed(reason: "closed by server")
+            lifecycle = .closed(reason: .closedByServer)
         case .halfClosed where framer.buffered == 0 && subscription == nil:
-            lifecycle = .closed(reason: "peer closed")
+            lifecycle = .closed(reason: .peerClosed)
         case .reading, .paused, .halfClosed, .closed:
             break
         }

@@ -193,7 +193,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.session.lifecycle, .halfClosed)
         XCTAssertFalse(h.session.wantsRead)
         XCTAssertEqual(h.read(), [#"{"id":1,"ok":true}"#, #"{"id":2,"ok":true}"#])
-        XCTAssertEqual(h.session.lifecycle, .closed(reason: "peer closed"))
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: .peerClosed))
     }
 
     func testHalfCloseWaitsForAPendingMutation() {
@@ -204,7 +204,7 @@ final class SessionTests: XCTestCase {
         h.settle()
         XCTAssertEqual(h.session.lifecycle, .halfClosed, "the reply is not written yet")
         XCTAssertEqual(h.read().count, 1)
-        XCTAssertEqual(h.session.lifecycle, .closed(reason: "peer closed"))
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: .peerClosed))
     }
 
     func testAHalfClosedSubscriberStaysUntilItClosesForGood() {
@@ -224,7 +224,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: .shutdown))
         XCTAssertFalse(h.session.wantsRead)
         XCTAssertEqual(h.read(), [#"{"ok":true}"#, #"{"event":"bye","reason":"shutdown"}"#])
-        XCTAssertEqual(h.session.lifecycle, .closed(reason: "closed by server"))
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: .closedByServer))
     }
 
     func testAPeerThatDoesNotReadItsByeIsClosedByTheTimer() {
@@ -233,7 +233,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
         h.store.withState { h.session.timerFired(.goodbye, $0, &h.sink) }
         XCTAssertEqual(h.takeActions(), [])
-        XCTAssertEqual(h.session.lifecycle, .closed(reason: "did not read its bye (shutdown)"))
+        XCTAssertEqual(h.session.lifecycle, .closed(reason: .byeNotRead(.shutdown)))
     }
 
     func testASlowSubscriberIsToldByeAndUnsubscribed() {
