@@ -108,4 +108,19 @@ final class DaemonRestoreUndoTests: XCTestCase {
         // The other connection's undo is its own.
         XCTAssertEqual(int(try other.ok(["op": "undo"])["undoes"]), 14)
     }
+
+    /// protocol.md's sample of restore and undo, line for line against a fresh daemon.
+    func testProtocolMdsRestoreAndUndoSampleReplays() throws {
+        let text = try String(contentsOfFile: ProtocolDocument.path, encoding: .utf8)
+        let start = try XCTUnwrap(text.range(of: "- `restore` brings a removed movie back"))
+        let block = try XCTUnwrap(text.range(of: "```console\n", range: start.upperBound..<text.endIndex))
+        let end = try XCTUnwrap(text.range(of: "```", range: block.upperBound..<text.endIndex))
+        let lines = text[block.upperBound..<end.lowerBound].split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        XCTAssertEqual(lines.count, 10)
+        for pair in stride(from: 0, to: lines.count - 1, by: 2) {
+            try client.send(lines[pair])
+            XCTAssertEqual(try client.readLine(), lines[pair + 1], lines[pair])
+        }
+    }
 }
