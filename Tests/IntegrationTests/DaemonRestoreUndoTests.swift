@@ -109,6 +109,21 @@ final class DaemonRestoreUndoTests: XCTestCase {
         XCTAssertEqual(int(try other.ok(["op": "undo"])["undoes"]), 14)
     }
 
+    /// An undo pipelined behind this connection's own change waits for it and undoes it.
+    func testAPipelinedUndoUndoesTheChangeSentJustBeforeIt() throws {
+        try client.sendRaw(
+            Array(#"{"op":"toggle-watched","movie":"seven","id":1}"#.utf8) + [0x0A]
+                + Array(#"{"op":"undo","id":2}"#.utf8) + [0x0A])
+        let toggled = try client.readReply()
+        let undone = try client.readReply()
+        XCTAssertEqual(int(toggled["id"]), 1)
+        XCTAssertEqual(int(toggled["seq"]), 11)
+        XCTAssertEqual(int(undone["id"]), 2)
+        XCTAssertEqual(int(undone["seq"]), 12)
+        XCTAssertEqual(int(undone["undoes"]), 11)
+        XCTAssertEqual(movie(undone)["watched"] as? Bool, false)
+    }
+
     /// protocol.md's sample of restore and undo, line for line against a fresh daemon.
     func testProtocolMdsRestoreAndUndoSampleReplays() throws {
         let text = try String(contentsOfFile: ProtocolDocument.path, encoding: .utf8)
