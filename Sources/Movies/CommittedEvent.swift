@@ -5,11 +5,14 @@ public struct CommittedEvent: Equatable, Hashable, Sendable {
     public var movie: Movie
     /// Microseconds since the Unix epoch (UTC).
     public var at: Int64
+    /// The seq of the event this one compensates (an `undo`), else nil.
+    public var undoes: UInt64?
 
-    public init(seq: UInt64, kind: String, movie: Movie, at: Int64) {
+    public init(seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil) {
         self.seq = seq
         self.kind = kind
         self.movie = movie
         self.at = at
+        self.undoes = undoes
     }
 }

@@ -5,6 +5,10 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case toggleWatched(movie: String)
         case toggleWatchedWithFriends(movie: String)
         case remove(movie: String)
+        /// Brings a removed movie back as it was, at its place in list order.
+        case restore(movie: String)
+        /// Appends the event that compensates an earlier one (issue 14, section 2).
+        case undo(Undo)
     }
 
     public var op: Op
@@ -26,6 +30,8 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case .toggleWatched: return MovieEvent.Kind.watchedToggled
         case .toggleWatchedWithFriends: return MovieEvent.Kind.watchedWithFriendsToggled
         case .remove: return MovieEvent.Kind.removed
+        case .restore: return MovieEvent.Kind.restored
+        case .undo(let u): return u.compensation.kind
         }
     }
 
@@ -33,9 +39,79 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
     public var movieID: String? {
         switch op {
         case .add: return nil
-        case .toggleWatched(let m), .toggleWatchedWithFriends(let m), .remove(let m): return m
+        case .toggleWatched(let m), .toggleWatchedWithFriends(let m), .remove(let m), .restore(let m):
+            return m
+        case .undo(let u): return u.movie
         }
     }
+
+    /// The seq of the event this command undoes (stored with its event as `undoes`).
+    public var undoes: UInt64? {
+        if case .undo(let u) = op { return u.original }
+        return nil
+    }
+}
+
+/// What an `undo` asks: append the event that compensates `original` (an event of `movie`), on
+/// condition that the movie is still at `version` (the undoing connection's own last change of
+/// it). The connection that made the change knows these; the decision is the state's.
+public struct Undo: Equatable, Hashable, Sendable {
+    /// The event that compensates an event of a kind.
+    public enum Compensation: Equatable, Hashable, Sendable {
+        case toggleWatched, toggleWatchedWithFriends, remove, restore
+
+        /// The compensation of an event of `kind` (`added` → remove, a toggle → the same toggle,
+        /// `removed` → restore, `restored` → remove); nil for a kind that cannot be undone.
+        public init?(undoing kind: String) {
+            switch kind {
+            case MovieEvent.Kind.added, MovieEvent.Kind.restored: self = .remove
+            case MovieEvent.Kind.watchedToggled: self = .toggleWatched
+            case MovieEvent.Kind.watchedWithFriendsToggled: self = .toggleWatchedWithFriends
+            case MovieEvent.Kind.removed: self = .restore
+            default: return nil
+            }
+        }
+
+        /// The kind of the compensating event.
+        public var kind: String {
+            switch self {
+            case .toggleWatched: MovieEvent.Kind.watchedToggled
+            case .toggleWatchedWithFriends: MovieEvent.Kind.watchedWithFriendsToggled
+            case .remove: MovieEvent.Kind.removed
+            case .restore: MovieEvent.Kind.restored
+            }
+        }
+    }
+
+    public var movie: String
+    /// The seq of the event undone.
+    public var original: UInt64
+    public var compensation: Compensation
+    /// The movie's version the undo expects (for a removed movie: the seq of its removal); any
+    /// other is `conflict` `changed-since`.
+    public var version: UInt64
+
+    public init(movie: String, original: UInt64, compensation: Compensation, version: UInt64) {
+        self.movie = movie
+        self.original = original
+        self.compensation = compensation
+        self.version = version
+    }
+}
+
+/// Why a command is a `conflict`: a program can tell the causes apart (the wire spells them,
+/// Wire's `ConflictReason.name`).
+public enum ConflictReason: Equatable, Hashable, Sendable, CaseIterable {
+    /// `expect` is not the movie's version.
+    case version
+    /// An idempotency key reused for a different command.
+    case key
+    /// `restore` of a movie that is not removed.
+    case notRemoved
+    /// `undo` with nothing of this connection's left to undo.
+    case nothingToUndo
+    /// `undo` of a change after which the movie was changed by someone else.
+    case changedSince
 }
 
 /// Why a command was refused; nothing was written. The code maps to the wire's error codes.
@@ -44,8 +120,8 @@ public enum CommandError: Error, Equatable, Hashable, Sendable, CustomStringConv
     case notFound(String)
     /// `bad-request`: the arguments are invalid (for example a blank title).
     case badRequest(String)
-    /// `conflict`: `expect` differs from the movie's version, or a key was reused for another command.
-    case conflict(String)
+    /// `conflict`: the state is not what the command expects; `reason` says how.
+    case conflict(ConflictReason, String)
 
     public var code: String {
         switch self {
@@ -57,7 +133,7 @@ public enum CommandError: Error, Equatable, Hashable, Sendable, CustomStringConv
 
     public var message: String {
         switch self {
-        case .notFound(let m), .badRequest(let m), .conflict(let m): return m
+        case .notFound(let m), .badRequest(let m), .conflict(_, let m): return m
         }
     }
 

@@ -4,6 +4,8 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
     case watchedToggled(id: String)
     case watchedWithFriendsToggled(id: String)
     case removed(id: String)
+    /// A removed movie back as it was when removed, at its place in list order.
+    case restored(id: String)
 
     /// The kind strings of the log and of the wire.
     public enum Kind {
@@ -11,6 +13,7 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
         public static let watchedToggled = "watched-toggled"
         public static let watchedWithFriendsToggled = "watched-with-friends-toggled"
         public static let removed = "removed"
+        public static let restored = "restored"
     }
 
     public var kind: String {
@@ -19,13 +22,14 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
         case .watchedToggled: return Kind.watchedToggled
         case .watchedWithFriendsToggled: return Kind.watchedWithFriendsToggled
         case .removed: return Kind.removed
+        case .restored: return Kind.restored
         }
     }
 
     public var movieID: String {
         switch self {
         case .added(let id, _, _), .watchedToggled(let id), .watchedWithFriendsToggled(let id),
-            .removed(let id):
+            .removed(let id), .restored(let id):
             return id
         }
     }
@@ -50,27 +54,29 @@ extension MovieEvent {
             w.string(title)
             w.string(image)
             return w.bytes
-        case .watchedToggled, .watchedWithFriendsToggled, .removed:
+        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored:
             return []
         }
     }
 
     /// The payload with the movie's state right after the event appended, for the kinds whose
-    /// payload would otherwise be empty: title, image, watched, watched-with-friends. The fold
-    /// does not need it (a toggle is a toggle); `history` and subscribers catching up read each
-    /// event's movie from it in O(1) instead of folding the movie's stream again.
-    public func payload(after movie: Movie) -> [UInt8] {
+    /// payload would otherwise be empty: title, image, watched, watched-with-friends, then, for an
+    /// event appended by an `undo`, the seq of the event it undoes (8 bytes). The fold does not
+    /// need them (a toggle is a toggle); `history` and subscribers catching up read each event's
+    /// movie from it in O(1) instead of folding the movie's stream again.
+    public func payload(after movie: Movie, undoes: UInt64? = nil) -> [UInt8] {
         switch self {
         case .added:
             return payload
-        case .watchedToggled, .watchedWithFriendsToggled, .removed:
+        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored:
             // Written in place, in one allocation: this runs for every toggle the daemon commits
-            // (the same bytes as ByteWriter's string, string, u8, u8).
+            // (the same bytes as ByteWriter's string, string, u8, u8 and u64).
             var title = movie.title
             var image = movie.image
+            let tail = undoes == nil ? 0 : 8
             return title.withUTF8 { t in
                 image.withUTF8 { i in
-                    [UInt8](unsafeUninitializedCapacity: 10 + t.count + i.count) { out, count in
+                    [UInt8](unsafeUninitializedCapacity: 10 + t.count + i.count + tail) { out, count in
                         var k = 0
                         func length(_ n: Int) {
                             for shift in stride(from: 24, through: 0, by: -8) {
@@ -90,7 +96,14 @@ extension MovieEvent {
                         bytes(i)
                         out[k] = movie.watched ? 1 : 0
                         out[k + 1] = movie.watchedWithFriends ? 1 : 0
-                        count = k + 2
+                        k += 2
+                        if let undoes {
+                            for shift in stride(from: 56, through: 0, by: -8) {
+                                out[k] = UInt8(truncatingIfNeeded: undoes >> UInt64(shift))
+                                k += 1
+                            }
+                        }
+                        count = k
                     }
                 }
             }
@@ -98,25 +111,35 @@ extension MovieEvent {
     }
 
     /// The movie right after the event at `seq`, when the payload says it (see
-    /// `payload(after:)`); nil for an empty payload, written before the state was recorded.
+    /// `payload(after:undoes:)`); nil for an empty payload, written before the state was recorded.
     public static func movieAfter(
         stream: String, kind: String, payload: [UInt8], seq: UInt64
     ) throws(MovieDecodingError) -> Movie? {
+        try recorded(stream: stream, kind: kind, payload: payload, seq: seq)?.movie
+    }
+
+    /// What the payload records besides the event itself: the movie right after it, and the seq
+    /// of the event it undoes (nil when it undoes none). Nil for an empty payload.
+    public static func recorded(
+        stream: String, kind: String, payload: [UInt8], seq: UInt64
+    ) throws(MovieDecodingError) -> (movie: Movie, undoes: UInt64?)? {
         guard !payload.isEmpty else { return nil }
         var r = ByteReader(payload)
         let title = try r.string("title")
         let image = try r.string("image")
         if kind == Kind.added {
             try r.end()
-            return Movie(id: stream, title: title, image: image, version: seq)
+            return (Movie(id: stream, title: title, image: image, version: seq), nil)
         }
         let watched = try r.u8("watched")
         let friends = try r.u8("watchedWithFriends")
+        let undoes: UInt64? = r.at == r.bytes.count ? nil : try r.u64("undoes")
         try r.end()
         guard watched <= 1, friends <= 1 else { throw MovieDecodingError("flags must be 0 or 1") }
-        return Movie(
+        let movie = Movie(
             id: stream, title: title, image: image, watched: watched == 1,
             watchedWithFriends: friends == 1, version: seq)
+        return (movie, undoes)
     }
 
     /// Decodes a log row; rejects unknown kinds, bad ids, bad UTF-8 and trailing bytes.
@@ -131,15 +154,16 @@ extension MovieEvent {
             let image = try r.string("image")
             try r.end()
             self = .added(id: stream, title: title, image: image)
-        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed:
+        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed, Kind.restored:
             // Empty, or the movie's state after the event (validated here, used by history).
             if !payload.isEmpty {
-                _ = try MovieEvent.movieAfter(stream: stream, kind: kind, payload: payload, seq: 0)
+                _ = try MovieEvent.recorded(stream: stream, kind: kind, payload: payload, seq: 0)
             }
             switch kind {
             case Kind.watchedToggled: self = .watchedToggled(id: stream)
             case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: stream)
-            default: self = .removed(id: stream)
+            case Kind.removed: self = .removed(id: stream)
+            default: self = .restored(id: stream)
             }
         default:
             throw MovieDecodingError("unknown event kind \(String(reflecting: kind))")

@@ -7,9 +7,13 @@ public struct MovieState: Equatable, Sendable {
     public private(set) var movies: [Movie] = []
     /// Position of each movie in `movies`.
     private var index: [String: Int] = [:]
-    /// The seq of the removal of every removed id, so that a command or a gesture on it can
-    /// say when it went. With the ids in `index`, every id that ever existed: ids are never reused.
-    public private(set) var removedAt: [String: UInt64] = [:]
+    /// The seq of the `added` event of each movie of `movies`, in the same order: a movie's
+    /// place in list order, which a restored movie takes again. Increasing.
+    private var order: [UInt64] = []
+    /// Every removed movie, by id: its last state (`version` is the seq of its removal, so
+    /// that a command or a gesture on it can say when it went) and its place, for `restore`.
+    /// With the ids in `index`, every id that ever existed: ids are never reused.
+    public private(set) var removed: [String: RemovedMovie] = [:]
     /// Sequence number of the last event folded in (0 when empty).
     public private(set) var lastSeq: UInt64 = 0
     /// Next suffix to try per slug base (a hint, not state: not compared, not persisted).
@@ -23,10 +27,13 @@ public struct MovieState: Equatable, Sendable {
     public func movie(_ id: String) -> Movie? { index[id].map { movies[$0] } }
 
     /// Whether a movie ever had `id`, removed ones included.
-    public func isUsed(_ id: String) -> Bool { index[id] != nil || removedAt[id] != nil }
+    public func isUsed(_ id: String) -> Bool { index[id] != nil || removed[id] != nil }
+
+    /// The seq of the removal of every removed id.
+    public var removedAt: [String: UInt64] { removed.mapValues(\.movie.version) }
 
     public static func == (a: MovieState, b: MovieState) -> Bool {
-        a.movies == b.movies && a.removedAt == b.removedAt && a.lastSeq == b.lastSeq
+        a.movies == b.movies && a.order == b.order && a.removed == b.removed && a.lastSeq == b.lastSeq
     }
 
     // MARK: - Decide
@@ -57,6 +64,22 @@ public struct MovieState: Equatable, Sendable {
         case .remove(let id):
             try check(id, command.expect)
             return .removed(id: id)
+        case .restore(let id):
+            guard let gone = removed[id] else {
+                if movie(id) != nil {
+                    throw .conflict(.notRemoved, "movie \(MovieState.quoted(id)) is not removed")
+                }
+                throw notFound(id)
+            }
+            if let expect = command.expect, expect != gone.movie.version {
+                throw .conflict(
+                    .version,
+                    "movie \(MovieState.quoted(id)) was removed at seq \(gone.movie.version), not \(expect) as expected"
+                )
+            }
+            return .restored(id: id)
+        case .undo(let undo):
+            return try decide(undo)
         }
     }
 
@@ -64,9 +87,39 @@ public struct MovieState: Equatable, Sendable {
         guard let movie = movie(id) else { throw notFound(id) }
         if let expect, expect != movie.version {
             throw .conflict(
-                "movie \(String(reflecting: id)) is at version \(movie.version), not \(expect) as expected")
+                .version,
+                "movie \(MovieState.quoted(id)) is at version \(movie.version), not \(expect) as expected")
         }
     }
+
+    /// The compensating event of `undo`, when the movie is still at the version the undo expects
+    /// (live for a toggle or a remove, removed for a restore).
+    private func decide(_ undo: Undo) throws(CommandError) -> MovieEvent {
+        let id = undo.movie
+        let now: UInt64
+        if let live = movie(id) {
+            now = live.version
+            if now == undo.version {
+                switch undo.compensation {
+                case .toggleWatched: return .watchedToggled(id: id)
+                case .toggleWatchedWithFriends: return .watchedWithFriendsToggled(id: id)
+                case .remove: return .removed(id: id)
+                case .restore: break
+                }
+            }
+        } else if let gone = removed[id] {
+            now = gone.movie.version
+            if now == undo.version && undo.compensation == .restore { return .restored(id: id) }
+        } else {
+            throw notFound(id)
+        }
+        throw .conflict(
+            .changedSince,
+            "movie \(MovieState.quoted(id)) was changed by someone else since (at seq \(now)); seq \(undo.original) is not undone"
+        )
+    }
+
+    static func quoted(_ id: String) -> String { "\"\(MessageText.truncated(id))\"" }
 
     // MARK: - Fold
 
@@ -82,7 +135,8 @@ public struct MovieState: Equatable, Sendable {
             let movie = Movie(id: id, title: title, image: image, version: seq)
             index[id] = movies.count
             movies.append(movie)
-            removedAt[id] = nil  // not from `decide`, which never adds a used id
+            order.append(seq)
+            removed[id] = nil  // not from `decide`, which never adds a used id
             noteSuffix(of: id)
             return movie
         case .watchedToggled(let id):
@@ -100,7 +154,22 @@ public struct MovieState: Equatable, Sendable {
             var movie = movies.remove(at: i)
             movie.version = seq
             for j in i..<movies.count { index[movies[j].id] = j }
-            removedAt[id] = seq
+            removed[id] = RemovedMovie(movie: movie, addedSeq: order.remove(at: i))
+            return movie
+        case .restored(let id):
+            guard index[id] == nil, let gone = removed.removeValue(forKey: id) else { return nil }
+            var movie = gone.movie
+            movie.version = seq
+            // Its old place: after every movie added before it (`order` is increasing).
+            var low = 0
+            var high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                if order[mid] < gone.addedSeq { low = mid + 1 } else { high = mid }
+            }
+            movies.insert(movie, at: low)
+            order.insert(gone.addedSeq, at: low)
+            for j in low..<movies.count { index[movies[j].id] = j }
             return movie
         }
     }
@@ -127,49 +196,63 @@ public struct MovieState: Equatable, Sendable {
     ].map { MovieEvent.added(id: $0.0, title: $0.1, image: $0.0) }
 }
 
+/// A removed movie as the fold keeps it, so that `restore` can bring it back.
+public struct RemovedMovie: Equatable, Sendable {
+    /// Its last state; `version` is the seq of its removal.
+    public var movie: Movie
+    /// The seq of its `added` event: its place in list order.
+    public var addedSeq: UInt64
+
+    public init(movie: Movie, addedSeq: UInt64) {
+        self.movie = movie
+        self.addedSeq = addedSeq
+    }
+}
+
 // MARK: - Snapshot
 
 extension MovieState {
-    private static let snapshotMagic: [UInt8] = Array("MVS2".utf8)
-    /// The format before removal seqs were kept (issue 13): lastSeq, the movies, the removed ids.
-    private static let snapshotMagicV1: [UInt8] = Array("MVS1".utf8)
+    private static let snapshotMagic: [UInt8] = Array("MVS3".utf8)
 
-    /// Compact bytes of the whole state: "MVS2", lastSeq, the movies in order, the removed ids
-    /// (sorted) each with the seq of its removal.
+    /// Compact bytes of the whole state: "MVS3", lastSeq, the movies in order (each with the
+    /// seq of its `added`), the removed movies (sorted by id) each with its last state, the seq
+    /// of its removal and the seq of its `added`.
     public func snapshotBytes() -> [UInt8] {
         var w = ByteWriter()
         w.bytes.append(contentsOf: MovieState.snapshotMagic)
         w.u64(lastSeq)
         w.u32(UInt32(movies.count))
-        for m in movies {
-            w.string(m.id)
-            w.string(m.title)
-            w.string(m.image)
-            w.u8((m.watched ? 1 : 0) | (m.watchedWithFriends ? 2 : 0))
-            w.u64(m.version)
-        }
-        w.u32(UInt32(removedAt.count))
-        for (id, seq) in removedAt.sorted(by: { $0.key < $1.key }) {
-            w.string(id)
-            w.u64(seq)
+        for (m, added) in zip(movies, order) { MovieState.write(m, added: added, &w) }
+        w.u32(UInt32(removed.count))
+        for (_, gone) in removed.sorted(by: { $0.key < $1.key }) {
+            MovieState.write(gone.movie, added: gone.addedSeq, &w)
         }
         return w.bytes
     }
 
+    private static func write(_ m: Movie, added: UInt64, _ w: inout ByteWriter) {
+        w.string(m.id)
+        w.string(m.title)
+        w.string(m.image)
+        w.u8((m.watched ? 1 : 0) | (m.watchedWithFriends ? 2 : 0))
+        w.u64(m.version)
+        w.u64(added)
+    }
+
     /// Rebuilds a state from `snapshotBytes()`; rejects anything else with a typed error.
     ///
-    /// An MVS1 snapshot, written by a build from before issue 13, is rejected too: it has the
-    /// removed ids but not when they were removed, and a state without them could not say
-    /// "removed at seq N". The SQLite store then ignores it and replays the whole log, as for
-    /// any snapshot it cannot use (once: the replay is snapshotted again, in MVS2, when it is
-    /// long, and on close in any case). Replaying costs one start; keeping the seqs unknown would
-    /// have cost a second message for ever.
+    /// A snapshot of an earlier format is rejected too: MVS1 (before issue 13) has the removed
+    /// ids but not when they were removed, MVS2 (before issue 14) has when but not what they
+    /// were nor where, and `restore` needs both. The SQLite store then ignores it and replays
+    /// the whole log, as for any snapshot it cannot use (once: the replay is snapshotted again,
+    /// in MVS3, when it is long, and on close in any case). The log has everything.
     public init(snapshot bytes: [UInt8]) throws(MovieDecodingError) {
         var r = ByteReader(bytes)
         let magic = Array(try r.take(4, "snapshot magic"))
-        if magic == MovieState.snapshotMagicV1 {
+        if magic == Array("MVS1".utf8) || magic == Array("MVS2".utf8) {
             throw MovieDecodingError(
-                "an MVS1 snapshot from an earlier build, without the seqs of removals; the log has them")
+                "an \(String(decoding: magic, as: UTF8.self)) snapshot from an earlier build, without the removed movies' last state and place; the log has them"
+            )
         }
         guard magic == MovieState.snapshotMagic else {
             throw MovieDecodingError("not a movie snapshot (bad magic)")
@@ -178,39 +261,51 @@ extension MovieState {
         lastSeq = try r.u64("snapshot seq")
         let count = try r.u32("movie count")
         for _ in 0..<count {
-            let id = try r.string("movie id")
-            guard MovieState.isValidID(id), index[id] == nil else {
-                throw MovieDecodingError("bad or duplicate movie id \(String(reflecting: id)) in snapshot")
-            }
-            let title = try r.string("title")
-            let image = try r.string("image")
-            let flags = try r.u8("flags")
-            guard flags < 4 else { throw MovieDecodingError("bad flags \(flags) in snapshot") }
-            let version = try r.u64("version")
-            guard version <= lastSeq else {
-                throw MovieDecodingError("movie version \(version) after snapshot seq \(lastSeq)")
-            }
-            index[id] = movies.count
-            movies.append(
-                Movie(
-                    id: id, title: title, image: image, watched: flags & 1 != 0,
-                    watchedWithFriends: flags & 2 != 0, version: version))
-            noteSuffix(of: id)
-        }
-        let gone = try r.u32("removed id count")
-        for _ in 0..<gone {
-            let id = try r.string("removed id")
-            guard MovieState.isValidID(id), !isUsed(id) else {
-                throw MovieDecodingError("bad or duplicate removed id \(String(reflecting: id)) in snapshot")
-            }
-            let seq = try r.u64("removal seq")
-            guard seq > 0, seq <= lastSeq else {
+            let (movie, added) = try MovieState.read(&r, "movie", lastSeq: lastSeq)
+            guard index[movie.id] == nil, added > (order.last ?? 0) else {
                 throw MovieDecodingError(
-                    "removal of \(String(reflecting: id)) at seq \(seq), snapshot seq \(lastSeq)")
+                    "duplicate or misplaced movie \(String(reflecting: movie.id)) in snapshot")
             }
-            removedAt[id] = seq
-            noteSuffix(of: id)
+            index[movie.id] = movies.count
+            movies.append(movie)
+            order.append(added)
+            noteSuffix(of: movie.id)
+        }
+        let gone = try r.u32("removed movie count")
+        for _ in 0..<gone {
+            let (movie, added) = try MovieState.read(&r, "removed movie", lastSeq: lastSeq)
+            guard !isUsed(movie.id), added < movie.version else {
+                throw MovieDecodingError(
+                    "duplicate or misplaced removed movie \(String(reflecting: movie.id)) in snapshot")
+            }
+            removed[movie.id] = RemovedMovie(movie: movie, addedSeq: added)
+            noteSuffix(of: movie.id)
         }
         try r.end()
+    }
+
+    private static func read(_ r: inout ByteReader, _ what: String, lastSeq: UInt64)
+        throws(MovieDecodingError)
+        -> (Movie, UInt64)
+    {
+        let id = try r.string("\(what) id")
+        guard MovieState.isValidID(id) else {
+            throw MovieDecodingError("bad \(what) id \(String(reflecting: id)) in snapshot")
+        }
+        let title = try r.string("title")
+        let image = try r.string("image")
+        let flags = try r.u8("flags")
+        guard flags < 4 else { throw MovieDecodingError("bad flags \(flags) in snapshot") }
+        let version = try r.u64("version")
+        let added = try r.u64("added seq")
+        guard added > 0, added <= version, version <= lastSeq else {
+            throw MovieDecodingError(
+                "\(what) \(String(reflecting: id)) added at \(added), version \(version), snapshot seq \(lastSeq)"
+            )
+        }
+        let movie = Movie(
+            id: id, title: title, image: image, watched: flags & 1 != 0, watchedWithFriends: flags & 2 != 0,
+            version: version)
+        return (movie, added)
     }
 }

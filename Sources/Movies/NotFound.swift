@@ -6,7 +6,9 @@ extension MovieState {
     /// `no movie with id "x"` for one that never existed. Long ids are cut (`MessageText`).
     public func notFound(_ id: String) -> CommandError {
         let quoted = "\"\(MessageText.truncated(id))\""
-        if let seq = removedAt[id] { return .notFound("movie \(quoted) was removed at seq \(seq)") }
+        if let seq = removed[id]?.movie.version {
+            return .notFound("movie \(quoted) was removed at seq \(seq)")
+        }
         return .notFound("no movie with id \(quoted)")
     }
 }

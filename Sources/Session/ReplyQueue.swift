@@ -14,10 +14,13 @@ enum CommandReply: Equatable {
     /// A gesture that fired a bound action: the row as the gesture left it, in the connection's
     /// form when the gesture was handled, and the outcome.
     case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String)
+    /// `undo` of this connection's change `original`: the seq, the movie after, `undoes`.
+    case undo(id: [UInt8]?, original: UInt64)
 
     var op: String {
         switch self {
         case .mutation(_, let op), .fired(_, let op, _, _, _): op
+        case .undo: "undo"
         }
     }
 }
@@ -30,6 +33,9 @@ enum LateReply: Equatable {
     /// The subscription starts when its reply is written, so that the reply comes first. Only
     /// the newest (un)subscribe of a pipeline decides: each has its generation.
     case subscribe(id: [UInt8]?, from: UInt64?, generation: UInt64)
+    /// An undo is decided when due: after this connection's earlier changes came back, so that
+    /// it undoes the newest of them.
+    case undo(id: [UInt8]?, key: String?)
 }
 
 /// A place in the reply order.

@@ -48,6 +48,11 @@ extension Session {
             mutate(.toggleWatchedWithFriends(movie: movie), options, id: id, op: op, &sink)
         case .remove(let movie, let options):
             mutate(.remove(movie: movie), options, id: id, op: op, &sink)
+        case .restore(let movie, let options):
+            mutate(.restore(movie: movie), options, id: id, op: op, &sink)
+        case .undo(let options):
+            guard config.mayWrite else { return reply(id: id, op: op, error: forbidden(), &sink) }
+            late(.undo(id: id, key: options.key), state, &sink)
         case .subscribe(let from):
             subscribe(from: from, id: id, op: op, state, &sink)
         case .unsubscribe:
@@ -115,6 +120,26 @@ extension Session {
             Encode.row(&out, id: id, row: row, form: form, fired: .bound(action: action, seq: event.seq))
         case (.fired(let id, _, let row, let form, let action), .failure(let error)):
             Encode.row(&out, id: id, row: row, form: form, fired: .failed(action: action, error: error))
+        case (.undo(let id, _), .success(let event)):
+            Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, undoes: event.undoes)
+        case (.undo(let id, _), .failure(let error)):
+            Encode.error(&out, id: id, error)
+        }
+    }
+
+    /// What `undo` learns from a command's outcome: a change of this connection to record (the
+    /// history is allocated with the first), or an undo done or now impossible.
+    func noteForUndo(_ reply: CommandReply, _ result: Result<CommittedEvent, WireError>) {
+        switch (reply, result) {
+        case (.mutation, .success(let event)), (.fired, .success(let event)):
+            if undoHistory == nil { undoHistory = UndoHistory() }
+            undoHistory?.record(event)
+        case (.undo(_, let original), .success(let event)):
+            undoHistory?.undone(event.undoes ?? original, by: event.seq)
+        case (.undo(_, let original), .failure(let error)) where error.reason == .changedSince:
+            undoHistory?.drop(original)
+        case (.mutation, .failure), (.fired, .failure), (.undo, .failure):
+            break
         }
     }
 
@@ -138,6 +163,19 @@ extension Session {
                 let ticket = takeTicket()
                 replies.replaceFirst(with: .read(ticket: ticket, id: id))
                 sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
+                return
+            case .undo(let id, let key):
+                guard let undo = undoHistory?.next() else {
+                    replies.dropFirst()
+                    let error = WireError(
+                        .conflict, "this connection has no change left to undo", reason: .nothingToUndo)
+                    replies.push { Encode.error(&$0, id: id, error) }
+                    sink.append(.log(requestFailed("undo", error)))
+                    continue
+                }
+                let ticket = takeTicket()
+                replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo.original)))
+                sink.append(.submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: key)))
                 return
             case .subscribe(let id, let from, let generation):
                 replies.dropFirst()

@@ -124,6 +124,8 @@ public final class Session {
     /// Row timers armed and not yet fired or cancelled.
     var armedRows: Set<RowID> = []
     var nextTicket: UInt64 = 1
+    /// This connection's changes, for `undo`: nil until its first (UndoHistory.swift).
+    var undoHistory: UndoHistory?
     public private(set) var requests: UInt64 = 0
 
     /// A new connection: greets its peer with `hello`.
@@ -139,6 +141,10 @@ public final class Session {
     public func withPendingOutput<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         replies.out.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[replies.head...])) }
     }
+
+    /// How many changes of this connection `undo` can reach; nil while it has made none (no
+    /// history is allocated until then).
+    public var undoableChanges: Int? { undoHistory?.entries.count }
 
     /// How many bytes wait for the socket.
     public var pendingOutput: Int { replies.queued }
@@ -247,10 +253,13 @@ public final class Session {
     ) {
         // A connection told `bye` gets nothing after it.
         guard isOpenForEvents else { return }
+        var answered: CommandReply?
         let filled = replies.fill(command: ticket) { out, reply in
             Self.word(&out, reply, result)
+            answered = reply
         }
         precondition(filled, "client \(config.client): no reply waits for command \(ticket)")
+        if let answered { noteForUndo(answered, result) }
         releaseDue(state, &sink)
         settle()
     }
@@ -438,6 +447,6 @@ extension WireError {
             case .storage: .storage
             case .internal: .internal
             }
-        self.init(code, error.message)
+        self.init(code, error.message, reason: error.reason)
     }
 }

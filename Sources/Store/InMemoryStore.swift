@@ -176,7 +176,7 @@ public final class InMemoryStore: Store {
                     continue
                 }
             }
-            let ce = commit(entry.event, key: entry.command.key)
+            let ce = commit(entry.event, key: entry.command.key, undoes: entry.command.undoes)
             out.committed.append(ce)
             entry.report(.success(ce), into: &out)
         }
@@ -184,13 +184,13 @@ public final class InMemoryStore: Store {
     }
 
     @discardableResult
-    private func commit(_ event: MovieEvent, key: String?) -> CommittedEvent {
+    private func commit(_ event: MovieEvent, key: String?, undoes: UInt64? = nil) -> CommittedEvent {
         let seq = state.lastSeq + 1
         guard let movie = state.apply(event, seq: seq) else {
             preconditionFailure("decided event \(event) does not apply to the committed state")
         }
         lastAt = max(lastAt, SystemClock.wallMicroseconds())
-        let ce = CommittedEvent(seq: seq, kind: event.kind, movie: movie, at: lastAt)
+        let ce = CommittedEvent(seq: seq, kind: event.kind, movie: movie, at: lastAt, undoes: undoes)
         log.append(ce)
         if let key { keys[key] = (seq, event) }
         return ce

@@ -98,10 +98,12 @@ extension SQLiteStore {
         guard !commands.queued.isEmpty, fatal == nil, !recovering, !closed else { return }
         batchToken += 1
         committer.submit(
-            commands.queued.map {
+            commands.queued.map { e in
                 NewEvent(
-                    stream: $0.event.movieID, kind: $0.event.kind,
-                    payload: $0.after.map($0.event.payload(after:)) ?? $0.event.payload, key: $0.command.key)
+                    stream: e.event.movieID, kind: e.event.kind,
+                    payload: e.after.map { e.event.payload(after: $0, undoes: e.command.undoes) }
+                        ?? e.event.payload,
+                    key: e.command.key)
             }, token: batchToken)
         inFlight.append(Batch(token: batchToken, entries: commands.queued))
         commands.queued = []
@@ -147,7 +149,8 @@ extension SQLiteStore {
             guard let movie = state.apply(entry.event, seq: s.seq) else {
                 preconditionFailure("decided event \(entry.event) does not apply to the committed state")
             }
-            let ce = CommittedEvent(seq: s.seq, kind: s.kind, movie: movie, at: s.at)
+            let ce = CommittedEvent(
+                seq: s.seq, kind: s.kind, movie: movie, at: s.at, undoes: entry.command.undoes)
             out.committed.append(ce)
             entry.report(.success(ce), into: &out)
         }

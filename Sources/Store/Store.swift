@@ -100,11 +100,14 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
     /// An I/O error on commit: the daemon must stop taking writes, log at the highest priority
     /// and exit non-zero so systemd restarts it from what is really on disk.
     public var fatal: Bool
+    /// Why, for a `conflict` (always set for one).
+    public var reason: ConflictReason?
 
-    public init(_ code: Code, _ message: String, fatal: Bool = false) {
+    public init(_ code: Code, _ message: String, fatal: Bool = false, reason: ConflictReason? = nil) {
         self.code = code
         self.message = message
         self.fatal = fatal
+        self.reason = reason
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

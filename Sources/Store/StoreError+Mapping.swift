@@ -9,7 +9,7 @@ extension StoreError {
         switch e {
         case .notFound(let m): self.init(.notFound, m)
         case .badRequest(let m): self.init(.badRequest, m)
-        case .conflict(let m): self.init(.conflict, m)
+        case .conflict(let reason, let m): self.init(.conflict, m, reason: reason)
         }
     }
 
@@ -29,7 +29,9 @@ extension StoreError {
     }
 
     static func keyReused(_ key: String) -> StoreError {
-        StoreError(.conflict, "key \(String(reflecting: key)) was already used for a different command")
+        StoreError(
+            .conflict, "key \(String(reflecting: key)) was already used for a different command", reason: .key
+        )
     }
 
     static let closed = StoreError(.internal, "the store is closed")
@@ -46,8 +48,10 @@ extension MovieCommand {
             return title == t && (image ?? id) == i
         case (.toggleWatched(let m), .watchedToggled(let id)),
             (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
-            (.remove(let m), .removed(let id)):
+            (.remove(let m), .removed(let id)), (.restore(let m), .restored(let id)):
             return m == id
+        case (.undo(let u), _):
+            return u.movie == event.movieID && u.compensation.kind == event.kind
         default:
             return false
         }

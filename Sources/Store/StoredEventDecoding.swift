@@ -14,10 +14,11 @@ enum StoredEventDecoding {
         out.reserveCapacity(stored.count)
         var folded: [String: [UInt64: Movie]] = [:]
         for e in stored {
-            if let m = try? MovieEvent.movieAfter(
+            if let r = try? MovieEvent.recorded(
                 stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq)
             {
-                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+                out.append(
+                    CommittedEvent(seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes))
                 continue
             }
             if let m = current(e.stream), m.version == e.seq {

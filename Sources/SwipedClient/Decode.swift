@@ -76,7 +76,8 @@ extension SwipedClient {
         }
         return (
             CommittedEvent(
-                seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0), at
+                seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0,
+                undoes: o.uint("undoes")), at
         )
     }
 

@@ -210,6 +210,23 @@ public final class SwipedClient {
         try mutation(try call("remove", mutationArgs(movie, expect, key)))
     }
 
+    /// Brings a removed movie back; `expect`: the seq of its removal.
+    public func restore(_ movie: String, expect: UInt64? = nil, key: String? = nil) throws(ClientError) -> (
+        seq: UInt64, movie: Movie
+    ) {
+        try mutation(try call("restore", mutationArgs(movie, expect, key)))
+    }
+
+    /// Undoes this connection's latest change not yet undone; `undoes` is that change's seq.
+    public func undo(key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie, undoes: UInt64) {
+        let reply = try call("undo", key.map { [("key", JSON.string($0))] } ?? [])
+        let (seq, movie) = try mutation(reply)
+        guard let undoes = reply.uint("undoes") else {
+            throw ClientError(.protocol, "undo reply without undoes")
+        }
+        return (seq, movie, undoes)
+    }
+
     @discardableResult
     public func subscribe(from: UInt64? = nil) throws(ClientError) -> UInt64 {
         let reply = try call("subscribe", from.map { [("from", JSON.integer($0))] } ?? [])

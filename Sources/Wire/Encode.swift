@@ -60,6 +60,10 @@ public enum Encode {
         out.string(error.code.rawValue)
         out.literal(#","message":"#)
         out.string(error.message)
+        if let reason = error.reason {
+            out.literal(#","reason":"#)
+            out.string(reason.name)
+        }
         out.bytes.append(UInt8(ascii: "}"))
     }
 
@@ -70,12 +74,19 @@ public enum Encode {
         end(&out)
     }
 
-    public static func mutation(_ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie) {
+    /// `{"ok":true,"seq":N,"movie":M}`, and `"undoes":S` for the event of an `undo`.
+    public static func mutation(
+        _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64? = nil
+    ) {
         begin(&out, id: id, ok: true)
         key(&out, "seq")
         out.uint64(seq)
         key(&out, "movie")
         self.movie(&out, movie)
+        if let undoes {
+            key(&out, "undoes")
+            out.uint64(undoes)
+        }
         end(&out)
     }
 
@@ -280,7 +291,12 @@ public enum Encode {
         movie(&out, e.movie)
         out.literal(#","at":""#)
         RFC3339.append(microsecondsSinceEpoch: e.at, to: &out.bytes)
-        out.literal(#""}"#)
+        out.bytes.append(UInt8(ascii: "\""))
+        if let undoes = e.undoes {
+            key(&out, "undoes")
+            out.uint64(undoes)
+        }
+        out.bytes.append(UInt8(ascii: "}"))
     }
 
     /// A Row object in `form`: the compact form stops after `buttons`.

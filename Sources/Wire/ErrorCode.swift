@@ -1,5 +1,6 @@
 // The protocol's error codes (protocol.md, "Errors"). A program switches on the code; a person
 // reads the message, which always says what was wrong in plain words.
+import Movies
 
 public enum ErrorCode: String, Sendable, CaseIterable {
     case badJSON = "bad-json"
@@ -24,7 +25,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .unknownOp: "op names no op; send {\"op\":\"help\"}"
         case .notFound: "no movie with that id (never existed or removed)"
         case .conflict:
-            "expect is not the movie's version; or an idempotency key reused for a different command"
+            "the state is not what the request expects; reason says why: version, key, not-removed, nothing-to-undo, changed-since"
         case .notRevealed: "tap on an action whose button is not showing on that row"
         case .tooLarge: "the line was longer than --max-line"
         case .storage: "the disk refused the write (for example, full): nothing was written, try again later"
@@ -35,13 +36,40 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     }
 }
 
+extension ConflictReason {
+    /// The protocol's spelling (the error object's `reason`).
+    public var name: String {
+        switch self {
+        case .version: "version"
+        case .key: "key"
+        case .notRemoved: "not-removed"
+        case .nothingToUndo: "nothing-to-undo"
+        case .changedSince: "changed-since"
+        }
+    }
+
+    /// What the reason means, in a sentence (protocol.md, "Errors"; `help` prints it).
+    public var summary: String {
+        switch self {
+        case .version: "expect is not the movie's version"
+        case .key: "an idempotency key reused for a different command"
+        case .notRemoved: "restore of a movie that is not removed"
+        case .nothingToUndo: "undo with no change of this connection left to undo"
+        case .changedSince: "undo of a change after which someone else changed the movie; nothing is written"
+        }
+    }
+}
+
 public struct WireError: Error, Equatable, Sendable {
     public var code: ErrorCode
     public var message: String
+    /// Why, for a `conflict` (the error object's `reason`).
+    public var reason: ConflictReason?
 
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, reason: ConflictReason? = nil) {
         self.code = code
         self.message = message
+        self.reason = reason
     }
 
     public static func badRequest(_ message: String) -> WireError { WireError(.badRequest, message) }

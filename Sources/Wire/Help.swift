@@ -3,6 +3,7 @@
 // documents its shape. The bytes are made once: the declaration does not change while the
 // daemon runs.
 import JSONCodec
+import Movies
 
 extension Encode {
     public static func help(_ out: inout JSONWriter, id: [UInt8]?) {
@@ -38,6 +39,13 @@ enum Help {
         list(&out, ErrorCode.allCases) { out, code in
             out.field("code", code.rawValue)
             out.field("summary", code.summary)
+            if code == .conflict {
+                out.key("reasons")
+                list(&out, ConflictReason.allCases) { out, reason in
+                    out.field("reason", reason.name)
+                    out.field("summary", reason.summary)
+                }
+            }
         }
         out.literal(#","events":"#)
         list(&out, Schema.events) { out, event in

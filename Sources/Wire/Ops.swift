@@ -22,7 +22,9 @@ public final class OpSpec: Sendable {
         case ping, help, options, list, add
         case toggleWatched = "toggle-watched"
         case toggleWatchedWithFriends = "toggle-watched-with-friends"
-        case remove, subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
+        case remove
+        case restore, undo
+        case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
     }
 
     public let name: String
@@ -88,6 +90,17 @@ public enum Ops {
         OpSpec(
             name: "remove", scope: .state, mutates: true, args: [movie, expect, key],
             summary: "removes the movie; the reply carries its last state"),
+        OpSpec(
+            name: "restore", scope: .state, mutates: true,
+            args: [
+                movie,
+                ArgSpec.sequence("expect", "fail with conflict unless the movie was removed at this seq"),
+                key,
+            ],
+            summary: "brings a removed movie back as it was, at its place in the list"),
+        OpSpec(
+            name: "undo", scope: .state, mutates: true, args: [key],
+            summary: "undoes this connection's latest change not yet undone, with a compensating event"),
         OpSpec(
             name: "subscribe", scope: .state, mutates: false,
             args: [

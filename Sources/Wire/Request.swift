@@ -39,6 +39,9 @@ public enum Request: Equatable, Sendable {
     case toggleWatched(movie: String, options: MutationOptions)
     case toggleWatchedWithFriends(movie: String, options: MutationOptions)
     case remove(movie: String, options: MutationOptions)
+    case restore(movie: String, options: MutationOptions)
+    /// `options.key` only: an undo expects nothing the client names.
+    case undo(options: MutationOptions)
     case subscribe(from: UInt64?)
     case unsubscribe
     case history(from: UInt64, limit: Int)
@@ -241,6 +244,8 @@ struct Arguments {
             return .tap(movie: try string("movie")!, action: try string("action")!)
         case .close: return .close(movie: try string("movie"))
         case .rows: return .rows
+        case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())
+        case .undo: return .undo(options: MutationOptions(key: try string("key")))
         }
     }
 

@@ -83,11 +83,15 @@ public enum Schema {
                 .string(values: [
                     MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled,
                     MovieEvent.Kind.watchedWithFriendsToggled, MovieEvent.Kind.removed,
+                    MovieEvent.Kind.restored,
                 ]), required: true, "what happened; a client shows a kind it does not know by its movie"),
             ArgSpec(
                 "movie", .object("movie"), required: true,
                 "the movie right after it (removed: its last state)"),
             ArgSpec("at", .string(), required: true, "when it was stored: RFC 3339, UTC, microseconds"),
+            ArgSpec(
+                "undoes", .integer(min: 1),
+                "the seq of the event this one compensates (written by undo); left out otherwise"),
         ])
 
     static let row = ObjectSpec(

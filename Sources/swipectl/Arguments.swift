@@ -9,6 +9,8 @@ enum Command: Equatable {
     case toggleWatched(movie: String)
     case toggleFriends(movie: String)
     case remove(movie: String)
+    /// MOVIE is the id of a removed movie (removed movies are not in `list` to match titles in).
+    case restore(movie: String)
     /// `once`: end when the daemon goes away instead of connecting again.
     case watch(from: UInt64?, once: Bool)
     case history(from: UInt64?, limit: UInt64?)
@@ -52,6 +54,7 @@ enum Arguments {
         ("toggle-watched", ["MOVIE"], []),
         ("toggle-friends", ["MOVIE"], []),
         ("remove", ["MOVIE"], []),
+        ("restore", ["MOVIE"], []),
         ("watch", [], ["--from", "--once"]),
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
@@ -144,6 +147,7 @@ enum Arguments {
         case "toggle-watched": command = .toggleWatched(movie: operand)
         case "toggle-friends": command = .toggleFriends(movie: operand)
         case "remove": command = .remove(movie: operand)
+        case "restore": command = .restore(movie: operand)
         case "watch":
             command = .watch(from: try number("--from", values["--from"]), once: values["--once"] != nil)
         case "history":

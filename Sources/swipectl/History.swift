@@ -36,14 +36,20 @@ enum History {
         Output.out(text)
     }
 
-    /// What an event did, from its kind and the movie right after it.
+    /// What an event did, from its kind and the movie right after it, and what it undid.
     static func change(_ event: CommittedEvent) -> String {
+        guard let undoes = event.undoes else { return what(event) }
+        return "\(what(event)) (undoes \(undoes))"
+    }
+
+    private static func what(_ event: CommittedEvent) -> String {
         switch event.kind {
         case MovieEvent.Kind.added: return "added"
         case MovieEvent.Kind.watchedToggled: return event.movie.watched ? "watched" : "unwatched"
         case MovieEvent.Kind.watchedWithFriendsToggled:
             return event.movie.watchedWithFriends ? "watched with friends" : "unwatched with friends"
         case MovieEvent.Kind.removed: return "removed"
+        case MovieEvent.Kind.restored: return "restored"
         default: return event.kind
         }
     }

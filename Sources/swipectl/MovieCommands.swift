@@ -1,4 +1,4 @@
-// list, add, toggle-watched, toggle-friends, remove.
+// list, add, toggle-watched, toggle-friends, remove, restore.
 import JSONCodec
 import Movies
 import SwipedClient
@@ -55,6 +55,14 @@ enum MovieCommands {
             session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
         if session.json { return }
         Output.out("Removed \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
+    }
+
+    /// MOVIE is the id of a removed movie, sent as is: a removed movie is not in `list`, whose
+    /// titles a name is matched against.
+    static func restore(_ session: Session, _ id: String) throws(Failure) {
+        let (seq, movie) = try mutation(session, "restore", [("movie", .string(id))])
+        if session.json { return }
+        Output.out("Restored \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
     /// 👁 and 👥 for the flags that are set, or nothing.

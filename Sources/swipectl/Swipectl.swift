@@ -27,6 +27,7 @@ enum Swipectl {
         case .toggleWatched(let movie): try MovieCommands.toggle(session, .watched, movie)
         case .toggleFriends(let movie): try MovieCommands.toggle(session, .friends, movie)
         case .remove(let movie): try MovieCommands.remove(session, movie)
+        case .restore(let movie): try MovieCommands.restore(session, movie)
         case .watch(let from, let once): try Watch.run(session, from: from, once: once)
         case .history(let from, let limit): try History.run(session, from: from, limit: limit)
         case .call(let line): try Call.run(session, line: line)

@@ -12,6 +12,7 @@ enum Usage {
           toggle-watched MOVIE      flip the movie's watched flag
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
           remove MOVIE              remove the movie
+          restore MOVIE             bring a removed movie back as it was (MOVIE: its id)
           watch [--from SEQ] [--once]
                                     print every change as it happens, until Ctrl-C
                                     (with --from, first the changes after SEQ); when

@@ -162,6 +162,16 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertTrue(again.standardError.hasPrefix("swipectl: not-found: "), again.standardError)
     }
 
+    func testRestoreBringsARemovedMovieBackByItsID() throws {
+        XCTAssertEqual(try ok("remove", "se7"), "Removed seven \"Se7en\" (seq 11).\n")
+        XCTAssertEqual(try ok("restore", "seven"), "Restored seven \"Se7en\" (seq 12).\n")
+        XCTAssertEqual(try movies()["seven"]?["version"] as? Int, 12)
+        let again = try swipectl("restore", "seven")
+        XCTAssertEqual(again.status, .exited(1))
+        XCTAssertEqual(again.standardError, "swipectl: conflict: movie \"seven\" is not removed\n")
+        XCTAssertTrue(try ok("history", "--from", "11").contains("restored  seven  Se7en"))
+    }
+
     // MARK: watch
 
     func testWatchPrintsChangesByAnotherClientAndExitsZeroOnSIGINT() throws {
@@ -309,7 +319,8 @@ final class SwipectlTests: DaemonTestCase {
             help.standardOutput.hasPrefix("Usage: swipectl [--socket PATH] [--json] COMMAND"),
             help.standardOutput)
         for command in [
-            "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE", "watch",
+            "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE",
+            "restore MOVIE", "watch",
             "history", "swipe MOVIE --dx POINTS", "swipe MOVIE --open", "call JSON", "help", "Exit status",
         ] {
             XCTAssertTrue(help.standardOutput.contains(command), command)

@@ -539,6 +539,130 @@ final class SessionTests: XCTestCase {
             ])
         XCTAssertEqual(h.exchange(#"{"op":"options"}"#), [#"{"ok":true,"options":{"rows":"full"}}"#])
     }
+
+    // MARK: - Undo (issue 14)
+
+    private func error(_ line: String, _ h: SessionHarness) -> [String: Any] {
+        h.json(line)["error"] as? [String: Any] ?? [:]
+    }
+
+    func testUndoWalksBackThroughThisConnectionsOwnChanges() {
+        let h = harness()
+        XCTAssertNil(h.session.undoableChanges, "no history before the first change")
+        _ = h.exchange(#"{"op":"list"}"#)
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix","expect":1}"#)
+        XCTAssertNil(h.session.undoableChanges, "nor after a refused one")
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        XCTAssertEqual(h.session.undoableChanges, 1)
+        _ = h.exchange(#"{"op":"add","title":"Alien"}"#)
+        _ = h.exchange(#"{"op":"remove","movie":"seven"}"#)
+        let first = h.json(h.exchange(#"{"op":"undo","id":1}"#)[0])
+        XCTAssertEqual(first["id"] as? Int, 1)
+        XCTAssertEqual(first["seq"] as? Int, 14)
+        XCTAssertEqual(first["undoes"] as? Int, 13)
+        XCTAssertEqual((first["movie"] as? [String: Any])?["id"] as? String, "seven")
+        let second = h.json(h.exchange(#"{"op":"undo"}"#)[0])
+        XCTAssertEqual(second["undoes"] as? Int, 12)
+        XCTAssertEqual((second["movie"] as? [String: Any])?["id"] as? String, "alien")
+        let third = h.json(h.exchange(#"{"op":"undo"}"#)[0])
+        XCTAssertEqual(third["undoes"] as? Int, 11)
+        XCTAssertEqual((third["movie"] as? [String: Any])?["watched"] as? Bool, false)
+        XCTAssertEqual(
+            h.exchange(#"{"op":"undo","id":2}"#),
+            [
+                #"{"id":2,"ok":false,"error":{"code":"conflict","message":"this connection has no change left to undo","reason":"nothing-to-undo"}}"#
+            ])
+        let ids: [String] = h.store.withState { state in state.movies.map { $0.id } }
+        XCTAssertEqual(ids, MovieState.seedCatalogue.map { $0.movieID })
+        XCTAssertEqual(h.store.movie("matrix")?.watched, false)
+        XCTAssertEqual(h.store.latestSeq, 16, "the nothing-to-undo wrote nothing")
+    }
+
+    func testUndoAfterSomeoneElsesChangeIsAConflictAndTheNextWalksPastIt() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"seven"}"#)
+        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        other.nextToken = 1000
+        _ = other.read()
+        _ = other.exchange(#"{"op":"toggle-watched-with-friends","movie":"seven"}"#)
+        XCTAssertEqual(h.store.latestSeq, 13)
+        let refused = h.exchange(#"{"op":"undo"}"#)
+        XCTAssertEqual(
+            refused,
+            [
+                #"{"ok":false,"error":{"code":"conflict","message":"movie \"seven\" was changed by someone else since (at seq 13); seq 12 is not undone","reason":"changed-since"}}"#
+            ])
+        XCTAssertEqual(h.store.latestSeq, 13, "nothing written")
+        let next = h.json(h.exchange(#"{"op":"undo"}"#)[0])
+        XCTAssertEqual(next["undoes"] as? Int, 11, "the refused change is dropped: it can never be undone")
+        XCTAssertEqual(error(h.exchange(#"{"op":"undo"}"#)[0], h)["reason"] as? String, "nothing-to-undo")
+        // The other connection's own history is its own.
+        XCTAssertEqual(other.json(other.exchange(#"{"op":"undo"}"#)[0])["undoes"] as? Int, 13)
+    }
+
+    func testUndoingTwoChangesOfOneMovieExpectsItsOwnUndoInBetween() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        _ = h.exchange(#"{"op":"remove","movie":"matrix"}"#)
+        _ = h.exchange(#"{"op":"undo"}"#)
+        let back = h.json(h.exchange(#"{"op":"undo"}"#)[0])
+        XCTAssertEqual(back["seq"] as? Int, 14)
+        XCTAssertEqual(back["undoes"] as? Int, 11)
+        XCTAssertEqual(h.store.movie("matrix")?.watched, false)
+        XCTAssertEqual(h.store.movie("matrix")?.version, 14)
+    }
+
+    func testUndoCoversFiredBoundActionsAndWaitsForTheChangesPipelinedBeforeIt() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"drag","movie":"matrix","dx":250}"#)
+        let fired = h.json(h.exchange(#"{"op":"release","movie":"matrix"}"#)[0])
+        XCTAssertEqual((fired["fired"] as? [String: Any])?["seq"] as? Int, 11)
+        h.receive(
+            #"{"op":"toggle-watched-with-friends","movie":"seven"}"# + "\n" + #"{"op":"undo"}"# + "\n"
+                + #"{"op":"undo"}"# + "\n")
+        h.settle()
+        let lines: [[String: Any]] = h.read().map { h.json($0) }.filter { $0["ok"] != nil }
+        let seqs: [Int?] = lines.map { $0["seq"] as? Int }
+        let undoes: [Int?] = lines.map { $0["undoes"] as? Int }
+        XCTAssertEqual(seqs, [12, 13, 14])
+        XCTAssertEqual(undoes, [nil, 12, 11])
+        XCTAssertEqual(h.store.movie("matrix")?.watched, false)
+        XCTAssertEqual(h.store.movie("seven")?.watchedWithFriends, false)
+    }
+
+    func testUndoKeepsTheLast100ChangesAndIsForbiddenToANonWriter() {
+        let h = harness()
+        for _ in 0..<105 { h.send(#"{"op":"toggle-watched","movie":"matrix"}"#) }
+        h.settle()
+        XCTAssertEqual(h.read().count, 105)
+        XCTAssertEqual(h.session.undoableChanges, 100)
+        let reader = harness(mayWrite: false, writersGroup: "w")
+        XCTAssertEqual(error(reader.exchange(#"{"op":"undo"}"#)[0], reader)["code"] as? String, "forbidden")
+        XCTAssertNil(reader.session.undoableChanges)
+    }
+
+    func testRestoreGoesThroughTheStoreAndAConflictSaysWhy() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"remove","movie":"seven"}"#)
+        let back = h.json(h.exchange(#"{"op":"restore","movie":"seven","expect":11}"#)[0])
+        XCTAssertEqual(back["seq"] as? Int, 12)
+        XCTAssertNil(back["undoes"])
+        XCTAssertEqual(
+            h.exchange(#"{"op":"restore","movie":"seven"}"#),
+            [
+                #"{"ok":false,"error":{"code":"conflict","message":"movie \"seven\" is not removed","reason":"not-removed"}}"#
+            ])
+        XCTAssertEqual(
+            error(h.exchange(#"{"op":"toggle-watched","movie":"seven","expect":3}"#)[0], h)["reason"]
+                as? String,
+            "version")
+        XCTAssertEqual(
+            error(h.exchange(#"{"op":"restore","movie":"alien"}"#)[0], h)["code"] as? String, "not-found")
+        // An undo of a restore removes it again.
+        XCTAssertEqual(h.json(h.exchange(#"{"op":"undo"}"#)[0])["undoes"] as? Int, 12)
+        XCTAssertNil(h.store.movie("seven"))
+    }
 }
 
 /// Commits commands as another client of the same store would.
@@ -556,4 +680,5 @@ struct InMemoryStoreDriver {
 
     func toggle(_ movie: String) -> CommittedEvent { commit(MovieCommand(.toggleWatched(movie: movie))) }
     func remove(_ movie: String) -> CommittedEvent { commit(MovieCommand(.remove(movie: movie))) }
+
 }

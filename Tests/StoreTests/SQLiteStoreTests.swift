@@ -348,6 +348,53 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(store.stateCopy.removedAt, ["matrix": 11])
     }
 
+    /// A snapshot written by a build from before issue 14 (MVS2) has when movies were removed
+    /// but not what they were: ignored, the log replayed, and a removed movie restored as it was
+    /// and where it was, the undone seq of an undo read back from the log; the same after the
+    /// next start, from the MVS3 snapshot taken on close.
+    func testAnMVS2SnapshotIsIgnoredAndRestoreWorksAfterARestart() throws {
+        let dir = tempDir()
+        do {
+            let store = try SQLiteStore.open(directory: dir)
+            _ = store.submitOK(MovieCommand(.toggleWatchedWithFriends(movie: "matrix")))
+            _ = store.submitOK(MovieCommand(.remove(movie: "matrix")))
+            _ = store.submitOK(MovieCommand(.remove(movie: "inception")))
+            store.close()
+        }
+        let log = try EventLog(path: dir + "/events.sqlite3")
+        let state = try fullFold(dir)
+        var mvs2 = Self.mvs1(state, removed: [])
+        mvs2.replaceSubrange(0..<4, with: Array("MVS2".utf8))
+        try log.saveSnapshot(seq: 13, data: mvs2)
+        log.close()
+        do {
+            let store = try SQLiteStore.open(directory: dir)
+            XCTAssertEqual(store.startup.replayed, 13)
+            XCTAssertTrue(store.startup.snapshotIgnored?.contains("MVS2") == true, "\(store.startup)")
+            XCTAssertEqual(store.stateCopy, state)
+            let back = store.submitOK(MovieCommand(.restore(movie: "matrix"), expect: 12))
+            XCTAssertEqual(
+                back?.movie,
+                Movie(
+                    id: "matrix", title: "The Matrix", image: "matrix", watchedWithFriends: true, version: 14)
+            )
+            store.close()
+        }
+        let store = try SQLiteStore.open(directory: dir)
+        defer { store.close() }
+        XCTAssertEqual(store.startup.snapshotSeq, 14)
+        XCTAssertEqual(store.stateCopy, try fullFold(dir))
+        XCTAssertEqual(
+            store.stateCopy.movies.map(\.id).prefix(5).last, "matrix", "inception is still removed")
+        let undo = Undo(movie: "inception", original: 13, compensation: .restore, version: 13)
+        XCTAssertEqual(store.submitOK(MovieCommand(.undo(undo)))?.undoes, 13)
+        store.close()
+        let again = try SQLiteStore.open(directory: dir)
+        defer { again.close() }
+        XCTAssertEqual(try again.events(after: 14, limit: 1).first?.undoes, 13)
+        XCTAssertEqual(again.stateCopy.movies.map(\.id), MovieState.seedCatalogue.map(\.movieID))
+    }
+
     /// The MVS1 format: magic, lastSeq, the movies, then the removed ids alone (big-endian
     /// integers, strings as a u32 length and UTF-8).
     private static func mvs1(_ state: MovieState, removed: [String]) -> [UInt8] {
