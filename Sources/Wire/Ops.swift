@@ -23,6 +23,7 @@ public final class OpSpec: Sendable {
         case toggleWatched = "toggle-watched"
         case toggleWatchedWithFriends = "toggle-watched-with-friends"
         case remove, subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
+        case open, perform
     }
 
     public let name: String
@@ -156,6 +157,19 @@ public enum Ops {
         OpSpec(
             name: "rows", scope: .swipe, mutates: false, args: [],
             summary: "every row of this client that is not closed"),
+        OpSpec(
+            name: "open", scope: .swipe, mutates: false,
+            args: [
+                movie,
+                ArgSpec(
+                    "edge", .string(values: Edge.allCases.map(\.rawValue)), required: true,
+                    "the edge to reveal; it must have buttons"),
+            ],
+            summary: "opens the row on an edge, as a swipe would, closing this client's other rows"),
+        OpSpec(
+            name: "perform", scope: .swipe, mutates: true,
+            args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
+            summary: "fires an action as a tap on its button would, without it showing"),
     ]
 
     /// The op of `kind` (the table has one per kind; `OpSpec.init` checks the names).

@@ -110,6 +110,9 @@ final class PropertyTests: XCTestCase {
             case .fired:
                 check(abs(state.offset) == r, "fired but not at ±R")
                 check(state.restingOffset == state.offset, "fired but not resting")
+            case .confirming:
+                check(s == min(l * w, r) || s == -min(t * w, r), "confirming away from L·W / −T·W")
+                check(state.pending != nil, "confirming without its action")
             case .dragging, .closed:
                 break
             }

@@ -87,7 +87,7 @@ struct RandomSession {
                 switch effect {
                 case let .schedule(.close(row), after): pending[row] = time + after
                 case let .cancel(.close(row)): pending[row] = nil
-                case .fire, .closed: break
+                case .fire, .closed, .pending, .schedule(.confirmTimeout, _), .cancel(.confirmTimeout): break
                 }
             }
         case let .failure(error):

@@ -257,6 +257,9 @@ extension Recording {
             case let .close(row): return "close \(row ?? "*")"
             case let .timerFired(row): return "timer \(row)"
             case let .rowRemoved(row): return "remove \(row)"
+            case let .open(row, edge): return "open \(row) \(edge.rawValue)"
+            case let .perform(row, action): return "perform \(row) \(action)"
+            case let .confirmTimedOut(row): return "confirm-timer \(row)"
             }
         }
     }
@@ -274,10 +277,15 @@ extension Recording {
             case let .schedule(.close(row), after): return "effect schedule close \(row) \(format(after))"
             case let .cancel(.close(row)): return "effect cancel close \(row)"
             case let .closed(row): return "effect closed \(row)"
+            case let .pending(row, action): return "effect pending \(row) \(action)"
+            case let .schedule(.confirmTimeout(row), after):
+                return "effect schedule confirm \(row) \(format(after))"
+            case let .cancel(.confirmTimeout(row)): return "effect cancel confirm \(row)"
             }
         case let .error(.notRevealed(row, action)): return "error not-revealed \(row) \(action)"
         case let .error(.unknownAction(row, action)): return "error unknown-action \(row) \(action)"
         case let .error(.firing(row, action)): return "error firing \(row) \(action)"
+        case let .error(.noButtons(row, edge)): return "error no-buttons \(row) \(edge.rawValue)"
         case let .render(row, edge, full, buttons):
             return (["render", row, edge?.rawValue ?? "none"] + (full ? ["full"] : []) + buttons)
                 .joined(separator: " ")

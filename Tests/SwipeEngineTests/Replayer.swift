@@ -63,7 +63,7 @@ struct Replayer {
             switch effect {
             case let .schedule(.close(row), after): pending[row] = step.time + after
             case let .cancel(.close(row)): pending[row] = nil
-            case .fire, .closed: break
+            case .fire, .closed, .pending, .schedule(.confirmTimeout, _), .cancel(.confirmTimeout): break
             }
         }
         outcomes.append(outcome)

@@ -62,13 +62,14 @@ final class RequestFastPathTests: XCTestCase {
                 taken += 1
             } else {
                 XCTAssertTrue(
-                    [.options, .add, .subscribe, .history, .viewport, .configure].contains(op.kind), op.name)
+                    [.options, .add, .subscribe, .history, .viewport, .configure, .open, .perform].contains(
+                        op.kind), op.name)
             }
             var near = name
             near[near.count - 1] ^= 1
             XCTAssertNil(near.withUnsafeBufferPointer { RequestDecoder.fastOp($0, word: FlatWord.of(near)) })
         }
-        XCTAssertEqual(taken, Ops.all.count - 6)
+        XCTAssertEqual(taken, Ops.all.count - 8)
     }
 
     func testValidHotRequestsTakeTheFastPathAndMeanTheSame() {
