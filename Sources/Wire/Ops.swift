@@ -149,7 +149,9 @@ public enum Ops {
         OpSpec(
             name: "tap", scope: .swipe, mutates: true,
             args: [movie, ArgSpec.text("action", required: true, "a revealed button's action")],
-            summary: "taps a revealed button: fires its action and closes the row"),
+            summary:
+                "taps a revealed button: fires its action and closes the row (an action that asks to confirm waits for a second tap)"
+        ),
         OpSpec(
             name: "close", scope: .swipe, mutates: false,
             args: [ArgSpec.text("movie", "movie id (left out: every row)")],
