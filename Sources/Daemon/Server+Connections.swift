@@ -288,8 +288,9 @@ extension Server {
             c.timers[timer] = made
         } catch {
             switch timer {
-            case .closeRow, .retryCatchUp:
-                // Now rather than never: a fired row closes at once, a failed read is retried.
+            case .closeRow, .confirmRow, .retryCatchUp:
+                // Now rather than never: a fired row closes at once, a confirmation is cancelled
+                // at once (nothing fires), a failed read is retried.
                 journal.log(
                     .err, "cannot create a timer, firing it now",
                     [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
@@ -347,6 +348,7 @@ extension SessionTimer {
     var description: String {
         switch self {
         case .closeRow: "close-row"
+        case .confirmRow: "confirm-row"
         case .goodbye: "goodbye"
         case .retryCatchUp: "catch-up-retry"
         }

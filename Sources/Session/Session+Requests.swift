@@ -81,6 +81,10 @@ extension Session {
             gesture({ .released(row: $0, dx: dx, vx: vx) }, movie: movie, id: id, op: op, state, &sink)
         case .tap(let movie, let action):
             gesture({ .tapped(row: $0, action: action) }, movie: movie, id: id, op: op, state, &sink)
+        case .open(let movie, let edge):
+            gesture({ .open(row: $0, edge: edge) }, movie: movie, id: id, op: op, state, &sink)
+        case .perform(let movie, let action):
+            gesture({ .perform(row: $0, action: action) }, movie: movie, id: id, op: op, state, &sink)
         }
     }
 

@@ -1,6 +1,6 @@
 // The ops on this client's own swipe engine, and the engine's effects: timers for the close
-// after a full swipe, `row` events for rows the server changed, and bound actions turned into
-// movie commands.
+// after a full swipe and for a confirmation's timeout, `row` events for rows the server changed,
+// and bound actions turned into movie commands.
 import Movies
 import Store
 import SwipeEngine
@@ -109,11 +109,12 @@ extension Session {
         replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
     }
 
-    /// Any gesture (drag, release, tap) on the general path. A refused input leaves the row
-    /// exactly as it was: the engine guarantees it for its own errors (not revealed); for
-    /// `forbidden`, decided only once the engine says a bound action fired, a peer that may not
-    /// write runs the reducer on a copy (a writer's list is changed in place: copying it would
-    /// copy its rows).
+    /// Any gesture (drag, release, tap, open, perform) on the general path. A refused input
+    /// leaves the row exactly as it was: the engine guarantees it for its own errors (not
+    /// revealed); for `forbidden`, decided only once the engine says a bound action fired or now
+    /// waits for its confirmation (rule 10: a peer that may not write is refused where the
+    /// confirmation would start, not after it), a peer that may not write runs the reducer on a
+    /// copy (a writer's list is changed in place: copying it would copy its rows).
     func gesture(
         _ makeInput: (RowID) -> Input, movie asked: String, id: [UInt8]?, op: String,
         _ state: borrowing MovieState, _ sink: inout SessionActions
@@ -136,13 +137,26 @@ extension Session {
             return reply(id: id, op: op, error: Self.wireError(error), &sink)
         }
         var fired: String?
-        for case .fire(_, let action) in effects { fired = action }
+        var pending: String?
+        for effect in effects {
+            switch effect {
+            case .fire(_, let action): fired = action
+            case .pending(_, let action): pending = action
+            case .schedule, .cancel, .closed: break
+            }
+        }
         let command = fired.flatMap { BoundAction.command(for: $0, movie: movie) }
-        if command != nil && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
+        let bound = command != nil || pending.flatMap { BoundAction.command(for: $0, movie: movie) } != nil
+        if bound && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
         if let copy { list = copy }
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         let row = list.render(movie, flags: data.flags)
         let form = rowForm
+        if let pending {
+            return replies.send {
+                Encode.row(&$0, id: id, row: row, form: form, fired: .pending(action: pending))
+            }
+        }
         guard let fired else {
             return replies.send { Encode.row(&$0, id: id, row: row, form: form, fired: nil) }
         }
@@ -176,6 +190,8 @@ extension Session {
                 .notRevealed,
                 "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
             )
+        case .noButtons(_, let edge):
+            .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
         }
     }
 
@@ -201,13 +217,16 @@ extension Session {
     {
         for effect in effects {
             switch effect {
-            case .fire:
+            case .fire, .pending:
                 break
             case .schedule(.close(let row), let seconds):
                 armedRows.insert(row)
                 sink.append(.arm(.closeRow(row), microseconds: UInt64(seconds * 1_000_000)))
-            case .cancel(.close(let row)):
-                cancelTimer(row, &sink)
+            case .schedule(.confirmTimeout(let row), let seconds):
+                armedConfirms.insert(row)
+                sink.append(.arm(.confirmRow(row), microseconds: UInt64(seconds * 1_000_000)))
+            case .cancel(let timer):
+                cancelTimer(timer, &sink)
             case .closed(let row):
                 if report { pushRow(row, state) }
             }
@@ -221,25 +240,31 @@ extension Session {
         for effect in effects {
             switch effect {
             case .closed(let row): closed.append(row)
-            case .cancel(.close(let row)): cancelTimer(row, &sink)
-            case .fire, .schedule:
+            case .cancel(let timer): cancelTimer(timer, &sink)
+            case .fire, .schedule, .pending:
                 preconditionFailure("client \(config.client): closing rows gave \(effect)")
             }
         }
         return closed
     }
 
-    private func cancelTimer(_ row: RowID, _ sink: inout SessionActions) {
-        if armedRows.remove(row) != nil { sink.append(.cancel(.closeRow(row))) }
+    private func cancelTimer(_ timer: TimerRequest, _ sink: inout SessionActions) {
+        switch timer {
+        case .close(let row):
+            if armedRows.remove(row) != nil { sink.append(.cancel(.closeRow(row))) }
+        case .confirmTimeout(let row):
+            if armedConfirms.remove(row) != nil { sink.append(.cancel(.confirmRow(row))) }
+        }
     }
 
     /// A `row` event goes in line with the replies (not ahead of them like movie events): a
     /// client applying messages in order must not see a row's close before the reply that fired
     /// it, when that reply still waits for its commit.
-    func pushRow(_ row: RowID, _ state: borrowing MovieState) {
+    /// `timedOut`: the row closed because its confirmation timed out (rule 10).
+    func pushRow(_ row: RowID, _ state: borrowing MovieState, timedOut: Bool = false) {
         let render = render(row, state)
         let form = rowForm
-        replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: false) }
+        replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: false, timedOut: timedOut) }
     }
 
     /// `configure`: no arguments is the movie layout; otherwise a whole new layout.

@@ -123,6 +123,8 @@ public final class Session {
     var subscriptionGeneration: UInt64 = 0
     /// Row timers armed and not yet fired or cancelled.
     var armedRows: Set<RowID> = []
+    /// The rows whose confirmation timer (`SessionTimer.confirmRow`) is armed.
+    var armedConfirms: Set<RowID> = []
     var nextTicket: UInt64 = 1
     /// This connection's changes, for `undo`: nil until its first (UndoHistory.swift).
     var undoHistory: UndoHistory?
@@ -309,6 +311,13 @@ public final class Session {
             guard isOpenForEvents else { return }
             apply(list.timerFired(row: row), report: true, state, &sink)
             pushRow(row, state)
+        case .confirmRow(let row):
+            guard armedConfirms.remove(row) != nil else {
+                preconditionFailure("client \(config.client): confirm timer of \(row), which was not armed")
+            }
+            guard isOpenForEvents else { return }
+            apply(list.confirmTimedOut(row: row), report: true, state, &sink)
+            pushRow(row, state, timedOut: true)
         case .retryCatchUp:
             if subscription?.catchUp == .retryArmed { subscription?.catchUp = .idle }
             catchUp(state, &sink)

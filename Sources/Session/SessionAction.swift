@@ -27,6 +27,8 @@ public enum SessionAction: Equatable, Sendable {
 public enum SessionTimer: Hashable, Sendable {
     /// Close a `fired` row (the engine's 0.5 s close after a full swipe).
     case closeRow(RowID)
+    /// Cancel a `confirming` row's confirmation (the engine's 3 s, rule 10).
+    case confirmRow(RowID)
     /// Close a connection that has not read its `bye` in time.
     case goodbye
     /// Read the log again for a subscriber whose catch-up read failed.

@@ -12,10 +12,15 @@ public struct ActionSpec: Equatable, Sendable {
     public var role: Role?
     public var activeLabel: String?
     public var activeIcon: String?
+    /// Rule 10: where this action would fire, the row asks to confirm it first.
+    public var confirm: Bool
+    /// The confirming button's label; nil = `Rules.defaultConfirmLabel`.
+    public var confirmLabel: String?
 
     public init(
         action: String, label: String? = nil, icon: String? = nil, tint: String? = nil,
-        role: Role? = nil, activeLabel: String? = nil, activeIcon: String? = nil
+        role: Role? = nil, activeLabel: String? = nil, activeIcon: String? = nil, confirm: Bool = false,
+        confirmLabel: String? = nil
     ) {
         self.action = action
         self.label = label
@@ -24,7 +29,12 @@ public struct ActionSpec: Equatable, Sendable {
         self.role = role
         self.activeLabel = activeLabel
         self.activeIcon = activeIcon
+        self.confirm = confirm
+        self.confirmLabel = confirmLabel
     }
+
+    /// The label of the confirming button (rule 10).
+    public var effectiveConfirmLabel: String { confirmLabel ?? Rules.defaultConfirmLabel }
 
     /// `tint`, or red for a destructive action, or gray.
     public var effectiveTint: String {

@@ -31,4 +31,8 @@ public enum Phase: String, Sendable, Hashable, CaseIterable {
     case open
     /// A full swipe fired the outermost action; the row waits for its close timer (rule 5).
     case fired
+    /// An action that asks to confirm would have fired: the row rests at its edge's open offset
+    /// with that one button, labelled `confirmLabel`, until a tap confirms it or anything else
+    /// (or `Rules.confirmTimeout`) cancels it (rule 10).
+    case confirming
 }

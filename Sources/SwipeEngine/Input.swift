@@ -17,8 +17,18 @@ public enum Input: Equatable, Sendable {
     /// The host's timer for `.schedule(.close(row:))` elapsed: a `fired` row closes. A stale timer
     /// (the row is no longer `fired`) is ignored.
     case timerFired(row: RowID)
-    /// The row's data is gone: drop its state (`.cancel` of its timer when it was `fired`).
+    /// The row's data is gone: drop its state (`.cancel` of its timer when it was `fired` or
+    /// `confirming`).
     case rowRemoved(row: RowID)
+    /// Open the row on `edge` without a finger (rule 11): phase `open` at rule 5's offset,
+    /// closing the other rows as a drag does (rule 8). `noButtons` when `edge` has none.
+    case open(row: RowID, edge: Edge)
+    /// Fire any action of the layout as a tap on its showing button would (rule 11), without it
+    /// showing; an action that asks to confirm starts its confirmation (rule 10).
+    case perform(row: RowID, action: String)
+    /// The host's timer for `.schedule(.confirmTimeout(row:))` elapsed: a `confirming` row
+    /// closes and nothing fires (rule 10). A stale timer is ignored.
+    case confirmTimedOut(row: RowID)
 }
 
 extension Input {
@@ -27,7 +37,8 @@ extension Input {
     public var row: RowID? {
         switch self {
         case let .dragChanged(row, _), let .released(row, _, _), let .tapped(row, _),
-            let .timerFired(row), let .rowRemoved(row):
+            let .timerFired(row), let .rowRemoved(row), let .open(row, _), let .perform(row, _),
+            let .confirmTimedOut(row):
             return row
         case let .close(row):
             return row
@@ -37,9 +48,12 @@ extension Input {
 
 /// Something the host must do for the engine; the engine never does I/O nor reads a clock.
 public enum Effect: Equatable, Sendable {
-    /// Perform the action on the row's data (rules 5 and 7).
+    /// Perform the action on the row's data (rules 5, 7, 10 and 11).
     case fire(row: RowID, action: String)
-    /// Start a timer; when it elapses, send the matching input (`.close(row:)` → `.timerFired`).
+    /// The action would have fired but asks to confirm: the row is now `confirming` (rule 10).
+    case pending(row: RowID, action: String)
+    /// Start a timer; when it elapses, send the matching input (`.close(row:)` → `.timerFired`,
+    /// `.confirmTimeout(row:)` → `.confirmTimedOut`).
     case schedule(TimerRequest, after: Double)
     /// Drop a timer scheduled earlier; it must not be delivered (if it is, it is ignored anyway).
     case cancel(TimerRequest)
@@ -51,6 +65,8 @@ public enum Effect: Equatable, Sendable {
 public enum TimerRequest: Equatable, Hashable, Sendable {
     /// Close a `fired` row: answer with `Input.timerFired(row:)`.
     case close(row: RowID)
+    /// Cancel a `confirming` row's confirmation: answer with `Input.confirmTimedOut(row:)`.
+    case confirmTimeout(row: RowID)
 }
 
 /// Why an input was refused; the list is unchanged when `send` throws.
@@ -62,4 +78,6 @@ public enum SwipeError: Error, Equatable, Sendable {
     /// Rule 7: the row is `fired` (its action already fired; it closes on its timer): its
     /// showing button takes no tap.
     case firing(row: RowID, action: String)
+    /// Rule 11: `open` on an edge that has no buttons.
+    case noButtons(row: RowID, edge: Edge)
 }

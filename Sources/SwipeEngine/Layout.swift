@@ -35,6 +35,14 @@ public struct Layout: Equatable, Sendable {
         }
     }
 
+    /// The edge holding `action` and its index there (outermost 0), or nil when the layout has
+    /// no such action.
+    public func position(of action: String) -> (edge: Edge, index: Int)? {
+        if let i = leading.firstIndex(where: { $0.action == action }) { return (.leading, i) }
+        if let i = trailing.firstIndex(where: { $0.action == action }) { return (.trailing, i) }
+        return nil
+    }
+
     /// The edge holding `action` (leading first), or nil when the layout has no such action.
     public func edge(of action: String) -> Edge? {
         if leading.contains(where: { $0.action == action }) { return .leading }

@@ -100,6 +100,8 @@ public struct RowShape: Equatable, Sendable {
     public var shown: Int
     /// Whether the revealed strip is on the row's left, where buttons go outermost first.
     public var onLeft: Bool
+    /// `confirming` (rule 10): the index of the one action showing, among its edge's actions.
+    public var pending: Int?
 }
 
 /// A row's numbers: what changes from one drag to the next. `RowRender` is built from these.

@@ -27,10 +27,32 @@
 //     that is not showing throws `notRevealed`; on an action not in the layout, `unknownAction`;
 //     on a `fired` row (whose one button still shows), `firing`: at most one fire per gesture.
 //  8. One row moves at a time: when a row's gesture starts (rule 1), every OTHER row in phase
-//     `open` or `dragging` closes, each with a `.closed(row:)` effect (ordered by row id), as in
-//     UIKit and SwipeCellKit. A `fired` row is left alone: it closes on its own timer.
+//     `open`, `dragging` or `confirming` closes, each with a `.closed(row:)` effect (ordered by
+//     row id), then `.cancel(.confirmTimeout(row:))` for each that was `confirming`, as in UIKit
+//     and SwipeCellKit. A `fired` row is left alone: it closes on its own timer.
 //  9. Removing a row's data (`rowRemoved`) drops its state. A change of the row's data only
 //     changes what `render(_:flags:)` shows (e.g. the Watched icon flips); it never moves the row.
+// 10. Confirm (issue 14). Where an action whose `ActionSpec.confirm` is set would fire — a
+//     full-swipe or velocity release (rules 5, 6), a tap (rule 7), a perform (rule 11) — it does
+//     not fire: the row enters phase `confirming`, at its edge's open offset (rule 5's snap-open
+//     offset), showing that one button across the revealed strip, labelled `confirmLabel`
+//     ("Confirm" by default), without its icon. Effects: the other `open`, `dragging` or
+//     `confirming` rows close as in rule 8, then `.pending(row:action:)` and
+//     `.schedule(.confirmTimeout(row:), after: 3)`. While `confirming`, a tap or perform of THAT
+//     action fires it: `.fire`, then `.cancel(.confirmTimeout)`, and the row closes. Anything else
+//     on the row cancels: the row closes, nothing fires, `.cancel(.confirmTimeout)` — a drag (of
+//     any size), a release, a close, an open (which then opens the row, rule 11), a tap of another
+//     action of the layout, a perform of another action (which then performs it from the closed
+//     row), the row's removal, another row's gesture starting (rule 8: `.closed` then `.cancel`),
+//     and `confirmTimedOut`, the timer (no effect). A tap of an action not in the layout is still
+//     `unknownAction`, and changes nothing.
+// 11. On command (issue 14). `open(row, edge)`: phase `open` at rule 5's snap-open offset on that
+//     edge, closing this client's other rows as a drag starting would (rule 8); a `confirming`
+//     row first cancels (rule 10: `.cancel(.confirmTimeout)` before rule 8's effects); a `fired`
+//     row is left as it is (no effect); an edge without buttons throws `noButtons`. `perform(row,
+//     action)`: fires any action of the layout as a tap on its showing button would (rule 7:
+//     `.fire`, the row closes; rule 10 for an action that asks to confirm), whether it shows or
+//     not; `unknownAction` when the layout has no such action, `firing` on a `fired` row.
 public enum Rules {
     /// Rule 1: |dx| below this does not start a gesture (SwiftUI `DragGesture(minimumDistance: 10)`).
     public static let minimumDistance: Double = 10
@@ -42,6 +64,10 @@ public enum Rules {
     public static let flickVelocity: Double = 300
     /// Rule 5: seconds between a full-swipe fire and the row closing.
     public static let closeDelay: Double = 0.5
+    /// Rule 10: seconds a `confirming` row waits for its confirmation before it closes.
+    public static let confirmTimeout: Double = 3
+    /// Rule 10: the confirming button's label when the action gives none.
+    public static let defaultConfirmLabel = "Confirm"
     /// Default button width W (points), as in the seed.
     public static let defaultButtonWidth: Double = 70
     /// Default row width R (points): an iPhone's width.

@@ -19,6 +19,12 @@ extension SwipeList {
             return timerFired(row: row)
         case let .rowRemoved(row):
             return rowRemoved(row: row)
+        case let .open(row, edge):
+            return try open(row, edge: edge)
+        case let .perform(row, action):
+            return try perform(row, action: action)
+        case let .confirmTimedOut(row):
+            return confirmTimedOut(row: row)
         }
     }
 
@@ -32,6 +38,14 @@ extension SwipeList {
     /// reopened since) is ignored.
     public mutating func timerFired(row: RowID) -> [Effect] {
         guard rows[row]?.phase == .fired else { return [] }
+        rows[row] = nil
+        return []
+    }
+
+    /// `send(.confirmTimedOut(row:))`, which cannot fail. Rule 10: a `confirming` row closes,
+    /// nothing fires. A stale timer (the row confirmed, cancelled or removed since) is ignored.
+    public mutating func confirmTimedOut(row: RowID) -> [Effect] {
+        guard rows[row]?.phase == .confirming else { return [] }
         rows[row] = nil
         return []
     }
@@ -52,6 +66,8 @@ extension SwipeList {
                 return []
             case .fired:  // Acting: the finger is ignored until the close timer.
                 return []
+            case .confirming:  // Rule 10: any drag cancels the confirmation.
+                return close(row)
             case .open:  // Rule 1, then a new gesture from where the row rests (rule 2).
                 guard abs(dx) >= Rules.minimumDistance else { return [] }
                 let effects = closeOpenRows(except: row)
@@ -96,8 +112,9 @@ extension SwipeList {
         return (effects, geometry(row))
     }
 
-    /// Rule 8: a gesture started on `row`; close every other `open` or `dragging` row, by row id
-    /// (one row moves at a time). `fired` rows close on their own timer.
+    /// Rule 8: a gesture started on `row`; close every other `open`, `dragging` or `confirming`
+    /// row, by row id (one row moves at a time), then cancel the confirmations among them (rule
+    /// 10). `fired` rows close on their own timer.
     mutating func closeOpenRows(except row: RowID) -> [Effect] {
         var others: [RowID] = []
         for (id, state) in rows where state.phase != .fired && id != row {
@@ -105,12 +122,17 @@ extension SwipeList {
         }
         if others.isEmpty { return [] }
         others.sort()
-        for id in others { rows[id] = nil }
-        return others.map { .closed(row: $0) }
+        var effects: [Effect] = others.map { .closed(row: $0) }
+        for id in others {
+            if rows[id]?.phase == .confirming { effects.append(.cancel(.confirmTimeout(row: id))) }
+            rows[id] = nil
+        }
+        return effects
     }
 
-    /// Rules 5 and 6.
+    /// Rules 5 and 6 (and 10: a release cancels a confirmation; a fire may start one).
     mutating func release(_ row: RowID, dx: Double?, vx: Double?) -> [Effect] {
+        if rows[row]?.phase == .confirming { return close(row) }
         var effects = dx.map { drag(row, dx: $0) } ?? []
         guard let state = rows[row], state.phase == .dragging else {
             return effects  // Never started (rule 1), or fired: nothing to end.
@@ -129,7 +151,9 @@ extension SwipeList {
             rows[row] = nil  // Rule 5: anything else closes.
             return effects
         }
-        if reveal.fullSwipe {  // Rule 5: fire the outermost action; close 0.5 s later.
+        if reveal.fullSwipe && layout.actions(reveal.edge)[0].confirm {  // Rule 10.
+            effects += confirm(row, reveal.edge, 0)
+        } else if reveal.fullSwipe {  // Rule 5: fire the outermost action; close 0.5 s later.
             let offset = physical(reveal.edge, viewport.width)
             rows[row] = RowState(offset: offset, restingOffset: offset, phase: .fired)
             effects.append(.fire(row: row, action: layout.actions(reveal.edge)[0].action))
@@ -142,18 +166,95 @@ extension SwipeList {
     }
 
     /// Rule 7. In `fired`, a tap on the (only) showing button is refused (`firing`): the gesture
-    /// already fired once, and a second fire would break "at most one fire per gesture".
+    /// already fired once, and a second fire would break "at most one fire per gesture". In
+    /// `confirming` (rule 10), a tap confirms the waiting action or cancels.
     mutating func tap(_ row: RowID, action: String) throws(SwipeError) -> [Effect] {
-        guard layout.edge(of: action) != nil else {
+        guard let (edge, index) = layout.position(of: action) else {
             throw .unknownAction(row: row, action: action)
         }
         let state = rows[row] ?? .closed
+        if state.phase == .confirming { return confirmOrCancel(row, state, action) }
         guard showing(state.offset, action) else {
             throw .notRevealed(row: row, action: action)
         }
         if state.phase == .fired { throw .firing(row: row, action: action) }
+        return fire(row, edge, index)
+    }
+
+    /// Rule 11: `action` fires as a tap on its showing button would, whether it shows or not.
+    mutating func perform(_ row: RowID, action: String) throws(SwipeError) -> [Effect] {
+        guard let (edge, index) = layout.position(of: action) else {
+            throw .unknownAction(row: row, action: action)
+        }
+        var effects: [Effect] = []
+        if let state = rows[row] {
+            switch state.phase {
+            case .fired:
+                throw .firing(row: row, action: action)
+            case .confirming:  // Rule 10: confirms, or cancels and performs the other action.
+                if pendingAction(state) == action { return confirmOrCancel(row, state, action) }
+                effects = close(row)
+            case .open, .dragging:
+                break
+            case .closed:
+                preconditionFailure("closed rows are not stored: \(row)")
+            }
+        }
+        return effects + fire(row, edge, index)
+    }
+
+    /// Rule 11: opens the row on `edge` at rule 5's snap-open offset.
+    mutating func open(_ row: RowID, edge: Edge) throws(SwipeError) -> [Effect] {
+        guard !layout.actions(edge).isEmpty else { throw .noButtons(row: row, edge: edge) }
+        var effects: [Effect] = []
+        switch rows[row]?.phase {
+        case .fired?:
+            return []
+        case .confirming?:
+            effects = close(row)
+        case .open?, .dragging?, nil:
+            break
+        case .closed?:
+            preconditionFailure("closed rows are not stored: \(row)")
+        }
+        effects += closeOpenRows(except: row)  // Rule 8.
+        let offset = physical(edge, openExtent(edge))
+        rows[row] = RowState(offset: offset, restingOffset: offset, phase: .open)
+        return effects
+    }
+
+    /// Rules 7 and 10: `action` (at `index` on `edge`) fires and the row closes, or, when it asks
+    /// to confirm, the row starts confirming it.
+    mutating func fire(_ row: RowID, _ edge: Edge, _ index: Int) -> [Effect] {
+        let spec = layout.actions(edge)[index]
+        if spec.confirm { return confirm(row, edge, index) }
         rows[row] = nil
-        return [.fire(row: row, action: action)]
+        return [.fire(row: row, action: spec.action)]
+    }
+
+    /// Rule 10: the row rests at `edge`'s open offset, confirming the action at `index`.
+    mutating func confirm(_ row: RowID, _ edge: Edge, _ index: Int) -> [Effect] {
+        var effects = closeOpenRows(except: row)
+        let offset = physical(edge, openExtent(edge))
+        rows[row] = RowState(offset: offset, restingOffset: offset, phase: .confirming, pending: index)
+        effects.append(.pending(row: row, action: layout.actions(edge)[index].action))
+        effects.append(.schedule(.confirmTimeout(row: row), after: Rules.confirmTimeout))
+        return effects
+    }
+
+    /// Rule 10, on a `confirming` row: a tap (or perform) of the waiting action fires it;
+    /// anything else cancels. Either way the row closes.
+    mutating func confirmOrCancel(_ row: RowID, _ state: RowState, _ action: String) -> [Effect] {
+        rows[row] = nil
+        let cancel = Effect.cancel(.confirmTimeout(row: row))
+        guard pendingAction(state) == action else { return [cancel] }
+        return [.fire(row: row, action: action), cancel]
+    }
+
+    /// The action a `confirming` row waits for.
+    func pendingAction(_ state: RowState) -> String? {
+        guard let index = state.pending, let reveal = reveal(state.offset) else { return nil }
+        return layout.actions(reveal.edge)[index].action
     }
 
     /// Whether `action`'s button is drawn at this offset (same rule 4 as the renderer).
@@ -164,9 +265,20 @@ extension SwipeList {
         return actions.contains { $0.action == action }
     }
 
-    /// Closes one row: nothing for a closed row; `.cancel` of its timer when it was fired.
+    /// Closes one row: nothing for a closed row; `.cancel` of its timer when it was fired or
+    /// confirming.
     mutating func close(_ row: RowID) -> [Effect] {
         guard let state = rows.removeValue(forKey: row) else { return [] }
-        return state.phase == .fired ? [.cancel(.close(row: row))] : []
+        return SwipeList.timer(of: row, state).map { [.cancel($0)] } ?? []
+    }
+
+    /// The timer a row in `state` has pending: the close of a fired row, the timeout of a
+    /// confirming one.
+    static func timer(of row: RowID, _ state: RowState) -> TimerRequest? {
+        switch state.phase {
+        case .fired: .close(row: row)
+        case .confirming: .confirmTimeout(row: row)
+        case .closed, .dragging, .open: nil
+        }
     }
 }

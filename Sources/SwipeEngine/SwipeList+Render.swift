@@ -7,7 +7,8 @@ extension SwipeList {
     /// the left (leading in ltr, trailing in rtl), at its right (up to R) otherwise. The outermost
     /// button sits at the row's outer edge: leftmost for leading in ltr and trailing in rtl,
     /// rightmost for trailing in ltr and leading in rtl. Widths: rule 4 (|offset|/count, or the
-    /// outermost alone |offset| wide in full swipe; R wide while `fired`).
+    /// outermost alone |offset| wide in full swipe; R wide while `fired`; while `confirming`, the
+    /// waiting action alone, labelled with its `confirmLabel`, without icon: rule 10).
     public func render(_ row: RowID, flags: RowFlags) -> RowRender {
         let g = geometry(row)
         let spring = g.spring
@@ -31,18 +32,29 @@ extension SwipeList {
                 shape: RowShape(phase: state.phase, edge: nil, fullSwipe: false, shown: 0, onLeft: true),
                 start: 0, width: 0)
         }
-        let shown = reveal.fullSwipe ? 1 : layout.actions(reveal.edge).count
+        // Rule 10: a confirming row shows its one waiting button across the strip.
+        let confirming = state.phase == .confirming
+        let fullSwipe = reveal.fullSwipe && !confirming
+        let shown = fullSwipe || confirming ? 1 : layout.actions(reveal.edge).count
         let onLeft = (reveal.edge == .leading) == (viewport.direction == .ltr)
         return RowGeometry(
             offset: state.offset,
             shape: RowShape(
-                phase: state.phase, edge: reveal.edge, fullSwipe: reveal.fullSwipe, shown: shown,
-                onLeft: onLeft),
+                phase: state.phase, edge: reveal.edge, fullSwipe: fullSwipe, shown: shown,
+                onLeft: onLeft, pending: confirming ? state.pending : nil),
             start: onLeft ? 0 : viewport.width - reveal.extent, width: reveal.extent / Double(shown))
     }
 
     func buttons(_ g: RowGeometry, flags: RowFlags) -> [ButtonRender] {
         guard let edge = g.shape.edge else { return [] }
+        if let pending = g.shape.pending {  // Rule 10: the confirming button.
+            let spec = layout.actions(edge)[pending]
+            return [
+                ButtonRender(
+                    action: spec.action, label: spec.effectiveConfirmLabel, icon: nil,
+                    tint: spec.effectiveTint, role: spec.role, x: g.x(0), width: g.width)
+            ]
+        }
         let shown = layout.actions(edge)[..<g.shape.shown]
         // Outermost first from the outer edge: on the left that is left-to-right order already.
         let ordered = g.shape.onLeft ? Array(shown) : shown.reversed()

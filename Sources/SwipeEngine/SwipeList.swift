@@ -36,8 +36,8 @@ public struct SwipeList: Equatable, Sendable {
     public var openRows: [RowID] { rows.keys.sorted() }
 
     /// Changes the layout and/or viewport. When something actually changes, every row closes and
-    /// the result says so: `.closed(row:)` for each tracked row, then `.cancel(.close(row:))` for
-    /// each row that was `fired`, both ordered by row id. Nothing changes → no effects.
+    /// the result says so: `.closed(row:)` for each tracked row, then `.cancel` of the timer of
+    /// each row that was `fired` or `confirming`, both ordered by row id. Nothing changes → no effects.
     public mutating func reconfigure(layout: Layout? = nil, viewport: Viewport? = nil) -> [Effect] {
         let newLayout = layout ?? self.layout
         let newViewport = viewport ?? self.viewport
@@ -48,12 +48,15 @@ public struct SwipeList: Equatable, Sendable {
         return effects
     }
 
-    /// Drops every row; returns `.closed` for each, then `.cancel` for the fired ones, by row id.
+    /// Drops every row; returns `.closed` for each, then `.cancel` for the timers of the fired
+    /// and confirming ones, by row id.
     mutating func closeAll() -> [Effect] {
         let ids = rows.keys.sorted()
         var effects: [Effect] = ids.map { .closed(row: $0) }
-        for id in ids where rows[id]?.phase == .fired {
-            effects.append(.cancel(.close(row: id)))
+        for id in ids {
+            if let timer = rows[id].flatMap({ SwipeList.timer(of: id, $0) }) {
+                effects.append(.cancel(timer))
+            }
         }
         rows.removeAll()
         return effects

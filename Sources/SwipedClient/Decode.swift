@@ -88,7 +88,9 @@ extension SwipedClient {
             let (event, at) = try committedEvent(o)
             return .movie(event, at: at)
         case "row":
-            return .row(try row(o.object("row")), removed: o.bool("removed") ?? false)
+            return .row(
+                try row(o.object("row")), removed: o.bool("removed") ?? false,
+                cancelled: o.string("cancelled"))
         case "bye":
             return .bye(reason: o.string("reason") ?? "?")
         case let name?:
@@ -137,7 +139,7 @@ extension SwipedClient {
     }
 
     /// The phase named `name`; one this client does not know (added to protocol 1 after it was
-    /// written, such as a `confirming` row) is taken for what the offset and buttons show: a
+    /// written) is taken for what the offset and buttons show: a
     /// closed row at rest with nothing revealed, else an open one.
     public static func phase(_ name: String, offset: Double, buttons: [ButtonRender]) -> Phase {
         if let known = Phase(rawValue: name) { return known }

@@ -17,7 +17,9 @@ public struct Hello: Equatable, Sendable {
 /// A message the daemon sent on its own.
 public enum ServerEvent: Equatable, Sendable {
     case movie(CommittedEvent, at: String)
-    case row(RowRender, removed: Bool)
+    /// `cancelled`: why the server closed the row, when it says (`timeout`: its confirmation got
+    /// no tap in time).
+    case row(RowRender, removed: Bool, cancelled: String? = nil)
     case bye(reason: String)
     case other(name: String, JSONObject)
 }
@@ -277,6 +279,26 @@ public final class SwipedClient {
     ) {
         let reply = try call("tap", [("movie", .string(movie)), ("action", .string(action))])
         return (try SwipedClient.row(reply.object("row")), reply.object("fired"))
+    }
+
+    /// Opens the row on `edge` (the `open` op); the row after it.
+    @discardableResult
+    public func open(_ movie: String, edge: Edge) throws(ClientError) -> RowRender {
+        try SwipedClient.row(
+            try call("open", [("movie", .string(movie)), ("edge", .string(edge.rawValue))]).object("row"))
+    }
+
+    /// Fires `action` as a tap on its button would (the `perform` op): the row after it, and the
+    /// `fired` object when it fired, or the action now waiting for its confirmation (`pending`).
+    @discardableResult
+    public func perform(_ movie: String, action: String) throws(ClientError) -> (
+        row: RowRender, fired: JSONObject?, pending: String?
+    ) {
+        let reply = try call("perform", [("movie", .string(movie)), ("action", .string(action))])
+        return (
+            try SwipedClient.row(reply.object("row")), reply.object("fired"),
+            reply.object("pending")?.string("action")
+        )
     }
 
     public func rows() throws(ClientError) -> [RowRender] {

@@ -5,11 +5,13 @@ import JSONCodec
 import Movies
 import SwipeEngine
 
-/// What a gesture fired, for the reply's `fired`.
+/// What a gesture fired, for the reply's `fired`; or the action it now waits to confirm, for the
+/// reply's `pending` (the engine's rule 10).
 public enum Fired: Equatable, Sendable {
     case bound(action: String, seq: UInt64)
     case custom(action: String)
     case failed(action: String, error: WireError)
+    case pending(action: String)
 }
 
 public enum Encode {
@@ -115,14 +117,14 @@ public enum Encode {
         key(&out, "row")
         self.row(&out, row, form: form)
         if let fired {
-            key(&out, "fired")
+            if case .pending = fired { key(&out, "pending") } else { key(&out, "fired") }
             switch fired {
             case .bound(let action, let seq):
                 out.literal(#"{"action":"#)
                 out.string(action)
                 key(&out, "seq")
                 out.uint64(seq)
-            case .custom(let action):
+            case .custom(let action), .pending(let action):
                 out.literal(#"{"action":"#)
                 out.string(action)
             case .failed(let action, let error):
@@ -259,10 +261,14 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "\n"))
     }
 
-    public static func rowEvent(_ out: inout JSONWriter, row: RowRender, form: RowForm, removed: Bool) {
+    /// A `row` event; `timedOut`: the row closed because its confirmation timed out (rule 10).
+    public static func rowEvent(
+        _ out: inout JSONWriter, row: RowRender, form: RowForm, removed: Bool, timedOut: Bool = false
+    ) {
         out.literal(#"{"event":"row","row":"#)
         self.row(&out, row, form: form)
         if removed { out.literal(#","removed":true"#) }
+        if timedOut { out.literal(#","cancelled":"timeout""#) }
         end(&out)
     }
 
@@ -398,7 +404,7 @@ public enum Encode {
             out.string(a.action)
             for (name, value) in [
                 ("label", a.label), ("icon", a.icon), ("activeLabel", a.activeLabel),
-                ("activeIcon", a.activeIcon),
+                ("activeIcon", a.activeIcon), ("confirmLabel", a.confirmLabel),
             ] {
                 guard let value else { continue }
                 out.key(name)
@@ -410,6 +416,7 @@ public enum Encode {
                 out.literal(#","role":"#)
                 out.string(role.rawValue)
             }
+            if a.confirm { out.literal(#","confirm":true"#) }
             out.bytes.append(UInt8(ascii: "}"))
         }
         out.bytes.append(UInt8(ascii: "]"))
@@ -449,6 +456,7 @@ extension Phase {
         case .dragging: #""dragging""#
         case .open: #""open""#
         case .fired: #""fired""#
+        case .confirming: #""confirming""#
         }
     }
 }

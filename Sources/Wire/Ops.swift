@@ -25,6 +25,7 @@ public final class OpSpec: Sendable {
         case remove
         case restore, undo
         case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
+        case open, perform
     }
 
     public let name: String
@@ -161,7 +162,9 @@ public enum Ops {
         OpSpec(
             name: "tap", scope: .swipe, mutates: true,
             args: [movie, ArgSpec.text("action", required: true, "a revealed button's action")],
-            summary: "taps a revealed button: fires its action and closes the row"),
+            summary:
+                "taps a revealed button: fires its action and closes the row (an action that asks to confirm waits for a second tap)"
+        ),
         OpSpec(
             name: "close", scope: .swipe, mutates: false,
             args: [ArgSpec.text("movie", "movie id (left out: every row)")],
@@ -169,6 +172,19 @@ public enum Ops {
         OpSpec(
             name: "rows", scope: .swipe, mutates: false, args: [],
             summary: "every row of this client that is not closed"),
+        OpSpec(
+            name: "open", scope: .swipe, mutates: false,
+            args: [
+                movie,
+                ArgSpec(
+                    "edge", .string(values: Edge.allCases.map(\.rawValue)), required: true,
+                    "the edge to reveal; it must have buttons"),
+            ],
+            summary: "opens the row on an edge, as a swipe would, closing this client's other rows"),
+        OpSpec(
+            name: "perform", scope: .swipe, mutates: true,
+            args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
+            summary: "fires an action as a tap on its button would, without it showing"),
     ]
 
     /// The op of `kind` (the table has one per kind; `OpSpec.init` checks the names).

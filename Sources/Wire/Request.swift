@@ -50,6 +50,8 @@ public enum Request: Equatable, Sendable {
     case drag(movie: String, dx: Double)
     case release(movie: String, dx: Double?, vx: Double?)
     case tap(movie: String, action: String)
+    case open(movie: String, edge: Edge)
+    case perform(movie: String, action: String)
     case close(movie: String?)
     case rows
 }
@@ -242,6 +244,10 @@ struct Arguments {
             return .release(movie: try string("movie")!, dx: try number("dx"), vx: try number("vx"))
         case .tap:
             return .tap(movie: try string("movie")!, action: try string("action")!)
+        case .open:
+            return .open(movie: try string("movie")!, edge: Edge(rawValue: try string("edge")!)!)
+        case .perform:
+            return .perform(movie: try string("movie")!, action: try string("action")!)
         case .close: return .close(movie: try string("movie"))
         case .rows: return .rows
         case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())
@@ -349,16 +355,24 @@ struct Arguments {
     private static func action(_ object: JSONObject, path: String) throws(WireError) -> ActionSpec {
         let declared = Schema.action.fields
         var fields: [String: String] = [:]
+        var flags: [String: Bool] = [:]
         for (key, value) in object.members {
             guard let spec = declared.first(where: { $0.name == key }) else {
                 let known = declared.map(\.name).joined(separator: ", ")
                 throw .badRequest(
                     "unknown key \"\(RequestDecoder.truncated(key))\" in \(path); an action takes \(known)")
             }
-            guard fields[key] == nil else {
+            guard fields[key] == nil && flags[key] == nil else {
                 throw .badRequest("key \"\(key)\" appears more than once in \(path)")
             }
-            fields[key] = try check(spec, value, path: "\(path).\(key)")
+            if case .boolean = spec.type {
+                guard case .bool(let flag) = value else {
+                    throw wrongType("\(path).\(key)", "true or false", value)
+                }
+                flags[key] = flag
+            } else {
+                fields[key] = try check(spec, value, path: "\(path).\(key)")
+            }
         }
         for spec in declared where spec.required && fields[spec.name] == nil {
             throw .badRequest("\(path) needs \"\(spec.name)\" (\(spec.type.name))")
@@ -366,7 +380,8 @@ struct Arguments {
         return ActionSpec(
             action: fields["action"]!, label: fields["label"], icon: fields["icon"], tint: fields["tint"],
             role: fields["role"].map { Role(rawValue: $0)! }, activeLabel: fields["activeLabel"],
-            activeIcon: fields["activeIcon"])
+            activeIcon: fields["activeIcon"], confirm: flags["confirm"] ?? false,
+            confirmLabel: fields["confirmLabel"])
     }
 }
 

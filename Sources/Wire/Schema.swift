@@ -59,6 +59,13 @@ public enum Schema {
             ArgSpec(
                 "activeIcon", .string(bytes: Limits.actionFieldBytes),
                 "the icon when the row's movie has this action's flag set"),
+            ArgSpec(
+                "confirm", .boolean, default: false,
+                "where it would fire (full swipe, tap, perform), the row asks to confirm it first (phase confirming)"
+            ),
+            ArgSpec(
+                "confirmLabel", .string(bytes: Limits.actionFieldBytes),
+                default: .string(Rules.defaultConfirmLabel), "the confirming button's label"),
         ])
 
     static let movie = ObjectSpec(
@@ -103,7 +110,8 @@ public enum Schema {
             ArgSpec("offset", .number(), required: true, "physical points, + = the content moved right"),
             ArgSpec(
                 "phase", .string(values: Phase.allCases.map(\.rawValue)), required: true,
-                "a client shows a phase it does not know by its offset and buttons"),
+                "closed, dragging, open, fired, or confirming (one button waits for a tap, 3 s); a client shows a phase it does not know by its offset and buttons"
+            ),
             ArgSpec(
                 "edge", .string(values: ["leading", "trailing"]), required: true, nullable: true,
                 "the revealed edge; null: nothing revealed"),
@@ -122,8 +130,10 @@ public enum Schema {
         name: "button", summary: "a visible button; the buttons tile the revealed strip",
         fields: [
             ArgSpec("action", .string(), required: true, "the action's name"),
-            ArgSpec("label", .string(), "left out when the action has none"),
-            ArgSpec("icon", .string(), "left out when the action has none"),
+            ArgSpec(
+                "label", .string(),
+                "left out when the action has none; while confirming, the action's confirmLabel"),
+            ArgSpec("icon", .string(), "left out when the action has none, and while confirming"),
             ArgSpec("tint", .string(), required: true, "gray by default, red for destructive"),
             ArgSpec(
                 "role", .string(values: [Role.destructive.rawValue]), "left out when the action has none"),
@@ -175,10 +185,14 @@ public enum Schema {
             fields: event.fields),
         EventSpec(
             name: "row", to: "the owning client",
-            summary: "the server changed one of this client's rows (a close timer, rule 8, a movie changed)",
+            summary:
+                "the server changed one of this client's rows (a close timer, rule 8, a movie changed, a confirmation timed out)",
             fields: [
                 ArgSpec("row", .object("row"), required: true, "the row as it is now"),
                 ArgSpec("removed", .boolean, "true when the row was dropped because its movie was removed"),
+                ArgSpec(
+                    "cancelled", .string(values: ["timeout"]),
+                    "timeout: the row's confirmation got no tap within 3 s; the row closed, nothing fired"),
             ]),
     ]
 }

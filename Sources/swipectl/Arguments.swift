@@ -27,8 +27,10 @@ enum Gesture: Equatable {
     /// Drag by `dx` points in `steps` steps (nil: as many as steps of at most 20 points need),
     /// then release, with `vx` when given.
     case drag(dx: Double, vx: Double?, steps: Int?)
-    /// Open the row on `edge`, then tap `tap` when given.
+    /// Open the row on `edge` (the `open` op), then tap `tap` when given.
     case open(edge: Edge, tap: String?)
+    /// Fire `action` as a tap on its button would, without it showing (the `perform` op).
+    case perform(action: String)
 }
 
 struct Invocation: Equatable {
@@ -59,7 +61,7 @@ enum Arguments {
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
         ("help", [], []),
-        ("swipe", ["MOVIE"], ["--dx", "--vx", "--steps", "--open", "--tap", "--verbose"]),
+        ("swipe", ["MOVIE"], ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -110,7 +112,7 @@ enum Arguments {
             case "--verbose", "--once":
                 try noValue()
                 values[name] = ""
-            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap":
+            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -162,10 +164,19 @@ enum Arguments {
         return .run(Invocation(socket: socket, json: json, command: command))
     }
 
-    /// `swipe MOVIE`: exactly one of --dx and --open; --vx and --steps go with --dx, --tap with
-    /// --open.
+    /// `swipe MOVIE`: exactly one of --dx, --open and --perform; --vx and --steps go with --dx,
+    /// --tap with --open.
     private static func swipe(_ movie: String, _ values: [String: String]) throws(Failure) -> Command {
         let verbose = values["--verbose"] != nil
+        if let action = values["--perform"] {
+            for option in ["--dx", "--open"] where values[option] != nil {
+                throw Failure.usage("give one of --dx, --open and --perform")
+            }
+            for option in ["--vx", "--steps", "--tap"] where values[option] != nil {
+                throw Failure.usage("\(option) does not go with --perform")
+            }
+            return .swipe(movie: movie, gesture: .perform(action: action), verbose: verbose)
+        }
         switch (values["--dx"], values["--open"]) {
         case (let dx?, nil):
             if values["--tap"] != nil { throw Failure.usage("--tap goes with --open EDGE, not --dx") }
@@ -187,9 +198,9 @@ enum Arguments {
             }
             return .swipe(movie: movie, gesture: .open(edge: edge, tap: values["--tap"]), verbose: verbose)
         case (_?, _?):
-            throw Failure.usage("give --dx or --open, not both")
+            throw Failure.usage("give one of --dx, --open and --perform")
         case (nil, nil):
-            throw Failure.usage("'swipe' needs --dx POINTS or --open EDGE")
+            throw Failure.usage("'swipe' needs --dx POINTS, --open EDGE or --perform ACTION")
         }
     }
 

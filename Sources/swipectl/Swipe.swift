@@ -1,6 +1,6 @@
 // swipe: a gesture on one movie's row, on one connection (the daemon's swipe engine belongs to
 // the connection): a drag in steps of at most 20 points and its release, or "open this edge"
-// and a tap. The numbers are the engine's own (SwipeEngine.Rules), read with the layout and the
+// (the `open` op) and a tap, or "perform this action" (the `perform` op). The numbers are the engine's own (SwipeEngine.Rules), read with the layout and the
 // viewport this connection has.
 import JSONCodec
 import Movies
@@ -19,11 +19,13 @@ enum Swipe {
         switch gesture {
         case .drag(let dx, let vx, let steps):
             try swipe.drag(dx, steps: steps ?? max(1, Int((abs(dx) / maxStep).rounded(.up))))
-            let (row, fired) = try swipe.release(vx: vx)
+            let (row, reply) = try swipe.release(vx: vx)
             if !verbose { swipe.show("release" + (vx.map { " vx \(format($0))" } ?? ""), row) }
-            try swipe.show(fired: fired)
+            try swipe.show(outcome: reply)
         case .open(let edge, let tap):
             try swipe.open(edge, thenTap: tap)
+        case .perform(let action):
+            try swipe.perform(action)
         }
     }
 
@@ -73,18 +75,17 @@ private struct Run {
         }
     }
 
-    func release(vx: Double?) throws(Failure) -> (RowRender, JSONObject?) {
+    /// The row after the release, and the reply (its `fired` or `pending`).
+    func release(vx: Double?) throws(Failure) -> (RowRender, JSONObject) {
         let reply = try request("release", vx.map { [("vx", .number(JSONNumber($0)))] } ?? [], echo: true)
         let row = try row(reply)
         if verbose { show("release" + (vx.map { " vx \(Swipe.format($0))" } ?? ""), row) }
-        return (row, reply.object("fired"))
+        return (row, reply)
     }
 
-    /// Opens the row on `edge`: a drag just past the open threshold (rule 5: |s| > 0.8·W), then
-    /// the release; then taps `action` when given.
+    /// Opens the row on `edge` (the `open` op: rule 11); then taps `action` when given.
     func open(_ edge: Edge, thenTap action: String?) throws(Failure) {
         let layout = try session.request("configure", echo: false).object("layout")
-        let viewport = try session.request("viewport", echo: false).object("viewport")
         let actions = Run.actions(layout, .leading) + Run.actions(layout, .trailing)
         guard actions.contains(where: { $0.edge == edge }) else {
             throw Failure(.refused, "the \(edge.rawValue) edge of \(movie)'s row has no buttons")
@@ -95,23 +96,13 @@ private struct Run {
                 "\(movie)'s row has no \"\(action)\" action; it has "
                     + actions.map { "\($0.action) (\($0.edge.rawValue))" }.joined(separator: ", "))
         }
-        let width = layout?.double("buttonWidth") ?? Rules.defaultButtonWidth
-        let rowWidth = viewport?.double("width") ?? Rules.defaultRowWidth
-        let sign: Double = (edge == .leading) == (viewport?.string("direction") != "rtl") ? 1 : -1
-        // Past the threshold, but short of a full swipe (|s| > R/2), which would fire instead;
-        // when the two cross (very wide buttons), a flick toward the edge opens (rule 6).
-        let threshold = Rules.openFraction * width
-        let distance = min(threshold + 1, Rules.fullSwipeFraction * rowWidth)
-        try drag(sign * distance, steps: max(1, Int((distance / Swipe.maxStep).rounded(.up))))
-        let (row, _) = try release(vx: distance > threshold ? nil : sign * Rules.flickVelocity)
+        let row = try self.row(try request("open", [("edge", .string(edge.rawValue))], echo: true))
         guard row.phase == .open, row.edge == edge else {
             throw Failure(
                 .refused, "\(movie)'s row did not open on the \(edge.rawValue) edge: \(Swipe.line("", row))")
         }
-        guard let action else {
-            if !verbose { show("release", row) }
-            return
-        }
+        guard let action else { return show("open", row) }
+        if verbose { show("open", row) }
         guard row.buttons.contains(where: { $0.action == action }) else {
             throw Failure(
                 .refused,
@@ -121,7 +112,14 @@ private struct Run {
         let reply = try request("tap", [("action", .string(action))], echo: true)
         let tapped = try self.row(reply)
         show("tap \(action)", tapped)
-        try show(fired: reply.object("fired"))
+        try show(outcome: reply)
+    }
+
+    /// Fires `action` without swiping (the `perform` op: rule 11).
+    func perform(_ action: String) throws(Failure) {
+        let reply = try request("perform", [("action", .string(action))], echo: true)
+        show("perform", try row(reply))
+        try show(outcome: reply)
     }
 
     /// The actions of one edge of a `configure` reply's layout.
@@ -137,6 +135,19 @@ private struct Run {
 
     func show(_ step: String, _ row: RowRender) {
         if !session.json { Output.out(Swipe.line(step, row) + "\n") }
+    }
+
+    /// What a tap or perform did: an action waiting for its confirmation (rule 10), or `fired`.
+    func show(outcome reply: JSONObject) throws(Failure) {
+        if let action = reply.object("pending")?.string("action") {
+            if !session.json {
+                Output.out(
+                    "pending \(action): the row asks to confirm it (tap it within \(Swipe.format(Rules.confirmTimeout)) s)\n"
+                )
+            }
+            return
+        }
+        try show(fired: reply.object("fired"))
     }
 
     /// What fired, if anything; a bound action whose command failed is a failure (status 1).

@@ -25,6 +25,8 @@ enum Usage {
                                     and print the row and what fired
           swipe MOVIE --open leading|trailing [--tap ACTION] [--verbose]
                                     open the row on that edge, then tap one of its buttons
+          swipe MOVIE --perform ACTION
+                                    fire one of the row's actions without swiping
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
 

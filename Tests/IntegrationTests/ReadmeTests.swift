@@ -105,7 +105,7 @@ final class ReadmeTests: XCTestCase {
                 steps[steps.count - 1].expected += text + "\n"
             }
         }
-        XCTAssertEqual(steps.count, 4)
+        XCTAssertEqual(steps.count, 5)
         let daemon = try TestDaemon()
         defer { XCTAssertEqual(try? daemon.stop(), .exited(0)) }
         for (arguments, expected) in steps {

@@ -32,9 +32,24 @@ final class SwipectlSwipeTests: DaemonTestCase {
         // Without --tap the row is left open, and nothing changes.
         XCTAssertEqual(
             try daemon.ok("swipe", "matrix", "--open", "leading"),
-            "release      open      offset 140   leading   watched | watched-with-friends\n")
+            "open         open      offset 140   leading   watched | watched-with-friends\n")
         XCTAssertEqual(
             try daemon.ok("--json", "history", "--from", "11"), #"{"ok":true,"seq":11,"events":[]}"# + "\n")
+    }
+
+    func testPerformFiresAnActionWithoutSwiping() throws {
+        XCTAssertEqual(
+            try daemon.ok("swipe", "The Mat", "--perform", "watched-with-friends"),
+            "perform      closed    offset 0     -\nfired watched-with-friends (seq 11)\n")
+        XCTAssertEqual(
+            try daemon.movies().first { $0["id"] as? String == "matrix" }?["watchedWithFriends"] as? Bool,
+            true)
+        let json = try jsonLines(try daemon.ok("--json", "swipe", "seven", "--perform", "delete"))
+        XCTAssertEqual(json.count, 1)
+        XCTAssertEqual((json[0]["fired"] as? [String: Any])?["seq"] as? Int, 12)
+        let unknown = try daemon.swipectl(["swipe", "matrix", "--perform", "frob"])
+        XCTAssertEqual(unknown.status, .exited(1))
+        XCTAssertTrue(unknown.standardError.contains("bad-request"), unknown.standardError)
     }
 
     func testAShortDragClosesAndChangesNothing() throws {
@@ -68,11 +83,11 @@ final class SwipectlSwipeTests: DaemonTestCase {
         let two = lines(try daemon.ok("swipe", "seven", "--dx", "150", "--steps", "2", "--verbose"))
         XCTAssertEqual(
             two.map { String($0.prefix(9)) }, ["drag 75  ", "drag 150 ", "release  ", "nothing f"])
-        // --open shows its drag too: just past 0.8 · 70 = 56 points, in steps of at most 20.
-        let open = lines(try daemon.ok("swipe", "seven", "--open", "trailing", "--verbose"))
+        // --open is one `open` request: one step, also with --verbose; then the tap.
+        let open = lines(
+            try daemon.ok("swipe", "seven", "--open", "trailing", "--tap", "delete", "--verbose"))
         XCTAssertEqual(
-            open.map { String($0.prefix(12)) },
-            ["drag -19    ", "drag -38    ", "drag -57    ", "release     "])
+            open.map { String($0.prefix(13)) }, ["open         ", "tap delete   ", "fired delete "])
     }
 
     func testJSONPrintsTheRepliesOnly() throws {
@@ -83,7 +98,8 @@ final class SwipectlSwipeTests: DaemonTestCase {
         for reply in replies { XCTAssertNil(reply["id"]) }
         let tap = try jsonLines(
             try daemon.ok("--json", "swipe", "seven", "--open", "trailing", "--tap", "delete"))
-        XCTAssertEqual(tap.count, 2)  // the release and the tap
+        XCTAssertEqual(tap.count, 2)  // the open and the tap
+        XCTAssertEqual((tap[0]["row"] as? [String: Any])?["phase"] as? String, "open")
         XCTAssertEqual((tap[1]["fired"] as? [String: Any])?["seq"] as? Int, 11)
     }
 
@@ -104,8 +120,19 @@ final class SwipectlSwipeTests: DaemonTestCase {
 
     func testUsageErrorsExit2() throws {
         for (arguments, message) in [
-            (["swipe", "seven"], "'swipe' needs --dx POINTS or --open EDGE"),
-            (["swipe", "seven", "--dx", "-300", "--open", "trailing"], "give --dx or --open, not both"),
+            (["swipe", "seven"], "'swipe' needs --dx POINTS, --open EDGE or --perform ACTION"),
+            (
+                ["swipe", "seven", "--dx", "-300", "--open", "trailing"],
+                "give one of --dx, --open and --perform"
+            ),
+            (
+                ["swipe", "seven", "--perform", "delete", "--dx", "-3"],
+                "give one of --dx, --open and --perform"
+            ),
+            (
+                ["swipe", "seven", "--perform", "delete", "--tap", "delete"],
+                "--tap does not go with --perform"
+            ),
             (["swipe", "seven", "--dx", "left"], "--dx must be a number of points"),
             (["swipe", "seven", "--dx", "-300", "--steps", "0"], "--steps must be 1 to 1000"),
             (["swipe", "seven", "--open", "up"], "--open must be leading or trailing"),

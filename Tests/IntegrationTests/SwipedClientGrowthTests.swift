@@ -13,7 +13,7 @@ final class SwipedClientGrowthTests: XCTestCase {
     static let movie =
         #"{"id":"matrix","title":"The Matrix","image":"matrix","watched":true,"watchedWithFriends":false,"version":12,"rating":5}"#
     static let row =
-        #"{"movie":"matrix","offset":-70,"phase":"confirming","edge":"trailing","fullSwipe":false,"#
+        #"{"movie":"matrix","offset":-70,"phase":"snoozing","edge":"trailing","fullSwipe":false,"#
         + #""buttons":[{"action":"delete","label":"Delete","tint":"red","role":"destructive","x":320,"width":70,"#
         + #""badge":"!"}],"spring":{"target":-70,"response":0.5,"dampingFraction":0.85,"mass":1},"#
         + #""accessibilityActions":[],"confirm":{"action":"delete"}}"#
@@ -36,6 +36,7 @@ final class SwipedClientGrowthTests: XCTestCase {
                 with: "[]")
         XCTAssertEqual(try SwipedClient.row(try object(closed)).phase, .closed)
         XCTAssertEqual(SwipedClient.phase("dragging", offset: 0, buttons: []), .dragging, "known phases stay")
+        XCTAssertEqual(SwipedClient.phase("confirming", offset: -70, buttons: []), .confirming)
     }
 
     func testAMovieEventOfAnUnknownKindCarriesItsMovie() throws {

@@ -99,7 +99,9 @@ final class SwipedClientTests: XCTestCase {
             c.pendingEvents.contains { if case .movie(let e, _) = $0 { e.seq == 11 } else { false } },
             "\(c.pendingEvents)")
         XCTAssertTrue(
-            c.pendingEvents.contains { if case .row(let r, false) = $0 { r.row == "seven" } else { false } },
+            c.pendingEvents.contains {
+                if case .row(let r, false, nil) = $0 { r.row == "seven" } else { false }
+            },
             "\(c.pendingEvents)")
 
         let (tapped, tapFired) = try c.tap("seven", action: "delete")

@@ -18,6 +18,9 @@ final class SessionLanesTests: XCTestCase {
         // Drags answered while the connection's rows were compact, and while they were full.
         var compactDrags = 0
         var fullDrags = 0
+        // Replies that started a confirmation, and rows whose confirmation timed out.
+        var pendings = 0
+        var timeouts = 0
         for seed in 1...UInt64(Self.sequences) {
             var rng = SplitMix64(seed: seed)
             let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
@@ -47,19 +50,26 @@ final class SessionLanesTests: XCTestCase {
                 }
                 for h in [fast, slow] { h.settle() }
                 let (a, b) = (fast.read(), slow.read())
+                pendings += a.filter { $0.contains(#","pending":{"#) }.count
                 if a != b {
                     XCTFail("seed \(seed) step \(step): \(sent)\nlanes:   \(a)\ngeneral: \(b)")
                     return
                 }
                 if Int.random(in: 0..<8, using: &rng) == 0 {
-                    for h in [fast, slow] { h.advance(microseconds: 600_000) }
-                    XCTAssertEqual(fast.read(), slow.read(), "seed \(seed): after the timers")
+                    // Past a fired row's close, and now and then past a confirmation's timeout.
+                    let wait: UInt64 = Bool.random(using: &rng) ? 600_000 : 3_000_000
+                    for h in [fast, slow] { h.advance(microseconds: wait) }
+                    let (a, b) = (fast.read(), slow.read())
+                    XCTAssertEqual(a, b, "seed \(seed): after the timers")
+                    timeouts += a.filter { $0.contains(#""cancelled":"timeout""#) }.count
                 }
             }
         }
         XCTAssertGreaterThan(dragLines, lines / 2)
         XCTAssertGreaterThan(compactDrags, dragLines / 4, "compact rows were compared")
         XCTAssertGreaterThan(fullDrags, dragLines / 4, "full rows were compared")
+        XCTAssertGreaterThan(pendings, 200, "confirmations were compared")
+        XCTAssertGreaterThan(timeouts, 20, "timed-out confirmations were compared")
         XCTAssertGreaterThan(parked, 1000, "replies worded behind a pending commit were compared")
     }
 
@@ -67,7 +77,8 @@ final class SessionLanesTests: XCTestCase {
     static let movies = ["matrix", "seven", "inception"]
 
     /// Mostly drags (as a finger sends them, with and without ids, spaced as clients do), then
-    /// releases, taps, closes, layout changes and switches of the rows' form.
+    /// releases, taps, performs, opens, closes, layout changes (one whose actions ask to
+    /// confirm) and switches of the rows' form.
     static func randomLine(_ rng: inout SplitMix64, step: Int) -> String {
         let movie = movies.randomElement(using: &rng)!
         let dx = Double(Int.random(in: -1600...1600, using: &rng)) / 4
@@ -88,8 +99,15 @@ final class SessionLanesTests: XCTestCase {
             let final = Bool.random(using: &rng) ? #","dx":\#(dx)"# : ""
             return #"{"op":"release","movie":"\#(movie)"\#(final)\#(vx)\#(id)}"#
         case 75..<85:
-            let action = ["watched", "watched-with-friends", "delete", "bogus"].randomElement(using: &rng)!
-            return #"{"op":"tap","movie":"\#(movie)","action":"\#(action)"\#(id)}"#
+            let action = ["watched", "watched-with-friends", "delete", "flag", "bogus"].randomElement(
+                using: &rng)!
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<5: return #"{"op":"tap","movie":"\#(movie)","action":"\#(action)"\#(id)}"#
+            case 5..<8: return #"{"op":"perform","movie":"\#(movie)","action":"\#(action)"\#(id)}"#
+            default:
+                let edge = Bool.random(using: &rng) ? "leading" : "trailing"
+                return #"{"op":"open","movie":"\#(movie)","edge":"\#(edge)"\#(id)}"#
+            }
         case 85..<90:
             return Bool.random(using: &rng) ? #"{"op":"close"}"# : #"{"op":"close","movie":"\#(movie)"}"#
         case 90..<94:
@@ -97,9 +115,13 @@ final class SessionLanesTests: XCTestCase {
             let direction = Bool.random(using: &rng) ? "rtl" : "ltr"
             return #"{"op":"viewport","width":\#(width),"direction":"\#(direction)"}"#
         case 94..<97:
-            return Bool.random(using: &rng)
-                ? #"{"op":"configure"}"#
-                : #"{"op":"configure","buttonWidth":\#(Int.random(in: 40...200, using: &rng)),"allowsFullSwipeTrailing":\#(Bool.random(using: &rng))}"#
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: return #"{"op":"configure"}"#
+            case 1: return SessionSwipeCommandsTests.configure
+            default:
+                return
+                    #"{"op":"configure","buttonWidth":\#(Int.random(in: 40...200, using: &rng)),"allowsFullSwipeTrailing":\#(Bool.random(using: &rng))}"#
+            }
         default:
             return #"{"op":"rows"}"#
         }

@@ -32,6 +32,7 @@ final class PropertyTests: XCTestCase {
     func testInvariantsHoldOverRandomSequences() {
         var releases = 0
         var fires = 0
+        var confirmations = 0
         for seed in Self.seeds {
             var session = RandomSession(seed: seed)
             var firedThisGesture: Set<RowID> = []
@@ -58,6 +59,7 @@ final class PropertyTests: XCTestCase {
                     if moving.count > 1 {
                         failures.append("\(where_): \(moving.keys) open or dragging at once")
                     }
+                    for case .pending in effects { confirmations += 1 }
                     for case let .fire(row, _) in effects {
                         fires += 1
                         if firedThisGesture.contains(row) {
@@ -83,6 +85,7 @@ final class PropertyTests: XCTestCase {
         }
         XCTAssertGreaterThan(releases, 10_000)
         XCTAssertGreaterThan(fires, 1_000)
+        XCTAssertGreaterThan(confirmations, 500, "rule 10 was exercised")
     }
 
     /// What must hold of any list between two inputs.
@@ -110,6 +113,9 @@ final class PropertyTests: XCTestCase {
             case .fired:
                 check(abs(state.offset) == r, "fired but not at ±R")
                 check(state.restingOffset == state.offset, "fired but not resting")
+            case .confirming:
+                check(s == min(l * w, r) || s == -min(t * w, r), "confirming away from L·W / −T·W")
+                check(state.pending != nil, "confirming without its action")
             case .dragging, .closed:
                 break
             }

@@ -12,6 +12,8 @@ struct RandomSession {
     var recording: Recording
     var time = 0.0
     var pending: [RowID: Double] = [:]
+    /// Confirmation timers (rule 10) by row.
+    var confirms: [RowID: Double] = [:]
     let rows: [RowID] = ["a", "b", "c"]
 
     /// Called after every step with (state before, input, result, state after).
@@ -20,7 +22,7 @@ struct RandomSession {
     init(seed: UInt64) {
         rng = SplitMix64(seed: seed)
         recording = Recording()
-        recording.layoutName = Bool.random(using: &rng) ? "standard" : "demo000"
+        recording.layoutName = ["standard", "demo000", "confirm"].randomElement(using: &rng)!
         if Int.random(in: 0..<3, using: &rng) == 0 {
             recording.buttonWidth = [44, 90, 150, 300].randomElement(using: &rng)!
         }
@@ -46,14 +48,16 @@ struct RandomSession {
         let row = rows.randomElement(using: &rng)!
         let actions = (list.layout.leading + list.layout.trailing).map(\.action) + ["bogus"]
         switch Int.random(in: 0..<100, using: &rng) {
-        case 0..<55: return .dragChanged(row: row, dx: dx())
-        case 55..<75:
+        case 0..<52: return .dragChanged(row: row, dx: dx())
+        case 52..<72:
             let vx: Double? =
                 Bool.random(using: &rng) ? nil : Double(Int.random(in: -1000...1000, using: &rng))
             return .released(row: row, dx: Bool.random(using: &rng) ? nil : dx(), vx: vx)
-        case 75..<87: return .tapped(row: row, action: actions.randomElement(using: &rng)!)
-        case 87..<92: return .close(row: row)
-        case 92..<94: return .close(row: nil)
+        case 72..<82: return .tapped(row: row, action: actions.randomElement(using: &rng)!)
+        case 82..<86: return .perform(row: row, action: actions.randomElement(using: &rng)!)
+        case 86..<89: return .open(row: row, edge: Edge.allCases.randomElement(using: &rng)!)
+        case 89..<93: return .close(row: row)
+        case 93..<95: return .close(row: nil)
         default: return .rowRemoved(row: row)
         }
     }
@@ -61,11 +65,19 @@ struct RandomSession {
     /// One random input at a later time, after replaying every timer it passes.
     mutating func step() {
         time += Double(Int.random(in: 0...300, using: &rng)) / 1000
-        while let (row, due) = pending.min(by: { ($0.value, $0.key) < ($1.value, $1.key) }),
-            due <= time + Replayer.tolerance
-        {
-            pending[row] = nil
-            apply(.timerFired(row: row), at: due, event: .timer(row: row))
+        // Every timer due by now, in time order (a close before a confirmation at the same time).
+        while true {
+            let close = pending.min(by: { ($0.value, $0.key) < ($1.value, $1.key) })
+            let confirm = confirms.min(by: { ($0.value, $0.key) < ($1.value, $1.key) })
+            if let (row, due) = close, due <= time + Replayer.tolerance, due <= confirm?.value ?? .infinity {
+                pending[row] = nil
+                apply(.timerFired(row: row), at: due, event: .timer(row: row))
+            } else if let (row, due) = confirm, due <= time + Replayer.tolerance {
+                confirms[row] = nil
+                apply(.confirmTimedOut(row: row), at: due, event: .confirmTimer(row: row))
+            } else {
+                break
+            }
         }
         let input = randomInput()
         apply(input, at: time, event: .input(input))
@@ -87,7 +99,9 @@ struct RandomSession {
                 switch effect {
                 case let .schedule(.close(row), after): pending[row] = time + after
                 case let .cancel(.close(row)): pending[row] = nil
-                case .fire, .closed: break
+                case let .schedule(.confirmTimeout(row), after): confirms[row] = time + after
+                case let .cancel(.confirmTimeout(row)): confirms[row] = nil
+                case .fire, .closed, .pending: break
                 }
             }
         case let .failure(error):

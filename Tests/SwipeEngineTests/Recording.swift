@@ -5,7 +5,9 @@ import SwipeEngine
 // Line-based so that fixtures are written by hand and diffs read well (`Fixtures/*.swipe`):
 //
 //   # a comment; blank lines are ignored; `#` also starts a trailing comment
-//   layout standard                 header: standard | demo000 (MovieLayout); default standard
+//   layout standard                 header: standard | demo000 (MovieLayout) | confirm (standard,
+//                                   delete and watched-with-friends asking to confirm); default
+//                                   standard
 //   viewport 390 rtl                header: width and direction; default 390 ltr
 //   buttonwidth 90                  header: overrides the layout's W
 //   fullswipe trailing off          header: overrides allowsFullSwipe of an edge (on | off)
@@ -16,16 +18,24 @@ import SwipeEngine
 //   0.200 tap godfather delete      tap <row> <action>
 //   0.300 close godfather           close <row> | close *     (* = every row)
 //   0.400 remove godfather          remove <row>
+//   0.450 open godfather leading    open <row> <edge>
+//   0.460 perform godfather delete  perform <row> <action>
 //   0.620 timer godfather           the close timer of <row>; it must have been scheduled by an
 //                                   effect and be due exactly now (the replayer keeps the timers)
+//   3.460 confirm-timer godfather   the confirmation timer of <row>, likewise
 //
 //   => row godfather open -70       expectations of the input above: <phase> <offset> [rest <n>]
 //   => row godfather closed         (rest defaults to the offset for open/fired, to 0 for dragging)
+//   => row godfather confirming -70 pending 0     [pending <index of the action on its edge>]
 //   => effect fire godfather delete           fire <row> <action>
 //   => effect schedule close godfather 0.5    schedule close <row> <seconds>
 //   => effect cancel close godfather          cancel close <row>
 //   => effect closed heat                     closed <row>
+//   => effect pending godfather delete        pending <row> <action>
+//   => effect schedule confirm godfather 3    schedule confirm <row> <seconds>
+//   => effect cancel confirm godfather        cancel confirm <row>
 //   => error not-revealed godfather watched   not-revealed | unknown-action | firing <row> <action>
+//   => error no-buttons godfather leading     no-buttons <row> <edge>
 //   => render godfather trailing delete@320+70   <edge|none> [full] then buttons left to right
 //
 // Exhaustive, like the TestStore: the effect lines are exactly the effects, in order; every row
@@ -51,6 +61,7 @@ struct Recording: Equatable {
     enum Event: Equatable {
         case input(Input)
         case timer(row: RowID)
+        case confirmTimer(row: RowID)
     }
 
     enum Expectation: Equatable {
@@ -66,6 +77,10 @@ struct Recording: Equatable {
             switch layoutName {
             case "standard": layout = MovieLayout.standard
             case "demo000": layout = MovieLayout.demo000
+            case "confirm":
+                layout = MovieLayout.standard
+                layout.trailing[0].confirm = true
+                layout.leading[1].confirm = true
             default: throw ParseError(line: 0, message: "unknown layout \(layoutName)")
             }
             if let buttonWidth { layout.buttonWidth = buttonWidth }
@@ -154,9 +169,19 @@ extension Recording {
                 case "remove":
                     try arity(3)
                     event = .input(.rowRemoved(row: row))
+                case "open":
+                    try arity(4)
+                    guard let edge = Edge(rawValue: words[3]) else { throw fail("bad edge") }
+                    event = .input(.open(row: row, edge: edge))
+                case "perform":
+                    try arity(4)
+                    event = .input(.perform(row: row, action: words[3]))
                 case "timer":
                     try arity(3)
                     event = .timer(row: row)
+                case "confirm-timer":
+                    try arity(3)
+                    event = .confirmTimer(row: row)
                 default:
                     throw fail("unknown input \(words[1])")
                 }
@@ -175,15 +200,21 @@ extension Recording {
         switch (w.first, w.count) {
         case ("row", 3) where w[2] == "closed":
             return .row(w[1], .closed)
-        case ("row", 4), ("row", 6):
+        case ("row", 4), ("row", 6), ("row", 8):
             guard let phase = Phase(rawValue: w[2]), phase != .closed else { throw fail("bad phase") }
             let offset = try number(w[3])
             var rest = phase == .dragging ? 0 : offset
-            if w.count == 6 {
-                guard w[4] == "rest" else { throw fail("expected rest <n>") }
-                rest = try number(w[5])
+            var pending: Int?
+            for i in stride(from: 4, to: w.count, by: 2) {
+                switch w[i] {
+                case "rest": rest = try number(w[i + 1])
+                case "pending":
+                    guard let index = Int(w[i + 1]) else { throw fail("bad pending index") }
+                    pending = index
+                default: throw fail("expected rest <n> or pending <n>")
+                }
             }
-            return .row(w[1], RowState(offset: offset, restingOffset: rest, phase: phase))
+            return .row(w[1], RowState(offset: offset, restingOffset: rest, phase: phase, pending: pending))
         case ("effect", 4) where w[1] == "fire":
             return .effect(.fire(row: w[2], action: w[3]))
         case ("effect", 5) where w[1] == "schedule" && w[2] == "close":
@@ -192,6 +223,15 @@ extension Recording {
             return .effect(.cancel(.close(row: w[3])))
         case ("effect", 3) where w[1] == "closed":
             return .effect(.closed(row: w[2]))
+        case ("effect", 4) where w[1] == "pending":
+            return .effect(.pending(row: w[2], action: w[3]))
+        case ("effect", 5) where w[1] == "schedule" && w[2] == "confirm":
+            return .effect(.schedule(.confirmTimeout(row: w[3]), after: try number(w[4])))
+        case ("effect", 4) where w[1] == "cancel" && w[2] == "confirm":
+            return .effect(.cancel(.confirmTimeout(row: w[3])))
+        case ("error", 4) where w[1] == "no-buttons":
+            guard let edge = Edge(rawValue: w[3]) else { throw fail("bad edge") }
+            return .error(.noButtons(row: w[2], edge: edge))
         case ("error", 4) where w[1] == "not-revealed":
             return .error(.notRevealed(row: w[2], action: w[3]))
         case ("error", 4) where w[1] == "unknown-action":
@@ -245,6 +285,7 @@ extension Recording {
     static func describe(_ event: Event) -> String {
         switch event {
         case let .timer(row): return "timer \(row)"
+        case let .confirmTimer(row): return "confirm-timer \(row)"
         case let .input(input):
             switch input {
             case let .dragChanged(row, dx): return "drag \(row) \(format(dx))"
@@ -257,6 +298,9 @@ extension Recording {
             case let .close(row): return "close \(row ?? "*")"
             case let .timerFired(row): return "timer \(row)"
             case let .rowRemoved(row): return "remove \(row)"
+            case let .open(row, edge): return "open \(row) \(edge.rawValue)"
+            case let .perform(row, action): return "perform \(row) \(action)"
+            case let .confirmTimedOut(row): return "confirm-timer \(row)"
             }
         }
     }
@@ -267,17 +311,23 @@ extension Recording {
             if state.phase == .closed { return "row \(row) closed" }
             let defaultRest = state.phase == .dragging ? 0 : state.offset
             let rest = state.restingOffset == defaultRest ? "" : " rest \(format(state.restingOffset))"
-            return "row \(row) \(state.phase.rawValue) \(format(state.offset))\(rest)"
+            let pending = state.pending.map { " pending \($0)" } ?? ""
+            return "row \(row) \(state.phase.rawValue) \(format(state.offset))\(rest)\(pending)"
         case let .effect(effect):
             switch effect {
             case let .fire(row, action): return "effect fire \(row) \(action)"
             case let .schedule(.close(row), after): return "effect schedule close \(row) \(format(after))"
             case let .cancel(.close(row)): return "effect cancel close \(row)"
             case let .closed(row): return "effect closed \(row)"
+            case let .pending(row, action): return "effect pending \(row) \(action)"
+            case let .schedule(.confirmTimeout(row), after):
+                return "effect schedule confirm \(row) \(format(after))"
+            case let .cancel(.confirmTimeout(row)): return "effect cancel confirm \(row)"
             }
         case let .error(.notRevealed(row, action)): return "error not-revealed \(row) \(action)"
         case let .error(.unknownAction(row, action)): return "error unknown-action \(row) \(action)"
         case let .error(.firing(row, action)): return "error firing \(row) \(action)"
+        case let .error(.noButtons(row, edge)): return "error no-buttons \(row) \(edge.rawValue)"
         case let .render(row, edge, full, buttons):
             return (["render", row, edge?.rawValue ?? "none"] + (full ? ["full"] : []) + buttons)
                 .joined(separator: " ")

@@ -18,6 +18,8 @@ struct Replayer {
     private(set) var failures: [String] = []
     private(set) var list: SwipeList
     private(set) var pending: [RowID: Double] = [:]
+    /// The confirmation timers (rule 10), by row, kept like `pending`.
+    private(set) var confirms: [RowID: Double] = [:]
     let recording: Recording
 
     static let tolerance = 1e-9
@@ -44,11 +46,31 @@ struct Replayer {
             }
             pending[row] = nil
             input = .timerFired(row: row)
+        case let .confirmTimer(row):
+            guard let due = confirms[row], abs(due - step.time) <= Self.tolerance else {
+                fail("no confirm timer of \(row) due at \(step.time) (pending: \(confirms))")
+                return
+            }
+            confirms[row] = nil
+            input = .confirmTimedOut(row: row)
         case let .input(recorded):
             input = recorded
         }
-        for (row, due) in pending.sorted(by: { $0.key < $1.key }) where due <= step.time + Self.tolerance {
+        // An input must come after every timer due by its time; a timer, after those due before it
+        // (two timers may be due at the same instant).
+        let timerStep: Bool
+        switch step.event {
+        case .timer, .confirmTimer: timerStep = true
+        case .input: timerStep = false
+        }
+        func overdue(_ due: Double) -> Bool {
+            timerStep ? due < step.time - Self.tolerance : due <= step.time + Self.tolerance
+        }
+        for (row, due) in pending.sorted(by: { $0.key < $1.key }) where overdue(due) {
             fail("the close timer of \(row), due at \(due), was not replayed before this input")
+        }
+        for (row, due) in confirms.sorted(by: { $0.key < $1.key }) where overdue(due) {
+            fail("the confirm timer of \(row), due at \(due), was not replayed before this input")
         }
 
         let before = list.trackedRows
@@ -63,7 +85,9 @@ struct Replayer {
             switch effect {
             case let .schedule(.close(row), after): pending[row] = step.time + after
             case let .cancel(.close(row)): pending[row] = nil
-            case .fire, .closed: break
+            case let .schedule(.confirmTimeout(row), after): confirms[row] = step.time + after
+            case let .cancel(.confirmTimeout(row)): confirms[row] = nil
+            case .fire, .closed, .pending: break
             }
         }
         outcomes.append(outcome)

@@ -128,6 +128,14 @@ final class OpsTests: XCTestCase {
     func testEveryActionFieldBoundIsTheDecodersBound() {
         let configure = Ops.spec(.configure)
         for field in Schema.action.fields {
+            if case .boolean = field.type {
+                let line = Self.line(configure, "leading", #"[{"action":"a","\#(field.name)":true}]"#)
+                accepted(line)
+                refused(
+                    Self.line(configure, "leading", #"[{"action":"a","\#(field.name)":"yes"}]"#),
+                    quoting: ["leading[0].\(field.name)", "true or false"])
+                continue
+            }
             guard case .string(let bytes?, let values) = field.type else { return XCTFail("\(field.name)") }
             func line(_ value: String) -> String {
                 let action = field.name == "action" ? "" : #""action":"a","#

@@ -43,6 +43,32 @@ final class RowFormTests: XCTestCase {
             #"{"ok":true,"row":"# + Self.compactSeven + #","fired":{"action":"delete","seq":12}}"# + "\n")
     }
 
+    /// A confirming row (the engine's rule 10) in both forms: one button with the confirm label
+    /// and no icon; `pending` in a reply, `cancelled` in a row event.
+    func testAConfirmingRowInBothFormsWithPendingAndCancelled() throws {
+        var layout = MovieLayout.standard
+        layout.trailing[0].confirm = true
+        var list = SwipeList(layout: layout)
+        _ = try? list.send(.perform(row: "seven", action: "delete"))
+        let render = list.render("seven", flags: [])
+        let compact =
+            #"{"movie":"seven","offset":-70,"phase":"confirming","edge":"trailing","fullSwipe":false,"buttons":[{"action":"delete","label":"Confirm","tint":"red","role":"destructive","x":320,"width":70}]}"#
+        XCTAssertEqual(
+            text { Encode.row(&$0, id: nil, row: render, form: .compact, fired: .pending(action: "delete")) },
+            #"{"ok":true,"row":"# + compact + #","pending":{"action":"delete"}}"# + "\n")
+        let full = text { Encode.row(&$0, render, form: .full) }
+        XCTAssertTrue(full.hasPrefix(String(compact.dropLast()) + #","spring":{"target":-70,"#), full)
+        XCTAssertTrue(full.contains(#","accessibilityActions":[{"action":"watched","#), full)
+        _ = list.confirmTimedOut(row: "seven")
+        XCTAssertEqual(
+            text {
+                Encode.rowEvent(
+                    &$0, row: list.render("seven", flags: []), form: .compact, removed: false, timedOut: true)
+            },
+            #"{"event":"row","row":{"movie":"seven","offset":0,"phase":"closed","edge":null,"fullSwipe":false,"buttons":[]},"cancelled":"timeout"}"#
+                + "\n")
+    }
+
     /// The full form is the compact one with the spring and the accessibility actions after
     /// `buttons`.
     func testTheFullFormAddsTheSpringAndTheAccessibilityActions() throws {
