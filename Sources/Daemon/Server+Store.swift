@@ -125,12 +125,15 @@ extension Server {
                 c.session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
                 perform(c)
             }
-            // Most clients have no row open: `hasOpenRows` answers without hashing the id.
-            for c in connections.values where c.session.hasOpenRows {
-                store.withState { c.session.movieChanged(event, $0, &sink) }
-                perform(c)
-                rowsChanged.append(c)
+        }
+        // Then the rows, once per connection for the whole batch (in order for each): most
+        // clients have no row open, and `hasOpenRows` answers without hashing an id.
+        for c in connections.values where c.session.hasOpenRows {
+            store.withState { state in
+                for event in events { c.session.movieChanged(event, state, &sink) }
             }
+            perform(c)
+            rowsChanged.append(c)
         }
         return rowsChanged
     }

@@ -23,6 +23,19 @@ enum CommandReply: Equatable {
         case .undo: "undo"
         }
     }
+
+    var undoNote: UndoNote {
+        switch self {
+        case .mutation, .fired: .change
+        case .undo(_, let original): .undo(original: original)
+        }
+    }
+}
+
+/// What `undo` learns from a command's reply: a change of this connection, or an undo of one.
+enum UndoNote: Equatable {
+    case change
+    case undo(original: UInt64)
 }
 
 /// A reply worded only when it is due, from the state at that moment: a read pipelined behind

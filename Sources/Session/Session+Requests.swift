@@ -133,16 +133,16 @@ extension Session {
 
     /// What `undo` learns from a command's outcome: a change of this connection to record (the
     /// history is allocated with the first), or an undo done or now impossible.
-    func noteForUndo(_ reply: CommandReply, _ result: Result<CommittedEvent, WireError>) {
-        switch (reply, result) {
-        case (.mutation, .success(let event)), (.fired, .success(let event)):
+    func noteForUndo(_ note: UndoNote, _ result: Result<CommittedEvent, WireError>) {
+        switch (note, result) {
+        case (.change, .success(let event)):
             if undoHistory == nil { undoHistory = UndoHistory() }
             undoHistory?.record(event)
-        case (.undo(_, let original), .success(let event)):
+        case (.undo(let original), .success(let event)):
             undoHistory?.undone(event.undoes ?? original, by: event.seq)
-        case (.undo(_, let original), .failure(let error)) where error.reason == .changedSince:
+        case (.undo(let original), .failure(let error)) where error.reason == .changedSince:
             undoHistory?.drop(original)
-        case (.mutation, .failure), (.fired, .failure), (.undo, .failure):
+        case (.change, .failure), (.undo, .failure):
             break
         }
     }

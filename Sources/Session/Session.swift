@@ -144,9 +144,9 @@ public final class Session {
         replies.out.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[replies.head...])) }
     }
 
-    /// How many changes of this connection `undo` can reach; nil while it has made none (no
-    /// history is allocated until then).
-    public var undoableChanges: Int? { undoHistory?.entries.count }
+    /// How many changes of this connection are kept for `undo` (at most 100); nil while it has
+    /// made none (no history is allocated until then).
+    public var undoableChanges: Int? { undoHistory?.count }
 
     /// How many bytes wait for the socket.
     public var pendingOutput: Int { replies.queued }
@@ -255,13 +255,15 @@ public final class Session {
     ) {
         // A connection told `bye` gets nothing after it.
         guard isOpenForEvents else { return }
-        var answered: CommandReply?
+        // What undo needs of the reply, not the reply itself: a `fired` one carries a whole row,
+        // and copying it out of its slot retained every array in it.
+        var note: UndoNote?
         let filled = replies.fill(command: ticket) { out, reply in
             Self.word(&out, reply, result)
-            answered = reply
+            note = reply.undoNote
         }
         precondition(filled, "client \(config.client): no reply waits for command \(ticket)")
-        if let answered { noteForUndo(answered, result) }
+        if let note { noteForUndo(note, result) }
         releaseDue(state, &sink)
         settle()
     }

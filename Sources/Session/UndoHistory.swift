@@ -2,60 +2,100 @@
 // where a command's outcome comes back (`Session.commandAnswered`), so that every mutation this
 // connection submits counts: its requests and the bound actions its gestures fire. The Session
 // holds none until its first change: an idle connection pays for an empty optional.
+//
+// A ring of the last `capacity` changes: recording one is a store into the ring (no shifting
+// of the other 99, no search): it runs for every durable toggle.
 import Movies
 
 struct UndoHistory {
-    /// One change of this connection, newest last.
+    /// One change of this connection.
     struct Entry: Equatable {
         /// The seq of the event it wrote.
         var seq: UInt64
         var movie: String
         var compensation: Undo.Compensation
-        /// The seq of the event that undid it.
-        var undoneBy: UInt64?
+        var state: State
+
+        enum State: Equatable {
+            /// Not undone yet.
+            case live
+            /// Undone by the event `seq`.
+            case undone(by: UInt64)
+            /// Can no longer be undone (the movie changed since): `undo` walks past it.
+            case dropped
+        }
     }
 
     /// How many changes are kept: the oldest goes when a new one comes.
     static let capacity = 100
 
-    private(set) var entries: [Entry] = []
+    /// The ring; `newest` is the index of the newest entry once it is full.
+    private var ring: [Entry] = []
+    private var newest = -1
 
     init() {
-        entries.reserveCapacity(UndoHistory.capacity)
+        ring.reserveCapacity(UndoHistory.capacity)
     }
 
-    /// A change of this connection became durable. A key replayed (the same seq again) is not
-    /// a second change.
+    var count: Int { ring.count }
+
+    /// Indices from the newest entry to the oldest.
+    private var newestFirst: some Sequence<Int> {
+        let n = ring.count
+        let last = newest
+        return (0..<n).lazy.map { (last - $0 + n) % n }
+    }
+
+    /// A change of this connection became durable. A key replayed (an older seq again) is not a
+    /// second change: this connection's changes are answered in seq order, so a new one always
+    /// has a seq above the newest recorded.
     mutating func record(_ event: CommittedEvent) {
-        guard let compensation = Undo.Compensation(undoing: event.kind),
-            !entries.contains(where: { $0.seq == event.seq })
-        else { return }
-        if entries.count == UndoHistory.capacity { entries.removeFirst() }
-        entries.append(Entry(seq: event.seq, movie: event.movie.id, compensation: compensation))
+        guard let compensation = Undo.Compensation(undoing: event.kind) else { return }
+        if newest >= 0, event.seq <= ring[newest].seq { return }
+        let entry = Entry(seq: event.seq, movie: event.movie.id, compensation: compensation, state: .live)
+        if ring.count < UndoHistory.capacity {
+            ring.append(entry)
+            newest = ring.count - 1
+        } else {
+            newest = (newest + 1) % UndoHistory.capacity
+            ring[newest] = entry
+        }
     }
 
     /// The undo of the newest change not yet undone, or nil when there is none. It expects the
     /// movie at the version this connection left it: the change itself, or the undo of a later
     /// change of the same movie (those are all undone: this is the newest that is not).
     func next() -> Undo? {
-        guard let i = entries.lastIndex(where: { $0.undoneBy == nil }) else { return nil }
-        let e = entries[i]
-        var version = e.seq
-        for later in entries[(i + 1)...] where later.movie == e.movie {
-            version = max(version, later.undoneBy ?? later.seq)
+        var version: [String: UInt64] = [:]
+        for i in newestFirst {
+            let e = ring[i]
+            switch e.state {
+            case .live:
+                let expected = max(e.seq, version[e.movie] ?? 0)
+                return Undo(movie: e.movie, original: e.seq, compensation: e.compensation, version: expected)
+            case .undone(let by):
+                version[e.movie] = max(version[e.movie] ?? 0, by)
+            case .dropped:
+                break
+            }
         }
-        return Undo(movie: e.movie, original: e.seq, compensation: e.compensation, version: version)
+        return nil
     }
 
     /// The change `original` was undone by the event `seq`.
     mutating func undone(_ original: UInt64, by seq: UInt64) {
-        guard let i = entries.firstIndex(where: { $0.seq == original }) else { return }
-        entries[i].undoneBy = seq
+        guard let i = index(of: original) else { return }
+        ring[i].state = .undone(by: seq)
     }
 
     /// The change `original` can no longer be undone (the movie changed since: its version
     /// only grows, so it never will be): the next undo walks past it.
     mutating func drop(_ original: UInt64) {
-        entries.removeAll { $0.seq == original }
+        guard let i = index(of: original) else { return }
+        ring[i].state = .dropped
+    }
+
+    private func index(of seq: UInt64) -> Int? {
+        newestFirst.first { ring[$0].seq == seq }
     }
 }
