@@ -5,26 +5,8 @@
 import Foundation
 import XCTest
 
-final class DaemonRestoreUndoTests: XCTestCase {
-    private var daemon: SwipedDaemon!
-    private var client: LineClient!
-
-    override func setUpWithError() throws {
-        daemon = try SwipedDaemon(prefix: "swiped-undo")
-        client = try daemon.connect()
-    }
-
-    override func tearDownWithError() throws {
-        client = nil
-        if let daemon { XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError) }
-        daemon = nil
-    }
-
-    private func movie(_ reply: [String: Any]) -> [String: Any] { reply["movie"] as? [String: Any] ?? [:] }
-
-    private func reason(_ reply: [String: Any]) -> String? {
-        (reply["error"] as? [String: Any])?["reason"] as? String
-    }
+final class DaemonRestoreUndoTests: DaemonClientTestCase {
+    override class var prefix: String { "swiped-undo" }
 
     private func ids() throws -> [String] {
         (try client.ok(["op": "list"])["movies"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }

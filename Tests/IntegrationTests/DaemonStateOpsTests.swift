@@ -6,22 +6,8 @@ import Foundation
 import Glibc
 import XCTest
 
-final class DaemonStateOpsTests: XCTestCase {
-    private var daemon: SwipedDaemon!
-    private var client: LineClient!
-
-    override func setUpWithError() throws {
-        daemon = try SwipedDaemon(prefix: "swiped-ops")
-        client = try daemon.connect()
-    }
-
-    override func tearDownWithError() throws {
-        client = nil
-        if let daemon { XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError) }
-        daemon = nil
-    }
-
-    private func movie(_ reply: [String: Any]) -> [String: Any] { reply["movie"] as? [String: Any] ?? [:] }
+final class DaemonStateOpsTests: DaemonClientTestCase {
+    override class var prefix: String { "swiped-ops" }
 
     private func list() throws -> (seq: Int, movies: [[String: Any]]) {
         let reply = try client.ok(["op": "list"])

@@ -9,9 +9,8 @@ import SwipeEngine
 import SwipedClient
 import XCTest
 
-final class DaemonSwipeCommandsTests: XCTestCase {
-    private var daemon: SwipedDaemon!
-    private var client: LineClient!
+final class DaemonSwipeCommandsTests: DaemonClientTestCase {
+    override class var prefix: String { "swiped-cmds" }
 
     /// `delete` asks to confirm, labelled "Delete?"; `watched` does not.
     static var configure: [String: Any] {
@@ -25,23 +24,6 @@ final class DaemonSwipeCommandsTests: XCTestCase {
                 ]
             ],
         ]
-    }
-
-    override func setUpWithError() throws {
-        daemon = try SwipedDaemon(prefix: "swiped-cmds")
-        client = try daemon.connect()
-    }
-
-    override func tearDownWithError() throws {
-        client = nil
-        if let daemon { XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError) }
-        daemon = nil
-    }
-
-    private func row(_ reply: [String: Any]) -> [String: Any] { reply["row"] as? [String: Any] ?? [:] }
-    private func buttons(_ row: [String: Any]) -> [[String: Any]] { row["buttons"] as? [[String: Any]] ?? [] }
-    private func code(_ reply: [String: Any]) -> String? {
-        (reply["error"] as? [String: Any])?["code"] as? String
     }
 
     /// No event arrives for `seconds`: a ping sent after them is answered first.

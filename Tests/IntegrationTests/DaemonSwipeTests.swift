@@ -7,23 +7,9 @@ import Foundation
 import Glibc
 import XCTest
 
-final class DaemonSwipeTests: XCTestCase {
-    private var daemon: SwipedDaemon!
-    private var client: LineClient!
+final class DaemonSwipeTests: DaemonClientTestCase {
+    override class var prefix: String { "swiped-swipe" }
 
-    override func setUpWithError() throws {
-        daemon = try SwipedDaemon(prefix: "swiped-swipe")
-        client = try daemon.connect()
-    }
-
-    override func tearDownWithError() throws {
-        client = nil
-        if let daemon { XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError) }
-        daemon = nil
-    }
-
-    private func row(_ reply: [String: Any]) -> [String: Any] { reply["row"] as? [String: Any] ?? [:] }
-    private func buttons(_ row: [String: Any]) -> [[String: Any]] { row["buttons"] as? [[String: Any]] ?? [] }
     /// (action, x, width) of each visible button, left to right.
     private func geometry(_ row: [String: Any]) -> [String] {
         buttons(row).map {
