@@ -31,7 +31,7 @@ run() {  # op clients window seconds: prints "instructions replies", leaves the 
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     pid=
-    cp "$(ls "$work"/cg.*-01)" "$work/last"
+    cp "$(ls "$work"/cg.*-01)" "$work/last"; cp "$work/last" /tmp/cg.last 2>/dev/null || true
     echo "$(awk '/^summary:/ { print $2 }' "$work/last") $replies"
 }
 

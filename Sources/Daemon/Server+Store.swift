@@ -53,11 +53,11 @@ extension Server {
             perform(c)
             touched.append(c)
         }
-        // Queue the events, then write: the writers' replies first (what they wait for), then
-        // everyone else's events.
-        let rowsChanged = batch.committed.isEmpty ? [] : fanOut(batch.committed)
+        // The writers' replies first (what they wait for), then the events: with 10,000
+        // subscribers, wording the events for all of them first kept the writer waiting ≈ 4 ms.
         for c in touched { afterWork(c) }
         if !batch.committed.isEmpty {
+            let rowsChanged = fanOut(batch.committed)
             // Who has something new: subscribers (an event, or a page of the log to catch up
             // on) and the clients whose rows re-rendered. Not every connection: with 10,000
             // idle clients that loop was most of a commit's cost.
@@ -122,7 +122,14 @@ extension Server {
                     Encode.movieEvent(&worded, event)
                     line = worded
                 }
-                c.session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
+                if c.session.takesLiveEventsDirectly {
+                    // Nothing of c's waits, so the event goes out now, without a copy: the first
+                    // subscribers read it while the last are still being written to.
+                    let written = writeNow(c, line!.bytes)
+                    c.session.liveEvent(seq: event.seq, line: line!.bytes, written: written, &sink)
+                } else {
+                    c.session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
+                }
                 perform(c)
             }
         }
@@ -136,5 +143,19 @@ extension Server {
             rowsChanged.append(c)
         }
         return rowsChanged
+    }
+
+    /// How much of `bytes` the socket takes now. A full socket, a peer gone, or an error
+    /// leave the rest queued: the connection's next flush (`afterWork`, since it then has
+    /// output pending) meets the same condition and deals with it as for any other output.
+    private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int {
+        let result: IOResult
+        do {
+            result = try bytes.withUnsafeBytes { raw throws(SystemError) in try writeNonBlocking(c.fd, raw) }
+        } catch {
+            return 0
+        }
+        if case .done(let n) = result { return n }
+        return 0
     }
 }

@@ -109,6 +109,8 @@ struct ReplyQueue {
 
     mutating func push(bytes: [UInt8]) { out.bytes.append(contentsOf: bytes) }
 
+    mutating func push(bytes: ArraySlice<UInt8>) { out.bytes.append(contentsOf: bytes) }
+
     mutating func park(_ slot: Slot) {
         slotBytes += slot.cost
         slots.append(slot)

@@ -364,6 +364,26 @@ public final class Session {
         settle()
     }
 
+    /// Whether the manager may write a live event to the socket before this session sees it (the
+    /// fan-out lane, `liveEvent(seq:line:written:_:)`): nothing of this connection waits to be
+    /// written, so the event is next on the wire either way, and the cap cannot be exceeded.
+    @inline(__always)
+    public var takesLiveEventsDirectly: Bool { replies.backlog == 0 }
+
+    /// The fan-out lane of `liveEvent(seq:line:_:)`: with `takesLiveEventsDirectly` true, the
+    /// manager wrote the first `written` bytes of the line itself; the rest waits as the whole
+    /// line would have. One change of 10,000 subscribers' then costs one `send` each and no
+    /// copy, and the first of them read while the last are still being written to.
+    public func liveEvent(seq: UInt64, line: [UInt8], written: Int, _ sink: inout SessionActions) {
+        precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
+        precondition(
+            takesLiveEventsDirectly && written >= 0 && written <= line.count,
+            "client \(config.client): \(written) of \(line.count) bytes written past a backlog of \(replies.backlog)")
+        if written < line.count { replies.push(bytes: line[written...]) }
+        subscription?.cursor = seq
+        settle()
+    }
+
     /// A committed event changed a movie: this client's row of it re-renders where it is, or is
     /// dropped when the movie was removed (rule 9).
     public func movieChanged(

@@ -262,6 +262,54 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.read().last, #"{"event":"bye","reason":"slow-consumer"}"#)
     }
 
+    /// The fan-out lane (the manager writes part of a live event itself) against the slow path
+    /// (the session queues all of it): for every split of the line, the same bytes reach the
+    /// peer, the cursor moves alike, and no action is asked for.
+    func testALiveEventWrittenInPartByTheManagerEndsAsTheQueuedOneDoes() {
+        for written in [0, 1, 17] + [-1] {
+            let slow = harness()
+            let fast = harness()
+            for h in [slow, fast] {
+                h.send(#"{"op":"subscribe"}"#)
+                XCTAssertEqual(h.takeActions(), [.subscription(active: true)])
+                _ = h.read()
+            }
+            let event = InMemoryStoreDriver(slow.store).toggle("matrix")
+            XCTAssertEqual(InMemoryStoreDriver(fast.store).toggle("matrix").seq, event.seq)
+            var line = JSONWriter()
+            Encode.movieEvent(&line, event)
+            let bytes = line.bytes
+            let n = written < 0 ? bytes.count : written
+            slow.session.liveEvent(seq: event.seq, line: bytes, &slow.sink)
+            XCTAssertTrue(fast.session.takesLiveEventsDirectly)
+            fast.session.liveEvent(seq: event.seq, line: bytes, written: n, &fast.sink)
+            XCTAssertEqual(fast.takeActions(), [])
+            XCTAssertEqual(slow.takeActions(), [])
+            XCTAssertEqual(fast.session.pendingOutput, bytes.count - n)
+            // What each peer reads: the manager's bytes, then what the session queued.
+            let fastWire = String(decoding: bytes[..<n], as: UTF8.self) + fast.read().map { $0 + "\n" }.joined()
+            let slowWire = slow.read().map { $0 + "\n" }.joined()
+            XCTAssertEqual(fastWire, slowWire, "\(n) of \(bytes.count) bytes written by the manager")
+            XCTAssertEqual(slowWire, String(decoding: bytes, as: UTF8.self))
+            for h in [slow, fast] {
+                XCTAssertTrue(h.session.caughtUp(to: event.seq))
+                XCTAssertTrue(h.session.wantsLiveEvent(seq: event.seq + 1))
+                XCTAssertEqual(h.session.lifecycle, .reading)
+            }
+        }
+    }
+
+    func testTheFanOutLaneIsClosedWhileOutputWaits() {
+        let h = harness()
+        h.send(#"{"op":"subscribe"}"#)
+        XCTAssertEqual(h.takeActions(), [.subscription(active: true)])
+        XCTAssertFalse(h.session.takesLiveEventsDirectly, "the subscribe reply waits to be written")
+        _ = h.read()
+        XCTAssertTrue(h.session.takesLiveEventsDirectly)
+        h.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        XCTAssertFalse(h.session.takesLiveEventsDirectly, "a reply is owed: its slot waits")
+    }
+
     // MARK: - Subscriptions
 
     func testSubscribeFromAnOldSeqCatchesUpFromTheLogThenGoesLive() {
