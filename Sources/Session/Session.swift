@@ -378,7 +378,8 @@ public final class Session {
         precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
         precondition(
             takesLiveEventsDirectly && written >= 0 && written <= line.count,
-            "client \(config.client): \(written) of \(line.count) bytes written past a backlog of \(replies.backlog)")
+            "client \(config.client): \(written) of \(line.count) bytes written past a backlog of \(replies.backlog)"
+        )
         if written < line.count { replies.push(bytes: line[written...]) }
         subscription?.cursor = seq
         settle()

@@ -287,7 +287,8 @@ final class SessionTests: XCTestCase {
             XCTAssertEqual(slow.takeActions(), [])
             XCTAssertEqual(fast.session.pendingOutput, bytes.count - n)
             // What each peer reads: the manager's bytes, then what the session queued.
-            let fastWire = String(decoding: bytes[..<n], as: UTF8.self) + fast.read().map { $0 + "\n" }.joined()
+            let fastWire =
+                String(decoding: bytes[..<n], as: UTF8.self) + fast.read().map { $0 + "\n" }.joined()
             let slowWire = slow.read().map { $0 + "\n" }.joined()
             XCTAssertEqual(fastWire, slowWire, "\(n) of \(bytes.count) bytes written by the manager")
             XCTAssertEqual(slowWire, String(decoding: bytes, as: UTF8.self))
