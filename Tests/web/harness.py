@@ -18,6 +18,7 @@ import zlib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WEB = os.path.join(ROOT, "web")
+EXTRA = os.environ.get("WEB_EXTRA", "").split()
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 WEBSOCKETD = "/usr/bin/websocketd"
@@ -224,7 +225,7 @@ def browser(width=420, height=640):
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 f"--window-size={width},{height}", "--force-device-scale-factor=1",
                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                "--disable-backgrounding-occluded-windows", "--hide-scrollbars"):
+                "--disable-backgrounding-occluded-windows", "--hide-scrollbars", *EXTRA):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(CHROMEDRIVER, log_output=subprocess.DEVNULL) if _service_takes_log_output()
                             else Service(CHROMEDRIVER), options=options)
