@@ -89,6 +89,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
+	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)

@@ -11,8 +11,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (Bridge, Children, Daemon, WEB, browser, pixel, png_pixels, wait_until,  # noqa: E402
-                     websocket_handshake)
+from harness import (ROOT, WEB, Bridge, Children, Daemon, bridge_command, browser, pixel, png_pixels,  # noqa: E402
+                     wait_until, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -320,6 +320,29 @@ class ReadOnlyTests(WebTestCase):
         time.sleep(0.2)
         self.assertEqual(self.movies(), before)
         self.assertTrue(self.page.has_row("seven"))
+
+
+class MakeWebTests(unittest.TestCase):
+    """What `make web` and `make install-web` do, without a browser."""
+
+    def test_make_web_runs_the_bridge_the_tests_run(self):
+        plan = subprocess.run(["make", "-s", "-n", "--no-print-directory", "-C", ROOT, "web", "WEB_PORT=8123",
+                               "RUN_SOCKET=/x/swiped.sock"], capture_output=True, text=True, check=True).stdout
+        command = plan[plan.index("exec websocketd"):].replace("\\\n", " ").split()
+        expected = bridge_command(8123, "/x/swiped.sock", "web")
+        self.assertEqual(command[:2], ["exec", os.path.basename(expected[0])])
+        self.assertEqual(command[2:], expected[1:])
+
+    def test_install_web_puts_the_page_and_the_unit_in_place(self):
+        with tempfile.TemporaryDirectory() as destination:
+            subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "install-web", f"DESTDIR={destination}",
+                            "PREFIX=/usr"], check=True, capture_output=True)
+            webdir = os.path.join(destination, "usr/share/swiped/web")
+            self.assertEqual(sorted(os.listdir(webdir)), sorted(os.listdir(WEB)))
+            with open(os.path.join(destination, "usr/lib/systemd/system/swiped-web.service")) as unit:
+                text = unit.read()
+            self.assertNotIn("@", text.replace("@system-service", "").replace("@privileged", "").replace("@resources", ""))
+            self.assertIn("--staticdir=/usr/share/swiped/web ", text)
 
 
 if __name__ == "__main__":
