@@ -77,7 +77,8 @@ def main():
             actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"))
             actions.pointer_action.pointer_up()
             actions.perform()
-            phase = page.phase(movie)
+            phase = wait_until(lambda: page.phase(movie) if page.phase(movie) != "dragging" else None,
+                               what="the release's reply")
         finally:
             driver.quit()
     finally:
