@@ -74,9 +74,7 @@ def main():
             actions.perform()
             elapsed = time.monotonic() - started
             frames = page.js("benchOn = false; return benchFrames")
-            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"))
-            actions.pointer_action.pointer_up()
-            actions.perform()
+            actions.clear_actions()  # WebDriver's "release actions": lets go of the row
             phase = wait_until(lambda: page.phase(movie) if page.phase(movie) != "dragging" else None,
                                what="the release's reply")
         finally:

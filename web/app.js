@@ -181,11 +181,16 @@ async function refreshOrder() {
   else complain("list", movies);
 }
 
+/** Titles of movies removed while this page was open, for the Undo toast (its reply may come
+ * after the removal's event). */
+const removedTitles = new Map();
+
 /** Animates a row away (whoever removed its movie), then drops it. */
 function removeView(id) {
   const view = views.get(id);
   if (!view || view.removing) return;
   view.removing = true;
+  removedTitles.set(id, view.movie.title);
   views.delete(id);
   active.delete(view);
   if (gesture?.view === view) gesture = null;
@@ -320,7 +325,7 @@ function handleFire(reply, movie, vx) {
   const fired = reply.fired;
   if (fired?.error) toast(`${fired.action} failed: ${fired.error.message}`);
   else if (fired?.action === "delete" && typeof fired.seq === "number") {
-    const title = views.get(movie)?.movie.title ?? movie;
+    const title = views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? movie;
     toast(`Deleted “${title}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
       if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
     }));

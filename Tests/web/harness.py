@@ -56,6 +56,7 @@ class Children:
 
     def __init__(self):
         self.processes = []
+        self.files = []  # their logs, closed once they are gone
 
     def start(self, argv, **kwargs):
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **kwargs)
@@ -77,6 +78,9 @@ class Children:
     def stop_all(self):
         for process in reversed(list(self.processes)):
             self.stop(process)
+        for file in self.files:
+            file.close()
+        self.files.clear()
 
 
 class Daemon:
@@ -88,6 +92,7 @@ class Daemon:
         self.state = os.path.join(directory, "state")
         self.args = list(args) + ["--durability", durability]
         self.log = open(os.path.join(directory, "swiped.log"), "ab")
+        children.files.append(self.log)
         self.process = None
         self.start()
 
@@ -110,11 +115,6 @@ class Daemon:
         status = self.children.stop(self.process)
         assert status == 0, f"swiped exited with {status}"
 
-    def close(self):
-        if self.process.poll() is None:
-            self.stop()
-        self.log.close()
-
     def client(self):
         return Client(self.socket)
 
@@ -129,9 +129,13 @@ class Client:
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX)
         self.sock.settimeout(10)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rwb")
-        self.hello = self.read()
+        try:
+            self.sock.connect(path)
+            self.file = self.sock.makefile("rwb")
+            self.hello = self.read()
+        except BaseException:
+            self.sock.close()
+            raise
         self.next_id = 1
 
     def read(self):
@@ -174,6 +178,7 @@ class Bridge:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.url = self.origin + "/"
         self.log = open(os.path.join(directory, f"websocketd-{self.port}.log"), "ab")
+        children.files.append(self.log)
         kwargs = {}
         if user is not None:
             entry = pwd.getpwnam(user)

@@ -55,9 +55,7 @@ def main(out):
             wait_until(lambda: page.phase("pulp_fiction") == "dragging", what="a held full swipe")
             time.sleep(0.5)
             save(driver, out, "web-full-swipe.png")
-            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"))
-            actions.pointer_action.pointer_up()
-            actions.perform()
+            actions.clear_actions()  # WebDriver's "release actions": lets go of the row
         finally:
             driver.quit()
     finally:

@@ -111,7 +111,6 @@ class WebTestCase(unittest.TestCase):
             cls.driver.quit()
         finally:
             cls.children.stop_all()
-            cls.daemon.log.close()
             shutil.rmtree(cls.directory, ignore_errors=True)
 
     def setUp(self):
@@ -201,6 +200,25 @@ class WebPageTests(WebTestCase):
                 self.assertEqual(set(phases), {"closed"}, kind)
         finally:
             self.driver.set_window_size(*WINDOW)
+
+    def test_pointercancel_mid_swipe_closes_the_row(self):
+        # The browser takes a gesture over (a pinch, a system gesture): the page gets a
+        # pointercancel, sent here by hand during a real touch drag that is never lifted.
+        self.page.js("window.lastDown = null; window.addEventListener('pointerdown', e => lastDown = e.pointerId, true)")
+        left, top, width, height = self.page.rect(self.page.row("forrest_gump"))
+        x, y = int(left + width - 40), int(top + height / 2)
+        actions = ActionBuilder(self.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"), duration=16)
+        actions.pointer_action.move_to_location(x, y).pointer_down()
+        for i in range(1, 9):
+            actions.pointer_action.move_to_location(x - 12 * i, y)
+        actions.perform()
+        wait_until(lambda: self.page.phase("forrest_gump") == "dragging", what="a drag")
+        self.page.js("""arguments[0].dispatchEvent(new PointerEvent('pointercancel',
+            {pointerId: lastDown, pointerType: 'touch', isPrimary: true, bubbles: true}))""",
+                     self.page.row("forrest_gump"))
+        wait_until(lambda: self.page.phase("forrest_gump") == "closed", what="the row to close")
+        actions.clear_actions()  # WebDriver's "release actions": lifts the finger
+        self.assertIn("forrest_gump", self.movies())
 
     def test_keyboard_arrows_open_enter_fires_and_actions_perform(self):
         self.page.js("arguments[0].focus()", self.page.row("silence_of_lambs"))
