@@ -2,6 +2,7 @@
 
 Run by `make test-web` (part of `make test`), or: /usr/bin/python3 -m unittest -v Tests/web/test_web.py
 """
+import json
 import os
 import shutil
 import subprocess
@@ -200,6 +201,47 @@ class WebPageTests(WebTestCase):
                 self.assertEqual(set(phases), {"closed"}, kind)
         finally:
             self.driver.set_window_size(*WINDOW)
+
+    def test_rows_are_drawn_exactly_as_the_row_says_after_a_spring(self):
+        # Every line the page receives is recorded (a WebSocket wrapper installed before the page's
+        # scripts run), so the drawing can be compared with the daemon's Row itself.
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.receivedLines = [];
+            const Original = WebSocket;
+            window.WebSocket = class extends Original {
+              constructor(...args) { super(...args); this.addEventListener('message', e => receivedLines.push(e.data)); }
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.page.load()
+        self.page.js("""window.offsets = [];
+            const c = document.querySelector('.row[data-movie="saving_private_ryan"] .content');
+            const tick = () => { offsets.push(new DOMMatrix(getComputedStyle(c).transform).m41); requestAnimationFrame(tick); };
+            requestAnimationFrame(tick);""")
+        self.page.drag("saving_private_ryan", 110, kind="mouse", hold_ms=200)
+        wait_until(lambda: self.page.phase("saving_private_ryan") == "open", what="the row to open")
+        time.sleep(1.0)  # the spring settles
+        rows = [json.loads(line) for line in self.page.js("return receivedLines")]
+        rows = [m["row"] for m in rows if isinstance(m.get("row"), dict) and m["row"]["movie"] == "saving_private_ryan"]
+        row = rows[-1]
+        self.assertEqual((row["phase"], row["edge"], row["offset"]), ("open", "leading", 140))
+        self.assertEqual(row["spring"]["target"], 140)
+        drawn = self.page.js("""const r = document.querySelector('.row[data-movie="saving_private_ryan"]');
+            return {offset: new DOMMatrix(getComputedStyle(r.querySelector('.content')).transform).m41,
+                    buttons: [...r.querySelectorAll('.buttons button')].map(b => ({action: b.dataset.action,
+                      x: parseFloat(b.style.left), width: parseFloat(b.style.width), label: b.textContent,
+                      icon: b.querySelector('svg')?.dataset.icon, colour: getComputedStyle(b).backgroundColor}))}""")
+        self.assertEqual(drawn["offset"], 140)
+        colours = {"green": "rgb(52, 199, 89)", "indigo": "rgb(88, 86, 214)"}
+        self.assertEqual(drawn["buttons"], [
+            {"action": b["action"], "x": b["x"], "width": b["width"], "label": b["label"], "icon": b["icon"],
+             "colour": colours[b["tint"]]} for b in row["buttons"]])
+        # It got there by a spring: from the release's offset (about 110), through values in between,
+        # past the target and back (damping 0.85 overshoots a little), not in one jump.
+        offsets = self.page.js("return offsets")
+        between = [o for o in offsets if 112 < o < 139]
+        self.assertGreaterEqual(len(between), 3, offsets)
+        self.assertGreater(max(offsets), 140, offsets)
 
     def test_pointercancel_mid_swipe_closes_the_row(self):
         # The browser takes a gesture over (a pinch, a system gesture): the page gets a
