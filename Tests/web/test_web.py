@@ -146,6 +146,12 @@ class WebPageTests(WebTestCase):
         self.page.drag("godfather", -330, kind="mouse")
         wait_until(lambda: "godfather" not in self.movies(), what="godfather removed")
         wait_until(lambda: not self.page.has_row("godfather"), what="the row to go")
+        # The Undo toast stays 5 s.
+        undo = self.driver.find_element("id", "toast-undo")
+        shown = time.monotonic()
+        self.assertTrue(undo.is_displayed())
+        wait_until(lambda: not undo.is_displayed(), timeout=8, what="the toast to go")
+        self.assertAlmostEqual(time.monotonic() - shown, 5, delta=0.6)
         with self.daemon.client() as client:
             seq = client.request("history", **{"from": 0, "limit": 1000})["events"][-1]["seq"]
             self.assertTrue(client.request("restore", movie="godfather", expect=seq)["ok"])
@@ -298,6 +304,16 @@ class WebPageTests(WebTestCase):
         wait_until(lambda: self.page.has_flag("the_green_mile", "eye"), what="swipectl's change on the page")
         self.daemon.swipectl("toggle-watched", "the_green_mile")
         wait_until(lambda: not self.page.has_flag("the_green_mile", "eye"), what="and back")
+        # A removal by someone else: the row animates away (collapsing), then goes.
+        self.daemon.swipectl("remove", "the_green_mile")
+        wait_until(lambda: self.page.js(
+            "const r = document.querySelector('.row[data-movie=\"the_green_mile\"]');"
+            "return r !== null && r.classList.contains('removing') && r.getBoundingClientRect().height < 50"),
+            what="the row collapsing")
+        wait_until(lambda: self.page.js("return !document.querySelector('.row[data-movie=\"the_green_mile\"]')"),
+                   what="the row gone")
+        self.daemon.swipectl("restore", "the_green_mile")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="restored at its place")
 
     def test_two_pages_see_each_others_changes(self):
         first = self.driver.current_window_handle
