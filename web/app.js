@@ -85,9 +85,11 @@ async function onHello(hello, isReconnect) {
   const configured = conn.request("configure");  // no arguments: the movie layout, which it answers
   const listed = isReconnect ? null : conn.request("list");
   const subscribed = isReconnect ? conn.request("subscribe", { from: lastSeq }) : null;
-  await viewport;
+  const sized = await viewport;
+  if (!sized.ok) complain("viewport", sized);  // rows then keep the daemon's default width, 390
   const reply = await configured;
   if (reply.ok) layout = reply.layout;
+  else complain("configure", reply);  // the actions stay as the last layout said
   if (listed) {
     const movies = await listed;
     if (!movies.ok) return complain("list", movies);
