@@ -409,6 +409,20 @@ class MakeWebTests(unittest.TestCase):
         self.assertEqual(command[:2], ["exec", os.path.basename(expected[0])])
         self.assertEqual(command[2:], expected[1:])
 
+    def test_the_unit_runs_the_bridge_the_tests_run(self):
+        settings = {}
+        with open(os.path.join(ROOT, "systemd", "swiped-web.service")) as unit:
+            for line in unit:
+                if "=" in line and not line.startswith("#"):
+                    key, value = line.rstrip("\n").split("=", 1)
+                    settings.setdefault(key, []).append(value)
+        environment = dict(value.split("=", 1) for value in settings["Environment"])
+        command = settings["ExecStart"][0]
+        for name, value in environment.items():
+            command = command.replace("${%s}" % name, value)
+        self.assertEqual(command.split(),
+                         bridge_command(int(environment["SWIPED_WEB_PORT"]), "/run/swiped/swiped.sock", "@WEBDIR@"))
+
     def test_install_web_puts_the_page_and_the_unit_in_place(self):
         with tempfile.TemporaryDirectory() as destination:
             subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "install-web", f"DESTDIR={destination}",
