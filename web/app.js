@@ -404,3 +404,15 @@ new ResizeObserver((entries) => {
     requestFrame();
   });
 }).observe(list);
+
+// --- Ghost rows (issue 18) --------------------------------------------------------------------------
+// Another person's finger on a row, drawn faint at its offset under this page's own; null hides it.
+export function setGhost(movie, offset) {
+  const view = views.get(movie);
+  if (!view) return false;
+  view.ghostOffset = offset;
+  active.add(view);
+  requestFrame();
+  return true;
+}
+window.swipedPage = { setGhost };

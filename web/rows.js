@@ -103,7 +103,8 @@ export class RowView {
     this.actionsEl = document.createElement("div");
     this.actionsEl.className = "a11y-actions";
     this.actionsEl.setAttribute("role", "group");
-    li.append(this.buttonsEl, this.ghostEl, this.contentEl, this.actionsEl);
+    // The ghost (another finger, issue 18) is drawn over the content, faint, and lets pointers through.
+    li.append(this.buttonsEl, this.contentEl, this.ghostEl, this.actionsEl);
     this.setMovie(movie, actions);
   }
 

@@ -249,6 +249,18 @@ class WebPageTests(WebTestCase):
         self.assertGreaterEqual(len(between), 3, offsets)
         self.assertGreater(max(offsets), 140, offsets)
 
+    def test_a_ghost_offset_is_drawn_faint_and_hidden_again(self):
+        # The hook issue 18's ghost rows will use: another finger's offset, under the row's own.
+        self.assertTrue(self.page.js("return swipedPage.setGhost('inception', -120)"))
+        ghost = '.row[data-movie="inception"] .ghost'
+        wait_until(lambda: self.page.js(f"return new DOMMatrix(getComputedStyle(document.querySelector('{ghost}')).transform).m41") == -120,
+                   what="the ghost at -120")
+        self.assertTrue(self.driver.find_element("css selector", ghost).is_displayed())
+        self.assertLess(float(self.driver.find_element("css selector", ghost).value_of_css_property("opacity")), 0.5)
+        self.assertEqual(self.page.phase("inception"), "closed")
+        self.page.js("swipedPage.setGhost('inception', null)")
+        wait_until(lambda: not self.driver.find_element("css selector", ghost).is_displayed(), what="the ghost hidden")
+
     def test_pointercancel_mid_swipe_closes_the_row(self):
         # The browser takes a gesture over (a pinch, a system gesture): the page gets a
         # pointercancel, sent here by hand during a real touch drag that is never lifted.
