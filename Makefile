@@ -68,6 +68,7 @@ test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory alloc-guard
+	@$(MAKE) --no-print-directory test-web
 
 # The drag path must not allocate (issue 11): 10,000 drags after warm-up make no call to malloc
 # and its family, counted by an interposer linked into the guard (Tests/Support/alloc-guard);
@@ -88,6 +89,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
+	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)
@@ -114,11 +116,13 @@ install-built:
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
 	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/swiped.conf; fi
+	@$(MAKE) --no-print-directory install-web
 
 uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
 	rm -rf $(DOCDIR)
+	rm -rf $(WEBDIR) $(UNITDIR)/swiped-web.service
 
 # Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
 # abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
@@ -154,3 +158,48 @@ tsan: deps-test
 
 clean:
 	rm -rf .build .build-asan .build-tsan
+
+# --- Web front end (issue 16) ----------------------------------------------------------------
+# `make web` starts the bridge next to `make run`'s daemon: websocketd on 127.0.0.1:$(WEB_PORT)
+# serves web/ and runs `socat - UNIX-CONNECT:$(RUN_SOCKET)` per WebSocket (one protocol line per
+# message). --origin admits only pages of this very address (a page of another site is refused:
+# cross-site WebSocket hijacking; --sameorigin would let DNS rebinding through); --maxforks caps
+# the WebSockets (each is one socat and one client of the daemon).
+# `make test-web` runs the page in headless Chromium (Tests/web, Python's unittest with Debian's
+# python3-selenium and chromedriver; nothing is downloaded) against the debug build.
+# `make screenshots` regenerates docs/*.png; `make bench` ends with Benchmarks/web-bench.py.
+WEB_DEBS      := websocketd socat
+WEB_TEST_DEBS := $(WEB_DEBS) chromium chromium-driver python3-selenium
+TEST_DEBS     += $(WEB_TEST_DEBS)
+BENCH_DEBS    += $(WEB_TEST_DEBS)
+WEB_PORT      ?= 8080
+WEB_MAXFORKS  ?= 64
+WEBDIR        := $(DESTDIR)$(PREFIX)/share/swiped/web
+PYTHON        := /usr/bin/python3
+
+.PHONY: web test-web screenshots install-web deps-web deps-web-test
+
+deps-web:      ; $(call ensure_debs,$(WEB_DEBS))
+deps-web-test: ; $(call ensure_debs,$(WEB_TEST_DEBS))
+
+web: deps-web
+	@echo "swiped web: open http://127.0.0.1:$(WEB_PORT)/ (the daemon of \`make run\`, $(RUN_SOCKET)); Ctrl-C stops it."
+	exec websocketd --address=127.0.0.1 --port=$(WEB_PORT) --staticdir=web \
+	    --origin=127.0.0.1:$(WEB_PORT),localhost:$(WEB_PORT) --maxforks=$(WEB_MAXFORKS) --loglevel=error \
+	    /usr/bin/socat - UNIX-CONNECT:$(RUN_SOCKET)
+
+test-web: deps-web-test
+	$(SWIFT) build --product swiped
+	$(SWIFT) build --product swipectl
+	SWIPED_BUILD_DIR=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest -v Tests/web/test_web.py
+
+screenshots: deps-web-test
+	$(SWIFT) build --product swiped
+	SWIPED_BUILD_DIR=$$($(SWIFT) build --show-bin-path) $(PYTHON) Tests/web/screenshots.py docs
+
+install-web:
+	install -d $(WEBDIR) $(UNITDIR)
+	install -m 0644 web/index.html web/style.css web/app.js web/connection.js web/rows.js $(WEBDIR)/
+	sed -e 's|@WEBDIR@|$(PREFIX)/share/swiped/web|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g' \
+	    systemd/swiped-web.service > $(UNITDIR)/swiped-web.service
+	chmod 0644 $(UNITDIR)/swiped-web.service

@@ -148,4 +148,84 @@ final class UnitFilesTests: XCTestCase {
         }
         return result
     }
+
+    // MARK: swiped-web.service (issue 16): websocketd serving web/ and bridging to the socket.
+
+    /// A copy of swiped-web.service with @WEBDIR@ and @DOCDIR@ replaced, as `make install` does.
+    private func installedWebUnit() throws -> TemporaryDirectory {
+        guard access("/usr/bin/websocketd", X_OK) == 0, access("/usr/bin/socat", X_OK) == 0 else {
+            throw XCTSkip("websocketd or socat is not installed (Debian packages websocketd, socat)")
+        }
+        let dir = try TemporaryDirectory("swiped-web-unit")
+        let unit = try String(contentsOfFile: "\(Self.unitDirectory)/swiped-web.service", encoding: .utf8)
+        try dir.write(
+            "swiped-web.service",
+            unit.replacingOccurrences(of: "@WEBDIR@", with: "/usr/share/swiped/web")
+                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
+        return dir
+    }
+
+    func testWebUnitPassesVerify() throws {
+        let dir = try installedWebUnit()
+        let result = try Subprocess.run(
+            analyze,
+            [
+                "verify", "--man=no", "--generators=no", "--recursive-errors=no",
+                dir.file("swiped-web.service"),
+            ],
+            environment: ["SYSTEMD_LOG_LEVEL": "notice", "SYSTEMD_LOG_COLOR": "0"], workingDirectory: dir.path
+        )
+        XCTAssertEqual(result.status, .exited(0), result.standardError)
+        XCTAssertEqual(result.standardOutput + result.standardError, "", "systemd-analyze verify complained")
+    }
+
+    func testWebUnitSecurityExposureIsAtMostOnePointFive() throws {
+        let dir = try installedWebUnit()
+        let threshold = Int(Self.maximumExposure * 10)
+        let result = try Subprocess.run(
+            analyze,
+            [
+                "security", "--offline=true", "--threshold=\(threshold)", "--no-pager",
+                dir.file("swiped-web.service"),
+            ],
+            environment: ["SYSTEMD_COLORS": "0"], workingDirectory: dir.path)
+        let output = result.standardOutput + result.standardError
+        let exposure = try XCTUnwrap(Self.overallExposure(output), "no overall exposure in:\n\(output)")
+        XCTAssertLessThanOrEqual(exposure, Self.maximumExposure, output)
+        XCTAssertEqual(result.status, .exited(0), "over --threshold=\(threshold):\n\(output)")
+    }
+
+    func testWebUnitSaysWhatTheIssueAsks() throws {
+        let web = try Self.settings("swiped-web.service")
+        for (key, value) in [
+            "DynamicUser": "yes", "SupplementaryGroups": "swiped", "CapabilityBoundingSet": "",
+            "NoNewPrivileges": "yes", "ProtectSystem": "strict", "IPAddressDeny": "any",
+            "IPAddressAllow": "localhost", "Restart": "on-failure",
+        ] {
+            XCTAssertEqual(web[key], [value], key)
+        }
+        XCTAssertNil(web["PrivateUsers"], "PrivateUsers= would hide the bridge's uid from --writers")
+        let exec = try XCTUnwrap(web["ExecStart"]?.first)
+        let words = exec.split(separator: " ").map(String.init)
+        XCTAssertEqual(words.first, "/usr/bin/websocketd")
+        for flag in [
+            "--address=127.0.0.1", "--staticdir=@WEBDIR@", "--origin=${SWIPED_WEB_ORIGIN}",
+            "--maxforks=${SWIPED_WEB_MAXFORKS}",
+        ] {
+            XCTAssertTrue(words.contains(flag), "\(flag) in \(exec)")
+        }
+        XCTAssertFalse(words.contains("--sameorigin"), "--origin, not --sameorigin: DNS rebinding")
+        // Each WebSocket runs socat to the socket swiped.socket listens on.
+        let socket = try XCTUnwrap(try Self.settings("swiped.socket")["ListenStream"]?.first)
+        XCTAssertEqual(Array(words.suffix(3)), ["/usr/bin/socat", "-", "UNIX-CONNECT:\(socket)"])
+        // The origins and the fork limit are set, never "any".
+        let environment = Dictionary(
+            (web["Environment"] ?? []).map { line -> (String, String) in
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? parts[1] : "")
+            }, uniquingKeysWith: { $1 })
+        let port = try XCTUnwrap(environment["SWIPED_WEB_PORT"])
+        XCTAssertEqual(environment["SWIPED_WEB_ORIGIN"], "127.0.0.1:\(port),localhost:\(port)")
+        XCTAssertGreaterThan(Int(environment["SWIPED_WEB_MAXFORKS"] ?? "") ?? 0, 0)
+    }
 }

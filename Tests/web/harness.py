@@ -1,0 +1,288 @@
+"""The real programs the web tests run: swiped, websocketd (the bridge) and headless Chromium.
+
+Every child is started with subprocess.Popen and always waited for (PID 1 here does not reap
+orphans): `Children` kills what is still running and waits, also when a test fails.
+"""
+import base64
+import json
+import os
+import pwd
+import grp
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+WEB = os.path.join(ROOT, "web")
+EXTRA = os.environ.get("WEB_EXTRA", "").split()
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+WEBSOCKETD = "/usr/bin/websocketd"
+SOCAT = "/usr/bin/socat"
+
+
+def build_dir():
+    """The built swiped and swipectl: $SWIPED_BUILD_DIR, else .build/debug (what `make test` built)."""
+    directory = os.environ.get("SWIPED_BUILD_DIR") or os.path.join(ROOT, ".build", "debug")
+    for name in ("swiped", "swipectl"):
+        if not os.access(os.path.join(directory, name), os.X_OK):
+            raise RuntimeError(f"{directory}/{name} not found: run `swift build` first, or set SWIPED_BUILD_DIR")
+    return directory
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout=10.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+class Children:
+    """Processes a test started; `stop_all` terminates and reaps every one of them."""
+
+    def __init__(self):
+        self.processes = []
+        self.files = []  # their logs, closed once they are gone
+
+    def start(self, argv, **kwargs):
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def stop(self, process, sig=signal.SIGTERM, timeout=10):
+        if process.poll() is None:
+            process.send_signal(sig)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process in self.processes:
+            self.processes.remove(process)
+        return process.returncode
+
+    def stop_all(self):
+        for process in reversed(list(self.processes)):
+            self.stop(process)
+        for file in self.files:
+            file.close()
+        self.files.clear()
+
+
+class Daemon:
+    """swiped on a socket and state of its own, in `directory`."""
+
+    def __init__(self, children, directory, args=(), durability="normal"):
+        self.children = children
+        self.socket = os.path.join(directory, "swiped.sock")
+        self.state = os.path.join(directory, "state")
+        self.args = list(args) + ["--durability", durability]
+        self.log = open(os.path.join(directory, "swiped.log"), "ab")
+        children.files.append(self.log)
+        self.process = None
+        self.start()
+
+    def start(self):
+        self.process = self.children.start(
+            [os.path.join(build_dir(), "swiped"), "--socket", self.socket, "--state", self.state] + self.args,
+            stdout=self.log, stderr=self.log)
+        wait_until(self._answers, what="swiped to listen")
+
+    def _answers(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"swiped exited with {self.process.returncode}")
+        try:
+            with Client(self.socket):
+                return True
+        except OSError:
+            return False
+
+    def stop(self):
+        status = self.children.stop(self.process)
+        assert status == 0, f"swiped exited with {status}"
+
+    def client(self):
+        return Client(self.socket)
+
+    def swipectl(self, *args):
+        return subprocess.run([os.path.join(build_dir(), "swipectl"), "--socket", self.socket, *args],
+                              capture_output=True, text=True, timeout=20, check=True).stdout
+
+
+class Client:
+    """A line client of the daemon's socket, to check what the page did."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(10)
+        try:
+            self.sock.connect(path)
+            self.file = self.sock.makefile("rwb")
+            self.hello = self.read()
+        except BaseException:
+            self.sock.close()
+            raise
+        self.next_id = 1
+
+    def read(self):
+        line = self.file.readline()
+        if not line:
+            raise EOFError("the daemon closed the connection")
+        return json.loads(line)
+
+    def request(self, op, **args):
+        request_id = self.next_id
+        self.next_id += 1
+        self.file.write((json.dumps({"op": op, "id": request_id, **args}) + "\n").encode())
+        self.file.flush()
+        while True:
+            message = self.read()
+            if message.get("id") == request_id:
+                return message
+
+    def movies(self):
+        reply = self.request("list")
+        assert reply["ok"], reply
+        return {m["id"]: m for m in reply["movies"]}
+
+    def close(self):
+        self.file.close()
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Bridge:
+    """websocketd serving web/ and running socat to the daemon's socket per WebSocket, as `make web`."""
+
+    def __init__(self, children, daemon_socket, directory, user=None, webdir=WEB):
+        self.port = free_port()
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + "/"
+        self.log = open(os.path.join(directory, f"websocketd-{self.port}.log"), "ab")
+        children.files.append(self.log)
+        kwargs = {}
+        if user is not None:
+            entry = pwd.getpwnam(user)
+            groups = [g.gr_gid for g in grp.getgrall() if user in g.gr_mem]
+            kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": groups}
+        self.process = children.start(bridge_command(self.port, daemon_socket, webdir),
+                                      stdout=self.log, stderr=self.log, **kwargs)
+        wait_until(self._listens, what="websocketd to listen")
+
+    def _listens(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"websocketd exited with {self.process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+
+def bridge_command(port, daemon_socket, webdir):
+    """The command line `make web` and swiped-web.service use (Makefile, systemd/swiped-web.service)."""
+    return [WEBSOCKETD, "--address=127.0.0.1", f"--port={port}", f"--staticdir={webdir}",
+            f"--origin=127.0.0.1:{port},localhost:{port}", "--maxforks=64", "--loglevel=error",
+            SOCAT, "-", f"UNIX-CONNECT:{daemon_socket}"]
+
+
+def websocket_handshake(port, origin):
+    """Opens a WebSocket to 127.0.0.1:port with this Origin; returns the HTTP status code."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        key = base64.b64encode(os.urandom(16)).decode()
+        s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                   f"Origin: {origin}\r\n\r\n").encode())
+        data = b""
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return int(data.split(b" ", 2)[1])
+
+
+def browser(width=420, height=640):
+    """Headless Chromium through Debian's chromedriver (nothing is downloaded)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                f"--window-size={width},{height}", "--force-device-scale-factor=1",
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-backgrounding-occluded-windows", "--hide-scrollbars", *EXTRA):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER, log_output=subprocess.DEVNULL) if _service_takes_log_output()
+                            else Service(CHROMEDRIVER), options=options)
+
+
+def _service_takes_log_output():
+    import inspect
+    from selenium.webdriver.chrome.service import Service
+    return "log_output" in inspect.signature(Service.__init__).parameters
+
+
+def png_pixels(data):
+    """Decodes an 8-bit RGB or RGBA, non-interlaced PNG (what Chromium's screenshots are):
+    returns (width, height, channels, rows), each row a bytes object."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0, header
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous, i = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = previous[x]
+            c = previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        previous = line
+    return width, height, channels, rows
+
+
+def pixel(png, x, y):
+    width, height, channels, rows = png
+    return tuple(rows[y][x * channels:x * channels + 3])

@@ -1,0 +1,73 @@
+"""Regenerates the README's screenshots (`make screenshots`): the list, an open row, a full swipe.
+
+    /usr/bin/python3 Tests/web/screenshots.py docs
+
+Each is taken in headless Chromium from a daemon of its own on a fresh state (the ten seed
+movies; Se7en and The Matrix marked first so that the list shows its marks).
+"""
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Bridge, Children, Daemon, browser, wait_until  # noqa: E402
+from test_web import Page  # noqa: E402
+
+from selenium.webdriver.common.actions import interaction  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    children = Children()
+    directory = tempfile.mkdtemp(prefix="swiped-shots-")
+    try:
+        daemon = Daemon(children, directory)
+        daemon.swipectl("toggle-watched", "matrix")
+        daemon.swipectl("toggle-friends", "matrix")
+        daemon.swipectl("toggle-watched", "seven")
+        bridge = Bridge(children, daemon.socket, directory)
+        driver = browser(500, 760)
+        try:
+            page = Page(driver, bridge.url)
+            page.load()
+            wait_until(lambda: page.has_flag("matrix", "person.3"), what="the marks")
+            time.sleep(0.3)
+            save(driver, out, "web-list.png")
+
+            page.drag("inception", -150, kind="mouse", hold_ms=100)
+            wait_until(lambda: page.phase("inception") == "open", what="an open row")
+            page.drag("dark_knight", 120, kind="mouse", hold_ms=100)  # closes inception (rule 8)
+            wait_until(lambda: page.phase("dark_knight") == "open", what="an open row")
+            time.sleep(0.8)  # the spring settles
+            save(driver, out, "web-open-row.png")
+
+            # A full swipe, held past half the row: only the outermost button shows.
+            left, top, width, height = page.rect(page.row("pulp_fiction"))
+            x, y = int(left + width - 40), int(top + height / 2)
+            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=16)
+            actions.pointer_action.move_to_location(x, y).pointer_down()
+            for i in range(1, 16):
+                actions.pointer_action.move_to_location(int(x - 330 * i / 15), y)
+            actions.perform()
+            wait_until(lambda: page.phase("pulp_fiction") == "dragging", what="a held full swipe")
+            time.sleep(0.5)
+            save(driver, out, "web-full-swipe.png")
+            actions.clear_actions()  # WebDriver's "release actions": lets go of the row
+        finally:
+            driver.quit()
+    finally:
+        children.stop_all()
+
+
+def save(driver, out, name):
+    path = os.path.join(out, name)
+    with open(path, "wb") as f:
+        f.write(driver.get_screenshot_as_png())
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs")

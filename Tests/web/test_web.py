@@ -1,0 +1,451 @@
+"""The web front end in a real browser: swiped + websocketd + headless Chromium (issue 16's tests).
+
+Run by `make test-web` (part of `make test`), or: /usr/bin/python3 -m unittest -v Tests/web/test_web.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (ROOT, WEB, Bridge, Children, Daemon, bridge_command, browser, pixel, png_pixels,  # noqa: E402
+                     wait_until, websocket_handshake)
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions import interaction  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+RED = (0xFF, 0x3B, 0x30)
+WINDOW = (500, 800)
+SEED_TITLES = ["The Godfather", "The Dark Knight", "Pulp Fiction", "Forrest Gump", "Inception", "The Matrix",
+               "Se7en", "The Silence of the Lambs", "Saving Private Ryan", "The Green Mile"]
+
+
+class Page:
+    """One browser tab on the page, with the gestures and looks the tests need."""
+
+    def __init__(self, driver, url):
+        self.driver = driver
+        self.url = url
+
+    def load(self, query=""):
+        self.driver.get(self.url + query)
+        self.wait_online()
+
+    def wait_online(self, timeout=10):
+        wait_until(lambda: self.js("return document.getElementById('status').dataset.state") == "online",
+                   timeout, "the page to be online")
+        # Online and listed: the rows are there once the list reply is in.
+        wait_until(lambda: self.js("return document.querySelectorAll('#list .row').length") > 0, timeout, "rows")
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def titles(self):
+        return self.js("return [...document.querySelectorAll('#list .row:not(.removing) .title')].map(e => e.textContent)")
+
+    def row(self, movie):
+        return self.driver.find_element("css selector", f'#list .row[data-movie="{movie}"]')
+
+    def has_row(self, movie):
+        return self.js(f'return !!document.querySelector(\'#list .row[data-movie="{movie}"]:not(.removing)\')')
+
+    def phase(self, movie):
+        return self.js(f'const r = document.querySelector(\'#list .row[data-movie="{movie}"]\'); return r && r.dataset.phase')
+
+    def rect(self, element):
+        return self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
+
+    def has_flag(self, movie, icon):
+        return self.js(f'return !!document.querySelector(\'#list .row[data-movie="{movie}"] .flags svg[data-icon="{icon}"]\')')
+
+    def drag(self, movie, dx, dy=0, kind="mouse", steps=12, step_ms=16, hold_ms=0):
+        """Puts a pointer down on the row, moves it by (dx, dy) in `steps` moves and lifts it."""
+        self.js("arguments[0].scrollIntoView({block: 'center'})", self.row(movie))
+        left, top, width, height = self.rect(self.row(movie))
+        # Start where the whole movement stays inside the row (and the window).
+        self.drag_at(int(left + width / 2 - dx / 2), int(top + height / 2), dx, dy, kind, steps, step_ms, hold_ms)
+
+    def drag_at(self, x, y, dx, dy, kind, steps=12, step_ms=16, hold_ms=0):
+        kind_name = {"touch": interaction.POINTER_TOUCH, "pen": interaction.POINTER_PEN}.get(kind, interaction.POINTER_MOUSE)
+        actions = ActionBuilder(self.driver, mouse=PointerInput(kind_name, kind), duration=step_ms)
+        actions.pointer_action.move_to_location(x, y).pointer_down()
+        for i in range(1, steps + 1):
+            actions.pointer_action.move_to_location(int(x + dx * i / steps), int(y + dy * i / steps))
+        if hold_ms:
+            actions.pointer_action.pause(hold_ms / 1000)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+
+class WebTestCase(unittest.TestCase):
+    """A daemon, a bridge and a browser for the whole class; the page is loaded again per test."""
+    daemon_args = ()
+    bridge_user = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.children = Children()
+        cls.directory = tempfile.mkdtemp(prefix="swiped-web-")
+        try:
+            cls.start_servers()
+            cls.driver = browser(*WINDOW)
+        except BaseException:
+            cls.children.stop_all()
+            raise
+        cls.page = Page(cls.driver, cls.bridge.url)
+
+    @classmethod
+    def start_servers(cls):
+        cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args)
+        cls.bridge = Bridge(cls.children, cls.daemon.socket, cls.directory)
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.driver.quit()
+        finally:
+            cls.children.stop_all()
+            shutil.rmtree(cls.directory, ignore_errors=True)
+
+    def setUp(self):
+        self.page.load()
+
+    def movies(self):
+        with self.daemon.client() as client:
+            return client.movies()
+
+
+class WebPageTests(WebTestCase):
+    def test_the_ten_movies_appear(self):
+        # Runs against the seed: the other tests of this class leave these ten where they were or
+        # put them back (restore).
+        wait_until(lambda: len(self.page.titles()) == 10, what="ten rows")
+        self.assertEqual(self.page.titles(), SEED_TITLES)
+
+    def test_full_swipe_left_deletes_touch_and_undo_restores(self):
+        self.page.drag("seven", -320, kind="touch")
+        wait_until(lambda: "seven" not in self.movies(), what="seven removed in the daemon")
+        wait_until(lambda: not self.page.has_row("seven"), what="the row to animate away")
+        # The toast offers Undo for 5 s: `restore` with the removal's seq brings it back in place.
+        toast = self.driver.find_element("id", "toast")
+        self.assertTrue(toast.is_displayed())
+        self.assertTrue(self.driver.find_element("id", "toast-undo").is_displayed())
+        self.assertIn("Se7en", toast.text)
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "seven" in self.movies(), what="seven restored")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="seven back at its place on the page")
+
+    def test_full_swipe_left_deletes_mouse(self):
+        self.page.drag("godfather", -330, kind="mouse")
+        wait_until(lambda: "godfather" not in self.movies(), what="godfather removed")
+        wait_until(lambda: not self.page.has_row("godfather"), what="the row to go")
+        # The Undo toast stays 5 s.
+        undo = self.driver.find_element("id", "toast-undo")
+        shown = time.monotonic()
+        self.assertTrue(undo.is_displayed())
+        wait_until(lambda: not undo.is_displayed(), timeout=8, what="the toast to go")
+        self.assertAlmostEqual(time.monotonic() - shown, 5, delta=0.6)
+        with self.daemon.client() as client:
+            seq = client.request("history", **{"from": 0, "limit": 1000})["events"][-1]["seq"]
+            self.assertTrue(client.request("restore", movie="godfather", expect=seq)["ok"])
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="godfather back, seen live")
+
+    def test_partial_drag_opens_a_red_delete_button_and_a_tap_deletes(self):
+        self.page.drag("inception", -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase("inception") == "open", what="the row to open")
+        button = self.driver.find_element("css selector", '#list .row[data-movie="inception"] .buttons button[data-action="delete"]')
+        wait_until(lambda: abs(self.page.rect(button)[2] - 70) < 0.5, what="the button to settle at 70 points")
+        self.assertEqual(button.text, "Delete")
+        self.assertEqual(button.value_of_css_property("background-color"), "rgba(255, 59, 48, 1)")
+        left, top, width, height = self.page.rect(button)
+        row_left, _, row_width, _ = self.page.rect(self.page.row("inception"))
+        self.assertAlmostEqual(left + width, row_left + row_width, delta=0.5)
+        png = png_pixels(self.driver.get_screenshot_as_png())
+        for dx, dy in ((6, 6), (width - 6, height - 6), (6, height - 6)):
+            self.assertEqual(pixel(png, int(left + dx), int(top + dy)), RED)
+        self.assertIn("inception", self.movies())
+        button.click()
+        wait_until(lambda: "inception" not in self.movies(), what="the tap to delete")
+        wait_until(lambda: not self.page.has_row("inception"), what="the row to go")
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "inception" in self.movies(), what="undo")
+
+    def test_drag_right_marks_watched_then_unwatched(self):
+        self.assertFalse(self.movies()["matrix"]["watched"])
+        self.page.drag("matrix", 300, kind="mouse")
+        wait_until(lambda: self.movies()["matrix"]["watched"], what="matrix watched")
+        wait_until(lambda: self.page.has_flag("matrix", "eye"), what="the eye on the row")
+        wait_until(lambda: self.page.phase("matrix") == "closed", timeout=3, what="the row to close after 0.5 s")
+        self.page.drag("matrix", 300, kind="touch")
+        wait_until(lambda: not self.movies()["matrix"]["watched"], what="matrix unwatched")
+        wait_until(lambda: not self.page.has_flag("matrix", "eye"), what="the eye gone")
+
+    def test_vertical_drag_scrolls_and_opens_nothing(self):
+        # Touch: the browser owns vertical panning (touch-action: pan-y), takes the gesture with a
+        # pointercancel and scrolls; mouse and pen: the page scrolls the list itself.
+        self.driver.set_window_size(500, 560)
+        try:
+            self.page.load()
+            left, top, width, height = self.page.rect(self.driver.find_element("id", "list"))
+            self.assertGreater(self.page.js("const l = document.getElementById('list'); return l.scrollHeight - l.clientHeight"), 100)
+            self.page.js("window.cancels = 0; window.addEventListener('pointercancel', () => cancels++, true)")
+            for kind in ("touch", "mouse", "pen"):
+                self.page.js("document.getElementById('list').scrollTop = 0")
+                time.sleep(0.1)
+                self.page.drag_at(int(left + width / 2), int(top + height - 30), 4, -150, kind=kind)
+                time.sleep(0.3)
+                self.assertEqual(self.page.js("return cancels"), 1)  # the touch's, only
+                self.assertGreater(self.page.js("return document.getElementById('list').scrollTop"), 100, kind)
+                phases = self.page.js("return [...document.querySelectorAll('#list .row')].map(r => r.dataset.phase)")
+                self.assertEqual(set(phases), {"closed"}, kind)
+        finally:
+            self.driver.set_window_size(*WINDOW)
+
+    def test_rows_are_drawn_exactly_as_the_row_says_after_a_spring(self):
+        # Every line the page receives is recorded (a WebSocket wrapper installed before the page's
+        # scripts run), so the drawing can be compared with the daemon's Row itself.
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.receivedLines = [];
+            const Original = WebSocket;
+            window.WebSocket = class extends Original {
+              constructor(...args) { super(...args); this.addEventListener('message', e => receivedLines.push(e.data)); }
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.page.load()
+        self.page.js("""window.offsets = [];
+            const c = document.querySelector('.row[data-movie="saving_private_ryan"] .content');
+            const tick = () => { offsets.push(new DOMMatrix(getComputedStyle(c).transform).m41); requestAnimationFrame(tick); };
+            requestAnimationFrame(tick);""")
+        self.page.drag("saving_private_ryan", 110, kind="mouse", hold_ms=200)
+        wait_until(lambda: self.page.phase("saving_private_ryan") == "open", what="the row to open")
+        time.sleep(1.0)  # the spring settles
+        rows = [json.loads(line) for line in self.page.js("return receivedLines")]
+        rows = [m["row"] for m in rows if isinstance(m.get("row"), dict) and m["row"]["movie"] == "saving_private_ryan"]
+        row = rows[-1]
+        self.assertEqual((row["phase"], row["edge"], row["offset"]), ("open", "leading", 140))
+        self.assertEqual(row["spring"]["target"], 140)
+        drawn = self.page.js("""const r = document.querySelector('.row[data-movie="saving_private_ryan"]');
+            return {offset: new DOMMatrix(getComputedStyle(r.querySelector('.content')).transform).m41,
+                    buttons: [...r.querySelectorAll('.buttons button')].map(b => ({action: b.dataset.action,
+                      x: parseFloat(b.style.left), width: parseFloat(b.style.width), label: b.textContent,
+                      icon: b.querySelector('svg')?.dataset.icon, colour: getComputedStyle(b).backgroundColor}))}""")
+        self.assertEqual(drawn["offset"], 140)
+        colours = {"green": "rgb(52, 199, 89)", "indigo": "rgb(88, 86, 214)"}
+        self.assertEqual(drawn["buttons"], [
+            {"action": b["action"], "x": b["x"], "width": b["width"], "label": b["label"], "icon": b["icon"],
+             "colour": colours[b["tint"]]} for b in row["buttons"]])
+        # It got there by a spring: from the release's offset (about 110), through values in between,
+        # past the target and back (damping 0.85 overshoots a little), not in one jump.
+        offsets = self.page.js("return offsets")
+        between = [o for o in offsets if 112 < o < 139]
+        self.assertGreaterEqual(len(between), 3, offsets)
+        self.assertGreater(max(offsets), 140, offsets)
+
+    def test_a_ghost_offset_is_drawn_faint_and_hidden_again(self):
+        # The hook issue 18's ghost rows will use: another finger's offset, under the row's own.
+        self.assertTrue(self.page.js("return swipedPage.setGhost('inception', -120)"))
+        ghost = '.row[data-movie="inception"] .ghost'
+        wait_until(lambda: self.page.js(f"return new DOMMatrix(getComputedStyle(document.querySelector('{ghost}')).transform).m41") == -120,
+                   what="the ghost at -120")
+        self.assertTrue(self.driver.find_element("css selector", ghost).is_displayed())
+        self.assertLess(float(self.driver.find_element("css selector", ghost).value_of_css_property("opacity")), 0.5)
+        self.assertEqual(self.page.phase("inception"), "closed")
+        self.page.js("swipedPage.setGhost('inception', null)")
+        wait_until(lambda: not self.driver.find_element("css selector", ghost).is_displayed(), what="the ghost hidden")
+
+    def test_pointercancel_mid_swipe_closes_the_row(self):
+        # The browser takes a gesture over (a pinch, a system gesture): the page gets a
+        # pointercancel, sent here by hand during a real touch drag that is never lifted.
+        self.page.js("window.lastDown = null; window.addEventListener('pointerdown', e => lastDown = e.pointerId, true)")
+        left, top, width, height = self.page.rect(self.page.row("forrest_gump"))
+        x, y = int(left + width - 40), int(top + height / 2)
+        actions = ActionBuilder(self.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"), duration=16)
+        actions.pointer_action.move_to_location(x, y).pointer_down()
+        for i in range(1, 9):
+            actions.pointer_action.move_to_location(x - 12 * i, y)
+        actions.perform()
+        wait_until(lambda: self.page.phase("forrest_gump") == "dragging", what="a drag")
+        self.page.js("""arguments[0].dispatchEvent(new PointerEvent('pointercancel',
+            {pointerId: lastDown, pointerType: 'touch', isPrimary: true, bubbles: true}))""",
+                     self.page.row("forrest_gump"))
+        wait_until(lambda: self.page.phase("forrest_gump") == "closed", what="the row to close")
+        actions.clear_actions()  # WebDriver's "release actions": lifts the finger
+        self.assertIn("forrest_gump", self.movies())
+
+    def test_keyboard_arrows_open_enter_fires_and_actions_perform(self):
+        self.page.js("arguments[0].focus()", self.page.row("silence_of_lambs"))
+        ActionChains(self.driver).send_keys(Keys.ARROW_LEFT).perform()
+        wait_until(lambda: self.page.phase("silence_of_lambs") == "open", what="ArrowLeft to open the trailing edge")
+        self.assertEqual(self.page.js('return document.querySelector(\'.row[data-movie="silence_of_lambs"]\').dataset.edge'), "trailing")
+        ActionChains(self.driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait_until(lambda: self.page.phase("silence_of_lambs") == "closed", what="ArrowRight to close it")
+        ActionChains(self.driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait_until(lambda: self.page.phase("silence_of_lambs") == "open", what="ArrowRight to open the leading edge")
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()  # the outermost: Watched
+        wait_until(lambda: self.movies()["silence_of_lambs"]["watched"], what="Enter to fire Watched")
+        # The row's accessibility actions are buttons that `perform`.
+        actions = self.page.js('return [...document.querySelectorAll(\'.row[data-movie="silence_of_lambs"] .a11y-actions button\')].map(b => b.textContent)')
+        self.assertEqual(actions, ["Watched", "With Friends", "Delete"])
+        self.page.js('document.querySelector(\'.row[data-movie="silence_of_lambs"] [data-perform="watched-with-friends"]\').click()')
+        wait_until(lambda: self.movies()["silence_of_lambs"]["watchedWithFriends"], what="perform")
+        wait_until(lambda: self.page.has_flag("silence_of_lambs", "person.3"), what="the three-person mark")
+        for action in ("watched", "watched-with-friends"):
+            self.page.js(f'document.querySelector(\'.row[data-movie="silence_of_lambs"] [data-perform="{action}"]\').click()')
+        wait_until(lambda: not self.movies()["silence_of_lambs"]["watched"] and not self.movies()["silence_of_lambs"]["watchedWithFriends"],
+                   what="both flags back")
+
+    def test_rtl_left_drag_reveals_the_leading_edge(self):
+        self.page.load("?dir=rtl")
+        self.page.drag("saving_private_ryan", -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase("saving_private_ryan") == "open", what="the row to open")
+        row = self.page.row("saving_private_ryan")
+        self.assertEqual(row.get_attribute("data-edge"), "leading")
+        labels = [b.text for b in row.find_elements("css selector", ".buttons button")]
+        self.assertEqual(labels, ["With Friends", "Watched"])  # left to right; Watched outermost (right)
+
+    def test_swipectl_change_appears_without_reload(self):
+        self.daemon.swipectl("toggle-watched", "the_green_mile")
+        wait_until(lambda: self.page.has_flag("the_green_mile", "eye"), what="swipectl's change on the page")
+        self.daemon.swipectl("toggle-watched", "the_green_mile")
+        wait_until(lambda: not self.page.has_flag("the_green_mile", "eye"), what="and back")
+        # A removal by someone else: the row animates away (collapsing), then goes.
+        self.daemon.swipectl("remove", "the_green_mile")
+        wait_until(lambda: self.page.js(
+            "const r = document.querySelector('.row[data-movie=\"the_green_mile\"]');"
+            "return r !== null && r.classList.contains('removing') && r.getBoundingClientRect().height < 50"),
+            what="the row collapsing")
+        wait_until(lambda: self.page.js("return !document.querySelector('.row[data-movie=\"the_green_mile\"]')"),
+                   what="the row gone")
+        self.daemon.swipectl("restore", "the_green_mile")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="restored at its place")
+
+    def test_two_pages_see_each_others_changes(self):
+        first = self.driver.current_window_handle
+        self.driver.switch_to.new_window("window")
+        second = self.driver.current_window_handle
+        try:
+            other = Page(self.driver, self.bridge.url)
+            other.load()
+            other.drag("pulp_fiction", 300, kind="mouse")
+            wait_until(lambda: other.has_flag("pulp_fiction", "eye"), what="the second page's own change")
+            self.driver.switch_to.window(first)
+            wait_until(lambda: self.page.has_flag("pulp_fiction", "eye"), what="the first page to see it")
+            self.page.drag("pulp_fiction", 300, kind="mouse")
+            wait_until(lambda: not self.page.has_flag("pulp_fiction", "eye"), what="the first page's change")
+            self.driver.switch_to.window(second)
+            wait_until(lambda: not other.has_flag("pulp_fiction", "eye"), what="the second page to see it")
+        finally:
+            self.driver.switch_to.window(second)
+            self.driver.close()
+            self.driver.switch_to.window(first)
+
+    def test_page_recovers_after_the_daemon_restarts(self):
+        self.daemon.stop()
+        wait_until(lambda: self.page.js("return document.getElementById('status').dataset.state") != "online",
+                   what="the page to show offline")
+        self.assertIn("Offline", self.driver.find_element("id", "status").text)
+        # While it is down, another front end changes nothing; once back, a change made before the
+        # page reconnects is caught up from the page's last seq.
+        self.daemon.start()
+        self.daemon.swipectl("toggle-watched", "dark_knight")
+        self.page.wait_online(timeout=15)
+        wait_until(lambda: self.page.has_flag("dark_knight", "eye"), what="the catch-up")
+        self.page.drag("dark_knight", 300, kind="mouse")
+        wait_until(lambda: not self.movies()["dark_knight"]["watched"], what="a swipe after the restart")
+
+
+class ForeignOriginTests(WebTestCase):
+    def test_a_websocket_from_a_foreign_origin_is_refused(self):
+        port = self.bridge.port
+        self.assertEqual(websocket_handshake(port, self.bridge.origin), 101)
+        self.assertEqual(websocket_handshake(port, f"http://localhost:{port}"), 101)
+        for origin in ("http://evil.example", f"http://evil.example:{port}", "http://127.0.0.1:1", "null"):
+            self.assertEqual(websocket_handshake(port, origin), 403, origin)
+
+
+def ensure_reader():
+    """A user outside the writers group (the Swift integration tests' TestUsers, made here too)."""
+    if subprocess.run(["getent", "group", "swiped-it-writers"], capture_output=True).returncode != 0:
+        subprocess.run(["groupadd", "--system", "swiped-it-writers"], check=True)
+    if subprocess.run(["id", "swiped-it-reader"], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        "swiped-it-reader"], check=True)
+    groups = subprocess.run(["id", "-nG", "swiped-it-reader"], capture_output=True, text=True).stdout.split()
+    assert "swiped-it-writers" not in groups, groups
+
+
+class ReadOnlyTests(WebTestCase):
+    """The bridge runs as a non-root user outside the daemon's --writers group."""
+    daemon_args = ("--writers", "swiped-it-writers")
+
+    @classmethod
+    def start_servers(cls):
+        ensure_reader()
+        os.chmod(cls.directory, 0o755)
+        cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args)
+        os.chmod(cls.daemon.socket, 0o666)
+        webdir = os.path.join(cls.directory, "web")
+        shutil.copytree(WEB, webdir)
+        cls.bridge = Bridge(cls.children, cls.daemon.socket, cls.directory, user="swiped-it-reader", webdir=webdir)
+
+    def test_the_page_says_read_only_and_a_full_swipe_changes_nothing(self):
+        wait_until(lambda: self.driver.find_element("id", "readonly").is_displayed(), what="the read-only banner")
+        self.assertIn("Read-only", self.driver.find_element("id", "readonly").text)
+        before = self.movies()
+        self.page.drag("seven", -330, kind="mouse")
+        wait_until(lambda: self.page.phase("seven") == "closed", timeout=3, what="the row to settle closed")
+        self.assertIn("Read-only", self.driver.find_element("id", "toast").text)
+        self.page.drag("seven", 330, kind="touch")
+        wait_until(lambda: self.page.phase("seven") == "closed", timeout=3, what="the row to settle closed")
+        time.sleep(0.2)
+        self.assertEqual(self.movies(), before)
+        self.assertTrue(self.page.has_row("seven"))
+
+
+class MakeWebTests(unittest.TestCase):
+    """What `make web` and `make install-web` do, without a browser."""
+
+    def test_make_web_runs_the_bridge_the_tests_run(self):
+        plan = subprocess.run(["make", "-s", "-n", "--no-print-directory", "-C", ROOT, "web", "WEB_PORT=8123",
+                               "RUN_SOCKET=/x/swiped.sock"], capture_output=True, text=True, check=True).stdout
+        command = plan[plan.index("exec websocketd"):].replace("\\\n", " ").split()
+        expected = bridge_command(8123, "/x/swiped.sock", "web")
+        self.assertEqual(command[:2], ["exec", os.path.basename(expected[0])])
+        self.assertEqual(command[2:], expected[1:])
+
+    def test_the_unit_runs_the_bridge_the_tests_run(self):
+        settings = {}
+        with open(os.path.join(ROOT, "systemd", "swiped-web.service")) as unit:
+            for line in unit:
+                if "=" in line and not line.startswith("#"):
+                    key, value = line.rstrip("\n").split("=", 1)
+                    settings.setdefault(key, []).append(value)
+        environment = dict(value.split("=", 1) for value in settings["Environment"])
+        command = settings["ExecStart"][0]
+        for name, value in environment.items():
+            command = command.replace("${%s}" % name, value)
+        self.assertEqual(command.split(),
+                         bridge_command(int(environment["SWIPED_WEB_PORT"]), "/run/swiped/swiped.sock", "@WEBDIR@"))
+
+    def test_install_web_puts_the_page_and_the_unit_in_place(self):
+        with tempfile.TemporaryDirectory() as destination:
+            subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "install-web", f"DESTDIR={destination}",
+                            "PREFIX=/usr"], check=True, capture_output=True)
+            webdir = os.path.join(destination, "usr/share/swiped/web")
+            self.assertEqual(sorted(os.listdir(webdir)), sorted(os.listdir(WEB)))
+            with open(os.path.join(destination, "usr/lib/systemd/system/swiped-web.service")) as unit:
+                text = unit.read()
+            self.assertNotIn("@", text.replace("@system-service", "").replace("@privileged", "").replace("@resources", ""))
+            self.assertIn("--staticdir=/usr/share/swiped/web ", text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

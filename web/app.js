@@ -1,0 +1,418 @@
+// swiped's web front end: the movie list, swiped with Pointer Events, kept live by `subscribe`.
+// This tab is one client of the daemon (one swipe engine); the daemon decides every gesture,
+// the page sends the finger's movement and draws the Row each reply carries.
+import { Connection } from "./connection.js";
+import { RowView } from "./rows.js";
+
+const params = new URLSearchParams(location.search);
+if (params.get("dir") === "rtl" || params.get("dir") === "ltr") document.documentElement.dir = params.get("dir");
+const direction = getComputedStyle(document.documentElement).direction === "rtl" ? "rtl" : "ltr";
+
+const list = document.getElementById("list");
+const statusEl = document.getElementById("status");
+const readonlyEl = document.getElementById("readonly");
+const toastEl = document.getElementById("toast");
+const toastText = document.getElementById("toast-text");
+const toastUndo = document.getElementById("toast-undo");
+
+/** movie id -> RowView, in no particular order (the DOM holds the list order). */
+const views = new Map();
+let layout = { leading: [], trailing: [] };
+let lastSeq = -1;          // the latest event seq this page has applied
+let width = 390;           // the row width in CSS px, sent as the viewport
+let writer = true;
+
+// --- Frames ------------------------------------------------------------------------------------
+// Replies are applied in the next animation frame, then every moving row is drawn. Nothing in a
+// frame reads layout.
+const incoming = [];       // [view, row, releaseVelocity]
+const active = new Set();  // views whose spring still moves
+let frameRequested = false;
+let lastFrame = 0;
+
+function requestFrame() {
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(frame);
+}
+
+function frame(now) {
+  frameRequested = false;
+  const dt = lastFrame === 0 ? 1 / 60 : Math.min((now - lastFrame) / 1000, 0.1);
+  lastFrame = now;
+  for (const [view, row, vx] of incoming) {
+    view.apply(row, vx);
+    active.add(view);
+  }
+  incoming.length = 0;
+  for (const view of active) {
+    view.draw(dt, width);
+    if (!view.moving) active.delete(view);
+  }
+  if (active.size > 0) requestFrame();
+  else lastFrame = 0;
+}
+
+function showRow(row, releaseVelocity) {
+  const view = views.get(row.movie);
+  if (!view || view.removing) return;
+  incoming.push([view, row, releaseVelocity]);
+  requestFrame();
+}
+
+// --- The connection -----------------------------------------------------------------------------
+const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+const conn = new Connection(`${scheme}//${location.host}/`, { onHello, onEvent, onState });
+
+function onState(state, detail) {
+  statusEl.dataset.state = state;
+  document.body.classList.toggle("offline", state !== "online");
+  if (state === "online") statusEl.textContent = `Online · client ${detail.client}`;
+  else if (state === "offline") statusEl.textContent = `Offline — reconnecting in ${Math.ceil(detail / 1000)} s…`;
+  else statusEl.textContent = "Connecting…";
+}
+
+async function onHello(hello, isReconnect) {
+  writer = hello.writer !== false;
+  readonlyEl.hidden = writer;
+  // A new connection is a new swipe engine: every row is closed there.
+  gesture = null;
+  for (const view of views.values()) view.reset();
+  incoming.length = 0;
+  for (const view of views.values()) active.add(view);
+  requestFrame();
+  const viewport = conn.request("viewport", { width, direction });
+  const configured = conn.request("configure");  // no arguments: the movie layout, which it answers
+  const listed = isReconnect ? null : conn.request("list");
+  const subscribed = isReconnect ? conn.request("subscribe", { from: lastSeq }) : null;
+  const sized = await viewport;
+  if (!sized.ok) complain("viewport", sized);  // rows then keep the daemon's default width, 390
+  const reply = await configured;
+  if (reply.ok) layout = reply.layout;
+  else complain("configure", reply);  // the actions stay as the last layout said
+  if (listed) {
+    const movies = await listed;
+    if (!movies.ok) return complain("list", movies);
+    lastSeq = movies.seq;
+    reconcile(movies.movies);
+    const sub = await conn.request("subscribe", { from: lastSeq });
+    if (!sub.ok) complain("subscribe", sub);
+  } else {
+    const sub = await subscribed;
+    if (!sub.ok) {
+      // `from` past the daemon's latest seq: this is not the log the page knew (a new state).
+      console.warn("swiped: cannot catch up from seq", lastSeq, sub.error, "; listing again");
+      const movies = await conn.request("list");
+      if (!movies.ok) return complain("list", movies);
+      lastSeq = movies.seq;
+      reconcile(movies.movies);
+      const again = await conn.request("subscribe", { from: lastSeq });
+      if (!again.ok) complain("subscribe", again);
+    }
+  }
+  for (const view of views.values()) view.setMovie(view.movie, actionsFor(view.movie));
+}
+
+function onEvent(message) {
+  if (message.event === "movie") {
+    if (message.seq <= lastSeq) return;  // already applied (the list included it)
+    lastSeq = message.seq;
+    const movie = message.movie;
+    if (message.kind === "removed") removeView(movie.id);
+    else if (!views.has(movie.id)) {
+      addView(movie);
+      // A restored movie goes back to its old place, which the event does not say: ask the list.
+      if (message.kind !== "added") refreshOrder();
+    } else views.get(movie.id).setMovie(movie, actionsFor(movie));
+  } else if (message.event === "row") {
+    if (message.removed) removeView(message.row.movie);
+    else showRow(message.row);
+  } else if (message.event === "bye") {
+    console.info("swiped: the daemon said bye:", message.reason);
+  }
+  // Other events (a later protocol 1's) are ignored, as protocol.md asks.
+}
+
+function complain(what, reply) {
+  console.error(`swiped: ${what} failed:`, reply.error);
+  if (reply.error?.code !== "offline") toast(`${what}: ${reply.error?.message ?? "failed"}`);
+}
+
+/** The accessibility actions of a movie's row from the layout (before any Row arrives). */
+function actionsFor(movie) {
+  const label = (a) => (flagOf(movie, a.action) && a.activeLabel ? a.activeLabel : a.label ?? a.action);
+  return [
+    ...layout.leading.map((a) => ({ action: a.action, label: label(a), destructive: a.role === "destructive", edge: "leading" })),
+    ...layout.trailing.map((a) => ({ action: a.action, label: label(a), destructive: a.role === "destructive", edge: "trailing" })),
+  ];
+}
+function flagOf(movie, action) {
+  return action === "watched" ? movie.watched : action === "watched-with-friends" ? movie.watchedWithFriends : false;
+}
+
+// --- The list -----------------------------------------------------------------------------------
+function addView(movie, before = null) {
+  const view = new RowView(movie, actionsFor(movie));
+  views.set(movie.id, view);
+  list.insertBefore(view.el, before);
+  return view;
+}
+
+/** Makes the list exactly `movies`, in that order, reusing rows. */
+function reconcile(movies) {
+  const keep = new Set(movies.map((m) => m.id));
+  for (const [id, view] of views) if (!keep.has(id)) { view.el.remove(); views.delete(id); }
+  let next = list.firstElementChild;
+  for (const movie of movies) {
+    let view = views.get(movie.id);
+    if (view) view.setMovie(movie, actionsFor(movie));
+    else view = addView(movie, next);
+    if (view.el !== next) list.insertBefore(view.el, next);
+    else next = next.nextElementSibling;
+  }
+  while (next) { const after = next.nextElementSibling; if (!views.has(next.dataset.movie)) next.remove(); next = after; }
+}
+
+let orderRequested = false;
+async function refreshOrder() {
+  if (orderRequested) return;
+  orderRequested = true;
+  const movies = await conn.request("list");
+  orderRequested = false;
+  if (movies.ok) reconcile(movies.movies);
+  else complain("list", movies);
+}
+
+/** Titles of movies removed while this page was open, for the Undo toast (its reply may come
+ * after the removal's event). */
+const removedTitles = new Map();
+
+/** Animates a row away (whoever removed its movie), then drops it. */
+function removeView(id) {
+  const view = views.get(id);
+  if (!view || view.removing) return;
+  view.removing = true;
+  removedTitles.set(id, view.movie.title);
+  views.delete(id);
+  active.delete(view);
+  if (gesture?.view === view) gesture = null;
+  const el = view.el;
+  const wasFocused = el.contains(document.activeElement);
+  const next = el.nextElementSibling ?? el.previousElementSibling;
+  el.classList.add("removing");
+  el.removeAttribute("tabindex");
+  el.setAttribute("aria-hidden", "true");
+  if (wasFocused && next) next.focus({ preventScroll: true });
+  setTimeout(() => el.remove(), 350);
+}
+
+// --- Pointer gestures -----------------------------------------------------------------------------
+// One gesture at a time. The first movement past 8 px decides: mostly horizontal, a swipe (the
+// row captures the pointer and sends `drag`); mostly vertical, a scroll (touch: the browser pans,
+// `touch-action: pan-y`, and cancels the pointer; mouse and pen: the page scrolls the list).
+const SLOP = 8;
+let gesture = null;
+
+list.addEventListener("pointerdown", (e) => {
+  if (gesture || !e.isPrimary || (e.pointerType === "mouse" && e.button !== 0)) return;
+  const li = e.target.closest(".row");
+  if (!li || e.target.closest(".a11y-actions")) return;
+  const view = views.get(li.dataset.movie);
+  if (!view || view.removing) return;
+  gesture = {
+    view, id: e.pointerId, type: e.pointerType, x0: e.clientX, y0: e.clientY,
+    scroll0: list.scrollTop, kind: null, dx: 0, sentDx: null, inFlight: false, samples: [],
+  };
+});
+
+list.addEventListener("pointermove", (e) => {
+  const g = gesture;
+  if (!g || e.pointerId !== g.id) return;
+  const dx = e.clientX - g.x0;
+  const dy = e.clientY - g.y0;
+  if (g.kind === null) {
+    if (Math.hypot(dx, dy) < SLOP) return;
+    g.kind = Math.abs(dx) > Math.abs(dy) ? "swipe" : "scroll";
+    if (g.kind === "swipe" || g.type !== "touch") g.view.el.setPointerCapture(e.pointerId);
+  }
+  if (g.kind === "scroll") {
+    if (g.type !== "touch") list.scrollTop = g.scroll0 - dy;
+    return;
+  }
+  e.preventDefault();
+  g.dx = dx;
+  g.samples.push([e.timeStamp, e.clientX]);
+  while (g.samples.length > 2 && e.timeStamp - g.samples[0][0] > 100) g.samples.shift();
+  sendDrag(g);
+});
+
+/** Sends the latest dx, one drag in flight at a time (the next goes when its reply is in). */
+function sendDrag(g) {
+  if (g.inFlight || g.sentDx === g.dx || g.ended) return;
+  g.inFlight = true;
+  g.sentDx = g.dx;
+  conn.request("drag", { movie: g.view.movie.id, dx: g.dx }).then((reply) => {
+    g.inFlight = false;
+    if (reply.ok) showRow(reply.row);
+    else if (reply.error?.code === "not-found") removeView(g.view.movie.id);
+    if (gesture === g) sendDrag(g);
+  });
+}
+
+/** The release velocity in CSS px (points) per second, from the last ~100 ms of movement. */
+function velocity(g, now) {
+  const s = g.samples.filter(([t]) => now - t <= 100);
+  if (s.length < 2) return 0;
+  const [t0, x0] = s[0];
+  const [t1, x1] = s[s.length - 1];
+  return t1 - t0 < 1 ? 0 : ((x1 - x0) / (t1 - t0)) * 1000;
+}
+
+list.addEventListener("pointerup", (e) => {
+  const g = gesture;
+  if (!g || e.pointerId !== g.id) return;
+  gesture = null;
+  if (g.kind !== "swipe") return;
+  g.ended = true;
+  const dx = e.clientX - g.x0;
+  const vx = velocity(g, e.timeStamp);
+  const movie = g.view.movie.id;
+  conn.request("release", { movie, dx, vx: Math.max(-1e6, Math.min(1e6, vx)) }).then((reply) => handleFire(reply, movie, vx));
+});
+
+list.addEventListener("pointercancel", (e) => {
+  const g = gesture;
+  if (!g || e.pointerId !== g.id) return;
+  gesture = null;
+  g.ended = true;
+  // The browser took the gesture (a pan, a zoom): no row is ever left dragging.
+  if (g.kind === "swipe" && g.sentDx !== null) closeRow(g.view.movie.id);
+});
+
+// A click (a tap, or Enter/Space on a focused button) on a revealed button taps it; on the
+// content of an open row, closes it; on an accessibility action, performs it.
+list.addEventListener("click", (e) => {
+  const li = e.target.closest(".row");
+  const view = li && views.get(li.dataset.movie);
+  if (!view) return;
+  const button = e.target.closest(".buttons button");
+  const perform = e.target.closest("[data-perform]");
+  if (button && button.dataset.action) {
+    const movie = view.movie.id;
+    conn.request("tap", { movie, action: button.dataset.action }).then((reply) => handleFire(reply, movie));
+  } else if (perform) {
+    const movie = view.movie.id;
+    conn.request("perform", { movie, action: perform.dataset.perform }).then((reply) => handleFire(reply, movie));
+  } else if (e.target.closest(".content") && view.row && view.row.phase !== "closed") {
+    closeRow(view.movie.id);
+  }
+});
+
+function closeRow(movie) {
+  conn.request("close", { movie }).then((reply) => { if (reply.ok) showRow(reply.row); });
+}
+
+/** A reply to release, tap or perform: draw its row; a delete offers Undo; read-only says so. */
+function handleFire(reply, movie, vx) {
+  if (!reply.ok) {
+    if (reply.error?.code === "forbidden") {
+      // The row stays as the gesture left it: settle it, and say why nothing happened.
+      toast("Read-only: this change is not allowed here.");
+      closeRow(movie);
+    } else if (reply.error?.code === "not-found") removeView(movie);
+    else complain(reply.error?.code ?? "request", reply);
+    return;
+  }
+  showRow(reply.row, vx);
+  const fired = reply.fired;
+  if (fired?.error) toast(`${fired.action} failed: ${fired.error.message}`);
+  else if (fired?.action === "delete" && typeof fired.seq === "number") {
+    const title = views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? movie;
+    toast(`Deleted “${title}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
+      if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
+    }));
+  }
+}
+
+// --- Keyboard -------------------------------------------------------------------------------------
+list.addEventListener("keydown", (e) => {
+  const li = e.target;
+  if (!li.classList?.contains("row")) return;
+  const view = views.get(li.dataset.movie);
+  if (!view) return;
+  const movie = view.movie.id;
+  const offset = view.row?.offset ?? 0;
+  // The edge on each physical side: in rtl the leading edge is the right one.
+  const rightEdge = direction === "rtl" ? "leading" : "trailing";
+  const leftEdge = direction === "rtl" ? "trailing" : "leading";
+  switch (e.key) {
+    case "ArrowLeft":   // the content moves left: reveal the right edge, or close the left one
+    case "ArrowRight": {
+      const left = e.key === "ArrowLeft";
+      if (left ? offset > 0 : offset < 0) closeRow(movie);
+      else {
+        const edge = left ? rightEdge : leftEdge;
+        if (layout[edge].length === 0) return;
+        conn.request("open", { movie, edge }).then((r) => (r.ok ? showRow(r.row) : complain("open", r)));
+      }
+      break;
+    }
+    case "Enter": {
+      // Fires the outermost revealed button: the one a full swipe would fire.
+      const buttons = view.row?.phase === "open" || view.row?.phase === "confirming" ? view.row.buttons : [];
+      if (buttons.length === 0) return;
+      const outer = offset < 0 ? buttons[buttons.length - 1] : buttons[0];
+      conn.request("tap", { movie, action: outer.action }).then((reply) => handleFire(reply, movie));
+      break;
+    }
+    case "Escape": closeRow(movie); break;
+    case "ArrowDown": li.nextElementSibling?.focus(); break;
+    case "ArrowUp": li.previousElementSibling?.focus(); break;
+    default: return;
+  }
+  e.preventDefault();
+});
+
+// --- Toast ----------------------------------------------------------------------------------------
+let toastTimer = 0;
+let toastAction = null;
+function toast(text, undo = null) {
+  toastText.textContent = text;
+  toastAction = undo;
+  toastUndo.hidden = undo === null;
+  toastEl.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { toastEl.hidden = true; toastAction = null; }, 5000);
+}
+toastUndo.addEventListener("click", () => {
+  const action = toastAction;
+  toastEl.hidden = true;
+  toastAction = null;
+  clearTimeout(toastTimer);
+  if (action) action();
+});
+
+// --- The row width --------------------------------------------------------------------------------
+// Measured here only, when the list resizes; a new viewport closes every row in the daemon.
+new ResizeObserver((entries) => {
+  const w = Math.round(entries[entries.length - 1].contentRect.width);
+  const clamped = Math.max(100, Math.min(4000, w));
+  if (clamped === width) return;
+  width = clamped;
+  if (conn.open) conn.request("viewport", { width, direction }).then((reply) => {
+    if (reply.ok) for (const id of reply.closed) { const v = views.get(id); if (v) { v.reset(); active.add(v); } }
+    requestFrame();
+  });
+}).observe(list);
+
+// --- Ghost rows (issue 18) --------------------------------------------------------------------------
+// Another person's finger on a row, drawn faint at its offset under this page's own; null hides it.
+export function setGhost(movie, offset) {
+  const view = views.get(movie);
+  if (!view) return false;
+  view.ghostOffset = offset;
+  active.add(view);
+  requestFrame();
+  return true;
+}
+window.swipedPage = { setGhost };

@@ -1,0 +1,83 @@
+// One WebSocket to the bridge = one connection to the daemon (one swipe engine). Each message is
+// one protocol line. Requests get numeric ids; replies are matched by id (the daemon answers in
+// request order and echoes the id). Reconnects with backoff; the caller catches up on `open`.
+
+export class Connection {
+  /** @param {string} url  @param {object} handlers  onHello(hello, isReconnect), onEvent(msg), onState(state, detail) */
+  constructor(url, handlers) {
+    this.url = url;
+    this.handlers = handlers;
+    this.nextId = 1;
+    this.pending = new Map();  // id -> {resolve, op}
+    this.socket = null;
+    this.connectedOnce = false;
+    this.attempt = 0;
+    this.timer = 0;
+    this.connect();
+  }
+
+  get open() { return this.socket !== null && this.socket.readyState === WebSocket.OPEN && this.ready; }
+
+  connect() {
+    this.ready = false;
+    this.handlers.onState("connecting", this.attempt);
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.onmessage = (message) => this.receive(message.data);
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.ready = false;
+      // Requests in flight get no reply from this connection: they fail, nothing waits forever.
+      for (const [, entry] of this.pending) entry.resolve({ ok: false, error: { code: "offline", message: "the connection closed" } });
+      this.pending.clear();
+      // 0.25 s, 0.5 s, 1 s, 2 s, then every 4 s, each ±20 % so that many pages do not come back at once.
+      const delay = Math.min(4000, 250 * 2 ** this.attempt) * (0.8 + 0.4 * Math.random());
+      this.attempt += 1;
+      this.handlers.onState("offline", delay);
+      this.timer = setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  receive(text) {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch (error) {
+      console.error("swiped: a line that is not JSON, ignoring it:", text, error);
+      return;
+    }
+    if (typeof message !== "object" || message === null) return;
+    if (typeof message.event === "string") {
+      if (message.event === "hello") {
+        this.ready = true;
+        this.attempt = 0;
+        const isReconnect = this.connectedOnce;
+        this.connectedOnce = true;
+        this.handlers.onState("online", message);
+        this.handlers.onHello(message, isReconnect);
+      } else {
+        this.handlers.onEvent(message);
+      }
+      return;
+    }
+    if ("id" in message && this.pending.has(message.id)) {
+      const entry = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      entry.resolve(message);
+    } else {
+      console.warn("swiped: a reply nobody waits for, ignoring it:", message);
+    }
+  }
+
+  /** Sends a request; resolves with its reply (an `offline` error when the connection is down). */
+  request(op, args = {}) {
+    if (!this.open) return Promise.resolve({ ok: false, error: { code: "offline", message: "not connected" } });
+    const id = this.nextId++;
+    const line = JSON.stringify({ op, ...args, id });
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve, op });
+      this.socket.send(line);
+    });
+  }
+}

@@ -1,0 +1,234 @@
+// Drawing rows exactly as the daemon's Row says: the content's offset (animated by the row's
+// spring), the visible buttons at their x and width, their tints, labels and icons.
+// Everything here writes the DOM and never reads layout: a frame costs one transform per moving
+// row and a few button boxes (no layout thrashing). The row width comes from the caller, who
+// measures it once per resize.
+
+/** The platform's system colours, by the protocol's tint names. */
+export const TINTS = {
+  red: "#FF3B30", orange: "#FF9500", yellow: "#FFCC00", green: "#34C759", mint: "#00C7BE",
+  teal: "#30B0C7", cyan: "#32ADE6", blue: "#007AFF", indigo: "#5856D6", purple: "#AF52DE",
+  pink: "#FF2D55", brown: "#A2845E", gray: "#8E8E93",
+};
+/** Tints whose white label would be hard to read: their labels are drawn black. */
+const DARK_TEXT = new Set(["yellow"]);
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+/** SF Symbols the layouts use, as inline SVG (stroke drawings in currentColor). */
+const ICON_PATHS = {
+  eye: ["M1.5 12s4-7 10.5-7 10.5 7 10.5 7-4 7-10.5 7S1.5 12 1.5 12z", "M12 8.5a3.5 3.5 0 1 0 0 7a3.5 3.5 0 1 0 0-7z"],
+  "eye.slash": ["M1.5 12s4-7 10.5-7 10.5 7 10.5 7-4 7-10.5 7S1.5 12 1.5 12z", "M12 8.5a3.5 3.5 0 1 0 0 7a3.5 3.5 0 1 0 0-7z", "M3 3l18 18"],
+  "person.3": [
+    "M12 5a3 3 0 1 0 0 6a3 3 0 1 0 0-6z", "M6.5 20c0-3.5 2.5-6 5.5-6s5.5 2.5 5.5 6",
+    "M5 7.5a2.2 2.2 0 1 0 0 4.4a2.2 2.2 0 1 0 0-4.4z", "M1 18c0-2.5 1.6-4.3 3.8-4.6",
+    "M19 7.5a2.2 2.2 0 1 0 0 4.4a2.2 2.2 0 1 0 0-4.4z", "M23 18c0-2.5-1.6-4.3-3.8-4.6",
+  ],
+  trash: ["M3.5 6h17", "M9 6V3.5h6V6", "M5.5 6l1.2 14.5h10.6L18.5 6", "M10 10v7", "M14 10v7"],
+  flag: ["M5 21V3.5", "M5 4h12l-2.5 4.5L17 13H5"],
+  "envelope.open": ["M3 10l9-6 9 6v10H3z", "M3 10l9 6 9-6"],
+};
+
+/** An icon by its SF Symbol name: inline SVG when known, else nothing (the label says it). */
+export function icon(name) {
+  const paths = ICON_PATHS[name];
+  if (!paths) return null;
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("fill", "none");
+  svg.setAttribute("stroke", "currentColor");
+  svg.setAttribute("stroke-width", "1.8");
+  svg.setAttribute("stroke-linecap", "round");
+  svg.setAttribute("stroke-linejoin", "round");
+  svg.setAttribute("aria-hidden", "true");
+  svg.dataset.icon = name;
+  for (const d of paths) {
+    const path = document.createElementNS(SVG_NS, "path");
+    path.setAttribute("d", d);
+    svg.append(path);
+  }
+  return svg;
+}
+
+/** SwiftUI's .spring(response:dampingFraction:) as a damped oscillator, stepped per frame. */
+export function stepSpring(position, velocity, target, spring, dt) {
+  const omega = (2 * Math.PI) / Math.max(spring.response, 0.01);
+  const zeta = spring.dampingFraction;
+  // Small fixed sub-steps keep the semi-implicit Euler stable for stiff (fast) springs.
+  let x = position, v = velocity, left = Math.min(dt, 0.064);
+  while (left > 0) {
+    const h = Math.min(left, 1 / 240);
+    v += (-omega * omega * (x - target) - 2 * zeta * omega * v) * h;
+    x += v * h;
+    left -= h;
+  }
+  return [x, v];
+}
+
+/** The spring a row settles with when its Row carries none (a compact row). */
+const DEFAULT_SPRING = { response: 0.5, dampingFraction: 0.85 };
+
+/** One row on screen: the movie, its last Row from the daemon, and what is drawn. */
+export class RowView {
+  constructor(movie, actions) {
+    this.movie = movie;
+    this.row = null;            // the daemon's latest Row, or null while never touched
+    this.offset = 0;            // drawn
+    this.velocity = 0;          // points per second, of the drawn offset
+    this.target = 0;
+    this.spring = DEFAULT_SPRING;
+    this.drawnButtons = [];     // the buttons drawn and the row offset they belong to
+    this.buttonsOffset = 0;
+    this.ghostOffset = null;    // another finger's offset (issue 18), drawn faint; null: none
+    this.removing = false;
+
+    const li = document.createElement("li");
+    li.className = "row";
+    li.tabIndex = 0;
+    li.dataset.movie = movie.id;
+    li.dataset.phase = "closed";
+    li.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape");
+    this.el = li;
+    this.buttonsEl = document.createElement("div");
+    this.buttonsEl.className = "buttons";
+    this.ghostEl = document.createElement("div");
+    this.ghostEl.className = "ghost";
+    this.ghostEl.setAttribute("aria-hidden", "true");
+    this.contentEl = document.createElement("div");
+    this.contentEl.className = "content";
+    this.titleEl = document.createElement("span");
+    this.titleEl.className = "title";
+    this.flagsEl = document.createElement("span");
+    this.flagsEl.className = "flags";
+    this.contentEl.append(this.titleEl, this.flagsEl);
+    this.actionsEl = document.createElement("div");
+    this.actionsEl.className = "a11y-actions";
+    this.actionsEl.setAttribute("role", "group");
+    // The ghost (another finger, issue 18) is drawn over the content, faint, and lets pointers through.
+    li.append(this.buttonsEl, this.contentEl, this.ghostEl, this.actionsEl);
+    this.setMovie(movie, actions);
+  }
+
+  /** The movie changed (title, flags): redraws the content and the accessibility actions. */
+  setMovie(movie, actions) {
+    this.movie = movie;
+    this.titleEl.textContent = movie.title;
+    this.flagsEl.replaceChildren();
+    const said = [movie.title];
+    if (movie.watched) { this.flagsEl.append(flagIcon("eye", "watched")); said.push("watched"); }
+    if (movie.watchedWithFriends) { this.flagsEl.append(flagIcon("person.3", "watched with friends")); said.push("watched with friends"); }
+    this.el.setAttribute("aria-label", said.join(", "));
+    this.el.setAttribute("aria-description", "Arrow keys reveal its actions, Enter fires the outermost one; Tab reaches them as buttons.");
+    this.setActions(this.row?.accessibilityActions ?? actions);
+  }
+
+  /** The row's accessibilityActions as buttons (fired with `perform`). */
+  setActions(actions) {
+    const key = JSON.stringify(actions ?? []);
+    if (key === this.actionsKey) return;
+    this.actionsKey = key;
+    this.actionsEl.setAttribute("aria-label", `Actions for ${this.movie.title}`);
+    this.actionsEl.replaceChildren(...(actions ?? []).map((a) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = a.label;
+      b.dataset.perform = a.action;
+      if (a.destructive) b.classList.add("destructive");
+      return b;
+    }));
+  }
+
+  /** Takes the daemon's Row; the caller draws it in the next animation frame. */
+  apply(row, releaseVelocity) {
+    this.row = row;
+    this.target = row.offset;
+    this.spring = row.spring ?? DEFAULT_SPRING;
+    if (releaseVelocity !== undefined && Math.sign(releaseVelocity) === Math.sign(row.offset - this.offset)) {
+      this.velocity = releaseVelocity;
+    }
+    if (row.buttons.length > 0) {
+      this.drawnButtons = row.buttons;
+      this.buttonsOffset = row.offset;
+    }
+    this.el.dataset.phase = row.phase;
+    this.el.dataset.edge = row.edge ?? "";
+    if (row.accessibilityActions) this.setActions(row.accessibilityActions);
+  }
+
+  /** Closed at once, without animation (a new connection's rows are all closed). */
+  reset() {
+    this.row = null;
+    this.offset = this.target = this.velocity = 0;
+    this.drawnButtons = [];
+    this.el.dataset.phase = "closed";
+    this.el.dataset.edge = "";
+  }
+
+  /** Whether the drawn offset still moves toward the target. */
+  get moving() {
+    return Math.abs(this.offset - this.target) > 0.25 || Math.abs(this.velocity) > 1;
+  }
+
+  /** Advances the spring by dt seconds and writes the DOM. `width`: the row width in CSS px. */
+  draw(dt, width) {
+    if (this.moving) {
+      [this.offset, this.velocity] = stepSpring(this.offset, this.velocity, this.target, this.spring, dt);
+      if (!this.moving) { this.offset = this.target; this.velocity = 0; }
+    } else {
+      this.offset = this.target;
+      this.velocity = 0;
+    }
+    this.contentEl.style.transform = `translateX(${this.offset}px)`;
+    if (this.ghostOffset !== null) this.ghostEl.style.transform = `translateX(${this.ghostOffset}px)`;
+    this.el.classList.toggle("has-ghost", this.ghostOffset !== null);
+    this.drawButtons(width);
+  }
+
+  /** The buttons as the Row gives them; while the content springs elsewhere (closing, settling),
+   * the same buttons scaled to tile the strip the content reveals, as SwiftUI stretches them. */
+  drawButtons(width) {
+    const buttons = this.drawnButtons;
+    const from = this.buttonsOffset;
+    let ratio = from === 0 ? 0 : this.offset / from;
+    if (!(ratio > 0)) ratio = 0;
+    const els = this.buttonsEl.children;
+    for (let i = 0; i < buttons.length; i++) {
+      const b = buttons[i];
+      let el = els[i];
+      if (!el) {
+        el = document.createElement("button");
+        el.type = "button";
+        this.buttonsEl.append(el);
+      }
+      const key = `${b.action}|${b.label ?? ""}|${b.icon ?? ""}|${b.tint}|${b.role ?? ""}`;
+      if (el.dataset.key !== key) {
+        el.dataset.key = key;
+        el.dataset.action = b.action;
+        el.dataset.tint = b.tint;
+        el.style.background = TINTS[b.tint] ?? TINTS.gray;
+        el.style.color = DARK_TEXT.has(b.tint) ? "#000" : "#fff";
+        const parts = [];
+        const svg = b.icon ? icon(b.icon) : null;
+        if (svg) parts.push(svg);
+        if (b.label) { const span = document.createElement("span"); span.textContent = b.label; parts.push(span); }
+        el.replaceChildren(...parts);
+        el.setAttribute("aria-label", b.label ?? b.action);
+      }
+      const x = from < 0 ? width + (b.x - width) * ratio : b.x * ratio;
+      const w = b.width * ratio;
+      el.style.left = `${x}px`;
+      el.style.width = `${w}px`;
+      el.hidden = w < 0.5;
+      // Only a button of the row as it rests (or is dragged) can be tapped.
+      el.tabIndex = ratio === 1 && this.row?.phase === "open" ? 0 : -1;
+    }
+    for (let i = els.length - 1; i >= buttons.length; i--) els[i].remove();
+  }
+}
+
+function flagIcon(name, label) {
+  const svg = icon(name);
+  svg.setAttribute("role", "img");
+  svg.removeAttribute("aria-hidden");
+  svg.setAttribute("aria-label", label);
+  return svg;
+}
