@@ -16,6 +16,10 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
+# The PostgreSQL store (issue 17): libpq to build; a server for its tests (they run their own cluster).
+BUILD_DEBS   += libpq-dev
+TEST_DEBS    += libpq-dev postgresql
+BENCH_DEBS   += libpq-dev postgresql
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
