@@ -16,6 +16,8 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
+# PostgreSQL 15 (issue 17): the Postgres* tests run a cluster of their own (Tests/TestSupport/PostgresCluster.swift).
+TEST_DEBS    += postgresql
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
