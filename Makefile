@@ -16,7 +16,8 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
-# The PostgreSQL store (issue 17): libpq to build; a server for its tests (they run their own cluster).
+# The PostgreSQL store (issue 17): libpq to build; a server for its tests, which run a cluster of
+# their own (Tests/TestSupport/PostgresCluster.swift).
 BUILD_DEBS   += libpq-dev
 TEST_DEBS    += libpq-dev postgresql
 BENCH_DEBS   += libpq-dev postgresql

@@ -116,7 +116,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
                     swiftSettings: strict),
     ]
 )
