@@ -28,10 +28,31 @@ public final class PostgresStore: Store {
     }
     public private(set) var startup = Startup()
 
-    typealias Entry = CommandQueue.Entry
-    var commands: CommandQueue
-    /// Handed to the store thread and not yet answered, by token, and their order.
-    var inFlight: [UInt64: Entry] = [:]
+    /// A command submitted and not yet answered.
+    struct Flight {
+        var command: MovieCommand
+        /// What the command gives against the projected state; nil for a command with a key
+        /// this daemon has not seen, refused against it: the key may be in the log (another
+        /// daemon's, or written before a restart), so the store thread decides it.
+        var event: MovieEvent?
+        /// Later submissions with the same key.
+        var waiters: [UInt64] = []
+
+        /// Whether `other`, under the same key, is this command again.
+        func isSame(_ other: MovieCommand) -> Bool {
+            if let event { return other.wrote(event) }
+            return other.op == command.op
+        }
+    }
+
+    /// The committed state plus every command in flight, as decided here.
+    var projected: MovieState
+    /// Outcomes known at `submit`, for the next `completions()`.
+    var answered: [CommandResult] = []
+    /// Submitted, not yet handed to the store thread, in order.
+    var outgoing: [UInt64] = []
+    /// Submitted and not yet answered, by token (outgoing or handed), and the order handed.
+    var inFlight: [UInt64: Flight] = [:]
     var handed: [UInt64] = []
     /// The projection no longer follows from the committed state and what is in flight (another
     /// daemon's event arrived, or a command was refused at commit): projected again once
@@ -80,7 +101,7 @@ public final class PostgresStore: Store {
         info.snapshotSeq = loaded.snapshotSeq
         info.replayed = loaded.replayed
         info.snapshotIgnored = loaded.ignored
-        commands = CommandQueue(projecting: loaded.state)
+        projected = loaded.state
         let every = max(1, snapshotEvery)
         worker = try PostgresWorker(
             connection: conn, conninfo: conninfo, durability: durability, state: loaded.state,
@@ -122,11 +143,25 @@ public final class PostgresStore: Store {
 
     public func submit(_ command: MovieCommand, token: UInt64) {
         submitted += 1
-        if let fatal { return commands.answer(token, .failure(fatal)) }
-        if closed { return commands.answer(token, .failure(.closed)) }
-        if statusNote != nil { return commands.answer(token, .failure(PostgresStore.unavailable)) }
+        if let fatal { return answer(token, .failure(fatal)) }
+        if closed { return answer(token, .failure(.closed)) }
+        if statusNote != nil { return answer(token, .failure(PostgresStore.unavailable)) }
         if let key = command.key, answeredByKey(key, command, token: token) { return }
-        commands.decide(command, token: token)
+        var flight = Flight(command: command)
+        do throws(CommandError) {
+            let event = try projected.decide(command)
+            projected.apply(event, seq: projected.lastSeq + 1)
+            flight.event = event
+        } catch {
+            guard command.key != nil else { return answer(token, .failure(StoreError(error))) }
+        }
+        inFlight[token] = flight
+        outgoing.append(token)
+    }
+
+    private func answer(_ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false)
+    {
+        answered.append(CommandResult(token: token, result: result, replayed: replayed))
     }
 
     static let unavailable = StoreError(
@@ -135,36 +170,35 @@ public final class PostgresStore: Store {
     /// A key pending here waits for it; a key applied since start is answered from memory; else
     /// the store thread looks it up in the log at commit.
     private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        if commands.join(key, command, token: token) { return true }
-        for t in handed {
+        for t in handed + outgoing {
             guard var e = inFlight[t], e.command.key == key else { continue }
-            if command.wrote(e.event) {
+            if e.isSame(command) {
                 e.waiters.append(token)
                 inFlight[t] = e
             } else {
-                commands.answer(token, .failure(.keyReused(key)))
+                answer(token, .failure(.keyReused(key)))
             }
             return true
         }
         guard let original = keys[key] else { return false }
         if command.wrote(MovieEvent(original)) {
-            commands.answer(token, .success(original), replayed: true)
+            answer(token, .success(original), replayed: true)
         } else {
-            commands.answer(token, .failure(.keyReused(key)))
+            answer(token, .failure(.keyReused(key)))
         }
         return true
     }
 
     public func flush() {
-        guard !commands.queued.isEmpty, fatal == nil, !closed else { return }
+        guard !outgoing.isEmpty, fatal == nil, !closed else { return }
         var jobs: [PostgresWorker.Job] = []
-        jobs.reserveCapacity(commands.queued.count)
-        for e in commands.queued {
-            jobs.append(PostgresWorker.Job(token: e.token, command: e.command))
-            inFlight[e.token] = e
-            handed.append(e.token)
+        jobs.reserveCapacity(outgoing.count)
+        for t in outgoing {
+            guard let e = inFlight[t] else { continue }
+            jobs.append(PostgresWorker.Job(token: t, command: e.command))
+            handed.append(t)
         }
-        commands.queued = []
+        outgoing = []
         worker.submit(jobs)
     }
 
@@ -187,11 +221,11 @@ public final class PostgresStore: Store {
 
     public func completions() -> Completions {
         var out = Completions()
-        if !commands.answered.isEmpty { swap(&out.commands, &commands.answered) }
+        if !answered.isEmpty { swap(&out.commands, &answered) }
         if !answeredReads.isEmpty { swap(&out.reads, &answeredReads) }
         for o in worker.drain() { collect(o, &out) }
-        if projectionStale && inFlight.isEmpty && commands.queued.isEmpty {
-            commands.projected = state
+        if projectionStale && inFlight.isEmpty {
+            projected = state
             projectionStale = false
         }
         if fatal == nil && !closed { flush() }
@@ -209,13 +243,16 @@ public final class PostgresStore: Store {
             out.committed.append(ce)
             if let key { keys[key] = ce }
             if let token, let e = inFlight.removeValue(forKey: token) {
-                e.report(.success(ce), into: &out)
+                out.commands.append(CommandResult(token: token, result: .success(ce)))
+                for t in e.waiters {
+                    out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
+                }
             } else {
                 // Another daemon's event: the projection did not include it. Folded in at its own
                 // seq (so the movie has the version clients see in its event), on top of what
                 // is in flight; projected again exactly once nothing is in flight.
                 projectionStale = true
-                commands.projected.apply(event, seq: ce.seq)
+                projected.apply(event, seq: ce.seq)
             }
         case .answered(let token, let result, let replayed):
             guard let e = inFlight.removeValue(forKey: token) else {
@@ -265,12 +302,16 @@ public final class PostgresStore: Store {
         // Whatever the thread did not answer (it stopped after a fatal error).
         var left = Completions()
         let unknown = StoreError(.storage, "the store closed before this command's outcome was known")
-        for t in handed {
-            if let e = inFlight.removeValue(forKey: t) { e.report(.failure(fatal ?? unknown), into: &left) }
+        for t in handed + outgoing {
+            guard let e = inFlight.removeValue(forKey: t) else { continue }
+            let result: Result<CommittedEvent, StoreError> = .failure(fatal ?? unknown)
+            left.commands.append(CommandResult(token: t, result: result))
+            for w in e.waiters {
+                left.commands.append(CommandResult(token: w, result: result, replayed: true))
+            }
         }
         handed = []
-        CommandQueue.fail(commands.queued, .closed, &left)
-        commands.queued = []
+        outgoing = []
         reported += left.commands.count
         out.append(left)
         return out
