@@ -3,6 +3,7 @@
 // round trip) with their text results, literals escaped, notifications. Blocking: it runs on
 // the store's own thread (PostgresWorker.swift) and, before READY=1, on the opening thread.
 import CLibPQ
+import Foundation
 import Glibc
 
 /// Why a query failed: the connection broke (nothing more is known about the statements sent),
@@ -74,8 +75,15 @@ final class PGConnection: @unchecked Sendable {
 
     /// Runs `sql` (one or more statements, no parameters) in one round trip; returns the rows of
     /// each statement that returned rows, in order.
-    func execute(_ sql: String) throws(PGFailure) -> [PGRows] {
+    func execute(_ sql: String, appending: Bool = false) throws(PGFailure) -> [PGRows] {
+        let fault = appending ? PostgresFaults.take() : nil
+        if fault == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
+        if fault == .afterCommitSent {
+            // PQsendQuery on a blocking connection has written the whole query: the server
+            // reads it before the end of the stream, runs it and commits.
+            _ = shutdown(socket, Int32(SHUT_RDWR))
+        }
         var out: [PGRows] = []
         var failure: PGFailure?
         while let result = PQgetResult(conn) {
@@ -245,5 +253,36 @@ extension String {
 extension Substring {
     fileprivate func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// Test-only fault injection for the PostgreSQL store: breaks the connection around the next
+/// statement string that commits appended events, so that a test sees a commit in doubt.
+/// `package`: the package's tests see it, the public API does not.
+package enum PostgresFaults {
+    package enum Break: Sendable {
+        /// The connection breaks before the commit is sent: nothing is written.
+        case beforeCommit
+        /// The commit reaches the server whole, then the connection breaks before its answer.
+        case afterCommitSent
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var armed: Break?
+
+    /// Breaks the connection once, at the next commit of appended events.
+    package static func breakNextCommit(_ how: Break) {
+        lock.lock()
+        armed = how
+        lock.unlock()
+    }
+
+    /// The armed fault, disarmed.
+    static func take() -> Break? {
+        lock.lock()
+        defer { lock.unlock() }
+        let how = armed
+        armed = nil
+        return how
     }
 }

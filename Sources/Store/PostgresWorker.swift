@@ -559,7 +559,7 @@ final class PostgresWorker: @unchecked Sendable {
                 """
                 INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(values.joined(separator: ", "));
                 UPDATE swiped_head SET seq = \(n) WHERE id = 1; NOTIFY swiped, '\(n)'; COMMIT
-                """)
+                """, appending: true)
         } catch .lost(let why) {
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again.
             state = before

@@ -15,20 +15,26 @@ enum SharedCluster {
         lock.lock()
         defer { lock.unlock() }
         if let cluster { return cluster }
-        let c = try PostgresCluster(database: nil, settings: ["max_connections": "100"], prefix: "swiped-pgst")
+        let c = try PostgresCluster(
+            database: nil, settings: ["max_connections": "100"], prefix: "swiped-pgst")
         cluster = c
         return c
     }
 
     /// A new, empty database; its connection string.
     static func newDatabase(_ test: XCTestCase) throws -> String {
+        try newNamedDatabase().conninfo
+    }
+
+    /// A new, empty database: its name and connection string.
+    static func newNamedDatabase() throws -> (name: String, conninfo: String) {
         let c = try get()
         lock.lock()
         databases += 1
         let name = "store_\(databases)"
         lock.unlock()
         try c.createDatabase(name)
-        return c.conninfo(database: name)
+        return (name, c.conninfo(database: name))
     }
 
     static func destroy() {
