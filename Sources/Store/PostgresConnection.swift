@@ -47,6 +47,10 @@ final class PGConnection: @unchecked Sendable {
             PQfinish(made)
             throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why)")
         }
+        // libpq prints the server's notices and warnings to standard error by default (e.g.
+        // "terminating connection due to immediate shutdown command" before the connection
+        // breaks): the break itself is what the store reports, once, in the journal.
+        _ = PQsetNoticeProcessor(made, { _, _ in }, nil)
         conn = made
         let sync = durability == .full ? "on" : "off"
         do throws(PGFailure) {
@@ -104,19 +108,35 @@ final class PGConnection: @unchecked Sendable {
             }
         }
         if isBroken { throw .lost(PGConnection.message(conn)) }
+        // Notifications that came with the answer: freed now (a busy store would otherwise
+        // pile them up), remembered for `consumeNotifications()`.
+        drainNotifications()
         if let failure { throw failure }
         return out
     }
 
+    /// A notification arrived with a query's answer since `consumeNotifications()` last ran.
+    private var notified = false
+
     /// Reads what the server sent without waiting; returns whether a notification came.
     func consumeNotifications() throws(PGFailure) -> Bool {
         guard PQconsumeInput(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
-        var any = false
+        drainNotifications()
+        defer { notified = false }
+        return notified
+    }
+
+    /// Whether another session's notification waits for `consumeNotifications()`.
+    var hasNotification: Bool { notified }
+
+    /// Frees the notifications libpq holds, noting whether one came from another session (this
+    /// session's own commits notify it too).
+    private func drainNotifications() {
+        let me = PQbackendPID(conn)
         while let n = PQnotifies(conn) {
-            any = true
+            if n.pointee.be_pid != me { notified = true }
             PQfreemem(n)
         }
-        return any
     }
 
     /// `s` as an SQL string literal.

@@ -276,6 +276,15 @@ final class PostgresWorker: @unchecked Sendable {
     /// up on a notification or the timer.
     private func waitForNotification() {
         guard let conn else { return }
+        // Another daemon committed while this one was in a transaction of its own.
+        if conn.hasNotification {
+            do throws(PGFailure) {
+                _ = try conn.consumeNotifications()
+            } catch {
+                return lost(error.message)
+            }
+            return catchUp()
+        }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
