@@ -67,15 +67,20 @@ enum PostgresSchema {
         }
     }
 
-    /// The newest usable snapshot and the events after it, folded.
-    static func load(_ conn: PGConnection) throws(StoreError) -> (
+    /// The newest usable snapshot and the events after it, folded (up to `upTo` when given).
+    static func load(_ conn: PGConnection, upTo: UInt64? = nil) throws(StoreError) -> (
         state: MovieState, snapshotSeq: UInt64, replayed: Int, ignored: String?
     ) {
         do {
             let head = try conn.execute("SELECT seq FROM swiped_head WHERE id = 1")
-            guard let h = head.first?.rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) }) else {
+            guard let found = head.first?.rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) }) else {
                 throw StoreError(.storage, "swiped_head has no row: the schema is damaged")
             }
+            if let upTo, found < upTo {
+                throw StoreError(
+                    .storage, "the database's head is \(found), below \(upTo) which this daemon applied")
+            }
+            let h = upTo ?? found
             var state = MovieState()
             var snapshotSeq: UInt64 = 0
             var ignored: String?

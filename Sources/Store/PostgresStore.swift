@@ -58,9 +58,13 @@ public final class PostgresStore: Store {
     /// daemon's event arrived, or a command was refused at commit): projected again once
     /// nothing is in flight.
     var projectionStale = false
-    /// Keys of the events applied since start, for replays answered at once. Older keys are
-    /// looked up by the store thread, in the database.
+    /// Keys of the newest events applied since start (at most `keysKept`), for replays answered
+    /// at once. Older keys are looked up by the store thread, in the database.
     var keys: [String: CommittedEvent] = [:]
+    /// The keys in `keys`, oldest first from `keysHead`.
+    var keyOrder: [String] = []
+    var keysHead = 0
+    static let keysKept = 100_000
     let worker: PostgresWorker
     var answeredReads: [ReadResult] = []
     var readsInFlight = 0
@@ -241,7 +245,7 @@ public final class PostgresStore: Store {
                 preconditionFailure("event \(ce.seq) does not follow the committed state at \(state.lastSeq)")
             }
             out.committed.append(ce)
-            if let key { keys[key] = ce }
+            if let key { remember(key, ce) }
             if let token, let e = inFlight.removeValue(forKey: token) {
                 out.commands.append(CommandResult(token: token, result: .success(ce)))
                 for t in e.waiters {
@@ -279,6 +283,18 @@ public final class PostgresStore: Store {
             out.fatal = e
         }
         if inFlight.count < handed.count / 2 { handed.removeAll { inFlight[$0] == nil } }
+    }
+
+    private func remember(_ key: String, _ ce: CommittedEvent) {
+        keys[key] = ce
+        keyOrder.append(key)
+        guard keyOrder.count - keysHead > PostgresStore.keysKept else { return }
+        keys[keyOrder[keysHead]] = nil
+        keysHead += 1
+        if keysHead >= PostgresStore.keysKept {
+            keyOrder.removeFirst(keysHead)
+            keysHead = 0
+        }
     }
 
     // MARK: - Closing

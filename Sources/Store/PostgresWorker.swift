@@ -74,6 +74,10 @@ final class PostgresWorker: @unchecked Sendable {
     /// Since when the thread is closing with commands in doubt (monotonic ns).
     private var closingSince: UInt64?
     private var failed = false
+    /// Set when a transaction failed after its commands were folded into `state`: the state
+    /// is read again from the database up to this position before it is used (cheaper than
+    /// copying the whole state before every transaction to roll it back).
+    private var reloadTo: UInt64?
 
     static let maxBackoffMillis = 2_000
     static let safetyNetMillis: Int32 = 1_000
@@ -360,7 +364,7 @@ final class PostgresWorker: @unchecked Sendable {
     /// Reads and applies what was committed after the position applied here, in pages, without
     /// a lock (every snapshot sees a prefix of the positions).
     private func catchUp() {
-        guard let conn else { return }
+        guard let conn, stateIsCurrent(conn) else { return }
         do throws(PGFailure) {
             while true {
                 let r = try conn.execute(
@@ -454,7 +458,10 @@ final class PostgresWorker: @unchecked Sendable {
     /// Decides and appends `batch` (after the commands in doubt that are not in the log) in one
     /// transaction under swiped_head's lock.
     private func commit(_ batch: [Job]) {
-        guard let conn else { return }
+        guard let conn, stateIsCurrent(conn) else {
+            // Nothing was sent: these were not written.
+            return emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
+        }
         // Commands in doubt: under the lock, every transaction that held it has ended, so an
         // in-doubt commit is either among the events read below or never happened.
         var jobs: [(job: Job, token: String)] = []
@@ -514,7 +521,7 @@ final class PostgresWorker: @unchecked Sendable {
                 }
             }
         }
-        let before = state
+        let before = state.lastSeq
         var answers: [Output] = []
         var accepted: [(job: Job, token: String, event: MovieEvent, committed: CommittedEvent)] = []
         var values: [String] = []
@@ -571,7 +578,7 @@ final class PostgresWorker: @unchecked Sendable {
                 """, appending: true)
         } catch .lost(let why) {
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again.
-            state = before
+            reloadTo = before
             for a in accepted {
                 inDoubt[a.token] = a.job
                 inDoubtOrder.append(a.token)
@@ -580,7 +587,7 @@ final class PostgresWorker: @unchecked Sendable {
             return lost(why)
         } catch {
             rollback(conn)
-            state = before
+            reloadTo = before
             let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
             emit(answers + accepted.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
             return
@@ -588,6 +595,20 @@ final class PostgresWorker: @unchecked Sendable {
         emit(
             accepted.map { .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token) }
                 + answers)
+    }
+
+    /// Reads the state again when a failed transaction left it ahead of the database; false
+    /// when that failed (the connection is lost, or the store stopped).
+    private func stateIsCurrent(_ conn: PGConnection) -> Bool {
+        guard let p = reloadTo else { return true }
+        do throws(StoreError) {
+            state = try PostgresSchema.load(conn, upTo: p).state
+            reloadTo = nil
+            return true
+        } catch {
+            if conn.isBroken { lost(error.message) } else { fatal(error) }
+            return false
+        }
     }
 
     private func rollback(_ conn: PGConnection) {
@@ -601,7 +622,7 @@ final class PostgresWorker: @unchecked Sendable {
     // MARK: - Snapshots
 
     private func maybeSnapshot() {
-        guard let conn, !failed, state.lastSeq >= snapshotSeq + snapshotEvery else { return }
+        guard let conn, !failed, reloadTo == nil, state.lastSeq >= snapshotSeq + snapshotEvery else { return }
         let seq = state.lastSeq
         do throws(PGFailure) {
             _ = try conn.execute(
