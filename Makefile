@@ -16,8 +16,10 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
-# PostgreSQL 15 (issue 17): the Postgres* tests run a cluster of their own (Tests/TestSupport/PostgresCluster.swift).
+# PostgreSQL 15 (issue 17): the Postgres* tests (Tests/TestSupport/PostgresCluster.swift) and
+# Benchmarks/postgres.sh run a cluster of their own.
 TEST_DEBS    += postgresql
+BENCH_DEBS   += postgresql
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
@@ -90,6 +92,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
+	Benchmarks/postgres.sh
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)
@@ -124,9 +127,11 @@ uninstall:
 
 # Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
 # abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
+# Then the PostgreSQL tests, long variant: 100 daemon SIGKILL cycles, 5 database restarts.
 soak: deps-test
 	$(SWIFT) build --build-tests
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
+	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Postgres
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
