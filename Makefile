@@ -16,10 +16,11 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
-# PostgreSQL 15 (issue 17): the Postgres* tests (Tests/TestSupport/PostgresCluster.swift) and
-# Benchmarks/postgres.sh run a cluster of their own.
-TEST_DEBS    += postgresql
-BENCH_DEBS   += postgresql
+# The PostgreSQL store (issue 17): libpq to build; a server for its tests, which run a cluster of
+# their own (Tests/TestSupport/PostgresCluster.swift).
+BUILD_DEBS   += libpq-dev
+TEST_DEBS    += libpq-dev postgresql
+BENCH_DEBS   += libpq-dev postgresql
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
