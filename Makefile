@@ -93,6 +93,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
+	Benchmarks/postgres.sh
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)
@@ -127,9 +128,11 @@ uninstall:
 
 # Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
 # abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
+# Then the PostgreSQL tests, long variant: 100 daemon SIGKILL cycles, 5 database restarts.
 soak: deps-test
 	$(SWIFT) build --build-tests
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
+	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Postgres
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to

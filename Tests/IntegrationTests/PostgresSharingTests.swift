@@ -39,4 +39,38 @@ final class PostgresSharingTests: PostgresTestCase {
         }
         XCTAssertEqual(kills, cycles)
     }
+
+    /// The checks above can fail: a log with a gap, a duplicate, a wrong movie after, a write no
+    /// one acknowledged, or one acknowledged and missing, is reported.
+    func testTheChecksFindGapsDuplicatesWrongMoviesAndUnacknowledgedWrites() {
+        var state = MovieState()
+        var log: [CommittedEvent] = []
+        for (i, event) in (MovieState.seedCatalogue + [.watchedToggled(id: "matrix"), .removed(id: "seven")])
+            .enumerated()
+        {
+            let movie = state.apply(event, seq: UInt64(i + 1))!
+            log.append(CommittedEvent(seq: UInt64(i + 1), kind: event.kind, movie: movie, at: 0))
+        }
+        XCTAssertEqual(checkFold(log).problems, [])
+        let acks = log.suffix(2).enumerated().map {
+            PgAck(
+                key: "w-\($0.offset)", op: "?", seq: $0.element.seq, kind: $0.element.kind,
+                movie: $0.element.movie)
+        }
+        XCTAssertEqual(checkAcks(acks, against: log), [])
+
+        var gap = log
+        gap.remove(at: 10)
+        XCTAssertFalse(checkFold(gap).problems.isEmpty, "a gap")
+        XCTAssertFalse(checkAcks(acks, against: gap).isEmpty, "an acknowledged write missing")
+        var duplicate = log
+        duplicate.insert(log[10], at: 11)
+        XCTAssertFalse(checkFold(duplicate).problems.isEmpty, "a duplicate")
+        XCTAssertNotNil(sameEvents(duplicate, log))
+        var wrong = log
+        wrong[10].movie.watched = false
+        XCTAssertFalse(checkFold(wrong).problems.isEmpty, "a movie after that is not the fold")
+        XCTAssertFalse(checkAcks(Array(acks.prefix(1)), against: log).isEmpty, "a write no one acknowledged")
+        XCTAssertFalse(checkAcks(acks.reversed(), against: log).isEmpty, "a writer's acks going backwards")
+    }
 }

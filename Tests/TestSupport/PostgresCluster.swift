@@ -226,9 +226,9 @@ public final class PostgresCluster: @unchecked Sendable {
 
     // MARK: SQL
 
-    /// Creates a database.
-    public func createDatabase(_ name: String) throws {
-        try run("createdb", ["-h", socketDirectory, "-U", user, name])
+    /// Creates a database (owned by `owner`, default the superuser).
+    public func createDatabase(_ name: String, owner: String? = nil) throws {
+        try run("createdb", ["-h", socketDirectory, "-U", user] + (owner.map { ["-O", $0] } ?? []) + [name])
     }
 
     /// Runs `sql` with psql in `database` (default: the cluster's), stopping at the first error;
@@ -242,6 +242,23 @@ public final class PostgresCluster: @unchecked Sendable {
                 "-d", database ?? self.database, "-c", sql,
             ], timeout: timeout)
         return output.hasSuffix("\n") ? String(output.dropLast()) : output
+    }
+
+    /// Creates a login role that must give `password` (SCRAM) to reach its own new database
+    /// `database` over the socket, as a deployed database would ask of swiped; the cluster's
+    /// superuser stays trusted. Returns the conninfo for it, without the password.
+    @discardableResult
+    public func addPasswordRole(_ role: String, password: String, database: String) throws -> String {
+        let quoted = password.replacingOccurrences(of: "'", with: "''")
+        try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(quoted)'")
+        try createDatabase(database, owner: role)
+        // pg_hba.conf is read top down: this line comes before initdb's `local all all trust`.
+        let hba = dataDirectory + "/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("local \(database) \(role) scram-sha-256\n" + rules).write(
+            toFile: hba, atomically: false, encoding: .utf8)
+        guard try psql("SELECT pg_reload_conf()") == "t" else { throw Failure("pg_reload_conf() failed") }
+        return "host=\(socketDirectory) dbname=\(database) user=\(role)"
     }
 
     // MARK: Running programs
