@@ -210,17 +210,21 @@ final class PostgresWorker: @unchecked Sendable {
                 idle(timeout: min(wait, 100))
                 continue
             }
+            // Reads are answered after each transaction, not only when no command waits: under
+            // a steady stream of writes a history page would otherwise never come.
+            let busy = !waiting.isEmpty || !inDoubt.isEmpty || !waitingReads.isEmpty
             if !waiting.isEmpty || !inDoubt.isEmpty {
                 let batch = waiting
                 waiting = []
                 commit(batch)
-            } else if !waitingReads.isEmpty {
+            }
+            if conn != nil && !waitingReads.isEmpty {
                 let rs = waitingReads
                 waitingReads = []
                 answer(rs)
-            } else if isClosing {
-                break
-            } else {
+            }
+            if !busy {
+                if isClosing { break }
                 waitForNotification()
             }
             maybeSnapshot()
