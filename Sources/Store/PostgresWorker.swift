@@ -204,10 +204,9 @@ final class PostgresWorker: @unchecked Sendable {
                         break
                     }
                 }
-                let wait =
-                    nextAttempt > SystemClock.monotonicNanoseconds()
-                    ? Int32((nextAttempt - SystemClock.monotonicNanoseconds()) / 1_000_000) + 1 : 1
-                idle(timeout: min(wait, 100))
+                let now = SystemClock.monotonicNanoseconds()
+                let wait = nextAttempt > now ? Int32(min((nextAttempt - now) / 1_000_000, 100)) + 1 : 1
+                idle(timeout: wait)
                 continue
             }
             // Reads are answered after each transaction, not only when no command waits: under
