@@ -34,8 +34,16 @@ final class PGConnection: @unchecked Sendable {
     /// Connects (blocking: host names are resolved, TLS is negotiated). The connection string's
     /// own `connect_timeout` wins over the default of 5 s. Errors are `unavailable`.
     init(_ conninfo: String, durability: Durability) throws(StoreError) {
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = ["5", "swiped", conninfo]
+        // Defaults the connection string may override (libpq lets the values expanded from
+        // `dbname` win over the keywords before it): a connect gives up after 5 s, and over TCP
+        // a peer that vanished without a word (a partition, a powered-off host) is noticed
+        // within about 15 s instead of the kernel's two hours, so that writes turn to
+        // `unavailable` and the store reconnects.
+        let keywords = [
+            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval",
+            "keepalives_count", "tcp_user_timeout", "dbname",
+        ]
+        let values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
         let made: OpaquePointer? = withCStrings(keywords) { k in
             withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
         }
