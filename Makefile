@@ -16,6 +16,11 @@ RELEASE      := .build/release
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
 TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
+# The PostgreSQL store (issue 17): libpq to build; a server for its tests, which run a cluster of
+# their own (Tests/TestSupport/PostgresCluster.swift).
+BUILD_DEBS   += libpq-dev
+TEST_DEBS    += libpq-dev postgresql
+BENCH_DEBS   += libpq-dev postgresql
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
@@ -90,6 +95,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
 	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
+	Benchmarks/postgres.sh
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)
@@ -126,9 +132,11 @@ uninstall:
 
 # Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
 # abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
+# Then the PostgreSQL tests, long variant: 100 daemon SIGKILL cycles, 5 database restarts.
 soak: deps-test
 	$(SWIFT) build --build-tests
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Reliability
+	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Postgres
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to

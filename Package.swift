@@ -7,7 +7,8 @@
 //   EventLog       <- CSQLite
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
-//   Store          <- EventLog, Movies, CSQLite (its shim): the asynchronous boundary to a store
+//   Store          <- EventLog, Movies, CSQLite (its shim), CLibPQ: the asynchronous boundary to a
+//                     store (SQLite, in memory, PostgreSQL)
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
@@ -48,6 +49,8 @@ let package = Package(
                        providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
@@ -55,7 +58,7 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies"], swiftSettings: hotPath),
-        .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite"], swiftSettings: hotPath),
+        .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite", "CLibPQ"], swiftSettings: hotPath),
         .target(
             name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "Store"],
             swiftSettings: hotPath),
@@ -104,14 +107,16 @@ let package = Package(
         .testTarget(
             name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "EventLog", "Movies"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreTests", dependencies: ["Store", "EventLog", "Movies", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "SessionTests",
             dependencies: ["JSONCodec", "Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
                     swiftSettings: strict),
     ]
 )

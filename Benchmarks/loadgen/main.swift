@@ -14,6 +14,9 @@ let usage = """
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
+           loadgen --socket B --cross A [--rounds R] [--pause S] [--movie ID]
+                                                        a change on daemon A reaching a
+                                                        subscriber on daemon B (PostgreSQL)
 
     Load options:
       -c, --connections N   connections (default 16)
@@ -63,6 +66,8 @@ func main() {
     var startup: [String]?
     var fill: String?
     var fillEvents = 1_000_000
+    var cross: String?
+    var pause = 0.02
 
     var arguments = Array(CommandLine.arguments.dropFirst())
     var index = 0
@@ -108,6 +113,8 @@ func main() {
             arguments.removeSubrange(dash...)
         case "--fill": fill = value()
         case "--events": fillEvents = integer("--events")
+        case "--cross": cross = value()
+        case "--pause": pause = number("--pause")
         case "--help", "-h":
             print(usage)
             exit(0)
@@ -128,6 +135,10 @@ func main() {
     if let idle {
         guard pid > 0 else { fail("--idle needs --pid of the server") }
         runIdle(socket: spec.socket, count: idle, pid: pid, hold: 1)
+        exit(0)
+    }
+    if let cross {
+        runCross(socket: spec.socket, writerSocket: cross, rounds: rounds, movie: movie, pause: pause)
         exit(0)
     }
     if let fanout {

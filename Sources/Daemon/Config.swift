@@ -23,6 +23,10 @@ public struct Config: Equatable, Sendable {
     public var maxQueue: Int = 1 << 20
     /// When set, only peers in this group (or root) may change state.
     public var writersGroup: String?
+    /// `--postgres` (or `SWIPED_POSTGRES`): a libpq connection string; the event log is then in
+    /// PostgreSQL, shared with other daemons, instead of `events.sqlite3` (docs/postgres.md).
+    /// Never holds a password (refused when parsed); never logged.
+    public var postgres: String?
 
     public static let usage = """
         Usage: swiped [OPTIONS]
@@ -46,6 +50,11 @@ public struct Config: Equatable, Sendable {
           --max-queue BYTES      per-client write queue cap (default 1048576)
           --writers GROUP        only peers in GROUP (or root) may change state
                                  (default: $SWIPED_WRITERS, else everyone)
+          --postgres CONNINFO    keep the event log in PostgreSQL, shared by every daemon
+                                 pointed at the same database, instead of events.sqlite3
+                                 (a libpq connection string or postgresql:// URI; default:
+                                 $SWIPED_POSTGRES, else SQLite). It must not contain a
+                                 password: use PGPASSFILE, ~/.pgpass or LoadCredential=
           --help                 print this text
           --version              print the version
 
@@ -68,6 +77,8 @@ public struct Config: Equatable, Sendable {
         var state: String?
         var config = Config(socketPath: "", stateDirectory: "")
         config.writersGroup = nonEmpty("SWIPED_WRITERS")
+        var postgresFrom = "SWIPED_POSTGRES"
+        config.postgres = nonEmpty("SWIPED_POSTGRES")
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -124,10 +135,20 @@ public struct Config: Equatable, Sendable {
             case "--writers":
                 guard let v = value() else { return .usageError("--writers needs a group name") }
                 config.writersGroup = v.isEmpty ? nil : v
+            case "--postgres":
+                guard let v = value(), !v.isEmpty else {
+                    return .usageError(
+                        "--postgres needs a connection string, e.g. 'host=/run/postgresql dbname=swiped'")
+                }
+                config.postgres = v
+                postgresFrom = "--postgres"
             default:
                 return .usageError("unknown option '\(arguments[index])'")
             }
             index += 1
+        }
+        if let conninfo = config.postgres, let why = PostgresStore.refusal(conninfo: conninfo) {
+            return .usageError("\(postgresFrom) \(why)")
         }
         config.socketPath =
             socket

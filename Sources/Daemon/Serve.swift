@@ -10,10 +10,27 @@ import Store
 /// Runs the daemon until SIGTERM/SIGINT (0), a fatal storage error (1), or a failed start (1,
 /// logged as "cannot start").
 public func serve(config: Config, journal: Journal) -> Int32 {
+    if let conninfo = config.postgres {
+        return servePostgres(config: config, conninfo: conninfo, journal: journal)
+    }
     let server: Server<SQLiteStore>
     do {
         server = try Server(config: config, journal: journal) { config throws(StoreError) in
             try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
+        }
+    } catch {
+        journal.log(.err, "cannot start", [("ERROR", error.description)])
+        return 1
+    }
+    return server.run()
+}
+
+/// The daemon with its log in PostgreSQL (`--postgres`, docs/postgres.md).
+private func servePostgres(config: Config, conninfo: String, journal: Journal) -> Int32 {
+    let server: Server<PostgresStore>
+    do {
+        server = try Server(config: config, journal: journal) { config throws(StoreError) in
+            try PostgresStore.open(conninfo: conninfo, durability: config.durability)
         }
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])

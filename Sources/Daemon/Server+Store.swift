@@ -31,6 +31,10 @@ extension Server {
         // After an I/O error on commit nothing is answered: what is durable is decided by what is
         // on disk after the restart (protocol.md, Durability), not by what this process believed.
         if let fatalError = batch.fatal { return fatal(fatalError.message) }
+        for note in batch.notes {
+            journal.log(note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
+            markStatusDirty()
+        }
         var touched: [Connection] = []
         for outcome in batch.commands {
             guard let waiting = pending.removeValue(forKey: outcome.token) else {
@@ -97,7 +101,7 @@ extension Server {
             let priority: Priority
             let message: String
             switch error.code {
-            case .storage, .internal: (priority, message) = (.warning, "command failed")
+            case .storage, .internal, .unavailable: (priority, message) = (.warning, "command failed")
             case .notFound, .badRequest, .conflict: (priority, message) = (.info, "command refused")
             }
             journal.log(

@@ -195,8 +195,11 @@ final class Server<S: Store> {
     func statusLine() -> String {
         let clients = connections.count
         let movies = store.withState { $0.movies.count }
-        return "Serving \(clients) client\(clients == 1 ? "" : "s"); \(movies) movies; "
+        let line =
+            "Serving \(clients) client\(clients == 1 ? "" : "s"); \(movies) movies; "
             + "latest event \(store.latestSeq)."
+        guard let note = store.statusNote else { return line }
+        return line + " " + note
     }
 
     /// STATUS= at most once a second: a burst of connects must not become a burst of datagrams.

@@ -477,6 +477,7 @@ extension WireError {
             case .badRequest: .badRequest
             case .conflict: .conflict
             case .storage: .storage
+            case .unavailable: .unavailable
             case .internal: .internal
             }
         self.init(code, error.message, reason: error.reason)

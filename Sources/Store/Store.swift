@@ -54,12 +54,18 @@ public protocol Store: AnyObject {
 
     /// What opening the store wants said in entries of their own (a snapshot it ignored).
     var startupNotes: [StoreNote] { get }
+
+    /// What `STATUS=` should add about the store now (a lost database connection), or nil.
+    var statusNote: String? { get }
 }
 
 extension Store {
     /// `state.movie(id)`, without a copy of the whole state on the way. Off the request path
     /// (tests, tools): sessions read the state the manager lends them.
     public func movie(_ id: String) -> Movie? { withState { $0.movie(id) } }
+
+    /// The embedded stores have nothing to add.
+    public var statusNote: String? { nil }
 }
 
 /// Something a store noticed while opening, for a journal entry of its own.
@@ -91,6 +97,8 @@ public struct StoreError: Error, Equatable, Hashable, Sendable, CustomStringConv
         case badRequest = "bad-request"
         case conflict
         case storage
+        /// The store is across the network and unreachable (PostgreSQL): nothing was written.
+        case unavailable
         case `internal`
     }
 
@@ -163,6 +171,9 @@ public struct Completions: Equatable, Sendable {
     /// Set when the store failed for good (an I/O error on commit): stop taking writes and exit
     /// non-zero.
     public var fatal: StoreError?
+    /// What happened to the store that a person should read once (a database connection lost or
+    /// restored), each for a journal entry; `statusNote` may have changed with them.
+    public var notes: [StoreNote] = []
 
     public init(
         commands: [CommandResult] = [], reads: [ReadResult] = [], committed: [CommittedEvent] = [],
@@ -174,12 +185,15 @@ public struct Completions: Equatable, Sendable {
         self.fatal = fatal
     }
 
-    public var isEmpty: Bool { commands.isEmpty && reads.isEmpty && committed.isEmpty && fatal == nil }
+    public var isEmpty: Bool {
+        commands.isEmpty && reads.isEmpty && committed.isEmpty && fatal == nil && notes.isEmpty
+    }
 
     public mutating func append(_ other: Completions) {
         commands += other.commands
         reads += other.reads
         committed += other.committed
         fatal = fatal ?? other.fatal
+        notes += other.notes
     }
 }

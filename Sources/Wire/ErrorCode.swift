@@ -13,6 +13,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case storage = "storage"
     case forbidden = "forbidden"
     case overloaded = "overloaded"
+    case unavailable = "unavailable"
     case `internal` = "internal"
 
     /// What the code means, in a sentence (protocol.md, "Errors"; `help` prints it).
@@ -31,6 +32,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .storage: "the disk refused the write (for example, full): nothing was written, try again later"
         case .forbidden: "this peer may not change the shared state (--writers)"
         case .overloaded: "the daemon's pending-write queue is full; nothing was written, try again"
+        case .unavailable:
+            "the shared database (--postgres) is unreachable: nothing was written, try again later; reads and swipes go on"
         case .internal: "a bug in swiped; the journal has details"
         }
     }

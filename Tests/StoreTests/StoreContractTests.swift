@@ -6,6 +6,7 @@
 // the implementation it happened with.
 import Movies
 import Store
+import TestSupport
 import XCTest
 
 final class StoreContractTests: XCTestCase {
@@ -13,7 +14,14 @@ final class StoreContractTests: XCTestCase {
     static let implementations: [(name: String, make: @Sendable (XCTestCase) throws -> any Store)] = [
         ("SQLiteStore", { try SQLiteStore.open(directory: makeStateDirectory($0)) }),
         ("InMemoryStore", { _ in InMemoryStore() }),
+        // A database of its own per test, on one cluster for the class (PostgresStoreTests.swift).
+        ("PostgresStore", { try PostgresStore.open(conninfo: SharedCluster.newDatabase($0)) }),
     ]
+
+    override class func tearDown() {
+        SharedCluster.destroy()
+        super.tearDown()
+    }
 
     private var implementation = ""
 

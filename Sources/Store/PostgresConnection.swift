@@ -1,0 +1,325 @@
+// One libpq connection, and what the PostgreSQL store needs of libpq: a connection string
+// checked for a password, queries sent as one simple-query string (several statements, one
+// round trip) with their text results, literals escaped, notifications. Blocking: it runs on
+// the store's own thread (PostgresWorker.swift) and, before READY=1, on the opening thread.
+import CLibPQ
+import Foundation
+import Glibc
+
+/// Why a query failed: the connection broke (nothing more is known about the statements sent),
+/// or the server refused a statement (the connection is still usable; the transaction, if one
+/// was open, is aborted).
+enum PGFailure: Error, Equatable {
+    case lost(String)
+    case failed(sqlState: String, message: String)
+
+    var message: String {
+        switch self {
+        case .lost(let m): m
+        case .failed(_, let m): m
+        }
+    }
+}
+
+/// The rows of one statement's result, as text (NULL is nil).
+struct PGRows {
+    var rows: [[String?]]
+}
+
+/// A libpq connection owned by one thread at a time (libpq allows a connection to move between
+/// threads, not to be used by two at once).
+final class PGConnection: @unchecked Sendable {
+    private let conn: OpaquePointer
+
+    /// Connects (blocking: host names are resolved, TLS is negotiated). The connection string's
+    /// own `connect_timeout` wins over the default of 5 s. Errors are `unavailable`.
+    init(_ conninfo: String, durability: Durability) throws(StoreError) {
+        // Defaults the connection string may override (libpq lets the values expanded from
+        // `dbname` win over the keywords before it): a connect gives up after 5 s, and over TCP
+        // a peer that vanished without a word (a partition, a powered-off host) is noticed
+        // within about 15 s instead of the kernel's two hours, so that writes turn to
+        // `unavailable` and the store reconnects.
+        let keywords = [
+            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval",
+            "keepalives_count", "tcp_user_timeout", "dbname",
+        ]
+        let values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
+        let made: OpaquePointer? = withCStrings(keywords) { k in
+            withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
+        }
+        guard let made else {
+            throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
+        }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let why = PGConnection.message(made)
+            PQfinish(made)
+            throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why)")
+        }
+        // libpq prints the server's notices and warnings to standard error by default (e.g.
+        // "terminating connection due to immediate shutdown command" before the connection
+        // breaks): the break itself is what the store reports, once, in the journal.
+        _ = PQsetNoticeProcessor(made, { _, _ in }, nil)
+        conn = made
+        let sync = durability == .full ? "on" : "off"
+        do throws(PGFailure) {
+            _ = try execute(
+                "SET synchronous_commit = \(sync); SET client_min_messages = warning; LISTEN swiped")
+        } catch {
+            PQfinish(made)
+            throw StoreError(.unavailable, "PostgreSQL: setting up the session failed: \(error.message)")
+        }
+    }
+
+    deinit { PQfinish(conn) }
+
+    /// `PostgreSQL <db> on <host>`: the database as the journal names it (never the connection
+    /// string, which could hold more than it should).
+    var description: String {
+        let db = PQdb(conn).map { String(cString: $0) } ?? "?"
+        let host = PQhost(conn).map { String(cString: $0) } ?? "?"
+        let port = PQport(conn).map { String(cString: $0) } ?? ""
+        return "PostgreSQL \(db) on \(host)\(port.isEmpty ? "" : ":" + port)"
+    }
+
+    var socket: Int32 { PQsocket(conn) }
+
+    var isBroken: Bool { PQstatus(conn) != CONNECTION_OK }
+
+    /// Runs `sql` (one or more statements, no parameters) in one round trip; returns the rows of
+    /// each statement that returned rows, in order.
+    func execute(_ sql: String, appending: Bool = false) throws(PGFailure) -> [PGRows] {
+        let fault = appending ? PostgresFaults.take() : nil
+        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        guard PQsendQuery(conn, sql) == 1 else {
+            fault?.1?()
+            throw .lost(PGConnection.message(conn))
+        }
+        if fault?.0 == .afterCommitSent {
+            // PQsendQuery on a blocking connection has written the whole query: the server
+            // reads it before the end of the stream, runs it and commits.
+            _ = shutdown(socket, Int32(SHUT_RDWR))
+        }
+        fault?.1?()
+        var out: [PGRows] = []
+        var failure: PGFailure?
+        while let result = PQgetResult(conn) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_TUPLES_OK:
+                out.append(PGRows(rows: PGConnection.rows(result)))
+            case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                break
+            default:
+                if failure == nil {
+                    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map {
+                        String(cString: $0)
+                    }
+                    let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? "unknown error"
+                    failure = .failed(sqlState: state ?? "", message: PGConnection.trimmed(text))
+                }
+            }
+        }
+        if isBroken { throw .lost(PGConnection.message(conn)) }
+        // Notifications that came with the answer: freed now (a busy store would otherwise
+        // pile them up), remembered for `consumeNotifications()`.
+        drainNotifications()
+        if let failure { throw failure }
+        return out
+    }
+
+    /// A notification arrived with a query's answer since `consumeNotifications()` last ran.
+    private var notified = false
+
+    /// Reads what the server sent without waiting; returns whether a notification came.
+    func consumeNotifications() throws(PGFailure) -> Bool {
+        guard PQconsumeInput(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
+        drainNotifications()
+        defer { notified = false }
+        return notified
+    }
+
+    /// Whether another session's notification waits for `consumeNotifications()`.
+    var hasNotification: Bool { notified }
+
+    /// Frees the notifications libpq holds, noting whether one came from another session (this
+    /// session's own commits notify it too).
+    private func drainNotifications() {
+        let me = PQbackendPID(conn)
+        while let n = PQnotifies(conn) {
+            if n.pointee.be_pid != me { notified = true }
+            PQfreemem(n)
+        }
+    }
+
+    /// `s` as an SQL string literal.
+    func literal(_ s: String) -> String {
+        guard let p = PQescapeLiteral(conn, s, strlen(s)) else {
+            // Only on an out-of-memory or an encoding error; the text was validated UTF-8, so
+            // this is the former. Spell it by hand with standard_conforming_strings (on).
+            return "'" + s.replacingAll("'", with: "''") + "'"
+        }
+        defer { PQfreemem(p) }
+        return String(cString: p)
+    }
+
+    private static func rows(_ result: OpaquePointer) -> [[String?]] {
+        let n = PQntuples(result)
+        let m = PQnfields(result)
+        var rows: [[String?]] = []
+        rows.reserveCapacity(Int(n))
+        for i in 0..<n {
+            var row: [String?] = []
+            row.reserveCapacity(Int(m))
+            for j in 0..<m {
+                row.append(PQgetisnull(result, i, j) == 1 ? nil : String(cString: PQgetvalue(result, i, j)))
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    private static func message(_ conn: OpaquePointer) -> String {
+        trimmed(PQerrorMessage(conn).map { String(cString: $0) } ?? "unknown error")
+    }
+
+    /// libpq's messages end in a newline and may span lines: one line for the journal.
+    private static func trimmed(_ s: String) -> String {
+        s.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.joined(separator: "; ")
+    }
+
+    // MARK: - Connection strings
+
+    /// Why `conninfo` must not be used, or nil: it does not parse, or it holds a password (it
+    /// would show in `ps` and `systemctl show`). The reason never repeats the string.
+    static func refusal(_ conninfo: String) -> String? {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &error) else {
+            if let error { PQfreemem(error) }
+            return "is not a libpq connection string (key=value pairs, or a postgresql:// URI)"
+        }
+        defer { PQconninfoFree(options) }
+        var i = 0
+        while let keyword = options[i].keyword {
+            defer { i += 1 }
+            guard let value = options[i].val, value.pointee != 0 else { continue }
+            let name = String(cString: keyword)
+            if name == "password" {
+                return
+                    "must not contain a password (it would show in ps and systemctl show); put it in PGPASSFILE, ~/.pgpass or the unit's LoadCredential="
+            }
+            // A dbname may itself be a connection string (libpq expands it): check it too.
+            if name == "dbname" {
+                let inner = String(cString: value)
+                if inner.contains("=") || inner.hasPrefix("postgres"), inner != conninfo,
+                    let why = refusal(inner)
+                {
+                    return why
+                }
+            }
+        }
+        return nil
+    }
+}
+
+/// Byte strings as the hex form of bytea, and back.
+enum PGBytes {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// `'\x…'::bytea`, a literal needing no escaping.
+    static func literal(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2 + 12)
+        out += Array("'\\x".utf8)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        out += Array("'::bytea".utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of a bytea column's text (`\x…`), nil when it is not that form.
+    static func decode(_ text: String) -> [UInt8]? {
+        let u = Array(text.utf8)
+        guard u.count >= 2, u[0] == UInt8(ascii: "\\"), u[1] == UInt8(ascii: "x"), u.count % 2 == 0 else {
+            return nil
+        }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity((u.count - 2) / 2)
+        var i = 2
+        while i < u.count {
+            guard let h = nibble(u[i]), let l = nibble(u[i + 1]) else { return nil }
+            out.append(h << 4 | l)
+            i += 2
+        }
+        return out
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { for p in copies { free(p) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self {
+            if c == target { out += replacement } else { out.append(c) }
+        }
+        return out
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// Test-only fault injection for the PostgreSQL store: breaks the connection around the next
+/// statement string that commits appended events, so that a test sees a commit in doubt.
+/// `package`: the package's tests see it, the public API does not.
+package enum PostgresFaults {
+    package enum Break: Sendable {
+        /// The connection breaks before the commit is sent: nothing is written.
+        case beforeCommit
+        /// The commit reaches the server whole, then the connection breaks before its answer.
+        case afterCommitSent
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var armed: Break?
+    nonisolated(unsafe) private static var then: (@Sendable () -> Void)?
+
+    /// Breaks the connection once, at the next commit of appended events, then calls `then` on
+    /// the store's thread (a test stops the database there, so that the store cannot reconnect).
+    package static func breakNextCommit(_ how: Break, then: (@Sendable () -> Void)? = nil) {
+        lock.lock()
+        armed = how
+        self.then = then
+        lock.unlock()
+    }
+
+    /// The armed fault, disarmed, and what to do after it.
+    static func take() -> (Break, (@Sendable () -> Void)?)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let how = armed else { return nil }
+        let after = then
+        armed = nil
+        then = nil
+        return (how, after)
+    }
+}

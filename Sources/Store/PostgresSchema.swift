@@ -1,0 +1,165 @@
+// The PostgreSQL store's tables (docs/postgres.md, "Tables"), created and migrated at start in
+// one transaction under an advisory lock (so daemons starting together take turns), the rows
+// of swiped_events decoded back into events, and the start-up load: the newest snapshot and
+// the events after it.
+import EventLog
+import Movies
+
+enum PostgresSchema {
+    /// The newest schema this build knows.
+    static let version = 1
+    /// `pg_advisory_xact_lock`'s key for migrations: "swip" in ASCII.
+    static let migrationLock = 0x7377_6970
+    /// The columns an event is read with, in `Row`'s order.
+    static let columns = "seq, stream, kind, payload, at, key, token"
+    /// Events read per query when catching up.
+    static let page = 10_000
+
+    /// Creates the tables (with the seed catalogue) or checks their version. Returns the version
+    /// found before and whether it seeded.
+    static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool) {
+        do {
+            let rows = try conn.execute(
+                """
+                BEGIN;
+                SELECT pg_advisory_xact_lock(\(migrationLock));
+                CREATE TABLE IF NOT EXISTS swiped_schema (version integer NOT NULL);
+                SELECT version FROM swiped_schema
+                """)
+            let found = rows.last?.rows.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+            if found > version {
+                _ = try conn.execute("ROLLBACK")
+                throw StoreError(
+                    .storage,
+                    "the database has swiped schema version \(found); this swiped knows up to \(version)")
+            }
+            guard found < 1 else {
+                _ = try conn.execute("COMMIT")
+                return (found, false)
+            }
+            let now = SystemClock.wallMicroseconds()
+            let seeds = MovieState.seedCatalogue.enumerated().map { i, e in
+                "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL)"
+            }
+            _ = try conn.execute(
+                """
+                CREATE TABLE swiped_head (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL);
+                CREATE TABLE swiped_events (seq bigint PRIMARY KEY, stream text NOT NULL,
+                    kind text NOT NULL, payload bytea NOT NULL, at bigint NOT NULL,
+                    key text UNIQUE, token text);
+                CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
+                INSERT INTO swiped_events (\(columns)) VALUES \(seeds.joined(separator: ", "));
+                INSERT INTO swiped_head VALUES (1, \(seeds.count));
+                DELETE FROM swiped_schema;
+                INSERT INTO swiped_schema VALUES (\(version));
+                COMMIT
+                """)
+            return (found, true)
+        } catch let e as StoreError {
+            throw e
+        } catch let e as PGFailure {
+            // The caller drops the connection (and the transaction with it) when this throws.
+            throw StoreError(
+                e == .lost(e.message) ? .unavailable : .storage,
+                "creating or checking the schema failed: \(e.message)")
+        } catch {
+            throw StoreError(.internal, "\(error)")
+        }
+    }
+
+    /// The newest usable snapshot and the events after it, folded (up to `upTo` when given).
+    static func load(_ conn: PGConnection, upTo: UInt64? = nil) throws(StoreError) -> (
+        state: MovieState, snapshotSeq: UInt64, replayed: Int, ignored: String?
+    ) {
+        do {
+            let head = try conn.execute("SELECT seq FROM swiped_head WHERE id = 1")
+            guard let found = head.first?.rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) }) else {
+                throw StoreError(.storage, "swiped_head has no row: the schema is damaged")
+            }
+            if let upTo, found < upTo {
+                throw StoreError(
+                    .storage, "the database's head is \(found), below \(upTo) which this daemon applied")
+            }
+            let h = upTo ?? found
+            var state = MovieState()
+            var snapshotSeq: UInt64 = 0
+            var ignored: String?
+            let snap = try conn.execute(
+                "SELECT seq, data FROM swiped_snapshots WHERE seq <= \(h) ORDER BY seq DESC LIMIT 1")
+            if let row = snap.first?.rows.first, let s = row[0].flatMap({ UInt64($0) }),
+                let data = row[1].flatMap(PGBytes.decode)
+            {
+                do throws(MovieDecodingError) {
+                    let decoded = try MovieState(snapshot: data)
+                    if decoded.lastSeq == s {
+                        state = decoded
+                        snapshotSeq = s
+                    } else {
+                        ignored = "snapshot at \(s) says it is at \(decoded.lastSeq)"
+                    }
+                } catch {
+                    ignored = "snapshot at \(s) cannot be decoded: \(error.message)"
+                }
+            }
+            var replayed = 0
+            while state.lastSeq < h {
+                let rows = try conn.execute(
+                    "SELECT \(columns) FROM swiped_events WHERE seq > \(state.lastSeq) AND seq <= \(h) ORDER BY seq LIMIT \(page)"
+                )
+                let page = rows.first?.rows ?? []
+                guard !page.isEmpty else { break }
+                for r in page {
+                    let row = try Row(r)
+                    guard row.seq == state.lastSeq + 1 else {
+                        throw StoreError(
+                            .storage, "gap in swiped_events: event \(row.seq) follows \(state.lastSeq)")
+                    }
+                    _ = state.apply(row.event, seq: row.seq)
+                    replayed += 1
+                }
+            }
+            guard state.lastSeq == h else {
+                throw StoreError(.storage, "swiped_events ends at \(state.lastSeq), swiped_head says \(h)")
+            }
+            return (state, snapshotSeq, replayed, ignored)
+        } catch let e as PGFailure {
+            throw StoreError(.unavailable, "loading the log failed: \(e.message)")
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.internal, "\(error)")
+        }
+    }
+
+    /// One row of swiped_events, decoded.
+    struct Row {
+        var seq: UInt64
+        var event: MovieEvent
+        var committed: CommittedEvent
+        var key: String?
+        var token: String?
+
+        init(_ r: [String?]) throws(StoreError) {
+            guard r.count == 7, let seq = r[0].flatMap({ UInt64($0) }), let stream = r[1], let kind = r[2],
+                let payload = r[3].flatMap(PGBytes.decode), let at = r[4].flatMap({ Int64($0) })
+            else {
+                throw StoreError(.storage, "a row of swiped_events cannot be read: \(r.prefix(3))")
+            }
+            do throws(MovieDecodingError) {
+                event = try MovieEvent(stream: stream, kind: kind, payload: payload)
+                guard
+                    let rec = try MovieEvent.recorded(stream: stream, kind: kind, payload: payload, seq: seq)
+                else {
+                    throw MovieDecodingError("the payload does not record the movie")
+                }
+                committed = CommittedEvent(seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes)
+            } catch {
+                throw StoreError(
+                    .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")
+            }
+            self.seq = seq
+            key = r[5]
+            token = r[6]
+        }
+    }
+}

@@ -1,0 +1,349 @@
+// The movie catalogue on an event log in PostgreSQL, shared by several daemons (issue 17;
+// docs/postgres.md). This is the loop's side: it decides each command at once against its
+// projected state, so that what is plainly refused is answered without a round trip, and
+// hands the rest to the store thread (PostgresWorker.swift), which decides them again where
+// it counts, at commit, under the database's lock. The events the thread applies, this
+// daemon's and the others', come back in one ordered stream and are folded here.
+import EventLog
+import Glibc
+import Movies
+
+public final class PostgresStore: Store {
+    /// `PostgreSQL <db> on <host>`, for the journal (never the connection string).
+    public let database: String
+    public let durability: Durability
+
+    /// The committed state: what clients see.
+    var state: MovieState
+    public internal(set) var fatal: StoreError?
+
+    /// What start-up did.
+    public struct Startup: Equatable, Sendable {
+        public var snapshotSeq: UInt64 = 0
+        public var replayed = 0
+        public var seeded = false
+        public var schemaFound = 0
+        public var snapshotIgnored: String?
+        public var micros: Int64 = 0
+    }
+    public private(set) var startup = Startup()
+
+    /// A command submitted and not yet answered.
+    struct Flight {
+        var command: MovieCommand
+        /// What the command gives against the projected state; nil for a command with a key
+        /// this daemon has not seen, refused against it: the key may be in the log (another
+        /// daemon's, or written before a restart), so the store thread decides it.
+        var event: MovieEvent?
+        /// Later submissions with the same key.
+        var waiters: [UInt64] = []
+
+        /// Whether `other`, under the same key, is this command again.
+        func isSame(_ other: MovieCommand) -> Bool {
+            if let event { return other.wrote(event) }
+            return other.op == command.op
+        }
+    }
+
+    /// The committed state plus every command in flight, as decided here.
+    var projected: MovieState
+    /// Outcomes known at `submit`, for the next `completions()`.
+    var answered: [CommandResult] = []
+    /// Submitted, not yet handed to the store thread, in order.
+    var outgoing: [UInt64] = []
+    /// Submitted and not yet answered, by token (outgoing or handed), and the order handed.
+    var inFlight: [UInt64: Flight] = [:]
+    var handed: [UInt64] = []
+    /// The projection no longer follows from the committed state and what is in flight (another
+    /// daemon's event arrived, or a command was refused at commit): projected again once
+    /// nothing is in flight.
+    var projectionStale = false
+    /// Keys of the newest events applied since start (at most `keysKept`), for replays answered
+    /// at once. Older keys are looked up by the store thread, in the database.
+    var keys: [String: CommittedEvent] = [:]
+    /// The keys in `keys`, oldest first from `keysHead`.
+    var keyOrder: [String] = []
+    var keysHead = 0
+    static let keysKept = 100_000
+    let worker: PostgresWorker
+    var answeredReads: [ReadResult] = []
+    var readsInFlight = 0
+    var submitted = 0
+    var reported = 0
+    var closed = false
+    /// Set while the database is unreachable: mutations are answered `unavailable` at once.
+    public private(set) var statusNote: String?
+
+    // MARK: - Opening
+
+    /// Why `conninfo` must not be used (it holds a password, or does not parse), or nil. The
+    /// reason never repeats the string.
+    public static func refusal(conninfo: String) -> String? { PGConnection.refusal(conninfo) }
+
+    /// Connects (blocking, before the daemon is ready), creates or migrates the schema, loads the
+    /// newest snapshot and the events after it, and starts the store thread.
+    public static func open(
+        conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000
+    ) throws(StoreError) -> PostgresStore {
+        try PostgresStore(conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery)
+    }
+
+    private init(conninfo: String, durability: Durability, snapshotEvery: UInt64) throws(StoreError) {
+        let start = SystemClock.wallMicroseconds()
+        if let why = PGConnection.refusal(conninfo) {
+            throw StoreError(.badRequest, "the PostgreSQL connection string \(why)")
+        }
+        let conn = try PGConnection(conninfo, durability: durability)
+        database = conn.description
+        self.durability = durability
+        var info = Startup()
+        let migrated = try PostgresSchema.migrate(conn)
+        info.schemaFound = migrated.found
+        info.seeded = migrated.seeded
+        let loaded = try PostgresSchema.load(conn)
+        state = loaded.state
+        info.snapshotSeq = loaded.snapshotSeq
+        info.replayed = loaded.replayed
+        info.snapshotIgnored = loaded.ignored
+        projected = loaded.state
+        let every = max(1, snapshotEvery)
+        worker = try PostgresWorker(
+            connection: conn, conninfo: conninfo, durability: durability, state: loaded.state,
+            // A long replay gets a snapshot at once.
+            snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
+            snapshotEvery: every)
+        info.micros = SystemClock.wallMicroseconds() - start
+        startup = info
+    }
+
+    deinit { close() }
+
+    // MARK: - What the loop reads
+
+    public var completionFD: Int32 { worker.doorbell.fd }
+
+    public var latestSeq: UInt64 { state.lastSeq }
+
+    @inline(__always)
+    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
+
+    public var pendingCount: Int { submitted - reported }
+
+    public var startupFields: [(String, String)] {
+        [
+            ("STORE", "postgres"), ("DATABASE", database), ("MOVIES", "\(state.movies.count)"),
+            ("SEQ", "\(state.lastSeq)"), ("SNAPSHOT_SEQ", "\(startup.snapshotSeq)"),
+            ("REPLAYED", "\(startup.replayed)"), ("SEEDED", startup.seeded ? "yes" : "no"),
+            ("LOAD_MS", "\(startup.micros / 1000)"), ("SCHEMA_VERSION", "\(PostgresSchema.version)"),
+        ]
+    }
+
+    public var startupNotes: [StoreNote] {
+        guard let reason = startup.snapshotIgnored else { return [] }
+        return [StoreNote(.warning, "snapshot ignored, replayed the whole log", reason: reason)]
+    }
+
+    // MARK: - Commands and reads
+
+    public func submit(_ command: MovieCommand, token: UInt64) {
+        submitted += 1
+        if let fatal { return answer(token, .failure(fatal)) }
+        if closed { return answer(token, .failure(.closed)) }
+        if statusNote != nil { return answer(token, .failure(PostgresStore.unavailable)) }
+        if let key = command.key, answeredByKey(key, command, token: token) { return }
+        var flight = Flight(command: command)
+        do throws(CommandError) {
+            let event = try projected.decide(command)
+            projected.apply(event, seq: projected.lastSeq + 1)
+            flight.event = event
+        } catch {
+            guard command.key != nil else { return answer(token, .failure(StoreError(error))) }
+        }
+        inFlight[token] = flight
+        outgoing.append(token)
+    }
+
+    private func answer(_ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false)
+    {
+        answered.append(CommandResult(token: token, result: result, replayed: replayed))
+    }
+
+    static let unavailable = StoreError(
+        .unavailable, "the shared database is unreachable; nothing was written, try again later")
+
+    /// A key pending here waits for it; a key applied since start is answered from memory; else
+    /// the store thread looks it up in the log at commit.
+    private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
+        for t in handed + outgoing {
+            guard var e = inFlight[t], e.command.key == key else { continue }
+            if e.isSame(command) {
+                e.waiters.append(token)
+                inFlight[t] = e
+            } else {
+                answer(token, .failure(.keyReused(key)))
+            }
+            return true
+        }
+        guard let original = keys[key] else { return false }
+        if command.wrote(MovieEvent(original)) {
+            answer(token, .success(original), replayed: true)
+        } else {
+            answer(token, .failure(.keyReused(key)))
+        }
+        return true
+    }
+
+    public func flush() {
+        guard !outgoing.isEmpty, fatal == nil, !closed else { return }
+        var jobs: [PostgresWorker.Job] = []
+        jobs.reserveCapacity(outgoing.count)
+        for t in outgoing {
+            guard let e = inFlight[t] else { continue }
+            jobs.append(PostgresWorker.Job(token: t, command: e.command))
+            handed.append(t)
+        }
+        outgoing = []
+        worker.submit(jobs)
+    }
+
+    public func read(_ request: StoreRead, token: UInt64) {
+        switch request {
+        case .events(let after, let limit):
+            if let r = ReadResult.withoutReading(
+                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+            {
+                return answeredReads.append(r)
+            }
+            if statusNote != nil {
+                return answeredReads.append(
+                    ReadResult(token: token, result: .failure(PostgresStore.unavailable)))
+            }
+            readsInFlight += 1
+            worker.read(.init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after))))
+        }
+    }
+
+    public func completions() -> Completions {
+        var out = Completions()
+        if !answered.isEmpty { swap(&out.commands, &answered) }
+        if !answeredReads.isEmpty { swap(&out.reads, &answeredReads) }
+        for o in worker.drain() { collect(o, &out) }
+        if projectionStale && inFlight.isEmpty {
+            projected = state
+            projectionStale = false
+        }
+        if fatal == nil && !closed { flush() }
+        reported += out.commands.count
+        return out
+    }
+
+    private func collect(_ o: PostgresWorker.Output, _ out: inout Completions) {
+        switch o {
+        case .applied(let ce, let event, let key, let token):
+            guard ce.seq == state.lastSeq + 1, state.apply(event, seq: ce.seq) != nil else {
+                // The store thread checked the order already: this would be a bug here.
+                preconditionFailure("event \(ce.seq) does not follow the committed state at \(state.lastSeq)")
+            }
+            out.committed.append(ce)
+            if let key { remember(key, ce) }
+            if let token, let e = inFlight.removeValue(forKey: token) {
+                out.commands.append(CommandResult(token: token, result: .success(ce)))
+                for t in e.waiters {
+                    out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
+                }
+            } else {
+                // Another daemon's event: the projection did not include it. Folded in at its own
+                // seq (so the movie has the version clients see in its event), on top of what
+                // is in flight; projected again exactly once nothing is in flight.
+                projectionStale = true
+                projected.apply(event, seq: ce.seq)
+            }
+        case .answered(let token, let result, let replayed):
+            guard let e = inFlight.removeValue(forKey: token) else {
+                preconditionFailure("the store thread answered \(token), which is not in flight")
+            }
+            projectionStale = true
+            out.commands.append(CommandResult(token: token, result: result, replayed: replayed))
+            for t in e.waiters {
+                out.commands.append(CommandResult(token: t, result: result, replayed: true))
+            }
+        case .read(var r):
+            readsInFlight -= 1
+            if case .success(let events) = r.result, let last = events.last, last.seq > state.lastSeq {
+                r.result = .success(Array(events.prefix { $0.seq <= state.lastSeq }))
+            }
+            out.reads.append(r)
+        case .connection(let note, let status):
+            statusNote = status
+            out.notes.append(note)
+        case .note(let note):
+            out.notes.append(note)
+        case .fatal(let e):
+            fatal = e
+            out.fatal = e
+        }
+        if inFlight.count < handed.count / 2 { handed.removeAll { inFlight[$0] == nil } }
+    }
+
+    private func remember(_ key: String, _ ce: CommittedEvent) {
+        keys[key] = ce
+        keyOrder.append(key)
+        guard keyOrder.count - keysHead > PostgresStore.keysKept else { return }
+        keys[keyOrder[keysHead]] = nil
+        keysHead += 1
+        if keysHead >= PostgresStore.keysKept {
+            keyOrder.removeFirst(keysHead)
+            keysHead = 0
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Finishes what was handed to the store thread (commands in doubt wait at most 5 s for the
+    /// database), answers what is left, and stops the thread. Idempotent.
+    @discardableResult
+    public func close() -> Completions {
+        guard !closed else { return Completions() }
+        flush()
+        var out = completions()
+        closed = true
+        worker.beginClose()
+        while !worker.isFinished {
+            var p = pollfd(fd: worker.doorbell.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 10)
+            out.append(completions())
+        }
+        out.append(completions())
+        worker.close()
+        // Whatever the thread did not answer (it stopped after a fatal error).
+        var left = Completions()
+        let unknown = StoreError(.storage, "the store closed before this command's outcome was known")
+        for t in handed + outgoing {
+            guard let e = inFlight.removeValue(forKey: t) else { continue }
+            let result: Result<CommittedEvent, StoreError> = .failure(fatal ?? unknown)
+            left.commands.append(CommandResult(token: t, result: result))
+            for w in e.waiters {
+                left.commands.append(CommandResult(token: w, result: result, replayed: true))
+            }
+        }
+        handed = []
+        outgoing = []
+        reported += left.commands.count
+        out.append(left)
+        return out
+    }
+}
+
+extension MovieEvent {
+    /// The event a committed event records (for matching a key's command against it).
+    init(_ ce: CommittedEvent) {
+        let id = ce.movie.id
+        switch ce.kind {
+        case Kind.added: self = .added(id: id, title: ce.movie.title, image: ce.movie.image)
+        case Kind.watchedToggled: self = .watchedToggled(id: id)
+        case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: id)
+        case Kind.removed: self = .removed(id: id)
+        default: self = .restored(id: id)
+        }
+    }
+}

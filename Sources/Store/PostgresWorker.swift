@@ -1,0 +1,660 @@
+// The PostgreSQL store's thread: everything that may block on the database runs here, so that
+// the event loop never does. It owns the one connection (queries and LISTEN), its own copy of
+// the state at the position it last applied, and the commands handed over by the loop. Each
+// group of commands is decided and appended in one transaction under swiped_head's row lock
+// (docs/postgres.md: commit order is position order, decisions hold across daemons). Whatever
+// it applies, its own commits and other daemons', goes to the loop in one ordered stream.
+import CLibPQ
+import EventLog
+import Foundation
+import Glibc
+import Movies
+
+final class PostgresWorker: @unchecked Sendable {
+    /// A command handed over by the loop, under the loop's token.
+    struct Job {
+        var token: UInt64
+        var command: MovieCommand
+    }
+
+    /// What the loop learns, in the order it happened.
+    enum Output {
+        /// An event now in the log at the next position: fold it. `token` is the loop's token
+        /// when it is the commit of a command handed over here, nil for another daemon's event.
+        case applied(CommittedEvent, MovieEvent, key: String?, token: UInt64?)
+        /// A command's outcome other than its own commit: refused at commit, replayed from a
+        /// key in the log, unavailable, failed.
+        case answered(token: UInt64, Result<CommittedEvent, StoreError>, replayed: Bool)
+        case read(ReadResult)
+        /// The connection was lost (`status` says so) or is back (`status` nil).
+        case connection(StoreNote, status: String?)
+        /// Something a person should read once (a snapshot that could not be saved).
+        case note(StoreNote)
+        case fatal(StoreError)
+    }
+
+    struct Read {
+        var token: UInt64
+        var after: UInt64
+        var limit: Int
+    }
+
+    /// Readable exactly while outputs wait (rung and reset under `lock`).
+    let doorbell: Doorbell
+    /// The loop rings this to wake the thread from `poll`.
+    private let wake: Int32
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var jobs: [Job] = []
+    private var reads: [Read] = []
+    private var outputs: [Output] = []
+    private var closing = false
+    private var running = true
+
+    // Owned by the worker thread.
+    private let conninfo: String
+    private let durability: Durability
+    private let snapshotEvery: UInt64
+    private var conn: PGConnection?
+    private var state: MovieState
+    private var snapshotSeq: UInt64
+    /// Commands whose COMMIT was sent when the connection broke, by commit token.
+    private var inDoubt: [String: Job] = [:]
+    private var inDoubtOrder: [String] = []
+    /// Commands not yet in a transaction (handed over, or in doubt and not found after the
+    /// reconnection: decided again).
+    private var waiting: [Job] = []
+    private var waitingReads: [Read] = []
+    /// A random id of this store's life, and a counter: the commit tokens.
+    private let instance: String
+    private var commits: UInt64 = 0
+    private var backoffMillis = 50
+    private var nextAttempt: UInt64 = 0
+    private var downSince: String?
+    /// Since when the thread is closing with commands in doubt (monotonic ns).
+    private var closingSince: UInt64?
+    private var failed = false
+    /// Set when a transaction failed after its commands were folded into `state`: the state
+    /// is read again from the database up to this position before it is used (cheaper than
+    /// copying the whole state before every transaction to roll it back).
+    private var reloadTo: UInt64?
+
+    static let maxBackoffMillis = 2_000
+    static let safetyNetMillis: Int32 = 1_000
+    static let closeWaitNanos: UInt64 = 5_000_000_000
+
+    init(
+        connection: PGConnection, conninfo: String, durability: Durability, state: MovieState,
+        snapshotSeq: UInt64, snapshotEvery: UInt64
+    ) throws(StoreError) {
+        do throws(LogError) {
+            doorbell = try Doorbell("PostgreSQL store")
+        } catch {
+            throw StoreError(.internal, error.message)
+        }
+        wake = swiped_pq_eventfd()
+        guard wake >= 0 else {
+            doorbell.close()
+            throw StoreError(
+                .internal, "PostgreSQL store: eventfd failed: \(String(cString: strerror(errno)))")
+        }
+        self.conn = connection
+        self.conninfo = conninfo
+        self.durability = durability
+        self.state = state
+        self.snapshotSeq = snapshotSeq
+        self.snapshotEvery = snapshotEvery
+        instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        Thread { [self] in run() }.start()
+    }
+
+    deinit {
+        close()
+        doorbell.close()
+        Glibc.close(wake)
+    }
+
+    // MARK: - The loop's side
+
+    func submit(_ batch: [Job]) {
+        lock.lock()
+        jobs += batch
+        lock.unlock()
+        ring(wake)
+    }
+
+    func read(_ r: Read) {
+        lock.lock()
+        reads.append(r)
+        lock.unlock()
+        ring(wake)
+    }
+
+    func drain() -> [Output] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !outputs.isEmpty else { return [] }
+        doorbell.reset()
+        let out = outputs
+        outputs = []
+        return out
+    }
+
+    /// Whether the thread has stopped (after `beginClose()`, once it finished).
+    var isFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !running
+    }
+
+    /// Asks the thread to finish what it has (commands in doubt wait at most 5 s for the
+    /// database) and stop.
+    func beginClose() {
+        lock.lock()
+        closing = true
+        lock.unlock()
+        ring(wake)
+    }
+
+    /// Stops the thread, waiting for it. Idempotent.
+    func close() {
+        beginClose()
+        while !isFinished { usleep(1000) }
+    }
+
+    private func ring(_ fd: Int32) {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+    }
+
+    private func emit(_ o: [Output]) {
+        guard !o.isEmpty else { return }
+        lock.lock()
+        outputs += o
+        doorbell.ring()
+        lock.unlock()
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        _ = swiped_pq_name_thread("swiped-pg")
+        while true {
+            lock.lock()
+            waiting += jobs
+            waitingReads += reads
+            jobs = []
+            reads = []
+            let isClosing = closing
+            lock.unlock()
+            if failed {
+                answerAll(.failure(StoreError(.storage, "the store stopped after a fatal error")))
+                if isClosing { break }
+                idle(timeout: -1)
+                continue
+            }
+            if conn == nil { reconnectIfDue() }
+            if conn == nil {
+                answerAll(.failure(unavailable))
+                if isClosing {
+                    let now = SystemClock.monotonicNanoseconds()
+                    if closingSince == nil { closingSince = now }
+                    if inDoubt.isEmpty || now - closingSince! >= PostgresWorker.closeWaitNanos {
+                        giveUpInDoubt()
+                        break
+                    }
+                }
+                let now = SystemClock.monotonicNanoseconds()
+                let wait = nextAttempt > now ? Int32(min((nextAttempt - now) / 1_000_000, 100)) + 1 : 1
+                idle(timeout: wait)
+                continue
+            }
+            // Reads are answered after each transaction, not only when no command waits: under
+            // a steady stream of writes a history page would otherwise never come.
+            let busy = !waiting.isEmpty || !inDoubt.isEmpty || !waitingReads.isEmpty
+            if !waiting.isEmpty || !inDoubt.isEmpty {
+                let batch = waiting
+                waiting = []
+                commit(batch)
+            }
+            if conn != nil && !waitingReads.isEmpty {
+                let rs = waitingReads
+                waitingReads = []
+                answer(rs)
+            }
+            if !busy {
+                if isClosing { break }
+                waitForNotification()
+            }
+            maybeSnapshot()
+        }
+        conn = nil
+        lock.lock()
+        running = false
+        lock.unlock()
+    }
+
+    private var unavailable: StoreError {
+        StoreError(.unavailable, "the shared database is unreachable; nothing was written, try again later")
+    }
+
+    /// Answers every command and read waiting (not those in doubt).
+    private func answerAll(_ result: Result<CommittedEvent, StoreError>) {
+        var out: [Output] = waiting.map { .answered(token: $0.token, result, replayed: false) }
+        let error: StoreError
+        switch result {
+        case .failure(let e): error = e
+        case .success: error = unavailable
+        }
+        out += waitingReads.map { .read(ReadResult(token: $0.token, result: .failure(error))) }
+        waiting = []
+        waitingReads = []
+        emit(out)
+    }
+
+    /// Closing, and the database did not come back within 5 s: the outcome of the commands in
+    /// doubt is unknown here (the database decides it; a client retries with its key).
+    private func giveUpInDoubt() {
+        let e = StoreError(
+            .storage,
+            "the outcome is unknown: the database became unreachable during the commit and the daemon is stopping; retry with the same key to find out"
+        )
+        emit(
+            inDoubtOrder.compactMap { inDoubt[$0] }.map {
+                .answered(token: $0.token, .failure(e), replayed: false)
+            })
+        inDoubt = [:]
+        inDoubtOrder = []
+    }
+
+    /// Waits for the loop's bell (or `timeout` ms; -1: forever).
+    private func idle(timeout: Int32) {
+        var p = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        _ = poll(&p, 1, timeout)
+        drainWake()
+    }
+
+    private func drainWake() {
+        var counter: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(wake, $0.baseAddress, 8) }
+    }
+
+    /// Connected and idle: waits for the loop, a notification or the safety-net timer; catches
+    /// up on a notification or the timer.
+    private func waitForNotification() {
+        guard let conn else { return }
+        // Another daemon committed while this one was in a transaction of its own.
+        if conn.hasNotification {
+            do throws(PGFailure) {
+                _ = try conn.consumeNotifications()
+            } catch {
+                return lost(error.message)
+            }
+            return catchUp()
+        }
+        var fds = [
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
+        ]
+        let n = poll(&fds, 2, PostgresWorker.safetyNetMillis)
+        if fds[0].revents != 0 { drainWake() }
+        if n == 0 { return catchUp() }
+        if fds[1].revents != 0 {
+            do throws(PGFailure) {
+                if try conn.consumeNotifications() { catchUp() }
+            } catch {
+                lost(error.message)
+            }
+        }
+    }
+
+    // MARK: - Connection
+
+    private func reconnectIfDue() {
+        let now = SystemClock.monotonicNanoseconds()
+        guard now >= nextAttempt else { return }
+        do throws(StoreError) {
+            conn = try PGConnection(conninfo, durability: durability)
+        } catch {
+            nextAttempt = now + UInt64(backoffMillis) * 1_000_000
+            backoffMillis = min(backoffMillis * 2, PostgresWorker.maxBackoffMillis)
+            return
+        }
+        backoffMillis = 50
+        let since = downSince ?? "?"
+        downSince = nil
+        emit([
+            .connection(
+                StoreNote(
+                    .info, "PostgreSQL connection restored, catching up",
+                    reason: "unreachable since \(since)"), status: nil)
+        ])
+        catchUp()
+    }
+
+    /// The connection broke: drop it, tell the loop once, retry with backoff.
+    private func lost(_ why: String) {
+        conn = nil
+        nextAttempt = SystemClock.monotonicNanoseconds() + UInt64(backoffMillis) * 1_000_000
+        guard downSince == nil else { return }
+        var t = time(nil)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        let since = String(format: "%02d:%02d:%02d UTC", tm.tm_hour, tm.tm_min, tm.tm_sec)
+        downSince = since
+        emit([
+            .connection(
+                StoreNote(
+                    .warning,
+                    "PostgreSQL connection lost, reconnecting with backoff; writes are refused meanwhile",
+                    reason: why),
+                status: "PostgreSQL unreachable since \(since), retrying; writes refused.")
+        ])
+    }
+
+    private func fatal(_ e: StoreError) {
+        var e = e
+        e.fatal = true
+        failed = true
+        emit([.fatal(e)])
+        answerAll(.failure(e))
+        inDoubt = [:]
+        inDoubtOrder = []
+    }
+
+    // MARK: - Reading the log
+
+    /// Reads and applies what was committed after the position applied here, in pages, without
+    /// a lock (every snapshot sees a prefix of the positions).
+    private func catchUp() {
+        guard let conn, stateIsCurrent(conn) else { return }
+        do throws(PGFailure) {
+            while true {
+                let r = try conn.execute(
+                    "SELECT seq FROM swiped_head WHERE id = 1; SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(state.lastSeq) ORDER BY seq LIMIT \(PostgresSchema.page)"
+                )
+                guard r.count == 2, let head = r[0].rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) })
+                else {
+                    return fatal(StoreError(.storage, "swiped_head cannot be read"))
+                }
+                if head < state.lastSeq {
+                    return fatal(
+                        StoreError(
+                            .storage,
+                            "the database lost events this daemon applied (its head is \(head), this daemon is at \(state.lastSeq)); restarting from the database"
+                        ))
+                }
+                guard applyRows(r[1].rows) else { return }
+                if r[1].rows.count < PostgresSchema.page { return }
+            }
+        } catch {
+            lost(error.message)
+        }
+    }
+
+    /// Applies rows read from swiped_events (in seq order), answering the commands in doubt they
+    /// commit. False after a fatal error.
+    private func applyRows(_ rows: [[String?]]) -> Bool {
+        var out: [Output] = []
+        defer { emit(out) }
+        for r in rows {
+            let row: PostgresSchema.Row
+            do throws(StoreError) {
+                row = try PostgresSchema.Row(r)
+            } catch {
+                emit(out)
+                out = []
+                fatal(error)
+                return false
+            }
+            guard row.seq == state.lastSeq + 1, state.apply(row.event, seq: row.seq) != nil else {
+                emit(out)
+                out = []
+                fatal(
+                    StoreError(
+                        .storage,
+                        "event \(row.seq) does not follow this daemon's state at \(state.lastSeq) (\(row.event))"
+                    ))
+                return false
+            }
+            var token: UInt64?
+            if let t = row.token, let job = inDoubt.removeValue(forKey: t) {
+                token = job.token
+            }
+            out.append(.applied(row.committed, row.event, key: row.key, token: token))
+        }
+        return true
+    }
+
+    private func answer(_ rs: [Read]) {
+        guard let conn else { return }
+        var out: [Output] = []
+        for r in rs {
+            do throws(PGFailure) {
+                let rows = try conn.execute(
+                    "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(r.after) ORDER BY seq LIMIT \(r.limit)"
+                )
+                var page: [CommittedEvent] = []
+                for x in rows.first?.rows ?? [] {
+                    do throws(StoreError) {
+                        page.append(try PostgresSchema.Row(x).committed)
+                    } catch {
+                        out.append(.read(ReadResult(token: r.token, result: .failure(error))))
+                        page = []
+                        break
+                    }
+                }
+                out.append(.read(ReadResult(token: r.token, result: .success(page))))
+            } catch .lost(let why) {
+                out.append(.read(ReadResult(token: r.token, result: .failure(unavailable))))
+                lost(why)
+            } catch {
+                out.append(
+                    .read(ReadResult(token: r.token, result: .failure(StoreError(.storage, error.message)))))
+            }
+        }
+        emit(out)
+    }
+
+    // MARK: - Committing
+
+    /// Decides and appends `batch` (after the commands in doubt that are not in the log) in one
+    /// transaction under swiped_head's lock.
+    private func commit(_ batch: [Job]) {
+        guard let conn, stateIsCurrent(conn) else {
+            // Nothing was sent: these were not written.
+            return emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
+        }
+        // Commands in doubt: under the lock, every transaction that held it has ended, so an
+        // in-doubt commit is either among the events read below or never happened.
+        var jobs: [(job: Job, token: String)] = []
+        let doubted = inDoubtOrder.compactMap { t in inDoubt[t].map { (job: $0, token: t) } }
+        for j in batch {
+            commits += 1
+            jobs.append((j, "\(instance):\(commits)"))
+        }
+        let keys = Set((doubted.map(\.job) + batch).compactMap(\.command.key))
+        var sql = """
+            BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE;
+            SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(state.lastSeq) ORDER BY seq
+            """
+        if !keys.isEmpty {
+            sql +=
+                "; SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key IN (\(keys.map(conn.literal).joined(separator: ", ")))"
+        }
+        let first: [PGRows]
+        do throws(PGFailure) {
+            first = try conn.execute(sql)
+        } catch .lost(let why) {
+            // Nothing was committed: the transaction never reached COMMIT.
+            emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
+            return lost(why)
+        } catch {
+            rollback(conn)
+            let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
+            emit(batch.map { .answered(token: $0.token, .failure(e), replayed: false) })
+            return
+        }
+        guard first.count >= 2, let head = first[0].rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) })
+        else {
+            rollback(conn)
+            return fatal(StoreError(.storage, "swiped_head cannot be read"))
+        }
+        guard applyRows(first[1].rows) else { return rollback(conn) }
+        guard head == state.lastSeq else {
+            rollback(conn)
+            return fatal(
+                StoreError(
+                    .storage,
+                    "swiped_head says \(head), the events end at \(state.lastSeq): the log is damaged"))
+        }
+        // What was in doubt and is not in the log was not committed: decide it again, first.
+        jobs = inDoubtOrder.compactMap { t in inDoubt[t].map { (job: $0, token: t) } } + jobs
+        inDoubt = [:]
+        inDoubtOrder = []
+        var keyed: [String: PostgresSchema.Row] = [:]
+        if first.count >= 3 {
+            for r in first[2].rows {
+                do throws(StoreError) {
+                    let row = try PostgresSchema.Row(r)
+                    if let k = row.key { keyed[k] = row }
+                } catch {
+                    rollback(conn)
+                    return fatal(error)
+                }
+            }
+        }
+        let before = state.lastSeq
+        var answers: [Output] = []
+        var accepted: [(job: Job, token: String, event: MovieEvent, committed: CommittedEvent)] = []
+        var values: [String] = []
+        let at = SystemClock.wallMicroseconds()
+        for (job, token) in jobs {
+            if let key = job.command.key, let row = keyed[key] {
+                let result: Result<CommittedEvent, StoreError> =
+                    job.command.wrote(row.event) ? .success(row.committed) : .failure(.keyReused(key))
+                answers.append(.answered(token: job.token, result, replayed: true))
+                continue
+            }
+            let event: MovieEvent
+            do throws(CommandError) {
+                event = try state.decide(job.command)
+            } catch {
+                answers.append(.answered(token: job.token, .failure(StoreError(error)), replayed: false))
+                continue
+            }
+            let seq = state.lastSeq + 1
+            guard let movie = state.apply(event, seq: seq) else {
+                preconditionFailure("decided event \(event) does not apply")
+            }
+            let payload = event.payload(after: movie, undoes: job.command.undoes)
+            values.append(
+                "(\(seq), \(conn.literal(event.movieID)), \(conn.literal(event.kind)), \(PGBytes.literal(payload)), \(at), \(job.command.key.map(conn.literal) ?? "NULL"), \(conn.literal(token)))"
+            )
+            accepted.append(
+                (
+                    job, token, event,
+                    CommittedEvent(
+                        seq: seq, kind: event.kind, movie: movie, at: at, undoes: job.command.undoes)
+                ))
+            if let key = job.command.key {
+                // A later command of the batch with the same key replays this one.
+                keyed[key] = PostgresSchema.Row(
+                    seq: seq, event: event, committed: accepted.last!.committed, key: key)
+            }
+        }
+        guard !accepted.isEmpty else {
+            do throws(PGFailure) {
+                _ = try conn.execute("COMMIT")
+            } catch {
+                // Nothing was written by this transaction: the answers stand.
+                lost(error.message)
+            }
+            return emit(answers)
+        }
+        let n = state.lastSeq
+        do throws(PGFailure) {
+            _ = try conn.execute(
+                """
+                INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(values.joined(separator: ", "));
+                UPDATE swiped_head SET seq = \(n) WHERE id = 1; NOTIFY swiped, '\(n)'; COMMIT
+                """, appending: true)
+        } catch .lost(let why) {
+            // In doubt: COMMIT was sent. Found after the reconnection, or decided again.
+            reloadTo = before
+            for a in accepted {
+                inDoubt[a.token] = a.job
+                inDoubtOrder.append(a.token)
+            }
+            emit(answers)
+            return lost(why)
+        } catch {
+            rollback(conn)
+            reloadTo = before
+            let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
+            emit(answers + accepted.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
+            return
+        }
+        emit(
+            accepted.map { .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token) }
+                + answers)
+    }
+
+    /// Reads the state again when a failed transaction left it ahead of the database; false
+    /// when that failed (the connection is lost, or the store stopped).
+    private func stateIsCurrent(_ conn: PGConnection) -> Bool {
+        guard let p = reloadTo else { return true }
+        do throws(StoreError) {
+            state = try PostgresSchema.load(conn, upTo: p).state
+            reloadTo = nil
+            return true
+        } catch {
+            if conn.isBroken { lost(error.message) } else { fatal(error) }
+            return false
+        }
+    }
+
+    private func rollback(_ conn: PGConnection) {
+        do throws(PGFailure) {
+            _ = try conn.execute("ROLLBACK")
+        } catch {
+            lost(error.message)
+        }
+    }
+
+    // MARK: - Snapshots
+
+    private func maybeSnapshot() {
+        guard let conn, !failed, reloadTo == nil, state.lastSeq >= snapshotSeq + snapshotEvery else { return }
+        let seq = state.lastSeq
+        do throws(PGFailure) {
+            _ = try conn.execute(
+                """
+                INSERT INTO swiped_snapshots VALUES (\(seq), \(PGBytes.literal(state.snapshotBytes()))) ON CONFLICT DO NOTHING;
+                DELETE FROM swiped_snapshots WHERE seq < (SELECT min(seq) FROM (SELECT seq FROM swiped_snapshots ORDER BY seq DESC LIMIT 2) s)
+                """)
+            snapshotSeq = seq
+        } catch .lost(let why) {
+            lost(why)
+        } catch {
+            // A snapshot only shortens the next start: retried after the next snapshotEvery events.
+            snapshotSeq = seq
+            emit([
+                .note(
+                    StoreNote(
+                        .warning, "saving a snapshot failed, trying again after \(snapshotEvery) more events",
+                        reason: error.message))
+            ])
+        }
+    }
+}
+
+extension PostgresSchema.Row {
+    init(seq: UInt64, event: MovieEvent, committed: CommittedEvent, key: String?) {
+        self.seq = seq
+        self.event = event
+        self.committed = committed
+        self.key = key
+        self.token = nil
+    }
+}

@@ -1,0 +1,256 @@
+// What the PostgreSQL store does beyond the contract every store keeps (StoreContractTests):
+// connection strings with passwords refused, the schema created once by stores starting
+// together, another store's events arriving in order, commits in doubt answered from the log,
+// and writes refused `unavailable` while the database is down. On a real cluster
+// (PostgresStoreSupport.swift).
+import Foundation
+import Glibc
+import Movies
+import TestSupport
+import XCTest
+
+@testable import Store
+
+final class PostgresStoreTests: XCTestCase {
+    override class func tearDown() {
+        SharedCluster.destroy()
+        super.tearDown()
+    }
+
+    func testAConnectionStringWithAPasswordIsRefusedWithoutRepeatingIt() throws {
+        for conninfo in [
+            "host=/tmp dbname=swiped password=hunter2", "postgresql://swiped:hunter2@db.example/swiped",
+            "postgres://swiped:hunter2@db.example:5432/swiped?sslmode=verify-full",
+            "host=db.example dbname='postgresql://swiped:hunter2@elsewhere/swiped'",
+        ] {
+            let why = try XCTUnwrap(PostgresStore.refusal(conninfo: conninfo), conninfo)
+            XCTAssertTrue(why.contains("must not contain a password"), why)
+            XCTAssertFalse(why.contains("hunter2"), why)
+            XCTAssertThrowsError(try PostgresStore.open(conninfo: conninfo)) { error in
+                XCTAssertEqual((error as? StoreError)?.code, .badRequest)
+                XCTAssertFalse("\(error)".contains("hunter2"))
+            }
+        }
+        let bad = try XCTUnwrap(PostgresStore.refusal(conninfo: "host=/tmp dbname='hunter2"))
+        XCTAssertFalse(bad.contains("hunter2"), bad)
+        for fine in [
+            "host=/run/postgresql dbname=swiped", "postgresql://swiped@db.example/swiped?sslmode=verify-full",
+            "password='' host=/tmp",
+        ] {
+            XCTAssertNil(PostgresStore.refusal(conninfo: fine), fine)
+        }
+    }
+
+    func testStoresStartingTogetherCreateTheSchemaOnce() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let opened = Opened()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                opened.add(try PostgresStore.open(conninfo: db.conninfo))
+            } catch {
+                opened.fail("\(error)")
+            }
+        }
+        XCTAssertEqual(opened.failures, [])
+        XCTAssertEqual(opened.stores.count, 4)
+        XCTAssertEqual(opened.stores.filter(\.startup.seeded).count, 1, "seeded more than once")
+        for s in opened.stores {
+            XCTAssertEqual(s.latestSeq, 10)
+            XCTAssertTrue(s.startupFields.contains { $0 == ("SCHEMA_VERSION", "1") })
+            s.close()
+        }
+        let cluster = try SharedCluster.get()
+        XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "10")
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "1")
+        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: db.name), "10")
+
+        // A schema newer than this build is refused, the database untouched.
+        _ = try cluster.psql("UPDATE swiped_schema SET version = 2", database: db.name)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
+            XCTAssertTrue("\(error)".contains("schema version 2"), "\(error)")
+        }
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
+    }
+
+    func testAnotherStoresEventsArriveInOrderAndDecisionsFoldThem() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let a = try PostgresStore.open(conninfo: db.conninfo)
+        defer { a.close() }
+        let b = try PostgresStore.open(conninfo: db.conninfo)
+        defer { b.close() }
+        var written: [CommittedEvent] = []
+        for i in 0..<20 {
+            written +=
+                b.submitOK(MovieCommand(.toggleWatched(movie: i % 2 == 0 ? "seven" : "matrix"))).map { [$0] }
+                ?? []
+        }
+        let keyed = try XCTUnwrap(b.submitOK(MovieCommand(.add(title: "Alien", image: nil), key: "alien")))
+        written.append(keyed)
+        // A learns them by NOTIFY (or its 1 s safety net), in order, each once.
+        var seen: [CommittedEvent] = []
+        let deadline = Date().addingTimeInterval(5)
+        while seen.count < written.count && Date() < deadline {
+            var p = pollfd(fd: a.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            seen += a.completions().committed
+        }
+        XCTAssertEqual(seen, written)
+        XCTAssertEqual(a.stateCopy, b.stateCopy)
+        // A's decisions fold B's events: a toggle of seven on A is the 11th, watched again.
+        let mine = try XCTUnwrap(a.submitOK(MovieCommand(.toggleWatched(movie: "seven"), expect: 29)))
+        XCTAssertEqual(mine.seq, 32)
+        XCTAssertEqual(mine.movie.watched, true)
+        // B's key holds on A: a replay, nothing written.
+        let replay = a.outcome(MovieCommand(.add(title: "Alien", image: nil), key: "alien"))
+        XCTAssertEqual(replay?.replayed, true)
+        XCTAssertEqual(try replay?.result.get(), keyed)
+        // An add of the same title on both gives two ids.
+        a.submit(MovieCommand(.add(title: "Heat", image: nil)), token: 1)
+        b.submit(MovieCommand(.add(title: "Heat", image: nil)), token: 1)
+        let ids = [a.settle(results: 1), b.settle(results: 1)].compactMap {
+            try? $0.commands.first?.result.get().movie.id
+        }
+        XCTAssertEqual(Set(ids), ["heat", "heat_2"])
+        let cluster = try SharedCluster.get()
+        XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "34")
+    }
+
+    func testACommitWhoseAnswerWasLostIsAnsweredFromTheLog() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        PostgresFaults.breakNextCommit(.afterCommitSent)
+        store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "k"), token: 1)
+        store.submit(MovieCommand(.remove(movie: "matrix")), token: 2)
+        let c = store.settle(results: 2)
+        XCTAssertEqual(try c.resultByToken[1]?.get().seq, 11)
+        XCTAssertEqual(try c.resultByToken[2]?.get().seq, 12)
+        XCTAssertEqual(c.committed.map(\.seq), [11, 12])
+        XCTAssertTrue(c.notes.contains { $0.message.hasPrefix("PostgreSQL connection lost") }, "\(c.notes)")
+        let cluster = try SharedCluster.get()
+        XCTAssertEqual(
+            try cluster.psql(
+                "SELECT string_agg(seq::text || kind, ',' ORDER BY seq) FROM swiped_events WHERE seq > 10",
+                database: db.name),
+            "11watched-toggled,12removed", "written once")
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 13)
+    }
+
+    func testACommitThatNeverReachedTheServerIsDecidedAgain() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        PostgresFaults.breakNextCommit(.beforeCommit)
+        store.submit(MovieCommand(.toggleWatched(movie: "seven"), expect: 7), token: 1)
+        let c = store.settle(results: 1)
+        XCTAssertTrue(c.notes.contains { $0.message.hasPrefix("PostgreSQL connection lost") }, "\(c.notes)")
+        let ok = try? c.commands.first?.result.get()
+        XCTAssertEqual(ok?.seq, 11)
+        XCTAssertEqual(ok?.movie.watched, true)
+        let cluster = try SharedCluster.get()
+        XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "11")
+        XCTAssertEqual(store.latestSeq, 11)
+    }
+
+    func testWhileTheDatabaseIsDownWritesAreUnavailableAndReadsGoOn() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        let cluster = try SharedCluster.get()
+        try cluster.stopImmediate()
+        var notes = waitFor(store) { $0.statusNote != nil }
+        XCTAssertEqual(notes.map(\.message).first?.hasPrefix("PostgreSQL connection lost"), true, "\(notes)")
+        XCTAssertTrue(store.statusNote?.hasPrefix("PostgreSQL unreachable since") ?? false)
+        let refused = store.refusal(MovieCommand(.toggleWatched(movie: "seven")))
+        XCTAssertEqual(refused?.code, .unavailable)
+        XCTAssertEqual(store.movie("seven")?.watched, true, "the state is still served")
+        store.read(.events(after: 0, limit: 5), token: 3)
+        XCTAssertEqual(store.completions().reads.first.map { (try? $0.result.get()) == nil }, true)
+        try cluster.start()
+        notes = waitFor(store, seconds: 10) { $0.statusNote == nil }
+        XCTAssertEqual(notes.map(\.message), ["PostgreSQL connection restored, catching up"])
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
+    }
+
+    func testACommitStillInDoubtWhenTheStoreClosesIsAnsweredStorageNeverUnavailable() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        let cluster = try SharedCluster.get()
+        // The connection breaks with the commit sent, and the database is gone before the
+        // store can reconnect and find out.
+        PostgresFaults.breakNextCommit(.afterCommitSent) {
+            do { try cluster.stopImmediate() } catch { XCTFail("stopping the cluster: \(error)") }
+        }
+        store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"), token: 1)
+        _ = waitFor(store) { $0.statusNote != nil }
+        XCTAssertEqual(store.pendingCount, 1, "answered while in doubt")
+        XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "matrix")))?.code, .unavailable)
+        let began = Date()
+        let c = store.close()
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(began), 4.5, "gave up before 5 s")
+        XCTAssertEqual(c.commands.map(\.token), [1])
+        guard case .failure(let e) = c.commands.first?.result else { return XCTFail("\(c)") }
+        XCTAssertEqual(e.code, .storage)
+        XCTAssertTrue(e.message.hasPrefix("the outcome is unknown"), e.message)
+        // Its fate is the database's: a store opened later answers the key from the log, or
+        // writes it now, once either way.
+        try cluster.start()
+        let later = try PostgresStore.open(conninfo: db.conninfo)
+        defer { later.close() }
+        let again = later.outcome(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"))
+        XCTAssertEqual(try again?.result.get().seq, 11)
+        XCTAssertEqual(
+            try cluster.psql("SELECT count(*) FROM swiped_events WHERE key = 'doubt'", database: db.name), "1"
+        )
+    }
+
+    func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        // As after a restore from an older backup: the log ends before this store's position.
+        _ = try SharedCluster.get().psql(
+            "DELETE FROM swiped_events WHERE seq > 11; UPDATE swiped_head SET seq = 11", database: db.name)
+        var fatal: StoreError?
+        let deadline = Date().addingTimeInterval(5)
+        while fatal == nil && Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            fatal = store.completions().fatal
+        }
+        XCTAssertEqual(fatal?.fatal, true)
+        XCTAssertTrue(
+            fatal?.message.contains("lost events this daemon applied") ?? false,
+            "\(String(describing: fatal))")
+        XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "seven")))?.fatal, true)
+    }
+
+    /// Runs the store's loop until `done` holds (or `seconds` pass); the notes it reported.
+    private func waitFor(
+        _ store: PostgresStore, seconds: Double = 5, _ done: (PostgresStore) -> Bool
+    ) -> [StoreNote] {
+        var notes: [StoreNote] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while !done(store) && Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 50)
+            notes += store.completions().notes
+        }
+        XCTAssertTrue(done(store), "not within \(seconds) s")
+        return notes
+    }
+}
+
+/// Stores opened on several threads.
+private final class Opened: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _stores: [PostgresStore] = []
+    private var _failures: [String] = []
+    var stores: [PostgresStore] { lock.withLock { _stores } }
+    var failures: [String] { lock.withLock { _failures } }
+    func add(_ s: PostgresStore) { lock.withLock { _stores.append(s) } }
+    func fail(_ f: String) { lock.withLock { _failures.append(f) } }
+}
