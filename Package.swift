@@ -11,7 +11,9 @@
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
-//   swiped <- Daemon; swipectl <- SwipedClient; benchmarks and tests as declared below.
+//   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
+//                  layout, frame diff, text widths, springs), no I/O and no clock
+//   swiped <- Daemon; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -71,7 +73,8 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
         .executableTarget(
-            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire"], swiftSettings: strict),
+            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire", "Terminal"],
+            swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
         .executableTarget(name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
@@ -112,6 +115,10 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport"],
+                    swiftSettings: strict),
+        // The terminal front end (issue 15): its pure parts and their tests.
+        .target(name: "Terminal", dependencies: ["Movies", "SwipeEngine"], swiftSettings: strict),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine"],
                     swiftSettings: strict),
     ]
 )
