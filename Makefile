@@ -14,7 +14,7 @@ RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
-TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs tmux
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
