@@ -50,9 +50,13 @@ enum Tui {
             if (app.dirty || animating) && now - lastFrame >= frameInterval * 0.9 {
                 let grid = app.frame(at: now)
                 let bytes = FrameWriter.diff(from: shown, to: grid, synchronized: true)
-                if !bytes.isEmpty { terminal.write(bytes) }
+                // Only a frame that changed the screen counts against the cap: an input that
+                // changes nothing yet (a drag step, until its reply) must not delay the next.
+                if !bytes.isEmpty {
+                    terminal.write(bytes)
+                    lastFrame = now
+                }
                 shown = grid
-                lastFrame = now
                 app.dirty = false
             }
             var deadlines: [Double] = []

@@ -252,4 +252,23 @@ final class TuiTerminalTests: TuiTestCase {
             try tmux.run(["kill-session", "-t", tmux.session])
         }
     }
+
+    /// An idle front end sleeps in poll(2) without a timeout: in a second with nothing to do it
+    /// is not woken once (its context switches, from /proc, do not change).
+    func testAnIdleFrontEndMakesNoWakeUps() throws {
+        try startTui()
+        let shell = try tmux.format("pane_pid")
+        let pid = try Subprocess.check("pgrep", ["-P", shell]).trimmingCharacters(in: .whitespacesAndNewlines)
+        func switches() throws -> String {
+            try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+                .split(separator: "\n").filter { $0.contains("ctxt_switches") }.joined(separator: " ")
+        }
+        usleep(300_000)  // the first frames are drawn
+        let before = try switches()
+        usleep(1_000_000)
+        XCTAssertEqual(try switches(), before)
+        // And it still answers at once.
+        try tmux.send(keys: "j")
+        try tmux.waitForScreen("the selection to move") { Tmux.line($0, 5).hasPrefix(" ▶ The Dark Knight") }
+    }
 }
