@@ -88,6 +88,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
+	$(RELEASE)/tui-bench --bin $(RELEASE)
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)

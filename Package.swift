@@ -116,9 +116,10 @@ let package = Package(
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport"],
                     swiftSettings: strict),
-        // The terminal front end (issue 15): its pure parts and their tests.
+        // The terminal front end (issue 15): its pure parts, their tests, and the pty benchmark.
         .target(name: "Terminal", dependencies: ["Movies", "SwipeEngine"], swiftSettings: strict),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine"],
                     swiftSettings: strict),
+        .executableTarget(name: "tui-bench", path: "Benchmarks/tui-bench", swiftSettings: strict),
     ]
 )
