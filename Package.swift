@@ -118,7 +118,7 @@ let package = Package(
                     swiftSettings: strict),
         // The terminal front end (issue 15): its pure parts, their tests, and the pty benchmark.
         .target(name: "Terminal", dependencies: ["Movies", "SwipeEngine"], swiftSettings: strict),
-        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine"],
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine", "TestSupport"],
                     swiftSettings: strict),
         .executableTarget(name: "tui-bench", path: "Benchmarks/tui-bench", swiftSettings: strict),
     ]

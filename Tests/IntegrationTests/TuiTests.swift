@@ -206,18 +206,29 @@ final class TuiLiveTests: TuiTestCase {
         }
     }
 
+    /// The daemon stops: "reconnecting…". It comes back and, before the front end's next
+    /// attempt (its backoff is past a second by then), another client changes a visible movie
+    /// and adds one: the front end catches up from the last seq it saw, each change once.
     func testItReconnectsAfterTheDaemonRestartsAndCatchesUp() throws {
-        try startTui()
+        try startTui(height: 40)
         client = nil
-        daemon = try daemon.restart()
-        try tmux.waitForScreen("the reconnection") {
-            $0.contains("● connected") && $0.contains("Reconnected")
-        }
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+        try tmux.waitForScreen("the lost connection") { $0.contains("reconnecting…") }
+        usleep(1_000_000)  // let the backoff grow past the changes below
+        daemon = try SwipedDaemon(
+            directory: daemon.directory, socketPath: daemon.socketPath, stateDirectory: daemon.stateDirectory)
         client = try daemon.connect()
         try client.ok(["op": "toggle-watched", "movie": "pulp_fiction"])
-        try tmux.waitForScreen("the change after the restart") {
-            Tmux.line($0, 9).contains("Watched") && $0.contains("seq 11")
+        try client.ok(["op": "add", "title": "Alien"])
+        let screen = try tmux.waitForScreen("the catch-up") {
+            $0.contains("● connected") && $0.contains("seq 12") && $0.contains("Alien")
+                && Tmux.line($0, 9).contains("Watched")
         }
+        XCTAssertTrue(screen.contains("Reconnected; caught up from seq 10"), screen)
+        XCTAssertEqual(screen.components(separatedBy: "Alien").count, 2, "Alien once:\n\(screen)")
+        // And it is live again.
+        try client.ok(["op": "remove", "movie": "alien"])
+        try tmux.waitForScreen("the removal") { !$0.contains("Alien") && $0.contains("seq 13") }
     }
 }
 
