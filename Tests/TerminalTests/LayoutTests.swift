@@ -277,6 +277,25 @@ final class LayoutTests: XCTestCase {
         XCTAssertTrue(help.contains("^ v  j k   select a row"), help)
     }
 
+    /// An action that asks to be confirmed: its one button across the strip, with its
+    /// confirmLabel, where `perform` left the row.
+    func testAConfirmingRowShowsItsConfirmButton() throws {
+        var layout = MovieLayout.standard
+        layout.trailing[0].confirm = true
+        layout.trailing[0].confirmLabel = "Delete?"
+        var list = SwipeList(
+            layout: layout, viewport: Viewport(width: ScreenLayout.viewportWidth(columns: 40)))
+        _ = try list.send(.perform(row: "seven", action: "delete"))
+        let row = render(list, "seven")
+        XCTAssertEqual(row.phase, .confirming)
+        let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
+        let line = String(grid.text.split(separator: "\n")[6])
+        XCTAssertEqual(
+            String(line.reversed().drop { $0 == " " }.reversed()), "ends                         Delete?")
+        XCTAssertEqual(grid[26, 5].style.background, .indexed(203))
+        XCTAssertEqual(grid[25, 5].style.background, nil)
+    }
+
     /// A spring overshoots: after a full swipe the content may be drawn past the row's edge.
     func testContentCarriedPastEitherEdge() throws {
         var list = engine(columns: 40)

@@ -7,7 +7,7 @@ import XCTest
 /// Random inputs: the parser gives the same events however its bytes are split, the layout
 /// never draws half a wide character whatever the model and size, and a diff applied to a
 /// screen showing the old frame leaves it showing the new one.
-final class PropertyTests: XCTestCase {
+final class TerminalPropertyTests: XCTestCase {
     static let pieces: [String] = [
         "a", "Z", " ", "\r", "\u{7F}", "\u{03}", "é", "日", "🎬", "\u{1B}", "\u{1B}[A", "\u{1B}OB", "\u{1B}[5~",
         "\u{1B}[<0;12;5M", "\u{1B}[<32;9;5M", "\u{1B}[<0;9;5m", "\u{1B}[<64;1;1M", "\u{1B}[1;5C",
