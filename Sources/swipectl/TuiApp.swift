@@ -472,13 +472,18 @@ final class TuiApp {
         let o = reply.object
         switch request {
         case .list:
-            guard let seq = o.uint("seq"), case .array(let items)? = o["movies"] else { return }
+            // A list this client cannot read leaves it with nothing to show: it is dropped like
+            // a lost connection, and the next connection asks again.
+            guard let seq = o.uint("seq"), case .array(let items)? = o["movies"] else {
+                return lost("the daemon sent a list without seq and movies", now)
+            }
             var movies: [Movie] = []
             for item in items {
-                guard let movie = try? SwipedClient.movie(item) else {
-                    return say("The daemon sent a malformed movie; skipped the list", error: true, now)
+                do {
+                    movies.append(try SwipedClient.movie(item))
+                } catch {
+                    return lost("the daemon sent a list this client cannot read: \(error.message)", now)
                 }
-                movies.append(movie)
             }
             let subscribing = lastSeq == nil
             if seq >= lastSeq ?? 0 {
@@ -496,7 +501,12 @@ final class TuiApp {
         case .closeAll:
             closed(o, now)
         case .row:
-            if let row = try? SwipedClient.row(o.object("row")) { apply(row, now) }
+            do {
+                apply(try SwipedClient.row(o.object("row")), now)
+            } catch {
+                // The gesture happened; only its drawing is missing. Say so and go on.
+                say("The daemon sent a row this client cannot read: \(error.message)", error: true, now)
+            }
             if let fired = o.object("fired") { self.fired(fired, now) }
             if let pending = o.object("pending")?.string("action") {
                 let label = renders.values.first { $0.phase == .confirming }?.buttons.first?.label ?? pending

@@ -3,6 +3,10 @@
 // SIGHUP, a failure) through `restore()`, and a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
 // SIGABRT, SIGTRAP: Swift's traps among them) through a handler that writes the same bytes with
 // async-signal-safe calls only and then dies of the signal as it would have.
+//
+// Meanwhile standard error goes to a pipe: what is written there (a Swift runtime's "Fatal
+// error: …" before its trap) would land on the alternate screen and vanish with it, so it is
+// written to the real standard error once the terminal is back.
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -18,6 +22,23 @@ nonisolated(unsafe) private var crashTermios = termios()
 nonisolated(unsafe) private var crashBytes: UnsafeMutablePointer<UInt8>? = nil
 nonisolated(unsafe) private var crashCount = 0
 nonisolated(unsafe) private var crashArmed: sig_atomic_t = 0
+/// The real standard error, and the read end of the pipe that stands in for it.
+nonisolated(unsafe) private var savedStderr: Int32 = -1
+nonisolated(unsafe) private var stderrPipe: Int32 = -1
+
+/// Puts the real standard error back and copies what the pipe holds to it (async-signal-safe).
+private func replayStandardError() {
+    guard savedStderr >= 0, stderrPipe >= 0 else { return }
+    _ = dup2(savedStderr, 2)
+    var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &buffer) { raw in
+        while true {
+            let n = read(stderrPipe, raw.baseAddress, raw.count)
+            if n <= 0 { break }
+            _ = write(2, raw.baseAddress, n)
+        }
+    }
+}
 
 private let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
@@ -26,6 +47,7 @@ private func crashHandler(_ signal: Int32) {
         crashArmed = 0
         _ = write(1, bytes, crashCount)
         _ = tcsetattr(0, TCSAFLUSH, &crashTermios)
+        replayStandardError()
     }
     // SA_RESETHAND put the default action back: die of the same signal.
     _ = raise(signal)
@@ -73,7 +95,31 @@ final class TuiTerminal {
         }
         active = true
         crashArmed = 1
+        captureStandardError()
         write(tuiEnterBytes)
+    }
+
+    /// Standard error into a non-blocking pipe until `restore` (see the top of the file). When
+    /// no pipe can be made, standard error stays where it is: only messages written during a
+    /// crash are then lost, which is said once on it.
+    private func captureStandardError() {
+        var fds: [Int32] = [-1, -1]
+        let saved = fcntl(2, F_DUPFD_CLOEXEC, 3)
+        guard saved >= 0, pipe(&fds) == 0 else {
+            Output.error(
+                "tui: cannot hold back standard error (\(String(cString: strerror(errno)))); going on without"
+            )
+            if saved >= 0 { close(saved) }
+            return
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        dup2(fds[1], 2)
+        close(fds[1])
+        savedStderr = saved
+        stderrPipe = fds[0]
     }
 
     deinit { restore() }
@@ -85,6 +131,10 @@ final class TuiTerminal {
         crashArmed = 0
         write(tuiLeaveBytes)
         _ = tcsetattr(0, TCSAFLUSH, &saved)
+        replayStandardError()
+        if stderrPipe >= 0 { close(stderrPipe) }
+        if savedStderr >= 0 { close(savedStderr) }
+        (stderrPipe, savedStderr) = (-1, -1)
     }
 
     /// The terminal's size in cells (80×24 when it does not say).

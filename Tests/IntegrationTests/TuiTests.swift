@@ -248,6 +248,12 @@ final class TuiTerminalTests: TuiTestCase {
                 let shell = try tmux.format("pane_pid")
                 let pid = try Subprocess.check("pgrep", ["-P", shell]).trimmingCharacters(
                     in: .whitespacesAndNewlines)
+                if way == "SIGSEGV" {
+                    // What reaches standard error meanwhile (a runtime's "Fatal error: …") is
+                    // shown once the terminal is back, not lost with the alternate screen.
+                    try "Fatal error: as a runtime would say\n".write(
+                        toFile: "/proc/\(pid)/fd/2", atomically: false, encoding: .utf8)
+                }
                 XCTAssertEqual(kill(pid_t(pid)!, way == "SIGTERM" ? SIGTERM : SIGSEGV), 0)
             } else {
                 try tmux.send(keys: way)
@@ -260,6 +266,11 @@ final class TuiTerminalTests: TuiTestCase {
             XCTAssertEqual(try tmux.format("mouse_sgr_flag"), "0", way)
             XCTAssertEqual(try tmux.format("mouse_button_flag"), "0", way)
             XCTAssertEqual(try tmux.format("cursor_flag"), "1", way)
+            if way == "SIGSEGV" {
+                try tmux.waitForScreen("the message on the main screen") {
+                    $0.contains("Fatal error: as a runtime would say")
+                }
+            }
             try tmux.run(["kill-session", "-t", tmux.session])
         }
     }
