@@ -3,7 +3,8 @@
 // runs the front end on a pseudo-terminal (openpty, 80×24), presses the mouse on a row, then
 // writes 1,000 drag steps (SGR 1006 motion reports, one column each, back and forth within the
 // trailing edge's buttons) to the master and times each one until the frame it causes has come
-// back (the frame ends with the end of synchronized output, ESC [ ? 2026 l). Steps are 20 ms
+// back (it answers the front end's DECRQM as a terminal with synchronized output would, so that
+// each frame ends with the end of synchronized output, ESC [ ? 2026 l). Steps are 20 ms
 // apart, as a mouse reports at 50 to 125 Hz, so that the front end's 60-frames-a-second cap
 // never holds a frame back. Prints p50, p99 and the bytes written per step.
 //
@@ -141,10 +142,17 @@ func run() {
     close(slave)
     let master = Master(fd: masterFD)
 
-    guard
-        master.read(
-            until: 10, { contains($0, "The Godfather") && contains($0, "connected") && endsFrame($0) }) != nil
-    else { fail("the front end did not draw its list") }
+    // Answer the front end's question as a terminal with synchronized output does (DECRQM:
+    // mode 2026 known, reset), so that every frame ends with ESC [ ? 2026 l.
+    guard master.read(until: 10, { contains($0, "\u{1B}[?2026$p") }) != nil else {
+        fail("the front end did not ask about synchronized output")
+    }
+    master.write("\u{1B}[?2026;2$y")
+    guard master.read(until: 10, { contains($0, "The Godfather") && contains($0, "connected") }) != nil else {
+        fail("the front end did not draw its list")
+    }
+    master.write("j")  // a frame after the answer: wrapped
+    guard master.read(until: 5, endsFrame) != nil else { fail("frames are not wrapped in mode 2026") }
     _ = master.read(until: 0.3) { _ in false }  // whatever else the first frames hold
 
     // Press on the second row (its title is on line 6, from 1) and start the gesture 4 columns

@@ -52,6 +52,9 @@ public enum InputEvent: Equatable, Sendable {
     case mouse(MouseEvent)
     /// Alt (Meta) with a key: ESC followed by it.
     case alt(Key)
+    /// The terminal's answer to DECRQM (`ESC [ ? mode $ p`): `ESC [ ? mode ; value $ y`, value 1
+    /// or 2 when it knows the mode (set, reset), 3 or 4 when it is fixed, 0 when it does not.
+    case modeReport(mode: Int, value: Int)
     /// A well-formed escape sequence this parser does not interpret, as it came.
     case unknown([UInt8])
 }
@@ -193,6 +196,16 @@ public struct InputParser: Sendable {
                 return .event(.unknown(sequence), end: j + 1)
             }
             return .event(.mouse(mouse), end: j + 1)
+        }
+        if parameters.first == UInt8(ascii: "?"), final == UInt8(ascii: "y"),
+            parameters.last == UInt8(ascii: "$")
+        {
+            let fields = parameters.dropFirst().dropLast().split(separator: UInt8(ascii: ";")).map {
+                Int(String(decoding: $0, as: UTF8.self))
+            }
+            if fields.count == 2, let mode = fields[0], let value = fields[1] {
+                return .event(.modeReport(mode: mode, value: value), end: j + 1)
+            }
         }
         let numbers = parameters.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map {
             Int(String(decoding: $0, as: UTF8.self))

@@ -49,7 +49,7 @@ enum Tui {
             let animating = app.isAnimating(at: now)
             if (app.dirty || animating) && now - lastFrame >= frameInterval * 0.9 {
                 let grid = app.frame(at: now)
-                let bytes = FrameWriter.diff(from: shown, to: grid, synchronized: true)
+                let bytes = FrameWriter.diff(from: shown, to: grid, synchronized: app.synchronizedOutput)
                 // Only a frame that changed the screen counts against the cap: an input that
                 // changes nothing yet (a drag step, until its reply) must not delay the next.
                 if !bytes.isEmpty {

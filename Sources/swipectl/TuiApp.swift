@@ -57,6 +57,9 @@ final class TuiApp {
     var quit = false
     /// A change the next frame must show (besides motion).
     var dirty = true
+    /// Whether the terminal said it knows synchronized output (mode 2026): frames are then
+    /// wrapped in it, so that it shows each one whole.
+    private(set) var synchronizedOutput = false
 
     private var entries: [Entry] = []
     private var renders: [String: RowRender] = [:]
@@ -182,6 +185,10 @@ final class TuiApp {
 
     func input(_ event: InputEvent, _ now: Double) {
         dirty = true
+        if case .modeReport(mode: 2026, let value) = event {
+            synchronizedOutput = (1...3).contains(value)
+            return
+        }
         if model.help {
             if case .mouse(let m) = event, case .motion = m.kind { return }
             model.help = false
@@ -194,7 +201,7 @@ final class TuiApp {
         switch event {
         case .mouse(let mouse): self.mouse(mouse, now)
         case .key(let key): self.key(key, now)
-        case .alt, .unknown: break
+        case .modeReport, .alt, .unknown: break
         }
     }
 

@@ -11,8 +11,11 @@
     import Glibc
 #endif
 
-/// Alternate screen, hidden cursor, mouse button-event tracking (1002) in SGR encoding (1006).
-let tuiEnterBytes = Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1002h\u{1B}[?1006h\u{1B}[H\u{1B}[2J".utf8)
+/// Alternate screen, hidden cursor, mouse button-event tracking (1002) in SGR encoding (1006),
+/// and a question: does the terminal know synchronized output (DECRQM for mode 2026)? One that
+/// does answers `ESC [ ? 2026 ; 2 $ y`; others say 0 or nothing, and frames go unwrapped.
+let tuiEnterBytes = Array(
+    "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1002h\u{1B}[?1006h\u{1B}[H\u{1B}[2J\u{1B}[?2026$p".utf8)
 /// Undoes `tuiEnterBytes`: mouse off, attributes reset, cursor shown, main screen back.
 let tuiLeaveBytes = Array("\u{1B}[?1006l\u{1B}[?1002l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8)
 

@@ -47,6 +47,8 @@ final class InputParserTests: XCTestCase {
         ),
         ("\u{1B}[<35;7;8M", [.mouse(MouseEvent(.motion(button: 3), column: 6, line: 7))]),
         ("\u{1B}[?1;2c", [.unknown(Array("\u{1B}[?1;2c".utf8))]),
+        ("\u{1B}[?2026;2$y", [.modeReport(mode: 2026, value: 2)]),
+        ("\u{1B}[?2026;0$y", [.modeReport(mode: 2026, value: 0)]),
         ("\u{1B}[<0;0;4M", [.unknown(Array("\u{1B}[<0;0;4M".utf8))]),
     ]
 
