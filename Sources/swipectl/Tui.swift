@@ -83,7 +83,7 @@ enum Tui {
                 for signal in signals.read() {
                     if signal == SIGWINCH {
                         let size = terminal.size()
-                        app.resized(columns: size.columns, lines: size.lines)
+                        app.resized(columns: size.columns, lines: size.lines, now)
                         shown = nil  // the terminal may have reflowed: draw everything
                     } else {
                         app.quit = true

@@ -174,13 +174,13 @@ final class TuiApp {
 
     // MARK: - The terminal
 
-    func resized(columns: Int, lines: Int) {
+    func resized(columns: Int, lines: Int, _ now: Double) {
         let widthChanged = columns != self.columns
         self.columns = columns
         self.lines = lines
         keepSelectionVisible()
         dirty = true
-        if widthChanged { sendViewport() }
+        if widthChanged { sendViewport(now) }
     }
 
     func input(_ event: InputEvent, _ now: Double) {
@@ -223,7 +223,7 @@ final class TuiApp {
         case .character("u"): restore(now)
         case .character("a"): model.prompt = ""
         case .character("?"): model.help = true
-        case .escape: closeAll()
+        case .escape: closeAll(now)
         default: break
         }
     }
@@ -286,7 +286,7 @@ final class TuiApp {
             } else if let action = p.button {
                 send("tap", [("movie", .string(p.movie)), ("action", .string(action))], .row(p.movie), now)
             } else {
-                closeAll()
+                closeAll(now)
             }
         case .wheelUp: scroll(by: -1)
         case .wheelDown: scroll(by: 1)
@@ -369,9 +369,9 @@ final class TuiApp {
             .restore(title: undo.title), now)
     }
 
-    private func closeAll() {
+    private func closeAll(_ now: Double) {
         guard renders.values.contains(where: { $0.phase != .closed }) else { return }
-        send("close", [], .closeAll, 0)
+        send("close", [], .closeAll, now)
     }
 
     // MARK: - The daemon
@@ -388,13 +388,13 @@ final class TuiApp {
         }
     }
 
-    private func sendViewport() {
+    private func sendViewport(_ now: Double) {
         send(
             "viewport",
             [
                 ("width", .number(JSONNumber(ScreenLayout.viewportWidth(columns: columns)))),
                 ("direction", .string(options.direction.rawValue)),
-            ], .viewport, 0)
+            ], .viewport, now)
     }
 
     /// Connects again (after the daemon went away).
@@ -455,7 +455,7 @@ final class TuiApp {
                 say("Reconnected; caught up from seq \(lastSeq ?? hello.seq)", now)
             }
             attempt = 0
-            sendViewport()
+            sendViewport(now)
             if let lastSeq {
                 // Catch up from the last event seen: no gap, no duplicate.
                 send("subscribe", [("from", .number(JSONNumber(Int64(lastSeq))))], .subscribe, now)

@@ -294,3 +294,22 @@ final class TuiTerminalTests: TuiTestCase {
         try tmux.waitForScreen("the selection to move") { Tmux.line($0, 5).hasPrefix(" ▶ The Dark Knight") }
     }
 }
+
+final class TuiCommandLineTests: DaemonClientTestCase {
+    override class var prefix: String { "swiped-tui-cl" }
+
+    /// Without a terminal: status 2 and why; without a daemon: status 3, as every command.
+    func testItNeedsATerminalAndADaemon() throws {
+        let noTerminal = try Subprocess.run(try Binaries.swipectl, ["--socket", daemon.socketPath, "tui"])
+        XCTAssertEqual(noTerminal.status, .exited(2))
+        XCTAssertEqual(noTerminal.standardOutput, "")
+        XCTAssertEqual(
+            noTerminal.standardError, "swipectl: tui needs a terminal on standard input and output\n")
+        let noDaemon = try Subprocess.run(try Binaries.swipectl, ["--socket", "/nonexistent/s.sock", "tui"])
+        XCTAssertEqual(noDaemon.status, .exited(3))
+        XCTAssertTrue(noDaemon.standardError.contains("Is swiped running?"), noDaemon.standardError)
+        let bad = try Subprocess.run(try Binaries.swipectl, ["tui", "--dx", "3"])
+        XCTAssertEqual(bad.status, .exited(2))
+        XCTAssertTrue(bad.standardError.contains("--dx does not apply to 'tui'"), bad.standardError)
+    }
+}
