@@ -134,20 +134,27 @@ public enum ScreenLayout {
         for l in 0..<min(lines, 2) {
             grid.fill(line: top + l, from: content.lowerBound, to: content.upperBound, base)
         }
-        let marker = selected ? (model.ascii ? ">" : "▶") : " "
+        let rtl = model.direction == .rtl
+        let marker = selected ? (model.ascii ? (rtl ? "<" : ">") : (rtl ? "◀" : "▶")) : " "
         let title = SafeText.escaped(row.title)
         var indicators: [String] = []
         if row.watched { indicators.append((model.ascii ? "[w]" : "◉") + " Watched") }
         if row.watchedWithFriends { indicators.append((model.ascii ? "[f]" : "👥") + " With friends") }
+        // In rtl a line reads from the right: the marker and the indent are on that side.
         let texts = [
-            (" \(marker) " + title, Style(background: base.background, bold: true)),
-            ("   " + indicators.joined(separator: "  "), Style(background: base.background, faint: true)),
+            (
+                rtl ? title + " \(marker) " : " \(marker) " + title,
+                Style(background: base.background, bold: true)
+            ),
+            (
+                rtl ? indicators.joined(separator: "  ") + "   " : "   " + indicators.joined(separator: "  "),
+                Style(background: base.background, faint: true)
+            ),
         ]
         for l in 0..<min(lines, 2) {
             let (text, style) = texts[l]
             let fitted = TextWidth.truncated(text, to: width - 1)
-            let x =
-                model.direction == .rtl ? shift + width - 1 - TextWidth.width(fitted) : shift
+            let x = rtl ? shift + width - TextWidth.width(fitted) : shift
             grid.put(fitted, x: x, y: top + l, style, clip: content)
         }
         for (button, columns) in buttonColumns(row, width: width, scale: scale) where !columns.isEmpty {

@@ -192,6 +192,22 @@ final class TuiLiveTests: TuiTestCase {
         try waitFor("the dark knight to be removed") { try movies()["dark_knight"] == nil }
     }
 
+    /// --rtl: titles on the right, and ← (content to the left) reveals the right-hand buttons,
+    /// which in rtl are the leading ones; --ascii: no symbols.
+    func testRightToLeftAndAscii() throws {
+        let command =
+            "'\(try Binaries.swipectl)' --socket '\(daemon.socketPath)' tui --rtl --ascii; exec sleep 600"
+        try tmux.start(["sh", "-c", command])
+        let screen = try tmux.waitForScreen("the list") { $0.contains("* connected") }
+        XCTAssertTrue(Tmux.line(screen, 2).hasSuffix("The Godfather <"), screen)
+        XCTAssertTrue(Tmux.line(screen, 1).allSatisfy { $0 == "-" }, screen)
+        try tmux.send(keys: "Left")
+        try tmux.waitForScreen("the leading buttons on the right") { [self] in
+            (column(of: "Watched", in: $0, line: 3) ?? 0) > 50 && Tmux.line($0, 2).contains("o")
+        }
+        XCTAssertFalse(try tmux.capture().contains("◉"))
+    }
+
     func testResizingThePaneReLaysTheListAndSendsTheNewViewport() throws {
         try startTui()
         try tmux.resize(width: 50, height: 16)

@@ -195,13 +195,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────
-                                                        ▶ The Godfather
-                                                              ◉ Watched
+                                                        The Godfather ◀
+                                                            ◉ Watched
             ····························································
-                                      Se7en       👥            ◉
-                            👥 With friends  With Friends    Watched
+                                    Se7en         👥            ◉
+                          👥 With friends    With Friends    Watched
             ····························································
-                                                            東京物語 🎬
+                                                          東京物語 🎬
 
             ····························································
 
