@@ -135,8 +135,10 @@ final class TuiApp {
     /// Time passes: collapsed rows go, hints end, a reconnect is due.
     func tick(_ now: Double) {
         let before = entries.count
+        let selectedID = selectedEntryID
         entries.removeAll { entry in entry.removedAt.map { now - $0 >= Self.collapseTime } ?? false }
         if entries.count != before {
+            reselect(selectedID)
             for id in motions.keys where !entries.contains(where: { $0.movie.id == id }) {
                 motions[id] = nil
                 renders[id] = nil
@@ -310,6 +312,16 @@ final class TuiApp {
         guard !entries.isEmpty else { return }
         model.selected = max(0, min(entries.count - 1, index))
         keepSelectionVisible()
+    }
+
+    /// The selected row's movie, to keep it selected when rows before it come or go.
+    private var selectedEntryID: String? {
+        guard let i = model.selected, i < entries.count else { return nil }
+        return entries[i].movie.id
+    }
+
+    private func reselect(_ id: String?) {
+        if let id, let index = entries.firstIndex(where: { $0.movie.id == id }) { model.selected = index }
     }
 
     private func clampSelection() {
@@ -494,7 +506,9 @@ final class TuiApp {
             }
             let subscribing = lastSeq == nil
             if seq >= lastSeq ?? 0 {
+                let selectedID = selectedEntryID
                 entries = movies.map { Entry(movie: $0) }
+                reselect(selectedID)
                 lastSeq = seq
                 model.seq = seq
                 clampSelection()

@@ -150,9 +150,12 @@ final class TuiLiveTests: TuiTestCase {
         try tmux.waitForScreen("pulp fiction's indicator") {
             Tmux.line($0, 9).contains("With friends") && $0.contains("seq 11")
         }
+        // The selection stays on its movie when a row above it goes.
+        try tmux.send(keys: "j")
+        try tmux.waitForScreen("the selection") { Tmux.line($0, 5).hasPrefix(" ▶ The Dark Knight") }
         try client.ok(["op": "remove", "movie": "godfather"])
         try tmux.waitForScreen("the godfather to go") {
-            !$0.contains("The Godfather") && Tmux.line($0, 2).contains("The Dark Knight")
+            !$0.contains("The Godfather") && Tmux.line($0, 2).hasPrefix(" ▶ The Dark Knight")
         }
     }
 
