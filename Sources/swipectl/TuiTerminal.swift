@@ -1,8 +1,9 @@
 // The terminal for `swipectl tui`: raw mode through termios, the alternate screen, SGR mouse
 // reporting, and their undoing on every way out: a normal exit (q, Ctrl-C, SIGTERM, SIGINT,
 // SIGHUP, a failure) through `restore()`, and a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-// SIGABRT, SIGTRAP: Swift's traps among them) through a handler that writes the same bytes with
-// async-signal-safe calls only and then dies of the signal as it would have.
+// SIGABRT, SIGTRAP: Swift's traps among them; SIGQUIT, SIGSYS, SIGXCPU, SIGXFSZ, which dump core
+// too) through a handler that writes the same bytes with async-signal-safe calls only and then
+// dies of the signal as it would have.
 //
 // Meanwhile standard error goes to a pipe: what is written there (a Swift runtime's "Fatal
 // error: …" before its trap) would land on the alternate screen and vanish with it, so it is
@@ -43,7 +44,9 @@ private func replayStandardError() {
     }
 }
 
-private let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+private let crashSignals = [
+    SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGQUIT, SIGSYS, SIGXCPU, SIGXFSZ,
+]
 
 private func crashHandler(_ signal: Int32) {
     if crashArmed != 0, let bytes = crashBytes {

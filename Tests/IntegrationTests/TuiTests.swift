@@ -252,11 +252,12 @@ final class TuiLiveTests: TuiTestCase {
 }
 
 final class TuiTerminalTests: TuiTestCase {
-    /// q, Ctrl-C, SIGTERM and a crash signal each leave the terminal as they found it: main
-    /// screen, no mouse reporting, cursor shown, the same termios settings; exit status 0 (the
-    /// crash: death by its signal, 128 + 11 in the shell).
+    /// q, Ctrl-C, SIGTERM and the signals that dump core (SIGSEGV, SIGQUIT) each leave the
+    /// terminal as they found it: main screen, no mouse reporting, cursor shown, the same
+    /// termios settings; exit status 0 (the core-dumping ones: death by that signal, 128 + N in
+    /// the shell).
     func testEveryWayOutRestoresTheTerminal() throws {
-        for way in ["q", "C-c", "SIGTERM", "SIGSEGV"] {
+        for way in ["q", "C-c", "SIGTERM", "SIGSEGV", "SIGQUIT"] {
             for name in ["before", "after", "status"] { unlink(files.file(name)) }
             try startTui()
             XCTAssertEqual(try tmux.format("alternate_on"), "1")
@@ -273,13 +274,15 @@ final class TuiTerminalTests: TuiTestCase {
                     try "Fatal error: as a runtime would say\n".write(
                         toFile: "/proc/\(pid)/fd/2", atomically: false, encoding: .utf8)
                 }
-                XCTAssertEqual(kill(pid_t(pid)!, way == "SIGTERM" ? SIGTERM : SIGSEGV), 0)
+                XCTAssertEqual(
+                    kill(pid_t(pid)!, way == "SIGTERM" ? SIGTERM : way == "SIGQUIT" ? SIGQUIT : SIGSEGV), 0)
             } else {
                 try tmux.send(keys: way)
             }
             try waitFor("the front end to exit (\(way))") { access(files.file("after"), F_OK) == 0 }
             try waitFor("the shell's stty") { (try? files.read("after"))?.isEmpty == false }
-            XCTAssertEqual(try files.read("status"), way == "SIGSEGV" ? "139\n" : "0\n", way)
+            XCTAssertEqual(
+                try files.read("status"), ["SIGSEGV": "139\n", "SIGQUIT": "131\n"][way] ?? "0\n", way)
             XCTAssertEqual(try files.read("after"), try files.read("before"), "termios after \(way)")
             XCTAssertEqual(try tmux.format("alternate_on"), "0", way)
             XCTAssertEqual(try tmux.format("mouse_sgr_flag"), "0", way)
