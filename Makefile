@@ -14,7 +14,7 @@ RELEASE      := .build/release
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
-TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs
+TEST_DEBS    := $(BUILD_DEBS) systemd util-linux mount bsdutils socat netcat-openbsd procps passwd groff-base e2fsprogs tmux
 BENCH_DEBS   := $(BUILD_DEBS) redis-server
 # The PostgreSQL store (issue 17): libpq to build; a server for its tests, which run a cluster of
 # their own (Tests/TestSupport/PostgresCluster.swift).
@@ -96,6 +96,7 @@ bench: deps-bench release .build/bench/echo
 	Benchmarks/run.sh
 	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
 	Benchmarks/postgres.sh
+	$(RELEASE)/tui-bench --bin $(RELEASE)
 
 .build/bench/echo: Benchmarks/echo/echo.c
 	@mkdir -p $(@D)

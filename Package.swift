@@ -12,7 +12,9 @@
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
-//   swiped <- Daemon; swipectl <- SwipedClient; benchmarks and tests as declared below.
+//   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
+//                  layout, frame diff, text widths, springs), no I/O and no clock
+//   swiped <- Daemon; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -74,7 +76,8 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
         .executableTarget(
-            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire"], swiftSettings: strict),
+            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire", "Terminal"],
+            swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
         .executableTarget(name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
@@ -118,5 +121,10 @@ let package = Package(
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
                     swiftSettings: strict),
+        // The terminal front end (issue 15): its pure parts, their tests, and the pty benchmark.
+        .target(name: "Terminal", dependencies: ["Movies", "SwipeEngine"], swiftSettings: strict),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine", "TestSupport"],
+                    swiftSettings: strict),
+        .executableTarget(name: "tui-bench", path: "Benchmarks/tui-bench", swiftSettings: strict),
     ]
 )

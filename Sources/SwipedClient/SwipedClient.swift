@@ -70,7 +70,14 @@ public final class SwipedClient {
             throw ClientError(
                 .closed, "the daemon at \(socketPath) closed the connection before saying hello")
         }
-        let object = try SwipedClient.object(line)
+        hello = try SwipedClient.hello(try SwipedClient.object(line), line: line, socketPath: socketPath)
+    }
+
+    /// The first line from the daemon: its hello, or a `bye` (refused, thrown as `.closed` with
+    /// the reason as code).
+    public static func hello(_ object: JSONObject, line: [UInt8], socketPath: String) throws(ClientError)
+        -> Hello
+    {
         if object.string("event") == "bye" {
             throw ClientError(
                 .closed, code: object.string("reason"),
@@ -82,7 +89,7 @@ public final class SwipedClient {
             throw ClientError(
                 .protocol, "expected hello from \(socketPath), got \(String(decoding: line, as: UTF8.self))")
         }
-        hello = Hello(
+        return Hello(
             protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
             client: client, seq: seq, writer: object.bool("writer") ?? true)
     }

@@ -20,6 +20,8 @@ enum Command: Equatable {
     case help
     /// A gesture on MOVIE's row, on one connection (Swipe.swift).
     case swipe(movie: String, gesture: Gesture, verbose: Bool)
+    /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout.
+    case tui(ascii: Bool, rtl: Bool)
 }
 
 /// What `swipe` does with the row.
@@ -62,6 +64,7 @@ enum Arguments {
         ("call", ["JSON"], []),
         ("help", [], []),
         ("swipe", ["MOVIE"], ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose"]),
+        ("tui", [], ["--ascii", "--rtl"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -109,7 +112,7 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--verbose", "--once":
+            case "--verbose", "--once", "--ascii", "--rtl":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform":
@@ -159,6 +162,7 @@ enum Arguments {
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)
         case "swipe": command = try swipe(operand, values)
+        case "tui": command = .tui(ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil)
         default: command = .help
         }
         return .run(Invocation(socket: socket, json: json, command: command))

@@ -11,6 +11,10 @@ enum Swipectl {
                 Output.out("swipectl \(swipedVersion) (protocol \(protocolVersion))\n")
             case .run(let invocation):
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
+                if case .tui(let ascii, let rtl) = invocation.command {
+                    try Tui.run(socket: socket, ascii: ascii, rtl: rtl, environment: environment)
+                    return .ok
+                }
                 try run(invocation.command, Session(socket, json: invocation.json))
             }
             return .ok
@@ -34,6 +38,7 @@ enum Swipectl {
         case .help: try DaemonHelp.run(session)
         case .swipe(let movie, let gesture, let verbose):
             try Swipe.run(session, movie, gesture, verbose: verbose)
+        case .tui: preconditionFailure("tui runs without a Session (main)")
         }
     }
 }

@@ -27,6 +27,8 @@ enum Usage {
                                     open the row on that edge, then tap one of its buttons
           swipe MOVIE --perform ACTION
                                     fire one of the row's actions without swiping
+          tui [--ascii] [--rtl]     the terminal front end: drag rows with the mouse or use
+                                    the keys (? shows them), live; --ascii: no symbols
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
 

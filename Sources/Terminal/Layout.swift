@@ -1,0 +1,259 @@
+// The screen model to a grid of cells: a header, the rows (three lines each: title,
+// indicators, a rule), a status line and the keys. Pure: the same model and size always give
+// the same cells, which is what the snapshot tests compare.
+import SwipeEngine
+
+public enum ScreenLayout {
+    public static let linesPerRow = 3
+    /// Lines above the list (the header and its rule) and below it (status, keys).
+    public static let headerLines = 2
+    public static let footerLines = 2
+    /// The smallest terminal the list is drawn in; smaller ones get a notice.
+    public static let minimumWidth = 20
+    public static let minimumHeight = 8
+
+    /// Points per column for a terminal `columns` wide: 5, so that a 70-point button is 14
+    /// columns, unless the row would then be narrower than the protocol's 100 points or wider
+    /// than its 4,000.
+    public static func scale(columns: Int) -> Double {
+        let c = Double(max(1, columns))
+        return min(max(5, 100 / c), 4000 / c)
+    }
+
+    /// The row width in points sent as the viewport.
+    public static func viewportWidth(columns: Int) -> Double {
+        Double(max(1, columns)) * scale(columns: columns)
+    }
+
+    /// How many whole rows the list shows in a terminal `lines` high.
+    public static func visibleRows(lines: Int) -> Int {
+        max(1, (lines - headerLines - footerLines) / linesPerRow)
+    }
+
+    public static func render(_ model: ScreenModel, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        guard width >= minimumWidth, height >= minimumHeight else {
+            let notice = TextWidth.truncated("swiped: the terminal is too small", to: width)
+            grid.put(notice, x: 0, y: 0)
+            return grid
+        }
+        header(model, &grid)
+        for (index, top, lines) in placements(model, height: height) {
+            row(model, index, top: top, lines: lines, &grid)
+        }
+        footer(model, &grid)
+        if model.help { help(model, &grid) }
+        return grid
+    }
+
+    /// The rows on screen: index, first line, lines shown (a collapsing row has fewer).
+    public static func placements(_ model: ScreenModel, height: Int) -> [(index: Int, top: Int, lines: Int)] {
+        var result: [(Int, Int, Int)] = []
+        var line = headerLines
+        let bottom = height - footerLines
+        var index = max(0, model.scroll)
+        while index < model.rows.count, line < bottom {
+            let lines = min(linesPerRow, Int((Double(linesPerRow) * model.rows[index].height).rounded(.up)))
+            if lines > 0 { result.append((index, line, min(lines, bottom - line))) }
+            line += lines
+            index += 1
+        }
+        return result
+    }
+
+    /// The revealed strip of a row drawn at its current offset: each button's columns.
+    public static func buttonColumns(_ row: RowView, width: Int, scale: Double) -> [(
+        button: ButtonRender, columns: Range<Int>
+    )] {
+        let shift = Int((row.offset / scale).rounded())
+        guard shift != 0, !row.buttons.isEmpty, row.buttonsOffset != 0,
+            (row.offset < 0) == (row.buttonsOffset < 0)
+        else { return [] }
+        let rowWidth = Double(width) * scale
+        let factor = row.offset / row.buttonsOffset
+        let strip = shift < 0 ? (width + shift)..<width : 0..<min(width, shift)
+        var result: [(ButtonRender, Range<Int>)] = []
+        for (i, button) in row.buttons.enumerated() {
+            let x = shift < 0 ? rowWidth + (button.x - rowWidth) * factor : button.x * factor
+            var start = Int((x / scale).rounded())
+            var end = Int(((x + button.width * factor) / scale).rounded())
+            if i == 0 { start = strip.lowerBound }
+            if i == row.buttons.count - 1 { end = strip.upperBound }
+            start = max(strip.lowerBound, min(start, strip.upperBound))
+            end = max(start, min(end, strip.upperBound))
+            result.append((button, start..<end))
+        }
+        return result
+    }
+
+    /// What is under column `x` of line `y`.
+    public static func hit(_ model: ScreenModel, width: Int, height: Int, x: Int, y: Int) -> Hit {
+        guard width >= minimumWidth, height >= minimumHeight else { return .none }
+        for (index, top, lines) in placements(model, height: height) where y >= top && y < top + lines {
+            let row = model.rows[index]
+            let button = buttonColumns(row, width: width, scale: scale(columns: width)).first {
+                $0.columns.contains(x)
+            }
+            return .row(index: index, button: y - top < 2 ? button?.button.action : nil)
+        }
+        return .none
+    }
+
+    // MARK: - Parts
+
+    private static func faint(_ model: ScreenModel) -> Style { Style(faint: true) }
+
+    private static func header(_ model: ScreenModel, _ grid: inout Grid) {
+        let dot = model.ascii ? "*" : "●"
+        let state: (String, Color?) =
+            switch model.connection {
+            case .connecting: ("connecting…", .indexed(214))
+            case .connected: ("\(dot) connected", .indexed(34))
+            case .reconnecting: ("reconnecting…", .indexed(196))
+            }
+        // The socket goes last: in a narrow terminal it is what gets cut.
+        var x = grid.put(" swiped  ", x: 0, y: 0, Style(bold: true))
+        x = grid.put(state.0, x: x, y: 0, Style(foreground: state.1, bold: true))
+        x = grid.put("  seq \(model.seq)", x: x, y: 0)
+        x = grid.put(model.writer ? "  writer  " : "  read-only  ", x: x, y: 0, Style(faint: !model.writer))
+        grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
+        let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
+        grid.put(rule, x: 0, y: 1, faint(model))
+    }
+
+    private static func row(_ model: ScreenModel, _ index: Int, top: Int, lines: Int, _ grid: inout Grid) {
+        let row = model.rows[index]
+        let width = grid.width
+        let scale = scale(columns: width)
+        let shift = Int((row.offset / scale).rounded())
+        // A spring may carry the content past either edge (overshoot after a full swipe).
+        let content = min(width, max(0, shift))..<max(0, min(width, width + shift))
+        let selected = model.selected == index
+        let base = Style(background: selected ? .indexed(236) : nil)
+        // Line 0: the title; line 1: the indicators; line 2: the rule under the row.
+        for l in 0..<min(lines, 2) {
+            grid.fill(line: top + l, from: content.lowerBound, to: content.upperBound, base)
+        }
+        let rtl = model.direction == .rtl
+        let marker = selected ? (model.ascii ? (rtl ? "<" : ">") : (rtl ? "◀" : "▶")) : " "
+        let title = SafeText.escaped(row.title)
+        var indicators: [String] = []
+        if row.watched { indicators.append((model.ascii ? "[w]" : "◉") + " Watched") }
+        if row.watchedWithFriends { indicators.append((model.ascii ? "[f]" : "👥") + " With friends") }
+        // In rtl a line reads from the right: the marker and the indent are on that side.
+        let texts = [
+            (
+                rtl ? title + " \(marker) " : " \(marker) " + title,
+                Style(background: base.background, bold: true)
+            ),
+            (
+                rtl ? indicators.joined(separator: "  ") + "   " : "   " + indicators.joined(separator: "  "),
+                Style(background: base.background, faint: true)
+            ),
+        ]
+        for l in 0..<min(lines, 2) {
+            let (text, style) = texts[l]
+            let fitted = TextWidth.truncated(text, to: width - 1)
+            let x = rtl ? shift + width - TextWidth.width(fitted) : shift
+            grid.put(fitted, x: x, y: top + l, style, clip: content)
+        }
+        for (button, columns) in buttonColumns(row, width: width, scale: scale) where !columns.isEmpty {
+            let fill = Style(
+                foreground: Palette.onTint(button.tint, trueColor: model.trueColor),
+                background: Palette.color(button.tint, trueColor: model.trueColor), bold: true)
+            for l in 0..<min(lines, 2) {
+                grid.fill(line: top + l, from: columns.lowerBound, to: columns.upperBound, fill)
+            }
+            let icon = button.icon.map { Palette.icon($0, ascii: model.ascii) }
+            let label = button.label.map(SafeText.plain) ?? button.action
+            let parts =
+                lines >= 2 ? [icon ?? "", label] : [[icon, label].compactMap { $0 }.joined(separator: " ")]
+            for (l, part) in parts.enumerated() where !part.isEmpty {
+                let text = TextWidth.truncated(part, to: columns.count)
+                let x = columns.lowerBound + (columns.count - TextWidth.width(text)) / 2
+                grid.put(text, x: x, y: top + l, fill, clip: columns)
+            }
+        }
+        if let ghost = row.ghostOffset {
+            let x = Int((ghost / scale).rounded()) + (ghost < 0 ? width - 1 : 0)
+            for l in 0..<min(lines, 2) where x >= 0 && x < width {
+                grid.put(model.ascii ? ":" : "┆", x: x, y: top + l, Style(faint: true))
+            }
+        }
+        if lines >= 3 {
+            grid.put(String(repeating: model.ascii ? "." : "·", count: width), x: 0, y: top + 2, faint(model))
+        }
+    }
+
+    private static func footer(_ model: ScreenModel, _ grid: inout Grid) {
+        let statusLine = grid.height - 2
+        let keysLine = grid.height - 1
+        if let prompt = model.prompt {
+            let x = grid.put(" Add a movie: ", x: 0, y: statusLine, Style(bold: true))
+            let shown =
+                TextWidth.width(prompt) > grid.width - x - 2
+                ? "…" + String(prompt.suffix(grid.width - x - 3)) : prompt
+            let end = grid.put(SafeText.plain(shown), x: x, y: statusLine)
+            grid.put(model.ascii ? "_" : "▏", x: end, y: statusLine)
+        } else if let status = model.status {
+            let style = Style(foreground: model.statusIsError ? .indexed(196) : nil, bold: true)
+            grid.put(
+                TextWidth.truncated(" " + SafeText.plain(status), to: grid.width), x: 0, y: statusLine, style)
+        }
+        let keys =
+            model.prompt != nil
+            ? " Enter adds  Esc cancels"
+            : model.ascii
+                ? " j/k select  h/l open  Enter fire  w f d  a add  u undo  ? help  q quit"
+                : " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  q quit"
+        grid.put(TextWidth.truncated(keys, to: grid.width), x: 0, y: keysLine, Style(faint: true))
+    }
+
+    public static let helpLines = [
+        "Mouse: drag a row sideways, let go to open it",
+        "       or (far enough) to fire its outer button;",
+        "       click a button to fire it, elsewhere to close.",
+        "↑ ↓  j k   select a row      wheel  scroll",
+        "← →  h l   open the right / left buttons",
+        "Enter      fire the outer showing button",
+        "w  f  d    watched, with friends, delete",
+        "u          undo a delete (for 5 s)",
+        "a          add a movie       Esc  close rows",
+        "?          this help         q Ctrl-C  quit",
+    ]
+
+    private static func help(_ model: ScreenModel, _ grid: inout Grid) {
+        let lines = model.ascii ? helpLines.map(asciiHelp) : helpLines
+        let inner = min(grid.width - 4, (lines.map(TextWidth.width).max() ?? 0) + 2)
+        let height = min(grid.height - 2, lines.count + 2)
+        let left = max(0, (grid.width - inner - 2) / 2)
+        let top = max(0, (grid.height - height) / 2)
+        let box = Style(inverse: true)
+        for l in 0..<height {
+            grid.fill(line: top + l, from: left, to: left + inner + 2, box)
+        }
+        grid.put(" Help — any key closes ", x: left + 2, y: top, Style(bold: true, inverse: true))
+        for (i, line) in lines.prefix(height - 2).enumerated() {
+            grid.put(
+                TextWidth.truncated(line, to: inner - 1), x: left + 2, y: top + 1 + i, box,
+                clip: left..<(left + inner + 1))
+        }
+    }
+
+    private static func asciiHelp(_ line: String) -> String {
+        line.replacingOccurrences("↑ ↓", "^ v").replacingOccurrences("← →", "< >").replacingOccurrences(
+            "—", "-")
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            out += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+}

@@ -1,0 +1,322 @@
+import Movies
+import SwipeEngine
+import Terminal
+import XCTest
+
+/// The layout as snapshots of the cell grid (text, then the colours where they matter), with
+/// rows as the real engine renders them for the movie layout.
+final class LayoutTests: XCTestCase {
+    func engine(columns: Int, _ direction: Direction = .ltr) -> SwipeList {
+        SwipeList(
+            layout: MovieLayout.standard,
+            viewport: Viewport(width: ScreenLayout.viewportWidth(columns: columns), direction: direction))
+    }
+
+    func model(_ renders: [String: RowRender] = [:], selected: Int? = 0, _ direction: Direction = .ltr)
+        -> ScreenModel
+    {
+        var m = ScreenModel(daemon: "./swiped.sock")
+        m.connection = .connected
+        m.seq = 12
+        m.direction = direction
+        m.selected = selected
+        let movies: [(String, String, Bool, Bool)] = [
+            ("godfather", "The Godfather", true, false),
+            ("seven", "Se7en", false, true),
+            ("tokyo", "東京物語 🎬", false, false),
+        ]
+        m.rows = movies.map { id, title, watched, friends in
+            let r = renders[id]
+            return RowView(
+                id: id, title: title, watched: watched, watchedWithFriends: friends, offset: r?.offset ?? 0,
+                buttons: r?.buttons ?? [], buttonsOffset: r?.offset ?? 0, phase: r?.phase ?? .closed)
+        }
+        return m
+    }
+
+    func render(_ list: SwipeList, _ row: String) -> RowRender { list.render(row, flags: []) }
+
+    func check(_ grid: Grid, _ expected: String, file: StaticString = #filePath, line: UInt = #line) {
+        let actual = grid.text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0.reversed().drop(while: { $0 == " " }).reversed())
+        }.joined(separator: "\n")
+        XCTAssertEqual(actual, expected, "snapshot:\n\(actual)", file: file, line: line)
+    }
+
+    func testClosed() {
+        check(
+            ScreenLayout.render(model(), width: 40, height: 14),
+            """
+             swiped  ● connected  seq 12  writer  .…
+            ────────────────────────────────────────
+             ▶ The Godfather
+               ◉ Watched
+            ········································
+               Se7en
+               👥 With friends
+            ········································
+               東京物語 🎬
+
+            ········································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+            """)
+    }
+
+    func testDraggingRevealsDeleteInRedWhereTheEngineSays() throws {
+        var list = engine(columns: 40)
+        _ = try list.send(.dragChanged(row: "seven", dx: -60))
+        let row = render(list, "seven")
+        XCTAssertEqual(row.phase, .dragging)
+        XCTAssertEqual(row.buttons.map(\.x), [140])  // 200-pt row, 60 revealed
+        let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
+        check(
+            grid,
+            """
+             swiped  ● connected  seq 12  writer  .…
+            ────────────────────────────────────────
+             ▶ The Godfather
+               ◉ Watched
+            ········································
+                                             ✖
+            riends                         Delete
+            ········································
+               東京物語 🎬
+
+            ········································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+            """)
+        // 60 points are 12 columns: 28 to 39, red (SwiftUI's red, nearest of the 256 colours).
+        for x in 0..<40 {
+            let red = grid[x, 5].style.background == .indexed(203)
+            XCTAssertEqual(red, x >= 28, "column \(x)")
+        }
+        XCTAssertEqual(Palette.nearest256(255, 59, 48), 203)
+        XCTAssertEqual(
+            ScreenLayout.hit(model(["seven": row]), width: 40, height: 14, x: 30, y: 5),
+            .row(index: 1, button: "delete"))
+        XCTAssertEqual(
+            ScreenLayout.hit(model(["seven": row]), width: 40, height: 14, x: 10, y: 5),
+            .row(index: 1, button: nil))
+    }
+
+    func testOpenOnTheLeadingEdgeShowsBothButtonsInTheirTints() throws {
+        var list = engine(columns: 60)
+        _ = try list.send(.open(row: "godfather", edge: .leading))
+        let row = render(list, "godfather")
+        XCTAssertEqual(row.offset, 140)
+        let grid = ScreenLayout.render(model(["godfather": row], selected: 1), width: 60, height: 14)
+        check(
+            grid,
+            """
+             swiped  ● connected  seq 12  writer  ./swiped.sock
+            ────────────────────────────────────────────────────────────
+                  ◉             👥         The Godfather
+               Watched     With Friends    ◉ Watched
+            ····························································
+             ▶ Se7en
+               👥 With friends
+            ····························································
+               東京物語 🎬
+
+            ····························································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  …
+            """)
+        XCTAssertEqual(grid[0, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
+        XCTAssertEqual(grid[14, 2].style.background, .indexed(Palette.nearest256(88, 86, 214)))
+        XCTAssertEqual(grid[28, 2].style.background, nil)
+        // True colour where the terminal has it.
+        var m = model(["godfather": row])
+        m.trueColor = true
+        XCTAssertEqual(
+            ScreenLayout.render(m, width: 60, height: 14)[0, 2].style.background, .rgb(52, 199, 89))
+    }
+
+    func testAFullSwipeShowsOnlyTheOutermostButtonAndFiredStaysThere() throws {
+        var list = engine(columns: 40)
+        _ = try list.send(.dragChanged(row: "godfather", dx: 150))
+        let dragging = render(list, "godfather")
+        XCTAssertTrue(dragging.fullSwipe)
+        check(
+            ScreenLayout.render(model(["godfather": dragging]), width: 40, height: 14),
+            """
+             swiped  ● connected  seq 12  writer  .…
+            ────────────────────────────────────────
+                          ◉                ▶ The God
+                       Watched               ◉ Watch
+            ········································
+               Se7en
+               👥 With friends
+            ········································
+               東京物語 🎬
+
+            ········································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+            """)
+        _ = try list.send(.released(row: "godfather", dx: nil, vx: nil))
+        let fired = render(list, "godfather")
+        XCTAssertEqual(fired.phase, .fired)
+        let grid = ScreenLayout.render(model(["godfather": fired]), width: 40, height: 14)
+        check(
+            grid,
+            """
+             swiped  ● connected  seq 12  writer  .…
+            ────────────────────────────────────────
+                               ◉
+                            Watched
+            ········································
+               Se7en
+               👥 With friends
+            ········································
+               東京物語 🎬
+
+            ········································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+            """)
+        XCTAssertEqual(grid[39, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
+    }
+
+    func testRightToLeftAlignsTitlesRightAndLeadingIsTheRightEdge() throws {
+        var list = engine(columns: 60, .rtl)
+        _ = try list.send(.open(row: "seven", edge: .leading))
+        let row = render(list, "seven")
+        XCTAssertLessThan(row.offset, 0)  // leading is on the right in rtl
+        check(
+            ScreenLayout.render(model(["seven": row], selected: 0, .rtl), width: 60, height: 14),
+            """
+             swiped  ● connected  seq 12  writer  ./swiped.sock
+            ────────────────────────────────────────────────────────────
+                                                        The Godfather ◀
+                                                            ◉ Watched
+            ····························································
+                                    Se7en         👥            ◉
+                          👥 With friends    With Friends    Watched
+            ····························································
+                                                          東京物語 🎬
+
+            ····························································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  …
+            """)
+    }
+
+    func testNarrowAndWideTerminals() throws {
+        var list = engine(columns: 24)
+        _ = try list.send(.open(row: "godfather", edge: .trailing))
+        check(
+            ScreenLayout.render(model(["godfather": render(list, "godfather")]), width: 24, height: 9),
+            """
+             swiped  ● connected  se
+            ────────────────────────
+            er              ✖
+                          Delete
+            ························
+               Se7en
+               👥 With friends
+
+             ↑↓ select  ←→ open  ⏎ …
+            """)
+        var wide = engine(columns: 100)
+        _ = try wide.send(.open(row: "godfather", edge: .trailing))
+        let grid = ScreenLayout.render(model(["godfather": render(wide, "godfather")]), width: 100, height: 9)
+        check(
+            grid,
+            """
+             swiped  ● connected  seq 12  writer  ./swiped.sock
+            ────────────────────────────────────────────────────────────────────────────────────────────────────
+            er                                                                                          ✖
+                                                                                                      Delete
+            ····································································································
+               Se7en
+               👥 With friends
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  q quit
+            """)
+        XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
+        XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
+        check(ScreenLayout.render(model(), width: 19, height: 9), "swiped: the termin…\n\n\n\n\n\n\n\n")
+    }
+
+    func testAsciiHelpPromptAndACollapsingRow() {
+        var m = model()
+        m.ascii = true
+        m.rows[2].height = 0.4
+        m.prompt = "Alien"
+        check(
+            ScreenLayout.render(m, width: 40, height: 14),
+            """
+             swiped  * connected  seq 12  writer  .…
+            ----------------------------------------
+             > The Godfather
+               [w] Watched
+            ........................................
+               Se7en
+               [f] With friends
+            ........................................
+               東京物語 🎬
+
+
+
+             Add a movie: Alien_
+             Enter adds  Esc cancels
+            """)
+        m.prompt = nil
+        m.help = true
+        let help = ScreenLayout.render(m, width: 60, height: 16).text
+        XCTAssertTrue(help.contains("u          undo a delete (for 5 s)"), help)
+        XCTAssertTrue(help.contains("^ v  j k   select a row"), help)
+    }
+
+    /// An action that asks to be confirmed: its one button across the strip, with its
+    /// confirmLabel, where `perform` left the row.
+    func testAConfirmingRowShowsItsConfirmButton() throws {
+        var layout = MovieLayout.standard
+        layout.trailing[0].confirm = true
+        layout.trailing[0].confirmLabel = "Delete?"
+        var list = SwipeList(
+            layout: layout, viewport: Viewport(width: ScreenLayout.viewportWidth(columns: 40)))
+        _ = try list.send(.perform(row: "seven", action: "delete"))
+        let row = render(list, "seven")
+        XCTAssertEqual(row.phase, .confirming)
+        let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
+        let line = String(grid.text.split(separator: "\n")[6])
+        XCTAssertEqual(
+            String(line.reversed().drop { $0 == " " }.reversed()), "ends                         Delete?")
+        XCTAssertEqual(grid[26, 5].style.background, .indexed(203))
+        XCTAssertEqual(grid[25, 5].style.background, nil)
+    }
+
+    /// A spring overshoots: after a full swipe the content may be drawn past the row's edge.
+    func testContentCarriedPastEitherEdge() throws {
+        var list = engine(columns: 40)
+        _ = try list.send(.dragChanged(row: "seven", dx: -150))
+        let row = render(list, "seven")
+        for offset in [-260.0, -200, 200, 260] {
+            var m = model()
+            m.rows[1].offset = offset
+            m.rows[1].buttons = offset < 0 ? row.buttons : []
+            m.rows[1].buttonsOffset = row.offset
+            let grid = ScreenLayout.render(m, width: 40, height: 14)
+            XCTAssertFalse(grid.text.contains("Se7en"), "offset \(offset)")
+            if offset < 0 { XCTAssertTrue(grid.text.contains("Delete"), "offset \(offset)") }
+        }
+    }
+
+    func testAGhostFingerIsDrawnFaintly() {
+        var m = model()
+        m.rows[1].ghostOffset = -50
+        let grid = ScreenLayout.render(m, width: 40, height: 14)
+        XCTAssertEqual(grid[29, 5].text, "┆")
+        XCTAssertTrue(grid[29, 5].style.faint)
+    }
+}
