@@ -10,6 +10,10 @@ enum Swipectl {
             case .version:
                 Output.out("swipectl \(swipedVersion) (protocol \(protocolVersion))\n")
             case .run(let invocation):
+                if case .replay(let file, let expect) = invocation.command {
+                    try ReplayCommand.run(file: file, expect: expect)
+                    return .ok
+                }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
                 try run(invocation.command, Session(socket, json: invocation.json))
             }
@@ -34,6 +38,10 @@ enum Swipectl {
         case .help: try DaemonHelp.run(session)
         case .swipe(let movie, let gesture, let verbose):
             try Swipe.run(session, movie, gesture, verbose: verbose)
+        case .recordedSwipe(let movie, let gesture, let verbose, let file):
+            try Swipe.record(session, movie, gesture, verbose: verbose, into: file)
+        case .replay:
+            preconditionFailure("replay needs no daemon; main runs it")
         }
     }
 }
