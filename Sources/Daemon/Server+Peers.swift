@@ -48,10 +48,11 @@ extension Server {
         let farewells = peerFarewells
         peerFarewells.removeAll()
         var touched: [UInt64: Connection] = [:]
+        var gone: Set<UInt64> = []
         func send(client: UInt64, viewport: Viewport, rows: [RowRender]) {
             for row in rows {
                 var worded: [RowForm: [UInt8]] = [:]
-                for w in watchers.values where w.client != client {
+                for w in watchers.values where w.client != client && !gone.contains(w.client) {
                     let form = w.session.rowFormNow
                     if worded[form] == nil {
                         var out = JSONWriter()
@@ -61,6 +62,9 @@ extension Server {
                     w.session.peerRow(worded[form]!, &sink)
                     perform(w)
                     touched[w.client] = w
+                    // A flush carries many rows: write as they come, so that the backlog rule
+                    // (--max-queue) counts what the watcher does not read, not one flush's size.
+                    if w.session.pendingOutput >= Self.peerWriteChunk, !flush(w) { gone.insert(w.client) }
                 }
             }
         }
@@ -70,8 +74,13 @@ extension Server {
             send(client: c.client, viewport: c.session.viewport, rows: rows)
             if !c.session.isSharing { sharers[c.client] = nil }
         }
-        for w in touched.values { afterWork(w) }
+        for w in touched.values {
+            if gone.contains(w.client) { drop(w, reason: "peer gone") } else { afterWork(w) }
+        }
     }
+
+    /// What a watcher's output may hold in a flush before it is written.
+    static var peerWriteChunk: Int { 4096 }
 
     /// `peers`: every sharing connection's open rows, now.
     func answerPeers(_ c: Connection, ticket: UInt64, watch: Bool) {
