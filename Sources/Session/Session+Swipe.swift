@@ -196,24 +196,7 @@ extension Session {
         submit(command, .fired(id: id, op: op, row: row, form: form, action: fired), &sink)
     }
 
-    static func wireError(_ error: SwipeError) -> WireError {
-        switch error {
-        case .notRevealed(let row, let action):
-            WireError(
-                .notRevealed,
-                "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
-            )
-        case .unknownAction(_, let action):
-            .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
-        case .firing(let row, let action):
-            WireError(
-                .notRevealed,
-                "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
-            )
-        case .noButtons(_, let edge):
-            .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
-        }
-    }
+    static func wireError(_ error: SwipeError) -> WireError { WireError(swipe: error) }
 
     /// The movie of a gesture's row. A finger sends many drags to one row: the Session keeps
     /// the last one it looked up, good while no event has been committed since (the seq says).

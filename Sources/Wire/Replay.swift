@@ -16,8 +16,8 @@ public struct ReplayStep: Equatable, Sendable {
         case fired(action: String, bound: Bool)
         /// A reply's action now waits for its confirmation (rule 10).
         case pending(action: String)
-        /// The engine refused the input (the live reply was an error); the row is unchanged.
-        case refused(String)
+        /// The engine refused the input with the error the live reply had; the row is unchanged.
+        case refused(WireError)
         /// A `row` event for a removed movie.
         case removed
         /// A `row` event for a confirmation that timed out.
@@ -74,7 +74,8 @@ public enum Replay {
                 } catch {
                     steps.append(
                         ReplayStep(
-                            t: t, kind: kind, row: nil, form: form, event: false, note: .refused("\(error)")))
+                            t: t, kind: kind, row: nil, form: form, event: false,
+                            note: .refused(WireError(swipe: error))))
                     return
                 }
                 apply(effects)
@@ -146,9 +147,9 @@ extension Encode {
             out.literal(#","pending":{"action":"#)
             out.string(action)
             out.bytes.append(UInt8(ascii: "}"))
-        case .refused(let why):
+        case .refused(let error):
             out.literal(#","refused":"#)
-            out.string(why)
+            errorObject(&out, error)
         case .removed: out.literal(#","removed":true"#)
         case .timedOut: out.literal(#","cancelled":"timeout""#)
         case .closed(let rows):
@@ -156,5 +157,28 @@ extension Encode {
             stringArray(&out, rows)
         }
         end(&out)
+    }
+}
+
+extension WireError {
+    /// The error a connection answers an input its engine refused with (a replay says the same).
+    public init(swipe error: SwipeError) {
+        self =
+            switch error {
+            case .notRevealed(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
+                )
+            case .unknownAction(_, let action):
+                .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
+            case .firing(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
+                )
+            case .noButtons(_, let edge):
+                .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
+            }
     }
 }

@@ -27,6 +27,12 @@ enum Usage {
                                     open the row on that edge, then tap one of its buttons
           swipe MOVIE --perform ACTION
                                     fire one of the row's actions without swiping
+          swipe … --record FILE     also record the gesture's session into FILE, and the rows
+                                    the connection received into FILE.rows
+          replay FILE [--expect ROWS]
+                                    replay a recording on the engine, no daemon: one JSON
+                                    line per row state; with --expect, compare the rows
+                                    with ROWS (exit 1 at the first difference)
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
 
