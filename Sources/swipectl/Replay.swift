@@ -38,11 +38,14 @@ enum ReplayCommand {
     }
 
     /// The rows of an expect file: every line that is a JSON object with a `row` (a reply, a
-    /// `row` event, a line of `swipectl replay`), in order; other lines are skipped.
+    /// `row` event, a line of `swipectl replay`), in order; other lines are skipped, and so are
+    /// `peer-row` events (another connection's rows).
     static func expectedRows(_ path: String) throws(Failure) -> [JSON] {
         var rows: [JSON] = []
         for line in try Files.read(path).split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
-            if case .object(let object) = try parse(Array(line), path), let row = object["row"] {
+            if case .object(let object) = try parse(Array(line), path), let row = object["row"],
+                object["event"] != .string("peer-row")
+            {
                 rows.append(row)
             }
         }

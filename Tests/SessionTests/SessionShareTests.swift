@@ -55,6 +55,33 @@ final class SessionShareTests: XCTestCase {
         XCTAssertEqual(rows(h), ["seven closed 0.0"])
     }
 
+    func testSharingTwiceSaysItOnceAndShareOnAgainResendsWhatWatchersSawOpen() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"share","on":true}"#)
+        h.send(#"{"op":"share","on":true}"#)
+        XCTAssertEqual(h.takeActions(), [])
+        XCTAssertEqual(h.read(), [#"{"ok":true,"share":{"on":true}}"#])
+        _ = h.exchange(#"{"op":"open","movie":"seven","edge":"trailing"}"#)
+        XCTAssertEqual(rows(h), ["seven open -70.0"])
+        // Off, then on again before the manager gathered the closed rows: the watchers get the
+        // rows as they are, not closed ones.
+        _ = h.exchange(#"{"op":"share","on":false}"#)
+        h.send(#"{"op":"share","on":true}"#)
+        XCTAssertEqual(h.takeActions(), [.sharing(active: true), .peerRowsChanged])
+        _ = h.read()
+        XCTAssertEqual(rows(h), ["seven open -70.0"])
+    }
+
+    func testRecordOnClosingTheRowsOfASharerHandsThemOver() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"share","on":true}"#)
+        _ = h.exchange(#"{"op":"open","movie":"seven","edge":"trailing"}"#)
+        _ = rows(h)
+        h.send(#"{"op":"record","on":true}"#)
+        XCTAssertEqual(h.takeActions(), [.peerRowsChanged])
+        XCTAssertEqual(rows(h), ["seven closed 0.0"])
+    }
+
     func testRowsClosedByTheServerTimersAndOtherClientsChangesAreHandedOver() {
         let h = harness()
         _ = h.exchange(#"{"op":"share","on":true}"#)
