@@ -143,6 +143,7 @@ extension Server {
             switch result {
             case .done(let n):
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
+                c.session.clock = loop.now
                 store.withState { c.session.received(bytes, $0, &sink) }
             case .wouldBlock:
                 break
@@ -230,18 +231,32 @@ extension Server {
                 subscribers[c.client] = active ? c : nil
             case .log(let entry):
                 journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+            case .sharing(let active):
+                if active { sharers[c.client] = c }
+            case .peerRowsChanged:
+                peerRowsChanged(c)
+            case .peers(let ticket, let watch):
+                deferred.append((c, .peers(ticket: ticket, watch: watch)))
             }
         }
         while !deferred.isEmpty {
             let facts = deferred
             deferred = []
             for (c, fact) in facts where connections[c.client] === c {
+                if case .peers(let ticket, let watch) = fact {
+                    answerPeers(c, ticket: ticket, watch: watch)
+                    perform(c)
+                    continue
+                }
                 store.withState { state in
                     switch fact {
                     case .refused(let ticket, let error):
                         c.session.commandAnswered(ticket, .failure(error), state, &sink)
                     case .timerFired(let timer):
+                        c.session.clock = loop.now
                         c.session.timerFired(timer, state, &sink)
+                    case .peers:
+                        break
                     }
                 }
                 perform(c)
@@ -280,6 +295,7 @@ extension Server {
             let made = try loop.makeTimer(description: timer.description) { [unowned self, unowned c] in
                 c.timers[timer] = nil
                 guard connections[c.client] === c else { return }
+                c.session.clock = loop.now
                 store.withState { c.session.timerFired(timer, $0, &sink) }
                 perform(c)
                 afterWork(c)
@@ -311,6 +327,7 @@ extension Server {
     func drop(_ c: Connection, reason: String) {
         guard connections.removeValue(forKey: c.client) != nil else { return }
         subscribers[c.client] = nil
+        peerGone(c)
         do {
             try poller?.remove(c.fd)
         } catch {

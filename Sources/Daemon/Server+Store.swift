@@ -140,6 +140,7 @@ extension Server {
         // Then the rows, once per connection for the whole batch (in order for each): most
         // clients have no row open, and `hasOpenRows` answers without hashing an id.
         for c in connections.values where c.session.hasOpenRows {
+            if c.session.isRecording { c.session.clock = loop.now }
             store.withState { state in
                 for event in events { c.session.movieChanged(event, state, &sink) }
             }

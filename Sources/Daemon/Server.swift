@@ -56,6 +56,17 @@ final class Server<S: Store> {
     /// Scratch buffer for reads, shared by every connection (one read at a time).
     var readBuffer: UnsafeMutableRawBufferPointer
 
+    // Shared rows (Server+Peers.swift).
+    /// Connections that share their rows (`share`), and those that watch (`peers`).
+    var sharers: [UInt64: Connection] = [:]
+    var watchers: [UInt64: Connection] = [:]
+    /// Sharers with rows changed since the last flush.
+    var peerChanged: [UInt64: Connection] = [:]
+    /// Closed rows of sharers that went, for the next flush.
+    var peerFarewells: [PeerFarewell] = []
+    var peerTimer: EventLoop.Timer?
+    var peerFlushArmed = false
+
     struct Pending {
         let client: UInt64
         let ticket: UInt64
@@ -71,6 +82,7 @@ final class Server<S: Store> {
     enum Deferred {
         case refused(ticket: UInt64, WireError)
         case timerFired(SessionTimer)
+        case peers(ticket: UInt64, watch: Bool)
     }
 
     /// Opens the listening socket, then the store with `openStore` (a start that fails on the

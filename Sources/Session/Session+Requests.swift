@@ -35,7 +35,10 @@ extension Session {
         case .help:
             replies.send { Encode.help(&$0, id: id) }
         case .options(let rows):
-            if let rows { rowForm = rows }
+            if let rows {
+                rowForm = rows
+                record(.options(rows), &sink)
+            }
             let form = rowForm
             replies.send { Encode.options(&$0, id: id, rows: form) }
         case .list:
@@ -85,6 +88,14 @@ extension Session {
             gesture({ .open(row: $0, edge: edge) }, movie: movie, id: id, op: op, state, &sink)
         case .perform(let movie, let action):
             gesture({ .perform(row: $0, action: action) }, movie: movie, id: id, op: op, state, &sink)
+        case .record(let on):
+            record(on: on, id: id, state, &sink)
+        case .recording:
+            sendRecording(id: id, op: op, &sink)
+        case .share(let on):
+            share(on: on, id: id, &sink)
+        case .peers(let watch):
+            peers(watch: watch, id: id, &sink)
         }
     }
 

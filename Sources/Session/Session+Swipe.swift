@@ -56,7 +56,10 @@ extension Session {
         var viewport = list.viewport
         if let width { viewport.width = width }
         if let direction { viewport.direction = direction }
+        let before = list.viewport
         let closed = cancelTimers(list.reconfigure(viewport: viewport), &sink)
+        if list.viewport != before { record(.viewport(list.viewport), &sink) }
+        noteRowsChanged(closed, &sink)
         replies.send { Encode.viewport(&$0, id: id, viewport: list.viewport, closed: closed) }
     }
 
@@ -66,7 +69,10 @@ extension Session {
         case .success(let l): layout = l
         case .failure(let error): return reply(id: id, op: op, error: error, &sink)
         }
+        let before = list.layout
         let closed = cancelTimers(list.reconfigure(layout: layout), &sink)
+        if list.layout != before { record(.configure(list.layout), &sink) }
+        noteRowsChanged(closed, &sink)
         replies.send { Encode.layout(&$0, id: id, layout: list.layout, closed: closed) }
     }
 
@@ -76,12 +82,17 @@ extension Session {
     ) {
         guard let asked else {
             let closed = cancelTimers(list.close(row: nil), &sink)
+            record(.close(movie: nil), &sink)
+            noteRowsChanged(closed, &sink)
             return replies.send { Encode.closed(&$0, id: id, closed: closed) }
         }
         guard let movie = state.movie(asked)?.id else {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
+        observeRows(movie, state)
+        record(.close(movie: movie), &sink)
         apply(list.close(row: movie), report: true, state, &sink)
+        touchedRow(movie, &sink)
         let row = render(movie, state)
         let form = rowForm
         replies.send { Encode.row(&$0, id: id, row: row, form: form, fired: nil) }
@@ -99,8 +110,13 @@ extension Session {
         guard let (movie, data) = gestureMovie(asked, state) else {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
+        if recordingOn {
+            observeRows(movie, state)
+            record(.drag(movie: movie, dx: dx), &sink)
+        }
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
+        touchedRow(movie, &sink)
         let form = rowForm
         let template = withList { list in
             rowTemplates.template(
@@ -123,6 +139,7 @@ extension Session {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         let input = makeInput(movie)
+        observeRows(movie, state)
         var copy: SwipeList?
         let effects: [Effect]
         do throws(SwipeError) {
@@ -134,6 +151,7 @@ extension Session {
                 copy = list
             }
         } catch {
+            if let recorded = Self.recorded(input) { record(recorded, &sink) }
             return reply(id: id, op: op, error: Self.wireError(error), &sink)
         }
         var fired: String?
@@ -149,7 +167,9 @@ extension Session {
         let bound = command != nil || pending.flatMap { BoundAction.command(for: $0, movie: movie) } != nil
         if bound && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
         if let copy { list = copy }
+        if recordingOn, let recorded = Self.recorded(input) { record(recorded, &sink) }
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
+        touchedRow(movie, &sink)
         let row = list.render(movie, flags: data.flags)
         let form = rowForm
         if let pending {
@@ -176,24 +196,7 @@ extension Session {
         submit(command, .fired(id: id, op: op, row: row, form: form, action: fired), &sink)
     }
 
-    static func wireError(_ error: SwipeError) -> WireError {
-        switch error {
-        case .notRevealed(let row, let action):
-            WireError(
-                .notRevealed,
-                "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
-            )
-        case .unknownAction(_, let action):
-            .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
-        case .firing(let row, let action):
-            WireError(
-                .notRevealed,
-                "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
-            )
-        case .noButtons(_, let edge):
-            .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
-        }
-    }
+    static func wireError(_ error: SwipeError) -> WireError { WireError(swipe: error) }
 
     /// The movie of a gesture's row. A finger sends many drags to one row: the Session keeps
     /// the last one it looked up, good while no event has been committed since (the seq says).
@@ -228,7 +231,7 @@ extension Session {
             case .cancel(let timer):
                 cancelTimer(timer, &sink)
             case .closed(let row):
-                if report { pushRow(row, state) }
+                if report { pushRow(row, state, &sink) }
             }
         }
     }
@@ -261,7 +264,10 @@ extension Session {
     /// client applying messages in order must not see a row's close before the reply that fired
     /// it, when that reply still waits for its commit.
     /// `timedOut`: the row closed because its confirmation timed out (rule 10).
-    func pushRow(_ row: RowID, _ state: borrowing MovieState, timedOut: Bool = false) {
+    func pushRow(
+        _ row: RowID, _ state: borrowing MovieState, _ sink: inout SessionActions, timedOut: Bool = false
+    ) {
+        touchedRow(row, &sink)
         let render = render(row, state)
         let form = rowForm
         replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: false, timedOut: timedOut) }

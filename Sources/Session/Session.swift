@@ -129,6 +129,20 @@ public final class Session {
     /// This connection's changes, for `undo`: nil until its first (UndoHistory.swift).
     var undoHistory: UndoHistory?
     public private(set) var requests: UInt64 = 0
+    /// The manager's monotonic clock, µs, as of the fact being fed in: time is an input. Read
+    /// only while recording (a recording's entries carry the time since its start).
+    public var clock: UInt64 = 0
+    /// The recording going on or the last one (Session+Record.swift); nil until the first.
+    var recording: Recording?
+    var recordingOn = false
+    /// Shared rows (Session+Share.swift): whether this connection shares and watches; the rows
+    /// changed since they last went to watchers; the rows watchers last saw not closed; whether
+    /// watchers still owe a closed row for each (sharing stopped).
+    var sharing = false
+    var watching = false
+    var peerDirty: Set<RowID> = []
+    var peerShown: Set<RowID> = []
+    var peerClosing = false
 
     /// A new connection: greets its peer with `hello`.
     public init(config: SessionConfig, latestSeq: UInt64) {
@@ -311,15 +325,19 @@ public final class Session {
                 preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
+            observeRows(row, state)
+            record(.closeTimer(movie: row), &sink)
             apply(list.timerFired(row: row), report: true, state, &sink)
-            pushRow(row, state)
+            pushRow(row, state, &sink)
         case .confirmRow(let row):
             guard armedConfirms.remove(row) != nil else {
                 preconditionFailure("client \(config.client): confirm timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
+            observeRows(row, state)
+            record(.confirmTimer(movie: row), &sink)
             apply(list.confirmTimedOut(row: row), report: true, state, &sink)
-            pushRow(row, state, timedOut: true)
+            pushRow(row, state, &sink, timedOut: true)
         case .retryCatchUp:
             if subscription?.catchUp == .retryArmed { subscription?.catchUp = .idle }
             catchUp(state, &sink)
@@ -392,13 +410,17 @@ public final class Session {
     ) {
         let row = event.movie.id
         guard isOpenForEvents, list.hasOpenRows, list.state(of: row).phase != .closed else { return }
+        observeRows(row, state)
         if event.kind == MovieEvent.Kind.removed {
+            record(.movieRemoved(movie: row), &sink)
+            touchedRow(row, &sink)
             apply(list.rowRemoved(row: row), report: true, state, &sink)
             let render = list.render(row, flags: [])
             let form = rowForm
             replies.send { Encode.rowEvent(&$0, row: render, form: form, removed: true) }
         } else {
-            pushRow(row, state)
+            record(.movieChanged(movie: row), &sink)
+            pushRow(row, state, &sink)
         }
         settle()
     }

@@ -21,6 +21,14 @@ public enum SessionAction: Equatable, Sendable {
     case subscription(active: Bool)
     /// A line for the journal.
     case log(SessionLog)
+    /// This connection now shares its rows (`share`), or no longer does.
+    case sharing(active: Bool)
+    /// Rows of this sharing connection changed (or watchers must see them closed): gather them
+    /// with `Session.takePeerRows` at the next flush (at most every `Session.peerInterval`).
+    case peerRowsChanged
+    /// `peers`: this connection watches (or no longer does); answer with
+    /// `Session.peersAnswered(ticket, …)` listing every sharing connection.
+    case peers(ticket: UInt64, watch: Bool)
 }
 
 /// The timers a Session may ask for.

@@ -26,6 +26,7 @@ public final class OpSpec: Sendable {
         case restore, undo
         case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
         case open, perform
+        case record, recording, share, peers
     }
 
     public let name: String
@@ -185,6 +186,37 @@ public enum Ops {
             name: "perform", scope: .swipe, mutates: true,
             args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
             summary: "fires an action as a tap on its button would, without it showing"),
+        OpSpec(
+            name: "record", scope: .swipe, mutates: false,
+            args: [
+                ArgSpec(
+                    "on", .boolean, required: true,
+                    "true: close every row and start a new recording of this connection's swipe session (the last one is dropped); false: stop, keeping it for recording"
+                )
+            ],
+            summary:
+                "starts or stops recording this connection's swipe session (at most \(Recording.cap) inputs)"),
+        OpSpec(
+            name: "recording", scope: .swipe, mutates: false, args: [],
+            summary: "this connection's recording (the one going on, else the last), in recording format 1"),
+        OpSpec(
+            name: "share", scope: .swipe, mutates: false,
+            args: [
+                ArgSpec(
+                    "on", .boolean, required: true,
+                    "true: every change of this connection's rows goes to watchers; false: private again (off at connect)"
+                )
+            ],
+            summary: "shares this connection's rows with the connections that watch peers"),
+        OpSpec(
+            name: "peers", scope: .swipe, mutates: false,
+            args: [
+                ArgSpec(
+                    "watch", .boolean, required: true,
+                    "true: receive peer-row events for every change of a sharing connection's rows; false: stop"
+                )
+            ],
+            summary: "the sharing connections and their open rows; starts or stops peer-row events"),
     ]
 
     /// The op of `kind` (the table has one per kind; `OpSpec.init` checks the names).

@@ -54,6 +54,10 @@ public enum Request: Equatable, Sendable {
     case perform(movie: String, action: String)
     case close(movie: String?)
     case rows
+    case record(on: Bool)
+    case recording
+    case share(on: Bool)
+    case peers(watch: Bool)
 }
 
 /// One decoded line: the raw bytes of its `id` (echoed verbatim in the reply), the op's name
@@ -252,6 +256,10 @@ struct Arguments {
         case .rows: return .rows
         case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())
         case .undo: return .undo(options: MutationOptions(key: try string("key")))
+        case .record: return .record(on: try boolean("on")!)
+        case .recording: return .recording
+        case .share: return .share(on: try boolean("on")!)
+        case .peers: return .peers(watch: try boolean("watch")!)
         }
     }
 

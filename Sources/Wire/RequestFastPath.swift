@@ -169,7 +169,8 @@ struct FastArguments {
             case .toggleWatchedWithFriends: return .toggleWatchedWithFriends(movie: movie, options: options)
             default: return .remove(movie: movie, options: options)
             }
-        case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform:
+        case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
+            .record, .recording, .share, .peers:
             return nil
         }
     }

@@ -32,7 +32,8 @@ public enum ByeReason: String, Sendable, CaseIterable {
     public var summary: String {
         switch self {
         case .tooManyClients: "--max-clients connections are already served; sent instead of hello"
-        case .slowConsumer: "a subscriber's write queue is still over its cap when an event is due"
+        case .slowConsumer:
+            "a subscriber's (or a peer watcher's) write queue is still over its cap when an event is due"
         case .shutdown: "the daemon is stopping; sent after every reply still owed"
         }
     }
@@ -159,8 +160,17 @@ public enum Schema {
         ])
 
     public static let objects: [ObjectSpec] = [
-        movie, event, row, button, spring, accessibilityAction, action,
+        movie, event, row, button, spring, accessibilityAction, action, viewport,
     ]
+
+    static let viewport = ObjectSpec(
+        name: "viewport", summary: "a connection's row width and layout direction",
+        fields: [
+            ArgSpec("width", .number(), required: true, "points"),
+            ArgSpec(
+                "direction", .string(values: Direction.allCases.map(\.rawValue)), required: true, "ltr or rtl"
+            ),
+        ])
 
     public static let events: [EventSpec] = [
         EventSpec(
@@ -193,6 +203,17 @@ public enum Schema {
                 ArgSpec(
                     "cancelled", .string(values: ["timeout"]),
                     "timeout: the row's confirmation got no tap within 3 s; the row closed, nothing fired"),
+            ]),
+        EventSpec(
+            name: "peer-row", to: "connections watching peers",
+            summary:
+                "a row of a sharing connection changed (at most one event per row every 16 ms, the latest state last), or was closed because it stopped sharing or went",
+            fields: [
+                ArgSpec("client", .integer(), required: true, "the sharing connection's number"),
+                ArgSpec(
+                    "viewport", .object("viewport"), required: true,
+                    "the sharer's viewport: the row's positions are in it"),
+                ArgSpec("row", .object("row"), required: true, "the row as it is now, in the watcher's form"),
             ]),
     ]
 }

@@ -22,6 +22,10 @@ enum Command: Equatable {
     case swipe(movie: String, gesture: Gesture, verbose: Bool)
     /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout.
     case tui(ascii: Bool, rtl: Bool)
+    /// `swipe … --record FILE`: the same, recorded into FILE (and its rows into FILE.rows).
+    case recordedSwipe(movie: String, gesture: Gesture, verbose: Bool, file: String)
+    /// A recording replayed on the engine, no daemon (Replay.swift).
+    case replay(file: String, expect: String?)
 }
 
 /// What `swipe` does with the row.
@@ -63,7 +67,11 @@ enum Arguments {
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
         ("help", [], []),
-        ("swipe", ["MOVIE"], ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose"]),
+        (
+            "swipe", ["MOVIE"],
+            ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose", "--record"]
+        ),
+        ("replay", ["FILE"], ["--expect"]),
         ("tui", [], ["--ascii", "--rtl"]),
     ]
 
@@ -115,7 +123,8 @@ enum Arguments {
             case "--verbose", "--once", "--ascii", "--rtl":
                 try noValue()
                 values[name] = ""
-            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform":
+            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform",
+                "--record", "--expect":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -161,8 +170,15 @@ enum Arguments {
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)
-        case "swipe": command = try swipe(operand, values)
         case "tui": command = .tui(ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil)
+        case "swipe":
+            let swipe = try swipe(operand, values)
+            if let file = values["--record"], case .swipe(let movie, let gesture, let verbose) = swipe {
+                command = .recordedSwipe(movie: movie, gesture: gesture, verbose: verbose, file: file)
+            } else {
+                command = swipe
+            }
+        case "replay": command = .replay(file: operand, expect: values["--expect"])
         default: command = .help
         }
         return .run(Invocation(socket: socket, json: json, command: command))

@@ -10,6 +10,8 @@ final class Session {
     let client: SwipedClient
     /// `--json`: print each reply line as it came.
     let json: Bool
+    /// `swipe --record`: every line received, replies and events, in the order they came.
+    var transcript: [String]?
 
     convenience init(_ socket: SocketChoice, json: Bool) throws(Failure) {
         do {
@@ -45,8 +47,21 @@ final class Session {
             throw lost(error)
         }
         if json && echo { Output.out(reply.line + "\n") }
+        if transcript != nil { try keepTranscript(reply.line) }
         if let error = reply.error { throw Failure(.refused, error.description) }
         return reply.object
+    }
+
+    /// Keeps the events that came before this reply, then the reply.
+    private func keepTranscript(_ reply: String) throws(Failure) {
+        for _ in 0..<client.pendingEvents.count {
+            do {
+                if let event = try client.nextEventLine(timeout: 0) { transcript?.append(event.line) }
+            } catch {
+                throw lost(error)
+            }
+        }
+        transcript?.append(reply)
     }
 
     /// The failure for a client error met after hello.

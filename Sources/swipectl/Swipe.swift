@@ -29,6 +29,40 @@ enum Swipe {
         }
     }
 
+    /// `swipe … --record FILE`: the gesture on a connection that records it (`record`), its
+    /// recording written to FILE and the lines with a row that the connection got to
+    /// FILE.rows, as `swipectl replay FILE --expect FILE.rows` reads them.
+    static func record(
+        _ session: Session, _ name: String, _ gesture: Gesture, verbose: Bool, into file: String
+    ) throws(Failure) {
+        try session.request("record", [("on", .bool(true))], echo: false)
+        session.transcript = []
+        try run(session, name, gesture, verbose: verbose)
+        let reply = try session.request("recording", echo: false)
+        guard let recording = reply["recording"] else {
+            throw Failure(.unreachable, "the daemon's recording reply has no recording")
+        }
+        let lines = session.transcript ?? []
+        session.transcript = nil
+        try session.request("record", [("on", .bool(false))], echo: false)
+        var out = JSONWriter()
+        out.value(recording)
+        out.newline()
+        try Files.write(out.bytes, to: file)
+        var rows: [String] = []
+        for line in lines {
+            // Every line came from the daemon, as JSON (the client checked it).
+            if try ReplayCommand.parse(Array(line.utf8), "a line from the daemon").objectValue?["row"] != nil
+            {
+                rows.append(line)
+            }
+        }
+        try Files.write(Array(rows.map { $0 + "\n" }.joined().utf8), to: file + ".rows")
+        if !session.json {
+            Output.out("recorded \(rows.count) rows into \(file) (rows: \(file).rows)\n")
+        }
+    }
+
     /// -20 → "-20", 33.333333333333336 → "33.33".
     static func format(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }

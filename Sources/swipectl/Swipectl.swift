@@ -10,6 +10,10 @@ enum Swipectl {
             case .version:
                 Output.out("swipectl \(swipedVersion) (protocol \(protocolVersion))\n")
             case .run(let invocation):
+                if case .replay(let file, let expect) = invocation.command {
+                    try ReplayCommand.run(file: file, expect: expect)
+                    return .ok
+                }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
                 if case .tui(let ascii, let rtl) = invocation.command {
                     try Tui.run(socket: socket, ascii: ascii, rtl: rtl, environment: environment)
@@ -39,6 +43,10 @@ enum Swipectl {
         case .swipe(let movie, let gesture, let verbose):
             try Swipe.run(session, movie, gesture, verbose: verbose)
         case .tui: preconditionFailure("tui runs without a Session (main)")
+        case .recordedSwipe(let movie, let gesture, let verbose, let file):
+            try Swipe.record(session, movie, gesture, verbose: verbose, into: file)
+        case .replay:
+            preconditionFailure("replay needs no daemon; main runs it")
         }
     }
 }

@@ -29,6 +29,12 @@ enum Usage {
                                     fire one of the row's actions without swiping
           tui [--ascii] [--rtl]     the terminal front end: drag rows with the mouse or use
                                     the keys (? shows them), live; --ascii: no symbols
+          swipe … --record FILE     also record the gesture's session into FILE, and the rows
+                                    the connection received into FILE.rows
+          replay FILE [--expect ROWS]
+                                    replay a recording on the engine, no daemon: one JSON
+                                    line per row state; with --expect, compare the rows
+                                    with ROWS (exit 1 at the first difference)
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
 

@@ -25,6 +25,13 @@ final class SessionHarness {
     var subscribed = false
     /// Every journal line the session asked for.
     var logs: [SessionLog] = []
+    /// Shared rows: whether the session shares, whether it said rows changed since the test
+    /// last looked, and what the manager answers `peers` with.
+    var sharing = false
+    var peerRowsChanged = false
+    var peersAnswer: () -> [PeerRows] = { [] }
+    var watching = false
+    private var peersAsked: [UInt64] = []
 
     init(
         _ config: SessionConfig = SessionConfig(client: 7, mayWrite: true),
@@ -39,6 +46,7 @@ final class SessionHarness {
     /// Sends bytes as they would arrive (no newline added).
     func receive(_ text: String) {
         var bytes = Array(text.utf8)
+        session.clock = now
         bytes.withUnsafeMutableBytes { raw in
             store.withState { session.received(UnsafeRawBufferPointer(raw), $0, &sink) }
         }
@@ -95,6 +103,12 @@ final class SessionHarness {
         taken = []
         for action in earlier { carryOut(action) }
         sink.drain { carryOut($0) }
+        while !peersAsked.isEmpty {
+            let ticket = peersAsked.removeFirst()
+            let peers = peersAnswer()
+            store.withState { session.peersAnswered(ticket, peers, $0, &sink) }
+            sink.drain { carryOut($0) }
+        }
     }
 
     private func carryOut(_ action: SessionAction) {
@@ -113,6 +127,14 @@ final class SessionHarness {
             subscribed = active
         case .log(let entry):
             logs.append(entry)
+        case .sharing(let active):
+            sharing = active
+        case .peerRowsChanged:
+            peerRowsChanged = true
+        case .peers(let ticket, let watch):
+            // Answered once the sink is drained (the daemon defers it the same way).
+            watching = watch
+            peersAsked.append(ticket)
         }
     }
 
@@ -141,6 +163,7 @@ final class SessionHarness {
                 Encode.movieEvent(&line, event)
                 session.liveEvent(seq: event.seq, line: line.bytes, &sink)
             }
+            session.clock = now
             if session.hasOpenRows { store.withState { session.movieChanged(event, $0, &sink) } }
         }
     }
@@ -153,6 +176,7 @@ final class SessionHarness {
             ($0.value, "\($0.key)") < ($1.value, "\($1.key)")
         }) {
             timers[timer] = nil
+            session.clock = now
             store.withState { session.timerFired(timer, $0, &sink) }
             settle()
         }

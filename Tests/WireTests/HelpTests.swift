@@ -35,8 +35,8 @@ final class HelpTests: XCTestCase {
         }
         XCTAssertEqual(
             Set(names(reply, "objects", "object")),
-            ["movie", "event", "row", "button", "spring", "accessibilityAction", "action"])
-        XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "movie", "row"])
+            ["movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport"])
+        XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "movie", "row", "peer-row"])
         let bye = try XCTUnwrap(reply["events"]?.arrayValue?[1].objectValue)
         XCTAssertEqual(names(bye, "reasons", "reason"), ByeReason.allCases.map(\.rawValue))
     }

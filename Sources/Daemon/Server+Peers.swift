@@ -1,0 +1,107 @@
+// Shared rows (protocol.md, "Shared rows"): the rows of sharing connections go to watching ones.
+// A sharer's Session notes which of its rows changed; here they are gathered at most once every
+// `Session.peerInterval` (one timer for the whole daemon, armed only while some sharer has
+// changes), each worded once per row form and handed to every watcher but the sharer itself.
+// So a row gets at most one `peer-row` event per interval and its latest state is always the
+// last one sent. Nobody sharing: no timer, nothing per iteration.
+import JSONCodec
+import Movies
+import Session
+import SwipeEngine
+import Wire
+
+extension Server {
+    /// Rows of a sharer that went, to close at the next flush.
+    struct PeerFarewell {
+        let client: UInt64
+        let viewport: Viewport
+        let rows: [RowRender]
+    }
+
+    /// A sharer has rows for the watchers: flush within the interval.
+    func peerRowsChanged(_ c: Connection) {
+        peerChanged[c.client] = c
+        armPeerFlush()
+    }
+
+    func armPeerFlush() {
+        guard !peerFlushArmed else { return }
+        if peerTimer == nil {
+            do {
+                peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
+            } catch {
+                journal.log(
+                    .err, "cannot create the peer-rows timer, sending peer rows at once",
+                    [("ERROR", "\(error)")])
+                return flushPeerRows()
+            }
+        }
+        peerFlushArmed = true
+        peerTimer?.arm(afterMicroseconds: Session.peerInterval)
+    }
+
+    /// Every sharer's changed rows, to every watcher; then writes.
+    func flushPeerRows() {
+        peerFlushArmed = false
+        let changed = peerChanged.values.sorted { $0.client < $1.client }
+        peerChanged.removeAll(keepingCapacity: true)
+        let farewells = peerFarewells
+        peerFarewells.removeAll()
+        var touched: [UInt64: Connection] = [:]
+        var gone: Set<UInt64> = []
+        func send(client: UInt64, viewport: Viewport, rows: [RowRender]) {
+            for row in rows {
+                var worded: [RowForm: [UInt8]] = [:]
+                for w in watchers.values where w.client != client && !gone.contains(w.client) {
+                    let form = w.session.rowFormNow
+                    if worded[form] == nil {
+                        var out = JSONWriter()
+                        Encode.peerRow(&out, client: client, viewport: viewport, row: row, form: form)
+                        worded[form] = out.bytes
+                    }
+                    w.session.peerRow(worded[form]!, &sink)
+                    perform(w)
+                    touched[w.client] = w
+                    // A flush carries many rows: write as they come, so that the backlog rule
+                    // (--max-queue) counts what the watcher does not read, not one flush's size.
+                    if w.session.pendingOutput >= Self.peerWriteChunk, !flush(w) { gone.insert(w.client) }
+                }
+            }
+        }
+        for f in farewells { send(client: f.client, viewport: f.viewport, rows: f.rows) }
+        for c in changed where connections[c.client] === c {
+            let rows = store.withState { c.session.takePeerRows($0) }
+            send(client: c.client, viewport: c.session.viewport, rows: rows)
+            if !c.session.isSharing { sharers[c.client] = nil }
+        }
+        for w in touched.values {
+            if gone.contains(w.client) { drop(w, reason: "peer gone") } else { afterWork(w) }
+        }
+    }
+
+    /// What a watcher's output may hold in a flush before it is written.
+    static var peerWriteChunk: Int { 4096 }
+
+    /// `peers`: every sharing connection's open rows, now.
+    func answerPeers(_ c: Connection, ticket: UInt64, watch: Bool) {
+        watchers[c.client] = watch ? c : nil
+        let peers = store.withState { state in
+            sharers.values.filter { $0.client != c.client && $0.session.isSharing }
+                .sorted { $0.client < $1.client }
+                .map { $0.session.peerSnapshot(state) }
+        }
+        store.withState { c.session.peersAnswered(ticket, peers, $0, &sink) }
+    }
+
+    /// A connection goes: as a watcher it gets nothing more; as a sharer, the watchers get a
+    /// closed row for each of its rows they may think open, at the next flush.
+    func peerGone(_ c: Connection) {
+        watchers[c.client] = nil
+        peerChanged[c.client] = nil
+        guard sharers.removeValue(forKey: c.client) != nil else { return }
+        let rows = store.withState { c.session.peerFarewell($0) }
+        guard !rows.isEmpty else { return }
+        peerFarewells.append(PeerFarewell(client: c.client, viewport: c.session.viewport, rows: rows))
+        armPeerFlush()
+    }
+}

@@ -1,0 +1,184 @@
+// A recording replayed on the pure engine (protocol.md, "Recordings"), on virtual time: each
+// entry is taken at its `t`, nothing waits. It does with every input what a connection's Session
+// does (Session+Swipe.swift), so that it gives the rows the connection received, in the same
+// order: the rows an input closed (`row` events) before its reply's row. Bound actions are
+// reported as fired and change nothing: their movie change, when the connection saw it, is in
+// the recording as flags and a `movie-changed` entry.
+import JSONCodec
+import Movies
+import SwipeEngine
+
+/// One thing a replay produced: a Row the connection received (a reply's or a `row` event's),
+/// or the rows a viewport, layout or close-all change closed (the live reply names them).
+public struct ReplayStep: Equatable, Sendable {
+    public enum Note: Equatable, Sendable {
+        /// A reply's action fired; `bound`: it runs a movie command (which a replay does not).
+        case fired(action: String, bound: Bool)
+        /// A reply's action now waits for its confirmation (rule 10).
+        case pending(action: String)
+        /// The engine refused the input with the error the live reply had; the row is unchanged.
+        case refused(WireError)
+        /// A `row` event for a removed movie.
+        case removed
+        /// A `row` event for a confirmation that timed out.
+        case timedOut
+        /// The rows the input closed, named in the live reply.
+        case closed([RowID])
+    }
+
+    public var t: UInt64
+    public var kind: String
+    /// The Row, worded in `form`; nil for `refused` and `closed`.
+    public var row: RowRender?
+    public var form: RowForm
+    /// A `row` event (else a reply).
+    public var event: Bool
+    public var note: Note?
+}
+
+public enum Replay {
+    /// Every step of `recording`, in order.
+    public static func run(_ recording: Recording) -> [ReplayStep] {
+        var list = SwipeList(layout: recording.layout, viewport: recording.viewport)
+        var form = recording.rows
+        var flags: [RowID: RowFlags] = [:]
+        for m in recording.movies { flags[m.movie] = m.flags }
+        var steps: [ReplayStep] = []
+        for entry in recording.entries {
+            let t = entry.t
+            let kind = entry.input.kind
+            func render(_ row: RowID) -> RowRender { list.render(row, flags: flags[row] ?? []) }
+            func event(_ row: RowRender, _ note: ReplayStep.Note? = nil) {
+                steps.append(ReplayStep(t: t, kind: kind, row: row, form: form, event: true, note: note))
+            }
+            func reply(_ row: RowID, _ note: ReplayStep.Note? = nil) {
+                steps.append(
+                    ReplayStep(t: t, kind: kind, row: render(row), form: form, event: false, note: note))
+            }
+            /// The rows the engine closed besides the input's: a `row` event each.
+            func apply(_ effects: [Effect]) {
+                for case .closed(let row) in effects { event(render(row)) }
+            }
+            func closedAll() {
+                let closed = list.close(row: nil).compactMap { effect -> RowID? in
+                    if case .closed(let row) = effect { return row }
+                    return nil
+                }
+                steps.append(
+                    ReplayStep(t: t, kind: kind, row: nil, form: form, event: false, note: .closed(closed)))
+            }
+            func gesture(_ input: Input, _ row: RowID) {
+                let effects: [Effect]
+                do throws(SwipeError) {
+                    effects = try list.send(input)
+                } catch {
+                    steps.append(
+                        ReplayStep(
+                            t: t, kind: kind, row: nil, form: form, event: false,
+                            note: .refused(WireError(swipe: error))))
+                    return
+                }
+                apply(effects)
+                var note: ReplayStep.Note?
+                for effect in effects {
+                    switch effect {
+                    case .fire(_, let action):
+                        note = .fired(action: action, bound: Recording.boundActions.contains(action))
+                    case .pending(_, let action):
+                        note = .pending(action: action)
+                    case .schedule, .cancel, .closed: break
+                    }
+                }
+                reply(row, note)
+            }
+            switch entry.input {
+            case .flags(let m): flags[m.movie] = m.flags
+            case .options(let f): form = f
+            case .viewport(let v):
+                closedAll()
+                list.viewport = v
+            case .configure(let layout):
+                closedAll()
+                list.layout = layout
+            case .drag(let row, let dx): gesture(.dragChanged(row: row, dx: dx), row)
+            case .release(let row, let dx, let vx): gesture(.released(row: row, dx: dx, vx: vx), row)
+            case .tap(let row, let action): gesture(.tapped(row: row, action: action), row)
+            case .open(let row, let edge): gesture(.open(row: row, edge: edge), row)
+            case .perform(let row, let action): gesture(.perform(row: row, action: action), row)
+            case .close(nil): closedAll()
+            case .close(let row?):
+                apply(list.close(row: row))
+                reply(row)
+            case .closeTimer(let row):
+                apply(list.timerFired(row: row))
+                event(render(row))
+            case .confirmTimer(let row):
+                apply(list.confirmTimedOut(row: row))
+                event(render(row), .timedOut)
+            case .movieChanged(let row):
+                event(render(row))
+            case .movieRemoved(let row):
+                apply(list.rowRemoved(row: row))
+                event(list.render(row, flags: []), .removed)
+            }
+        }
+        return steps
+    }
+}
+
+extension Encode {
+    /// One line of `swipectl replay`: `{"t":…,"kind":…,"row":Row,…}`, or with `closed`.
+    public static func replayStep(_ out: inout JSONWriter, _ step: ReplayStep) {
+        out.literal(#"{"t":"#)
+        out.uint64(step.t)
+        out.literal(#","kind":"#)
+        out.string(step.kind)
+        if let row = step.row {
+            out.literal(step.event ? #","event":"row","row":"# : #","row":"#)
+            self.row(&out, row, form: step.form)
+        }
+        switch step.note {
+        case nil: break
+        case .fired(let action, let bound):
+            out.literal(#","fired":{"action":"#)
+            out.string(action)
+            out.literal(bound ? #","bound":true}"# : #","bound":false}"#)
+        case .pending(let action):
+            out.literal(#","pending":{"action":"#)
+            out.string(action)
+            out.bytes.append(UInt8(ascii: "}"))
+        case .refused(let error):
+            out.literal(#","refused":"#)
+            errorObject(&out, error)
+        case .removed: out.literal(#","removed":true"#)
+        case .timedOut: out.literal(#","cancelled":"timeout""#)
+        case .closed(let rows):
+            out.literal(#","closed":"#)
+            stringArray(&out, rows)
+        }
+        end(&out)
+    }
+}
+
+extension WireError {
+    /// The error a connection answers an input its engine refused with (a replay says the same).
+    public init(swipe error: SwipeError) {
+        self =
+            switch error {
+            case .notRevealed(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
+                )
+            case .unknownAction(_, let action):
+                .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
+            case .firing(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
+                )
+            case .noButtons(_, let edge):
+                .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
+            }
+    }
+}

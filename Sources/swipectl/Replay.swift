@@ -1,0 +1,109 @@
+// replay: a recording (the `recording` op's, or `swipe --record`'s file) replayed on the pure
+// engine, with no daemon, on virtual time: one JSON line per step (Wire's Replay.swift). With
+// --expect, the rows it gives are compared, in order, with the rows the live connection got.
+import JSONCodec
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+enum ReplayCommand {
+    static func run(file: String, expect: String?) throws(Failure) {
+        let json = try parse(try Files.read(file), file)
+        let recording: Recording
+        do {
+            recording = try Recording(json: json)
+        } catch {
+            throw Failure(.refused, "\(file) is not a recording: \(error.message)")
+        }
+        let steps = Replay.run(recording)
+        var rows: [JSON] = []
+        for step in steps {
+            var out = JSONWriter()
+            Encode.replayStep(&out, step)
+            Output.out(String(decoding: out.bytes, as: UTF8.self))
+            if let row = step.row {
+                var worded = JSONWriter()
+                Encode.row(&worded, row, form: step.form)
+                rows.append(try parse(worded.bytes, "the replay"))
+            }
+        }
+        if recording.cut {
+            Output.error(
+                "the recording was cut at its cap of \(Recording.cap) inputs; what came after is not in it")
+        }
+        guard let expect else { return }
+        try compare(rows, with: try expectedRows(expect), expect)
+    }
+
+    /// The rows of an expect file: every line that is a JSON object with a `row` (a reply, a
+    /// `row` event, a line of `swipectl replay`), in order; other lines are skipped, and so are
+    /// `peer-row` events (another connection's rows).
+    static func expectedRows(_ path: String) throws(Failure) -> [JSON] {
+        var rows: [JSON] = []
+        for line in try Files.read(path).split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
+            if case .object(let object) = try parse(Array(line), path), let row = object["row"],
+                object["event"] != .string("peer-row")
+            {
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+
+    static func compare(_ got: [JSON], with expected: [JSON], _ path: String) throws(Failure) {
+        for (i, (a, b)) in zip(got, expected).enumerated() where a != b {
+            throw Failure(
+                .refused,
+                "row \(i + 1) differs from \(path):\n  replay:   \(text(a))\n  expected: \(text(b))")
+        }
+        guard got.count == expected.count else {
+            throw Failure(.refused, "the replay gave \(got.count) rows, \(path) has \(expected.count)")
+        }
+        Output.error("all \(got.count) rows match \(path)")
+    }
+
+    static func text(_ json: JSON) -> String {
+        var out = JSONWriter()
+        out.value(json)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    static func parse(_ bytes: [UInt8], _ what: String) throws(Failure) -> JSON {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw Failure(.refused, "\(what) is not JSON: \(error.message)")
+        }
+    }
+}
+
+/// Whole files, read and written with the C library.
+enum Files {
+    static func read(_ path: String) throws(Failure) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            throw Failure(.refused, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            bytes.append(contentsOf: chunk[0..<n])
+            if n < chunk.count { break }
+        }
+        guard ferror(file) == 0 else { throw Failure(.refused, "cannot read \(path)") }
+        return bytes
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+        guard let file = fopen(path, "wb") else {
+            throw Failure(.refused, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let written = fwrite(bytes, 1, bytes.count, file)
+        guard fclose(file) == 0, written == bytes.count else {
+            throw Failure(.refused, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
