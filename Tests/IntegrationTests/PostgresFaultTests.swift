@@ -52,11 +52,20 @@ final class PostgresFaultTests: PostgresTestCase {
                 try cluster.start()
                 // Up: each daemon decides mutations again, by itself.
                 for (i, daemon) in daemons.enumerated() {
-                    let code = try poll(until: .seconds(20), "daemon \(i) to reconnect") {
-                        let code = try probe(daemon.socketPath)
-                        return code == "conflict" ? code : nil
+                    var last: String?? = .none
+                    do {
+                        _ = try poll(until: .seconds(20), "daemon \(i) to reconnect") {
+                            last = .some(try probe(daemon.socketPath))
+                            return last == "conflict" ? true : nil
+                        }
+                    } catch {
+                        XCTFail(
+                            "cycle \(cycle): daemon \(i) did not decide again within 20 s of the restart; the last "
+                                + "probe got \(last.map { $0 ?? "no reply within 2 s" } ?? "nothing"); STATUS: "
+                                + "\(daemon.notify.assignments.filter { $0.hasPrefix("STATUS=") }.suffix(3)); "
+                                + "stderr:\n\(daemon.process.standardError.suffix(3000))")
+                        throw error
                     }
-                    XCTAssertEqual(code, "conflict")
                     XCTAssertTrue(
                         daemon.process.isRunning, "daemon \(i) exited: \(daemon.process.standardError)")
                 }
