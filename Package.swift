@@ -108,7 +108,7 @@ let package = Package(
             name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "EventLog", "Movies", "TestSupport", "CLibPQ"],
+            name: "StoreTests", dependencies: ["Store", "EventLog", "Movies", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "SessionTests",

@@ -89,13 +89,17 @@ final class PGConnection: @unchecked Sendable {
     /// each statement that returned rows, in order.
     func execute(_ sql: String, appending: Bool = false) throws(PGFailure) -> [PGRows] {
         let fault = appending ? PostgresFaults.take() : nil
-        if fault == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-        guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
-        if fault == .afterCommitSent {
+        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        guard PQsendQuery(conn, sql) == 1 else {
+            fault?.1?()
+            throw .lost(PGConnection.message(conn))
+        }
+        if fault?.0 == .afterCommitSent {
             // PQsendQuery on a blocking connection has written the whole query: the server
             // reads it before the end of the stream, runs it and commits.
             _ = shutdown(socket, Int32(SHUT_RDWR))
         }
+        fault?.1?()
         var out: [PGRows] = []
         var failure: PGFailure?
         while let result = PQgetResult(conn) {
@@ -297,20 +301,25 @@ package enum PostgresFaults {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var armed: Break?
+    nonisolated(unsafe) private static var then: (@Sendable () -> Void)?
 
-    /// Breaks the connection once, at the next commit of appended events.
-    package static func breakNextCommit(_ how: Break) {
+    /// Breaks the connection once, at the next commit of appended events, then calls `then` on
+    /// the store's thread (a test stops the database there, so that the store cannot reconnect).
+    package static func breakNextCommit(_ how: Break, then: (@Sendable () -> Void)? = nil) {
         lock.lock()
         armed = how
+        self.then = then
         lock.unlock()
     }
 
-    /// The armed fault, disarmed.
-    static func take() -> Break? {
+    /// The armed fault, disarmed, and what to do after it.
+    static func take() -> (Break, (@Sendable () -> Void)?)? {
         lock.lock()
         defer { lock.unlock() }
-        let how = armed
+        guard let how = armed else { return nil }
+        let after = then
         armed = nil
-        return how
+        then = nil
+        return (how, after)
     }
 }

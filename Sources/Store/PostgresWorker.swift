@@ -204,23 +204,26 @@ final class PostgresWorker: @unchecked Sendable {
                         break
                     }
                 }
-                let wait =
-                    nextAttempt > SystemClock.monotonicNanoseconds()
-                    ? Int32((nextAttempt - SystemClock.monotonicNanoseconds()) / 1_000_000) + 1 : 1
-                idle(timeout: min(wait, 100))
+                let now = SystemClock.monotonicNanoseconds()
+                let wait = nextAttempt > now ? Int32(min((nextAttempt - now) / 1_000_000, 100)) + 1 : 1
+                idle(timeout: wait)
                 continue
             }
+            // Reads are answered after each transaction, not only when no command waits: under
+            // a steady stream of writes a history page would otherwise never come.
+            let busy = !waiting.isEmpty || !inDoubt.isEmpty || !waitingReads.isEmpty
             if !waiting.isEmpty || !inDoubt.isEmpty {
                 let batch = waiting
                 waiting = []
                 commit(batch)
-            } else if !waitingReads.isEmpty {
+            }
+            if conn != nil && !waitingReads.isEmpty {
                 let rs = waitingReads
                 waitingReads = []
                 answer(rs)
-            } else if isClosing {
-                break
-            } else {
+            }
+            if !busy {
+                if isClosing { break }
                 waitForNotification()
             }
             maybeSnapshot()

@@ -152,8 +152,17 @@ class PostgresTestCase: XCTestCase {
         return (log, t)
     }
 
-    /// Every event of the log through `daemon`'s `history`, in pages of 1,000.
+    /// Every event of the log through `daemon`'s `history`, in pages of 1,000, once every
+    /// daemon of the test is at the same seq: across daemons a change shows once its event
+    /// arrived (protocol.md, "Several daemons on one database"), so a daemon that answered a
+    /// racing command first may not hold the other daemon's event yet.
     func wholeHistory(_ socket: String) throws -> [CommittedEvent] {
+        let deadline = monotonicSeconds() + 10
+        while monotonicSeconds() < deadline {
+            let seqs = try Set(sockets.map { try SwipedClient(socketPath: $0, timeout: 30).list().seq })
+            if seqs.count <= 1 { break }
+            usleep(10_000)
+        }
         let client = try SwipedClient(socketPath: socket, timeout: 30)
         var events: [CommittedEvent] = []
         while true {

@@ -303,7 +303,7 @@ final class SwipectlTests: DaemonTestCase {
         }
         let errors = try XCTUnwrap(text.range(of: "\nErrors (\"code\" of a failed reply):\n"), text)
         let codes = try XCTUnwrap(reply["errors"] as? [[String: Any]]).compactMap { $0["code"] as? String }
-        XCTAssertEqual(codes.count, 11)
+        XCTAssertEqual(codes.count, 12)
         let listed = text.index(before: errors.upperBound)..<text.endIndex
         for code in codes { XCTAssertNotNil(text.range(of: "\n  \(code) ", range: listed), code) }
         XCTAssertTrue(

@@ -173,6 +173,61 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
     }
 
+    func testACommitStillInDoubtWhenTheStoreClosesIsAnsweredStorageNeverUnavailable() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        let cluster = try SharedCluster.get()
+        // The connection breaks with the commit sent, and the database is gone before the
+        // store can reconnect and find out.
+        PostgresFaults.breakNextCommit(.afterCommitSent) {
+            do { try cluster.stopImmediate() } catch { XCTFail("stopping the cluster: \(error)") }
+        }
+        store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"), token: 1)
+        _ = waitFor(store) { $0.statusNote != nil }
+        XCTAssertEqual(store.pendingCount, 1, "answered while in doubt")
+        XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "matrix")))?.code, .unavailable)
+        let began = Date()
+        let c = store.close()
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(began), 4.5, "gave up before 5 s")
+        XCTAssertEqual(c.commands.map(\.token), [1])
+        guard case .failure(let e) = c.commands.first?.result else { return XCTFail("\(c)") }
+        XCTAssertEqual(e.code, .storage)
+        XCTAssertTrue(e.message.hasPrefix("the outcome is unknown"), e.message)
+        // Its fate is the database's: a store opened later answers the key from the log, or
+        // writes it now, once either way.
+        try cluster.start()
+        let later = try PostgresStore.open(conninfo: db.conninfo)
+        defer { later.close() }
+        let again = later.outcome(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"))
+        XCTAssertEqual(try again?.result.get().seq, 11)
+        XCTAssertEqual(
+            try cluster.psql("SELECT count(*) FROM swiped_events WHERE key = 'doubt'", database: db.name), "1"
+        )
+    }
+
+    func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        // As after a restore from an older backup: the log ends before this store's position.
+        _ = try SharedCluster.get().psql(
+            "DELETE FROM swiped_events WHERE seq > 11; UPDATE swiped_head SET seq = 11", database: db.name)
+        var fatal: StoreError?
+        let deadline = Date().addingTimeInterval(5)
+        while fatal == nil && Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            fatal = store.completions().fatal
+        }
+        XCTAssertEqual(fatal?.fatal, true)
+        XCTAssertTrue(
+            fatal?.message.contains("lost events this daemon applied") ?? false,
+            "\(String(describing: fatal))")
+        XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "seven")))?.fatal, true)
+    }
+
     /// Runs the store's loop until `done` holds (or `seconds` pass); the notes it reported.
     private func waitFor(
         _ store: PostgresStore, seconds: Double = 5, _ done: (PostgresStore) -> Bool
