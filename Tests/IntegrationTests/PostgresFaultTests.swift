@@ -73,4 +73,20 @@ final class PostgresFaultTests: PostgresTestCase {
         }
         XCTAssertGreaterThan(tally.unavailable, 0, "no writer met the outage")
     }
+
+    /// A daemon that cannot reach its database at start does not serve a state it cannot
+    /// write: it exits with status 1 (systemd's Restart= tries again), saying why; once the
+    /// database is back, it starts.
+    func testADaemonStartedWhileTheDatabaseIsDownExitsOneAndStartsOnceItIsBack() throws {
+        try cluster.stopImmediate()
+        XCTAssertThrowsError(try SwipedDaemon(arguments: daemonArguments, prefix: "swiped-pgd")) { error in
+            guard let failure = error as? SubprocessFailure else { return XCTFail("\(error)") }
+            XCTAssertEqual(failure.status, .exited(1), failure.standardError)
+            XCTAssertTrue(failure.standardError.contains("cannot start"), failure.standardError)
+            XCTAssertTrue(failure.standardError.contains("PostgreSQL"), failure.standardError)
+        }
+        try cluster.start()
+        try startDaemons(1)
+        try daemons[0].connect().ok(["op": "toggle-watched", "movie": "matrix"])
+    }
 }
