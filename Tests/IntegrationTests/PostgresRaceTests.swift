@@ -55,6 +55,31 @@ final class PostgresRaceTests: PostgresTestCase {
         print("postgres expect race: daemon 0 won \(wins[0]) rounds, daemon 1 \(wins[1])")
     }
 
+    /// A daemon never refuses against its own view, which may not have another daemon's
+    /// latest change yet: right after daemon 0 answers, daemon 1 accepts an `expect` of the
+    /// version daemon 0 gave, and a toggle of the movie daemon 0 just added (its refusal would
+    /// say something false about the shared state: `conflict version`, `not-found`).
+    func testADaemonDecidesAtCommitWhatItsOwnViewWouldRefuse() throws {
+        try startDaemons(2)
+        let a = try daemons[0].connect()
+        let b = try daemons[1].connect()
+        for round in 0..<10 {
+            let toggled = try a.ok(["op": "toggle-watched", "movie": "matrix"])
+            let version = try XCTUnwrap(int(movie(toggled)["version"]))
+            let reply = try b.request(["op": "toggle-watched", "movie": "matrix", "expect": version])
+            XCTAssertEqual(reply["ok"] as? Bool, true, "round \(round): \(reply)")
+            let added = try a.ok(["op": "add", "title": "Race \(round)"])
+            let id = try XCTUnwrap(movie(added)["id"] as? String)
+            let toggle = try b.request(["op": "toggle-watched", "movie": id])
+            XCTAssertEqual(toggle["ok"] as? Bool, true, "round \(round): \(toggle)")
+        }
+        // What no state makes right is still refused at once.
+        XCTAssertEqual(error(try b.request(["op": "add", "title": " "]))["code"] as? String, "bad-request")
+        let log = try wholeHistory(sockets[1])
+        XCTAssertEqual(log.count, 10 + 40)
+        for problem in checkFold(log).problems { XCTFail(problem) }
+    }
+
     func testTheSameKeyOnTwoDaemonsWritesOnce() throws {
         try startDaemons(2)
         for round in 0..<20 {
