@@ -431,10 +431,12 @@ function closedNow(ids) {
 
 // --- Ghost rows (issue 18) --------------------------------------------------------------------------
 // Another person's finger on a row, drawn faint at its offset under this page's own; null hides it.
-export function setGhost(movie, offset) {
+// `label` says whose it is.
+export function setGhost(movie, offset, label = "") {
   const view = views.get(movie);
   if (!view) return false;
   view.ghostOffset = offset;
+  view.ghostLabel = label;
   active.add(view);
   requestFrame();
   return true;
@@ -499,14 +501,14 @@ function ghostMovies() {
  * page's, so that the ghost reveals the same edge (the same actions) as the sharer's finger. */
 function drawGhost(movie) {
   let latest = null;
-  for (const peer of peers.values()) {
+  for (const [client, peer] of peers) {
     const row = peer.rows.get(movie);
-    if (row && (latest === null || row.at > latest.row.at)) latest = { row, viewport: peer.viewport };
+    if (row && (latest === null || row.at > latest.row.at)) latest = { row, viewport: peer.viewport, client };
   }
   if (latest === null) return setGhost(movie, null);
   const scale = width / latest.viewport.width;
   const mirror = latest.viewport.direction === direction ? 1 : -1;
-  return setGhost(movie, latest.row.offset * scale * mirror);
+  return setGhost(movie, latest.row.offset * scale * mirror, `client ${latest.client}`);
 }
 
 function clearPeers() {
@@ -522,6 +524,7 @@ function clearPeers() {
 // if the connection goes while recording, the page says the recording is lost.
 const recordButton = document.getElementById("record");
 const recordLabel = document.getElementById("record-label");
+const idleTitle = recordButton.title;
 let recording = null;  // {started, timer} while recording
 let recordBusy = false;
 
@@ -545,11 +548,12 @@ async function startRecording() {
   const started = performance.now();
   const tick = () => {
     const s = Math.floor((performance.now() - started) / 1000);
-    recordLabel.textContent = `Stop recording ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    recordLabel.textContent = `Recording ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   };
   recording = { started, timer: setInterval(tick, 1000) };
   tick();
   recordButton.setAttribute("aria-pressed", "true");
+  recordButton.title = "Recording: press again to stop and save it as a file";
 }
 
 function recordingOff() {
@@ -557,6 +561,7 @@ function recordingOff() {
   recording = null;
   recordLabel.textContent = "Record";
   recordButton.setAttribute("aria-pressed", "false");
+  recordButton.title = idleTitle;
 }
 
 function recordingLost() {

@@ -411,7 +411,7 @@ class RecordAndShareTests(WebTestCase):
         ActionChains(self.driver).send_keys(Keys.ENTER).perform()
         record = self.driver.find_element("id", "record")
         wait_until(lambda: record.get_attribute("aria-pressed") == "true", what="recording")
-        self.assertIn("Stop recording", record.text)
+        self.assertIn("Recording 0:0", record.text)
         # A session with what rows depend on: a drag that opens, one that closes another row (rule
         # 8), a tap on the content, a full swipe (its action, its timer), a velocity release, the
         # keyboard, and a change by another client.
@@ -474,6 +474,7 @@ class RecordAndShareTests(WebTestCase):
     def test_others_fingers_show_as_ghosts_scaled_mirrored_and_gone_on_close(self):
         sharer = self.page  # 500 px wide, ltr
         first = self.driver.current_window_handle
+        sharer_client = self.driver.find_element("id", "status").text.rsplit(" ", 1)[1]
         self.driver.find_element("id", "share").click()
         # Open before anyone watches: a watcher starts from the `peers` reply.
         sharer.drag("inception", -90, kind="mouse", hold_ms=150)
@@ -516,6 +517,18 @@ class RecordAndShareTests(WebTestCase):
             self.driver.switch_to.window(second)
             wait_until(lambda: watcher.ghost("seven") is not None and abs(watcher.ghost("seven") + 140 * scale) < 0.01,
                        what="the mirrored ghost")
+            self.assertEqual(self.driver.find_element("css selector", '.row[data-movie="seven"] .ghost').text,
+                             f"client {sharer_client}")
+
+            # Sharing off takes the ghost away; on again brings the open row back.
+            self.driver.switch_to.window(first)
+            self.driver.find_element("id", "share").click()
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is None, what="the ghost gone when sharing stops")
+            self.driver.switch_to.window(first)
+            self.driver.find_element("id", "share").click()
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is not None, what="the ghost back when sharing again")
 
             # The sharer's tab goes: its open row's ghost goes with it.
             self.driver.switch_to.window(first)
@@ -526,6 +539,17 @@ class RecordAndShareTests(WebTestCase):
             self.driver.switch_to.window(second)
             self.driver.close()
             self.driver.switch_to.window(first)
+
+    def test_a_recording_lost_with_its_connection_is_said(self):
+        record = self.driver.find_element("id", "record")
+        record.click()
+        wait_until(lambda: record.get_attribute("aria-pressed") == "true", what="recording")
+        self.daemon.stop()
+        wait_until(lambda: record.get_attribute("aria-pressed") == "false", what="the button back")
+        self.assertIn("Recording lost", self.driver.find_element("id", "toast").text)
+        self.assertEqual(record.text, "Record")
+        self.daemon.start()
+        self.page.wait_online(timeout=15)
 
 
 class ForeignOriginTests(WebTestCase):
