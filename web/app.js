@@ -211,6 +211,7 @@ function removeView(id) {
   view.removing = true;
   removedTitles.set(id, view.movie.title);
   views.delete(id);
+  for (const peer of peers.values()) peer.rows.delete(id);  // its ghost goes with it (a restore starts clean)
   active.delete(view);
   if (gesture?.view === view) gesture = null;
   const el = view.el;

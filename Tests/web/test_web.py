@@ -449,6 +449,8 @@ class RecordAndShareTests(WebTestCase):
         self.assertEqual(recording["recording"], 1)
         kinds = {e["kind"] for e in recording["entries"]}
         self.assertLessEqual({"drag", "release", "close", "open", "close-timer", "movie-changed", "flags"}, kinds)
+        self.assertTrue(any(e["kind"] == "release" and e.get("movie") == "seven" and e.get("vx", 0) <= -300
+                            for e in recording["entries"]), "a velocity release of seven")
         # The rows the page received from the start of recording to its end, as the test saw them
         # arrive on the WebSocket (replies and row events, not the recording's own reply).
         lines = [json.loads(line) for line in self.page.js("return receivedLines")]
