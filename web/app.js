@@ -558,6 +558,7 @@ async function startRecording() {
 }
 
 function recordingOff() {
+  if (!recording) return;
   clearInterval(recording.timer);
   recording = null;
   recordLabel.textContent = "Record";
@@ -565,6 +566,7 @@ function recordingOff() {
   recordButton.title = idleTitle;
 }
 
+/** The connection closed before the recording was saved: the daemon dropped it with the connection. */
 function recordingLost() {
   recordingOff();
   console.error("swiped: the connection closed while recording; the daemon dropped the recording");
@@ -574,7 +576,8 @@ function recordingLost() {
 async function stopRecording() {
   const stopped = await conn.request("record", { on: false });
   if (!stopped.ok) {
-    if (stopped.error?.code === "offline") return recordingLost();
+    // Offline: onState has already said the recording is lost (it runs before this reply).
+    if (stopped.error?.code === "offline") return;
     return complain("record", stopped);  // still recording: pressing again tries again
   }
   recordingOff();
