@@ -531,6 +531,11 @@ class RecordAndShareTests(WebTestCase):
             self.driver.find_element("id", "share").click()
             self.driver.switch_to.window(second)
             wait_until(lambda: watcher.ghost("seven") is not None, what="the ghost back when sharing again")
+            # Not watching hides every ghost; watching again starts from the reply.
+            self.driver.find_element("id", "watch").click()
+            wait_until(lambda: watcher.ghost("seven") is None, what="no ghost when not watching")
+            self.driver.find_element("id", "watch").click()
+            wait_until(lambda: watcher.ghost("seven") is not None, what="the ghost back when watching again")
 
             # The sharer's tab goes: its open row's ghost goes with it.
             self.driver.switch_to.window(first)
