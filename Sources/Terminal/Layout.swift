@@ -211,8 +211,8 @@ public enum ScreenLayout {
 
     /// Another person's finger, faintly: the strip their offset reveals takes their buttons'
     /// tints as faint text colour (the cells keep what this row shows there), their labels
-    /// where this row is blank, and a faint ┆ at their content's edge. This row's own buttons
-    /// stay on top: a ghost is never drawn over them.
+    /// where this row is blank, and a faint ┆ at their content's edge (where blank too). This
+    /// row's own buttons stay on top: a ghost is never drawn over them, nor hides a letter.
     private static func ghost(
         _ ghost: Ghost, _ model: ScreenModel, top: Int, lines: Int, under own: [Range<Int>],
         _ grid: inout Grid
@@ -250,7 +250,7 @@ public enum ScreenLayout {
         let x = Int((ghost.offset / scale).rounded()) + (ghost.offset < 0 ? width - 1 : 0)
         guard ghost.offset != 0, free(x) else { return }
         let color = edgeTint.map { Palette.color($0, trueColor: model.trueColor) }
-        for l in 0..<lines {
+        for l in 0..<lines where grid[x, top + l].text == " " {
             let background = grid[x, top + l].style.background
             grid.put(
                 model.ascii ? ":" : "┆", x: x, y: top + l,

@@ -468,11 +468,12 @@ final class TuiApp {
                 return say("The daemon's recording reply has no recording: nothing saved", error: true, now)
             }
             do {
-                let path = try TuiRecording.save(
+                let name = try TuiRecording.save(
                     recording: recording, rows: rows, in: options.recordDirectory)
                 let inputs = recording.objectValue?.uint("inputs").map { "\($0) inputs" } ?? "?"
                 let cut = recording.objectValue?.bool("cut") == true ? ", cut at its cap" : ""
-                say("Saved \(path) and its .rows (\(inputs)\(cut))", now)
+                let place = options.recordDirectory == "." ? "" : " in \(options.recordDirectory)"
+                say("Saved \(name) and .rows (\(inputs)\(cut))\(place)", now)
             } catch {
                 say("Not saved: \(error.message)", error: true, now)
             }
@@ -582,7 +583,7 @@ final class TuiApp {
         // The daemon keeps a recording per connection: it went with this one.
         if model.recording == .on || model.recording == .saving {
             model.recording = .lost
-            model.status! += " The recording went with the connection"
+            model.status = "Lost the daemon and the recording with it (\(why)); reconnecting…"
         }
         transcript = nil
         recordedRows = []
@@ -637,7 +638,7 @@ final class TuiApp {
             if attempt > 0 {
                 let lostRecording =
                     model.recording == .lost
-                    ? "; the recording was lost with the connection (r starts anew)" : ""
+                    ? ". The recording was lost" : ""
                 say("Reconnected; caught up from seq \(lastSeq ?? hello.seq)\(lostRecording)", now)
             }
             attempt = 0

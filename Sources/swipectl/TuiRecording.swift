@@ -10,6 +10,7 @@ import JSONCodec
 enum TuiRecording {
     /// `swiped-recording-YYYYMMDD-HHMMSS.json` (local time), with `-2`, `-3`… before `.json`
     /// when a recording of the same second (or its `.rows`) is there already.
+    /// Returns the file's name (in `directory`).
     static func save(recording: JSON, rows: [String], in directory: String) throws(Failure) -> String {
         var clock = time(nil)
         var parts = tm()
@@ -17,25 +18,28 @@ enum TuiRecording {
         let stamp =
             String(parts.tm_year + 1900) + pad(parts.tm_mon + 1) + pad(parts.tm_mday) + "-"
             + pad(parts.tm_hour) + pad(parts.tm_min) + pad(parts.tm_sec)
-        let base = (directory.hasSuffix("/") ? directory : directory + "/") + "swiped-recording-" + stamp
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        let base = "swiped-recording-" + stamp
         var out = JSONWriter()
         out.value(recording)
         out.newline()
         let rowBytes = Array(rows.map { $0 + "\n" }.joined().utf8)
         for n in 1...100 {
-            let path = base + (n == 1 ? "" : "-\(n)") + ".json"
+            let name = base + (n == 1 ? "" : "-\(n)") + ".json"
+            let path = prefix + name
             guard access(path, F_OK) != 0, access(path + ".rows", F_OK) != 0 else { continue }
             // Created exclusively: a file that appeared meanwhile is left alone, the next name tried.
             guard try create(path, out.bytes) else { continue }
             do {
-                if try create(path + ".rows", rowBytes) { return path }
+                if try create(path + ".rows", rowBytes) { return name }
             } catch {
                 unlink(path)
                 throw error
             }
             unlink(path)  // its .rows appeared meanwhile: both go under the next name
         }
-        throw Failure(.refused, "cannot save the recording: \(base).json and 99 more names are taken")
+        throw Failure(
+            .refused, "cannot save the recording: \(prefix)\(base).json and 99 more names are taken")
     }
 
     /// Why recordings cannot be saved in `directory`; nil when they can.

@@ -402,7 +402,8 @@ final class LayoutTests: XCTestCase {
         // The ghost's icon where the row is blank, its label not (it would cross own buttons).
         XCTAssertEqual(grid[24, 5].text, "✖")
         XCTAssertEqual(grid[24, 5].style, Style(foreground: red, background: .indexed(236), faint: true))
-        let alone = ScreenLayout.render(model(["seven": render(own, "seven")], selected: 1), width: 40, height: 14)
+        let alone = ScreenLayout.render(
+            model(["seven": render(own, "seven")], selected: 1), width: 40, height: 14)
         for y in 0..<14 where y != 5 {
             var expected = gridLine(alone, y)
             if y == 6 { expected = String(expected.prefix(9)) + "┆" + String(expected.dropFirst(10)) }
