@@ -470,7 +470,8 @@ final class TuiApp {
             do {
                 let name = try TuiRecording.save(
                     recording: recording, rows: rows, in: options.recordDirectory)
-                let inputs = recording.objectValue?.uint("inputs").map { "\($0) inputs" } ?? "?"
+                let inputs =
+                    recording.objectValue?.uint("inputs").map { "\($0) input\($0 == 1 ? "" : "s")" } ?? "?"
                 let cut = recording.objectValue?.bool("cut") == true ? ", cut at its cap" : ""
                 let place = options.recordDirectory == "." ? "" : " in \(options.recordDirectory)"
                 say("Saved \(name) and .rows (\(inputs)\(cut))\(place)", now)
