@@ -225,10 +225,16 @@ public enum ScreenLayout {
             let style = Style(foreground: Palette.color(button.tint, trueColor: model.trueColor), faint: true)
             for l in 0..<lines {
                 for x in columns where free(x) {
-                    var cell = grid[x, top + l]
-                    cell.style = Style(
-                        foreground: style.foreground, background: cell.style.background, faint: true)
-                    grid[x, top + l] = cell
+                    // A wide character takes one style for both its cells, even when the strip
+                    // cuts it in half (a terminal draws both halves with its lead's).
+                    let lead = grid[x, top + l].isContinuation ? x - 1 : x
+                    let wide = lead + 1 < width && grid[lead + 1, top + l].isContinuation
+                    for c in lead...(wide ? lead + 1 : lead) where c >= 0 {
+                        var cell = grid[c, top + l]
+                        cell.style = Style(
+                            foreground: style.foreground, background: cell.style.background, faint: true)
+                        grid[c, top + l] = cell
+                    }
                 }
             }
             let icon = button.icon.map { Palette.icon($0, ascii: model.ascii) }

@@ -35,8 +35,9 @@ final class TuiApp {
         case restore(title: String)
         case record(on: Bool)
         case recording
-        case share(on: Bool)
-        case peers(watch: Bool)
+        /// `quiet`: asked again on a new connection, not by a key (the reconnect says its say).
+        case share(on: Bool, quiet: Bool)
+        case peers(watch: Bool, quiet: Bool)
     }
 
     /// A sharing connection's rows that are not closed, as its `peer-row` events left them.
@@ -260,9 +261,9 @@ final class TuiApp {
         case .character("?"): model.help = true
         case .character("r"): toggleRecording(now)
         case .character("s"):
-            send("share", [("on", .bool(!sharing))], .share(on: !sharing), now)
+            send("share", [("on", .bool(!sharing))], .share(on: !sharing, quiet: false), now)
         case .character("g"):
-            send("peers", [("watch", .bool(!watching))], .peers(watch: !watching), now)
+            send("peers", [("watch", .bool(!watching))], .peers(watch: !watching, quiet: false), now)
         case .escape: closeAll(now)
         default: break
         }
@@ -485,7 +486,7 @@ final class TuiApp {
 
     /// The reply to `peers`: the sharing connections' open rows now, whose later changes come
     /// as `peer-row` events.
-    private func peersReply(watch: Bool, _ o: JSONObject, _ now: Double) {
+    private func peersReply(watch: Bool, quiet: Bool, _ o: JSONObject, _ now: Double) {
         watching = watch
         peers = [:]
         var unreadable: String?
@@ -509,7 +510,7 @@ final class TuiApp {
         countGhosts()
         if let unreadable {
             say("A peer's row this client cannot read is not shown: \(unreadable)", error: true, now)
-        } else {
+        } else if !quiet {
             say(
                 watch ? "Showing other people's rows faintly (g hides them)" : "Other people's rows hidden",
                 now)
@@ -651,8 +652,8 @@ final class TuiApp {
                 send("list", [], .list, now)
             }
             // A new connection shares nothing and watches nobody: ask again for what was on.
-            if sharing { send("share", [("on", .bool(true))], .share(on: true), now) }
-            if watching { send("peers", [("watch", .bool(true))], .peers(watch: true), now) }
+            if sharing { send("share", [("on", .bool(true))], .share(on: true, quiet: true), now) }
+            if watching { send("peers", [("watch", .bool(true))], .peers(watch: true, quiet: true), now) }
         case .reply(let id, let reply):
             guard let request = requests.removeValue(forKey: id) else { return }
             self.reply(request, reply, now)
@@ -729,15 +730,16 @@ final class TuiApp {
             say("Restored “\(title)”", now)
         case .record, .recording:
             recordReply(request, o, now)
-        case .share(let on):
+        case .share(let on, let quiet):
             sharing = on
             model.sharing = on
+            if quiet { return }
             say(
                 on
                     ? "Sharing your rows: people who show ghosts (g) see your fingers"
                     : "Your rows are private", now)
-        case .peers(let watch):
-            peersReply(watch: watch, o, now)
+        case .peers(let watch, let quiet):
+            peersReply(watch: watch, quiet: quiet, o, now)
         }
     }
 

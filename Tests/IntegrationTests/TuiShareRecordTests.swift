@@ -230,9 +230,14 @@ final class TuiRecordTests: TuiTestCase {
     }
 
     /// The daemon keeps a recording per connection: when the connection goes, so does the
-    /// recording, and the front end says so, in the header until r starts a new one.
+    /// recording, and the front end says so, in the header until r starts a new one. Sharing
+    /// and ghosts are asked for again on the new connection, without a word over that.
     func testARecordingLostWithTheConnectionIsSaidOnScreen() throws {
         try startTui()
+        try tmux.send(keys: "s")
+        try tmux.waitForScreen("sharing") { Tmux.line($0, 0).contains("sharing") }
+        try tmux.send(keys: "g")
+        try tmux.waitForScreen("ghosts") { Tmux.line($0, 0).contains("ghosts 0") }
         try tmux.send(keys: "r")
         try tmux.waitForScreen("recording") { $0.contains("● recording…") }
         client = nil
@@ -245,8 +250,15 @@ final class TuiRecordTests: TuiTestCase {
         client = try daemon.connect()
         try tmux.waitForScreen(timeout: .seconds(15), "the reconnect") {
             $0.contains("● connected") && $0.contains("The recording was lost")
-                && $0.contains("recording lost")
+                && $0.contains("recording lost  sharing  ghosts 0")
         }
+        // The new connection shares: a watcher that comes now sees it among the peers.
+        let watcher = try daemon.connect()
+        try waitFor("the front end among the sharers") {
+            (try watcher.ok(["op": "peers", "watch": false])["peers"] as? [Any])?.count == 1
+        }
+        usleep(200_000)
+        XCTAssertTrue(try tmux.capture().contains("The recording was lost"), "said, not overwritten")
         try tmux.send(keys: "r")
         try tmux.waitForScreen("a new recording") {
             $0.contains("● recording…") && !$0.contains("recording lost")
