@@ -42,8 +42,9 @@ public struct RowView: Equatable, Sendable {
 }
 
 /// A sharing connection's row (a `peer-row`), laid out again for this terminal: positions are
-/// in the sharer's viewport, so they are scaled by this row's width over the sharer's. The
-/// ghost is where the sharer sees the row, left to right, whatever either side's direction.
+/// in the sharer's viewport, so they are scaled by this row's width over the sharer's, and
+/// mirrored when the sharer's direction is not this list's, so that the ghost reveals the same
+/// edge, the same actions, as the sharer's finger (as the web page draws them).
 public struct Ghost: Equatable, Sendable {
     /// The sharer's client number.
     public var client: Int
@@ -58,18 +59,24 @@ public struct Ghost: Equatable, Sendable {
         self.buttons = buttons
     }
 
-    /// `row`, laid out by the sharer for a row `sharerWidth` points wide, as it falls on a row
-    /// `width` points wide (a sharer width that is not positive is taken as this row's).
-    public init(client: Int, row: RowRender, sharerWidth: Double, width: Double) {
+    /// `row`, laid out by the sharer for a row `sharerWidth` points wide in `sharerDirection`,
+    /// as it falls on a row `width` points wide in `direction` (a sharer width that is not
+    /// positive is taken as this row's).
+    public init(
+        client: Int, row: RowRender, sharerWidth: Double, sharerDirection: Direction = .ltr, width: Double,
+        direction: Direction = .ltr
+    ) {
         let factor = sharerWidth > 0 ? width / sharerWidth : 1
+        let mirrored = sharerDirection != direction
         self.client = client
-        offset = row.offset * factor
-        buttons = row.buttons.map { button in
+        offset = row.offset * factor * (mirrored ? -1 : 1)
+        let scaled = row.buttons.map { button in
             var scaled = button
-            scaled.x = button.x * factor
             scaled.width = button.width * factor
+            scaled.x = mirrored ? width - (button.x + button.width) * factor : button.x * factor
             return scaled
         }
+        buttons = mirrored ? scaled.reversed() : scaled
     }
 }
 

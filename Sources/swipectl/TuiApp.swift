@@ -43,6 +43,7 @@ final class TuiApp {
     /// A sharing connection's rows that are not closed, as its `peer-row` events left them.
     private struct Peer {
         var width: Double
+        var direction: Direction = .ltr
         var rows: [String: RowRender] = [:]
     }
 
@@ -124,7 +125,9 @@ final class TuiApp {
             let peer = peers[client]!
             for movie in peer.rows.keys.sorted() {
                 ghosts[movie, default: []].append(
-                    Ghost(client: client, row: peer.rows[movie]!, sharerWidth: peer.width, width: width))
+                    Ghost(
+                        client: client, row: peer.rows[movie]!, sharerWidth: peer.width,
+                        sharerDirection: peer.direction, width: width, direction: options.direction))
             }
         }
         for entry in entries {
@@ -495,7 +498,9 @@ final class TuiApp {
                 guard let client = item.uint("client"), case .array(let rows)? = item["rows"] else {
                     continue
                 }
-                var peer = Peer(width: item.object("viewport")?.double("width") ?? 0)
+                let viewport = item.object("viewport")
+                var peer = Peer(width: viewport?.double("width") ?? 0)
+                peer.direction = viewport?.string("direction").flatMap(Direction.init(rawValue:)) ?? .ltr
                 for case .object(let row) in rows {
                     do {
                         let render = try SwipedClient.row(row)
@@ -529,6 +534,9 @@ final class TuiApp {
         }
         var peer = peers[client] ?? Peer(width: 0)
         if let width = o.object("viewport")?.double("width") { peer.width = width }
+        if let direction = o.object("viewport")?.string("direction").flatMap(Direction.init(rawValue:)) {
+            peer.direction = direction
+        }
         peer.rows[render.row] = render.phase == .closed ? nil : render
         peers[client] = peer.rows.isEmpty ? nil : peer
         countGhosts()

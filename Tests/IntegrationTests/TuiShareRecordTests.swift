@@ -135,6 +135,24 @@ final class TuiGhostTests: TuiTestCase {
         }
     }
 
+    /// A sharer in rtl opens The Godfather's leading edge, on its right: in this ltr list the
+    /// ghost is mirrored to reveal the same edge, on the left, its Watched button first.
+    func testAGhostFromAnRtlSharerIsMirroredToRevealTheSameEdge() throws {
+        let sharer = try daemon.connect()
+        try sharer.ok(["op": "viewport", "width": 400, "direction": "rtl"])
+        try sharer.ok(["op": "share", "on": true])
+        try startTui()
+        try tmux.send(keys: "g")
+        try tmux.waitForScreen("ghosts on") { Tmux.line($0, 0).contains("ghosts 0") }
+        let open = try sharer.ok(["op": "open", "movie": "godfather", "edge": "leading"])
+        XCTAssertEqual((open["row"] as? [String: Any])?["offset"] as? Double, -140)
+        try tmux.waitForScreen(colors: true, "the mirrored ghost") { [self] in
+            isGhost($0, line: 3, 0..<14, colour: 77, showing: "Watched")
+                && isGhost($0, line: 3, 14..<28, colour: 62, showing: "With Friends")
+        }
+        XCTAssertEqual(column(of: "┆", in: try tmux.capture(), line: 3), 28)
+    }
+
     /// `s` shares this front end's rows: a watcher sees its keyboard open as `peer-row`s in
     /// its viewport (80 columns: 400 points).
     func testSSharesThisFrontEndsRows() throws {

@@ -335,6 +335,19 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(ghost.buttons.map(\.width), [35, 35])
         XCTAssertEqual(ghost.buttons.map(\.action), ["watched", "watched-with-friends"])
         XCTAssertEqual(Ghost(client: 7, row: row, sharerWidth: 0, width: 200).offset, 140, "no width: as is")
+        // An rtl sharer seen in an ltr list: mirrored, so that it reveals the same edge (here the
+        // leading one, on the left for this list), its buttons still left to right.
+        var rtl = SwipeList(layout: MovieLayout.standard, viewport: Viewport(width: 400, direction: .rtl))
+        _ = try rtl.send(.open(row: "godfather", edge: .leading))
+        let rtlRow = rtl.render("godfather", flags: [])
+        XCTAssertEqual(rtlRow.offset, -140)
+        let mirrored = Ghost(client: 7, row: rtlRow, sharerWidth: 400, sharerDirection: .rtl, width: 200)
+        XCTAssertEqual(mirrored.offset, 70)
+        XCTAssertEqual(mirrored.buttons, ghost.buttons)
+        XCTAssertEqual(
+            Ghost(
+                client: 7, row: rtlRow, sharerWidth: 400, sharerDirection: .rtl, width: 200, direction: .rtl
+            ).offset, -70, "the same direction: as it is")
     }
 
     /// Another person opened Se7en's trailing edge: its strip keeps what the row shows there,
