@@ -64,12 +64,22 @@ function showRow(row, releaseVelocity) {
 const scheme = location.protocol === "https:" ? "wss:" : "ws:";
 const conn = new Connection(`${scheme}//${location.host}/`, { onHello, onEvent, onState });
 
+// A page kept in the back/forward cache leaves the daemon (others stop seeing its fingers); it
+// comes back as after a reconnect, catching up from its last seq.
+addEventListener("pagehide", (e) => { if (e.persisted) conn.suspend(); });
+addEventListener("pageshow", (e) => { if (e.persisted) conn.resume(); });
+
 function onState(state, detail) {
   statusEl.dataset.state = state;
   document.body.classList.toggle("offline", state !== "online");
   if (state === "online") statusEl.textContent = `Online · client ${detail.client}`;
   else if (state === "offline") statusEl.textContent = `Offline — reconnecting in ${Math.ceil(detail / 1000)} s…`;
   else statusEl.textContent = "Connecting…";
+  if (state === "offline") {
+    // The daemon forgets a connection's recording, sharing and watching with the connection.
+    clearPeers();
+    if (recording) recordingLost();
+  }
 }
 
 async function onHello(hello, isReconnect) {
@@ -111,6 +121,9 @@ async function onHello(hello, isReconnect) {
     }
   }
   for (const view of views.values()) view.setMovie(view.movie, actionsFor(view.movie));
+  // Sharing and watching are the connection's: a new one is told again what the toggles say.
+  if (shareBox.checked) sendShare();
+  if (watchBox.checked) sendWatch();
 }
 
 function onEvent(message) {
@@ -127,6 +140,9 @@ function onEvent(message) {
   } else if (message.event === "row") {
     if (message.removed) removeView(message.row.movie);
     else showRow(message.row);
+  } else if (message.event === "peer-row") {
+    // Events that were on their way when the page stopped watching are dropped.
+    if (watchBox.checked) peerRow(message.client, message.viewport, message.row);
   } else if (message.event === "bye") {
     console.info("swiped: the daemon said bye:", message.reason);
   }
@@ -155,6 +171,7 @@ function addView(movie, before = null) {
   const view = new RowView(movie, actionsFor(movie));
   views.set(movie.id, view);
   list.insertBefore(view.el, before);
+  drawGhost(movie.id);  // someone's finger may already be on it
   return view;
 }
 
@@ -194,6 +211,7 @@ function removeView(id) {
   view.removing = true;
   removedTitles.set(id, view.movie.title);
   views.delete(id);
+  for (const peer of peers.values()) peer.rows.delete(id);  // its ghost goes with it (a restore starts clean)
   active.delete(view);
   if (gesture?.view === view) gesture = null;
   const el = view.el;
@@ -400,19 +418,191 @@ new ResizeObserver((entries) => {
   if (clamped === width) return;
   width = clamped;
   if (conn.open) conn.request("viewport", { width, direction }).then((reply) => {
-    if (reply.ok) for (const id of reply.closed) { const v = views.get(id); if (v) { v.reset(); active.add(v); } }
+    if (reply.ok) closedNow(reply.closed);
     requestFrame();
   });
+  for (const movie of ghostMovies()) drawGhost(movie);  // ghosts are scaled to this width
 }).observe(list);
+
+/** Rows the daemon closed at once (a new viewport, a recording's start): drawn closed now. */
+function closedNow(ids) {
+  for (const id of ids) { const v = views.get(id); if (v) { v.reset(); active.add(v); } }
+  requestFrame();
+}
 
 // --- Ghost rows (issue 18) --------------------------------------------------------------------------
 // Another person's finger on a row, drawn faint at its offset under this page's own; null hides it.
-export function setGhost(movie, offset) {
+// `label` says whose it is.
+export function setGhost(movie, offset, label = "") {
   const view = views.get(movie);
   if (!view) return false;
   view.ghostOffset = offset;
+  view.ghostLabel = label;
   active.add(view);
   requestFrame();
   return true;
 }
+
+// Two toggles, because they are two different things: "Share my fingers" (`share`) lets others
+// see this tab's rows; "Show others' fingers" (`peers {watch}`) draws the rows others share.
+// Watching never shares: a person's fingers stay private until they tick the first.
+const shareBox = document.getElementById("share");
+const watchBox = document.getElementById("watch");
+
+/** Sharing clients' rows that are not closed: client -> {viewport, rows: movie -> {offset, at}}. */
+const peers = new Map();
+let peerTick = 0;  // orders peer rows by arrival: the latest finger on a row is the one drawn
+
+shareBox.addEventListener("change", () => sendShare());
+watchBox.addEventListener("change", () => sendWatch());
+
+async function sendShare() {
+  const on = shareBox.checked;
+  const reply = await conn.request("share", { on });
+  if (reply.ok || shareBox.checked !== on) return;
+  // Offline: the toggle stays, and the next connection is told (onHello). Refused: it goes back.
+  if (reply.error?.code === "offline") return;
+  shareBox.checked = false;
+  complain("share", reply);
+}
+
+async function sendWatch() {
+  const on = watchBox.checked;
+  const reply = await conn.request("peers", { watch: on });
+  if (watchBox.checked !== on) return;  // toggled again meanwhile: that request's reply decides
+  clearPeers();
+  if (!reply.ok) {
+    if (reply.error?.code === "offline") return;
+    watchBox.checked = false;
+    return complain("peers", reply);
+  }
+  // The reply is the present (every sharer's open rows); peer-row events follow it on the wire.
+  if (on) for (const peer of reply.peers) for (const row of peer.rows) peerRow(peer.client, peer.viewport, row);
+}
+
+function peerRow(client, viewport, row) {
+  let peer = peers.get(client);
+  if (!peer) peers.set(client, (peer = { viewport, rows: new Map() }));
+  peer.viewport = viewport;
+  if (row.phase === "closed") peer.rows.delete(row.movie);
+  else peer.rows.set(row.movie, { offset: row.offset, at: ++peerTick });
+  if (peer.rows.size === 0) peers.delete(client);
+  drawGhost(row.movie);
+}
+
+/** The movies some peer's finger is on. */
+function ghostMovies() {
+  const movies = new Set();
+  for (const peer of peers.values()) for (const movie of peer.rows.keys()) movies.add(movie);
+  return movies;
+}
+
+/** Draws the latest peer row of `movie` as this row's ghost, or none. The sharer's offset is in
+ * its own viewport: scaled to this row's width, and mirrored when its direction is not this
+ * page's, so that the ghost reveals the same edge (the same actions) as the sharer's finger. */
+function drawGhost(movie) {
+  let latest = null;
+  for (const [client, peer] of peers) {
+    const row = peer.rows.get(movie);
+    if (row && (latest === null || row.at > latest.row.at)) latest = { row, viewport: peer.viewport, client };
+  }
+  if (latest === null) return setGhost(movie, null);
+  const scale = width / latest.viewport.width;
+  const mirror = latest.viewport.direction === direction ? 1 : -1;
+  return setGhost(movie, latest.row.offset * scale * mirror, `client ${latest.client}`);
+}
+
+function clearPeers() {
+  const movies = ghostMovies();
+  peers.clear();
+  for (const movie of movies) setGhost(movie, null);
+}
+
+// --- Recording (issue 18) -----------------------------------------------------------------------------
+// Record starts recording this tab's connection (`record {on:true}`, which closes its rows);
+// pressed again it stops, fetches `recording` and saves it as swiped-recording-TIME.json, which
+// `swipectl replay FILE` replays. The daemon keeps a recording only as long as its connection:
+// if the connection goes while recording, the page says the recording is lost.
+const recordButton = document.getElementById("record");
+const recordLabel = document.getElementById("record-label");
+const idleTitle = recordButton.title;
+let recording = null;  // {started, timer} while recording
+let recordBusy = false;
+
+recordButton.addEventListener("click", async () => {
+  if (recordBusy) return;  // one start or stop at a time (not `disabled`: the button keeps focus)
+  recordBusy = true;
+  recordButton.setAttribute("aria-busy", "true");
+  try {
+    if (recording) await stopRecording();
+    else await startRecording();
+  } finally {
+    recordBusy = false;
+    recordButton.removeAttribute("aria-busy");
+  }
+});
+
+async function startRecording() {
+  const reply = await conn.request("record", { on: true });
+  if (!reply.ok) return complain("record", reply);
+  closedNow(reply.closed);
+  const started = performance.now();
+  const tick = () => {
+    const s = Math.floor((performance.now() - started) / 1000);
+    recordLabel.textContent = `Recording ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
+  recording = { started, timer: setInterval(tick, 1000) };
+  tick();
+  recordButton.setAttribute("aria-pressed", "true");
+  recordButton.title = "Recording: press again to stop and save it as a file";
+}
+
+function recordingOff() {
+  if (!recording) return;
+  clearInterval(recording.timer);
+  recording = null;
+  recordLabel.textContent = "Record";
+  recordButton.setAttribute("aria-pressed", "false");
+  recordButton.title = idleTitle;
+}
+
+/** The connection closed before the recording was saved: the daemon dropped it with the connection. */
+function recordingLost() {
+  recordingOff();
+  console.error("swiped: the connection closed while recording; the daemon dropped the recording");
+  toast("Recording lost: the connection closed. Press Record to start again.");
+}
+
+async function stopRecording() {
+  const stopped = await conn.request("record", { on: false });
+  if (!stopped.ok) {
+    // Offline: onState has already said the recording is lost (it runs before this reply).
+    if (stopped.error?.code === "offline") return;
+    return complain("record", stopped);  // still recording: pressing again tries again
+  }
+  recordingOff();
+  const got = await conn.request("recording");
+  if (!got.ok) {
+    if (got.error?.code === "offline") return recordingLost();
+    return complain("recording", got);
+  }
+  const name = `swiped-recording-${new Date().toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-")}.json`;
+  download(name, JSON.stringify(got.recording) + "\n");
+  const r = got.recording;
+  toast(`Saved ${name}: ${r.inputs} inputs${r.cut ? `, cut at its cap of ${r.cap} (recording stopped there)` : ""}.`);
+  console.info("swiped: saved the recording as", name);
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 window.swipedPage = { setGhost };

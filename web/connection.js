@@ -39,6 +39,29 @@ export class Connection {
     };
   }
 
+  /** Closes the connection while the page sits in the back/forward cache, where the browser may
+   * keep its WebSocket open: the daemon then drops this client (its rows, sharing, recording)
+   * as when a tab closes. No reconnect until resume(). */
+  suspend() {
+    clearTimeout(this.timer);
+    const socket = this.socket;
+    this.socket = null;  // its onclose, whenever it runs, finds it replaced and does nothing
+    this.ready = false;
+    for (const [, entry] of this.pending) entry.resolve({ ok: false, error: { code: "offline", message: "the page was hidden" } });
+    this.pending.clear();
+    this.attempt = 0;
+    this.handlers.onState("offline", 0);
+    if (socket) socket.close(1000, "page hidden");
+  }
+
+  /** Connects again after suspend() (the page is shown again). */
+  resume() {
+    if (this.socket === null) {
+      clearTimeout(this.timer);
+      this.connect();
+    }
+  }
+
   receive(text) {
     let message;
     try {

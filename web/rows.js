@@ -79,6 +79,7 @@ export class RowView {
     this.drawnButtons = [];     // the buttons drawn and the row offset they belong to
     this.buttonsOffset = 0;
     this.ghostOffset = null;    // another finger's offset (issue 18), drawn faint; null: none
+    this.ghostLabel = "";       // whose finger it is, written at the ghost's edge that shows
     this.removing = false;
 
     const li = document.createElement("li");
@@ -178,7 +179,12 @@ export class RowView {
       this.velocity = 0;
     }
     this.contentEl.style.transform = `translateX(${this.offset}px)`;
-    if (this.ghostOffset !== null) this.ghostEl.style.transform = `translateX(${this.ghostOffset}px)`;
+    if (this.ghostOffset !== null) {
+      this.ghostEl.style.transform = `translateX(${this.ghostOffset}px)`;
+      if (this.ghostEl.textContent !== this.ghostLabel) this.ghostEl.textContent = this.ghostLabel;
+      // Moved left, the ghost's right edge is the one on screen: the label goes there.
+      this.ghostEl.classList.toggle("moved-left", this.ghostOffset < 0);
+    }
     this.el.classList.toggle("has-ghost", this.ghostOffset !== null);
     this.drawButtons(width);
   }

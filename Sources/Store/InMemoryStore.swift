@@ -76,6 +76,9 @@ public final class InMemoryStore: Store {
     public var latestSeq: UInt64 { state.lastSeq }
     public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
     public var pendingCount: Int { submitted - reported }
+
+    /// Nothing else writes it.
+    public var refusesAtSubmit: Bool { true }
     public var completionFD: Int32 { doorbell.fd }
     public var startupFields: [(String, String)] {
         [("MOVIES", "\(state.movies.count)"), ("SEQ", "\(state.lastSeq)"), ("SEEDED", "yes")]

@@ -120,11 +120,26 @@ final class PGConnection: @unchecked Sendable {
             }
         }
         if isBroken { throw .lost(PGConnection.message(conn)) }
+        // A connection that was idle when the server went away can still read as
+        // CONNECTION_OK: libpq reports the failed write as a result with its own message ("server
+        // closed the connection unexpectedly") and no SQLSTATE. That, a connection exception
+        // (class 08) and the server shutting down (57P01–57P03) mean the connection is lost, not
+        // that the server refused the statement: nothing of this query committed unless COMMIT
+        // was sent, and the caller must treat it as a broken connection (unavailable, or in doubt).
+        if case .failed(let state, let message) = failure, PGConnection.meansLost(sqlState: state) {
+            throw .lost(message)
+        }
         // Notifications that came with the answer: freed now (a busy store would otherwise
         // pile them up), remembered for `consumeNotifications()`.
         drainNotifications()
         if let failure { throw failure }
         return out
+    }
+
+    /// Whether a failed result's SQLSTATE says the connection is gone rather than the statement
+    /// refused: none at all (an error of libpq's own), class 08, or 57P01–57P03.
+    static func meansLost(sqlState: String) -> Bool {
+        sqlState.isEmpty || sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
     /// A notification arrived with a query's answer since `consumeNotifications()` last ran.

@@ -1,8 +1,9 @@
 // The movie catalogue on an event log in PostgreSQL, shared by several daemons (issue 17;
 // docs/postgres.md). This is the loop's side: it decides each command at once against its
-// projected state, so that what is plainly refused is answered without a round trip, and
-// hands the rest to the store thread (PostgresWorker.swift), which decides them again where
-// it counts, at commit, under the database's lock. The events the thread applies, this
+// projected state (what no state could make right, a bad request, is answered without a round
+// trip; the projection lets a client's pipelined commands follow each other) and hands every
+// other command to the store thread (PostgresWorker.swift), which decides them where it
+// counts, at commit, under the database's lock: a refusal of this daemon's view may be stale. The events the thread applies, this
 // daemon's and the others', come back in one ordered stream and are folded here.
 import EventLog
 import Glibc
@@ -31,9 +32,9 @@ public final class PostgresStore: Store {
     /// A command submitted and not yet answered.
     struct Flight {
         var command: MovieCommand
-        /// What the command gives against the projected state; nil for a command with a key
-        /// this daemon has not seen, refused against it: the key may be in the log (another
-        /// daemon's, or written before a restart), so the store thread decides it.
+        /// What the command gives against the projected state; nil for a command the projection
+        /// refused: another daemon may have made it right, or its key may be in the log, so
+        /// the store thread decides it.
         var event: MovieEvent?
         /// Later submissions with the same key.
         var waiters: [UInt64] = []
@@ -129,6 +130,9 @@ public final class PostgresStore: Store {
 
     public var pendingCount: Int { submitted - reported }
 
+    /// Other daemons write the log too.
+    public var refusesAtSubmit: Bool { false }
+
     public var startupFields: [(String, String)] {
         [
             ("STORE", "postgres"), ("DATABASE", database), ("MOVIES", "\(state.movies.count)"),
@@ -157,7 +161,11 @@ public final class PostgresStore: Store {
             projected.apply(event, seq: projected.lastSeq + 1)
             flight.event = event
         } catch {
-            guard command.key != nil else { return answer(token, .failure(StoreError(error))) }
+            // Only what no state could make right is refused here (a blank title). Anything else
+            // this view refuses (`not-found`, `conflict`) another daemon may already have made
+            // right (added the movie, moved its version): the store thread decides it at commit,
+            // against the database's state, as the decision across daemons must be.
+            if case .badRequest = error { return answer(token, .failure(StoreError(error))) }
         }
         inFlight[token] = flight
         outgoing.append(token)

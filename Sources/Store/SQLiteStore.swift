@@ -222,6 +222,9 @@ public final class SQLiteStore: Store {
 
     public var pendingCount: Int { submitted - reported }
 
+    /// This daemon owns the log.
+    public var refusesAtSubmit: Bool { true }
+
     public var startupFields: [(String, String)] {
         [
             ("MOVIES", "\(state.movies.count)"), ("SEQ", "\(state.lastSeq)"),

@@ -3,7 +3,9 @@
 // the embedded SQLite one: every operation is asynchronous. A caller submits *commands* (not
 // events it already decided) and *reads*, each with a token of its choosing, and learns their
 // outcomes later from `completions()`, as facts. A store may refuse at commit a command that the
-// committed state it showed would have accepted (another daemon got there first), and may fail.
+// committed state it showed would have accepted (another daemon got there first), accept at
+// commit one that state would have refused (another daemon made it right: `refusesAtSubmit`),
+// and may fail.
 import Movies
 
 /// A durable, event-sourced movie catalogue. Owned by one thread (the daemon's event loop): no
@@ -20,6 +22,14 @@ public protocol Store: AnyObject {
     /// Commands submitted and not yet reported by `completions()`.
     var pendingCount: Int { get }
 
+    /// Whether the committed state is the whole truth when a command is submitted, so that what
+    /// it refuses is refused at once (from the next `completions()`): true for a log that one
+    /// daemon owns. False for a log shared by several daemons, where another daemon may already
+    /// have made right what this state refuses (added the movie, moved its version): only what
+    /// no state could make right (`badRequest`) is refused at once, and every other refusal
+    /// comes with the commit it would have been.
+    var refusesAtSubmit: Bool { get }
+
     /// Readable whenever `completions()` may have something the caller did not cause itself
     /// (a commit finished on another thread, a read answered, another daemon's events). Outcomes
     /// of the caller's own calls may also be waiting without it: call `completions()` once per
@@ -28,8 +38,8 @@ public protocol Store: AnyObject {
 
     /// Asks for `command` to be decided and made durable. Its outcome comes back from
     /// `completions()` under `token`: the committed event, or why nothing was written. An
-    /// outcome known at once (a refusal, a key already in the log) comes back from the next
-    /// `completions()`, whatever `completionFD` says.
+    /// outcome known at once (a refusal, when `refusesAtSubmit`; a key already in the log)
+    /// comes back from the next `completions()`, whatever `completionFD` says.
     func submit(_ command: MovieCommand, token: UInt64)
 
     /// Asks for a read of committed events. Its outcome comes back from `completions()` under

@@ -17,6 +17,16 @@ final class PostgresRaceTests: PostgresTestCase {
         return (try first.readReply(timeout: .seconds(30)), try second.readReply(timeout: .seconds(30)))
     }
 
+    /// Waits until every daemon's `list` is at `seq` or later (its `movie` events arrived).
+    func waitUntilEveryDaemonHas(_ seq: Int) throws {
+        for daemon in daemons {
+            let client = try daemon.connect()
+            _ = try poll(until: .seconds(10), "\(daemon.socketPath) to reach seq \(seq)") {
+                (int(try client.ok(["op": "list"])["seq"]) ?? 0) >= seq ? true : nil
+            }
+        }
+    }
+
     func seq(_ reply: [String: Any]) -> Int? { reply["ok"] as? Bool == true ? int(reply["seq"]) : nil }
     func movie(_ reply: [String: Any]) -> [String: Any] { reply["movie"] as? [String: Any] ?? [:] }
     func error(_ reply: [String: Any]) -> [String: Any] { reply["error"] as? [String: Any] ?? [:] }
@@ -43,6 +53,31 @@ final class PostgresRaceTests: PostgresTestCase {
         XCTAssertEqual(log.count, 10 + 30, "one event per round")
         for problem in checkFold(log).problems { XCTFail(problem) }
         print("postgres expect race: daemon 0 won \(wins[0]) rounds, daemon 1 \(wins[1])")
+    }
+
+    /// A daemon never refuses against its own view, which may not have another daemon's
+    /// latest change yet: right after daemon 0 answers, daemon 1 accepts an `expect` of the
+    /// version daemon 0 gave, and a toggle of the movie daemon 0 just added (its refusal would
+    /// say something false about the shared state: `conflict version`, `not-found`).
+    func testADaemonDecidesAtCommitWhatItsOwnViewWouldRefuse() throws {
+        try startDaemons(2)
+        let a = try daemons[0].connect()
+        let b = try daemons[1].connect()
+        for round in 0..<10 {
+            let toggled = try a.ok(["op": "toggle-watched", "movie": "matrix"])
+            let version = try XCTUnwrap(int(movie(toggled)["version"]))
+            let reply = try b.request(["op": "toggle-watched", "movie": "matrix", "expect": version])
+            XCTAssertEqual(reply["ok"] as? Bool, true, "round \(round): \(reply)")
+            let added = try a.ok(["op": "add", "title": "Race \(round)"])
+            let id = try XCTUnwrap(movie(added)["id"] as? String)
+            let toggle = try b.request(["op": "toggle-watched", "movie": id])
+            XCTAssertEqual(toggle["ok"] as? Bool, true, "round \(round): \(toggle)")
+        }
+        // What no state makes right is still refused at once.
+        XCTAssertEqual(error(try b.request(["op": "add", "title": " "]))["code"] as? String, "bad-request")
+        let log = try wholeHistory(sockets[1])
+        XCTAssertEqual(log.count, 10 + 40)
+        for problem in checkFold(log).problems { XCTFail(problem) }
     }
 
     func testTheSameKeyOnTwoDaemonsWritesOnce() throws {
@@ -94,5 +129,50 @@ final class PostgresRaceTests: PostgresTestCase {
         let log = try wholeHistory(sockets[1])
         for problem in checkFold(log).problems { XCTFail(problem) }
         XCTAssertEqual(Set(log.filter { $0.kind == "added" }.map(\.movie.id)).count, 10 + 40)
+    }
+
+    /// An undo is decided against the log at commit: after another daemon changed the movie,
+    /// undoing one's own earlier change is `conflict` `changed-since`, also when the undo is
+    /// sent right after that change, before this daemon may have heard of it.
+    func testAnUndoAfterAnotherDaemonsChangeIsRefused() throws {
+        try startDaemons(2)
+        for round in 0..<10 {
+            let mine = try daemons[0].connect()
+            let theirs = try daemons[1].connect()
+            let toggled = try mine.ok(["op": "toggle-watched", "movie": "matrix"])
+            try theirs.ok(["op": "toggle-watched", "movie": "matrix"])
+            let undo = try mine.request(["op": "undo"])
+            XCTAssertEqual(error(undo)["code"] as? String, "conflict", "round \(round): \(undo)")
+            XCTAssertEqual(error(undo)["reason"] as? String, "changed-since", "round \(round): \(undo)")
+            // With no one in between, the same undo goes through.
+            let again = try mine.ok(["op": "toggle-watched-with-friends", "movie": "seven"])
+            let undone = try mine.ok(["op": "undo"])
+            XCTAssertEqual(int(undone["undoes"]), seq(again), "round \(round)")
+            XCTAssertNotNil(seq(toggled))
+        }
+        for problem in checkFold(try wholeHistory(sockets[0])).problems { XCTFail(problem) }
+    }
+
+    /// Two daemons restoring one removed movie at once: one restores it, the other is told it
+    /// is not removed.
+    func testRestoresRacingOnTwoDaemonsRestoreOnce() throws {
+        try startDaemons(2)
+        for round in 0..<15 {
+            let removed = try daemons[round % 2].connect().ok(["op": "remove", "movie": "inception"])
+            let command: [String: Any] = ["op": "restore", "movie": "inception"]
+            let (a, b) = try race(command, command)
+            let outcomes = [a, b].map {
+                seq($0) != nil ? "ok" : "\(error($0)["code"] ?? "?") \(error($0)["reason"] ?? "?")"
+            }
+            XCTAssertEqual(outcomes.sorted(), ["conflict not-removed", "ok"], "round \(round): \(a) / \(b)")
+            XCTAssertNotNil(seq(removed))
+            // The next round removes it through the other daemon, which refuses at once what its
+            // own view refuses (protocol.md): wait until the restore has reached it.
+            let restored = try XCTUnwrap(seq(a) ?? seq(b))
+            try waitUntilEveryDaemonHas(restored)
+        }
+        let log = try wholeHistory(sockets[1])
+        XCTAssertEqual(log.count, 10 + 15 * 2, "a removal and one restore per round")
+        for problem in checkFold(log).problems { XCTFail(problem) }
     }
 }

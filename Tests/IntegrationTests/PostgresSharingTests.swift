@@ -40,6 +40,46 @@ final class PostgresSharingTests: PostgresTestCase {
         XCTAssertEqual(kills, cycles)
     }
 
+    /// A daemon never trusts the notification alone: an event appended the way the daemons do
+    /// it (under swiped_head's lock) but without NOTIFY, as if the notification were lost,
+    /// still reaches every subscriber (the safety-net read, every second).
+    func testAnEventWhoseNotificationIsLostStillArrives() throws {
+        try startDaemons(2)
+        let subscribers = try daemons.map { daemon in
+            let client = try SwipedClient(socketPath: daemon.socketPath)
+            XCTAssertEqual(try client.subscribe(), 10)
+            return client
+        }
+        try cluster.psql(
+            """
+            BEGIN;
+            WITH head AS (SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE)
+            INSERT INTO swiped_events (seq, stream, kind, payload, at)
+            SELECT head.seq + 1, 'matrix', 'watched-toggled',
+                   (SELECT payload FROM swiped_events WHERE stream = 'matrix' AND kind = 'added') || '\\x0100'::bytea,
+                   (extract(epoch FROM now()) * 1000000)::bigint
+            FROM head;
+            UPDATE swiped_head SET seq = seq + 1 WHERE id = 1;
+            COMMIT;
+            """)
+        for (i, client) in subscribers.enumerated() {
+            let began = monotonicSeconds()
+            guard case .movie(let event, _)? = try client.nextEvent(timeout: 10) else {
+                XCTFail("daemon \(i): no movie event")
+                continue
+            }
+            XCTAssertEqual(event.seq, 11)
+            XCTAssertEqual(event.kind, "watched-toggled")
+            XCTAssertEqual(event.movie.id, "matrix")
+            XCTAssertTrue(event.movie.watched)
+            XCTAssertLessThan(monotonicSeconds() - began, 5, "daemon \(i): the safety net took too long")
+        }
+        // And the daemons decide on top of it: the next toggle unwatches.
+        let (seq, movie) = try SwipedClient(socketPath: daemons[1].socketPath).toggleWatched("matrix")
+        XCTAssertEqual(seq, 12)
+        XCTAssertFalse(movie.watched)
+    }
+
     /// The checks above can fail: a log with a gap, a duplicate, a wrong movie after, a write no
     /// one acknowledged, or one acknowledged and missing, is reported.
     func testTheChecksFindGapsDuplicatesWrongMoviesAndUnacknowledgedWrites() {

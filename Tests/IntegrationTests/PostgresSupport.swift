@@ -77,11 +77,10 @@ class PostgresTestCase: XCTestCase {
         let stop = Locked(false)
         let acks = Locked<[PgAck]>([])
         let tally = Locked(WriterTally())
-        let target = Locked<UInt64?>(nil)
+        let target = Locked<FollowTarget?>(nil)
         let problems = Locked<[String]>([])
         let streams = Locked<[String: [CommittedEvent]]>([:])
         let subscribersPerDaemon = 2
-        let began = monotonicSeconds()
         let writing = DispatchGroup()
         writing.enter()
         Thread.detachNewThread {
@@ -101,8 +100,7 @@ class PostgresTestCase: XCTestCase {
                 let daemon = i % sockets.count
                 let name = "d\(daemon)s\(i / sockets.count)"
                 let seen = followEvents(
-                    socket: { sockets[daemon] }, target: target, deadline: began + seconds + 180,
-                    problems: problems, name: name)
+                    socket: { sockets[daemon] }, target: target, problems: problems, name: name)
                 streams.with { $0[name] = seen }
             }
             following.leave()
@@ -115,7 +113,7 @@ class PostgresTestCase: XCTestCase {
         // seq is the head, which every subscriber must reach.
         XCTAssertEqual(writing.wait(timeout: .now() + 120), .success, "the writers did not stop")
         let head = acks.get.map(\.seq).max() ?? 0
-        target.with { $0 = head }
+        target.with { $0 = FollowTarget(seq: head, deadline: monotonicSeconds() + 120) }
         XCTAssertEqual(following.wait(timeout: .now() + 120), .success, "the subscribers did not finish")
         let elapsed = monotonicSeconds() - load
         let t = tally.get
@@ -410,18 +408,23 @@ func checkAcks(_ acks: [PgAck], against log: [CommittedEvent], seeds: Int = 10) 
 
 // MARK: - Subscribers
 
+/// The last seq a subscriber must see, and by when (set by the test once the writers are done).
+struct FollowTarget: Sendable {
+    var seq: UInt64
+    var deadline: Double
+}
+
 /// Follows `socket()`'s `movie` events from seq 0 (the whole log), subscribing again from the
-/// last one seen after a lost connection (a restarted daemon), until it has seen `target`
-/// (set by the test once the writers are done) or `deadline` passes. Returns what it saw, in
-/// the order it arrived, duplicates and gaps included (the test checks them).
+/// last one seen after a lost connection (a restarted daemon), until it has seen the target's
+/// seq or the target's deadline passes. Returns what it saw, in the order it arrived,
+/// duplicates and gaps included (the test checks them).
 func followEvents(
-    socket: @Sendable () -> String, target: Locked<UInt64?>, deadline: Double,
-    problems: Locked<[String]>, name: String
+    socket: @Sendable () -> String, target: Locked<FollowTarget?>, problems: Locked<[String]>, name: String
 ) -> [CommittedEvent] {
     var seen: [CommittedEvent] = []
     var client: SwipedClient?
-    while monotonicSeconds() < deadline {
-        if let target = target.get, (seen.last?.seq ?? 0) >= target { return seen }
+    while target.get.map({ monotonicSeconds() < $0.deadline }) ?? true {
+        if let target = target.get, (seen.last?.seq ?? 0) >= target.seq { return seen }
         do throws(ClientError) {
             if client == nil {
                 let c = try SwipedClient(socketPath: socket(), timeout: 30)
@@ -441,7 +444,7 @@ func followEvents(
     }
     problems.with {
         $0.append(
-            "\(name): saw up to seq \(seen.last?.seq ?? 0), not \(target.get.map { "\($0)" } ?? "the end") in time"
+            "\(name): saw up to seq \(seen.last?.seq ?? 0), not \(target.get?.seq ?? 0) within 120 s of the last write"
         )
     }
     return seen

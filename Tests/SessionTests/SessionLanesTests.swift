@@ -1,6 +1,8 @@
+import JSONCodec
 import Session
 import Store
 import TestSupport
+import Wire
 import XCTest
 
 /// The fast lanes against the general path, at the Session's level: random gesture sequences
@@ -21,12 +23,23 @@ final class SessionLanesTests: XCTestCase {
         // Replies that started a confirmation, and rows whose confirmation timed out.
         var pendings = 0
         var timeouts = 0
+        var replayed = 0
         for seed in 1...UInt64(Self.sequences) {
             var rng = SplitMix64(seed: seed)
             let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
             let slow = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0, fastLanes: false))
             XCTAssertEqual(fast.read(), slow.read())
             var compact = false
+            // Every other sequence is recorded and shared: the lanes record and hand over the
+            // same, and the recording replays to the rows the connection got.
+            let recorded = seed % 2 == 0
+            var rows: [String] = []
+            if recorded {
+                for h in [fast, slow] {
+                    h.send(#"{"op":"record","on":true}"#)
+                    h.send(#"{"op":"share","on":true}"#)
+                }
+            }
             if seed % 3 == 0 {
                 for h in [fast, slow] { h.send(#"{"op":"options","rows":"compact"}"#) }
                 compact = true
@@ -50,6 +63,7 @@ final class SessionLanesTests: XCTestCase {
                 }
                 for h in [fast, slow] { h.settle() }
                 let (a, b) = (fast.read(), slow.read())
+                if recorded { rows += Self.rows(a) }
                 pendings += a.filter { $0.contains(#","pending":{"#) }.count
                 if a != b {
                     XCTFail("seed \(seed) step \(step): \(sent)\nlanes:   \(a)\ngeneral: \(b)")
@@ -60,17 +74,53 @@ final class SessionLanesTests: XCTestCase {
                     let wait: UInt64 = Bool.random(using: &rng) ? 600_000 : 3_000_000
                     for h in [fast, slow] { h.advance(microseconds: wait) }
                     let (a, b) = (fast.read(), slow.read())
+                    if recorded { rows += Self.rows(a) }
                     XCTAssertEqual(a, b, "seed \(seed): after the timers")
                     timeouts += a.filter { $0.contains(#""cancelled":"timeout""#) }.count
                 }
             }
+            guard recorded else { continue }
+            let recording = fast.exchange(#"{"op":"recording"}"#)
+            XCTAssertEqual(recording, slow.exchange(#"{"op":"recording"}"#), "seed \(seed): the recordings")
+            XCTAssertEqual(
+                fast.store.withState { fast.session.takePeerRows($0) },
+                slow.store.withState { slow.session.takePeerRows($0) }, "seed \(seed): the shared rows")
+            replayed += 1
+            XCTAssertEqual(Self.replay(recording.last ?? ""), rows, "seed \(seed): the replay")
         }
+        XCTAssertGreaterThan(replayed, Self.sequences / 3)
         XCTAssertGreaterThan(dragLines, lines / 2)
         XCTAssertGreaterThan(compactDrags, dragLines / 4, "compact rows were compared")
         XCTAssertGreaterThan(fullDrags, dragLines / 4, "full rows were compared")
         XCTAssertGreaterThan(pendings, 200, "confirmations were compared")
         XCTAssertGreaterThan(timeouts, 20, "timed-out confirmations were compared")
         XCTAssertGreaterThan(parked, 1000, "replies worded behind a pending commit were compared")
+    }
+
+    /// The Row objects of `lines` (replies' and `row` events'), as sent.
+    static func rows(_ lines: [String]) -> [String] {
+        lines.compactMap { line in
+            let bytes = Array(line.utf8)
+            guard let members = try? bytes.withUnsafeBytes({ try JSONParser.parseObjectMembers($0) }) else {
+                return nil
+            }
+            return members.first { $0.key == "row" }.map { String(decoding: bytes[$0.range], as: UTF8.self) }
+        }
+    }
+
+    /// The Row objects a replay of the `recording` reply gives, worded as the connection's were.
+    static func replay(_ reply: String) -> [String] {
+        guard let json = try? JSONParser.parse(Array(reply.utf8)), let recording = try? Recording(json: json)
+        else {
+            XCTFail("not a recording: \(reply)")
+            return []
+        }
+        return Replay.run(recording).compactMap { step in
+            guard let row = step.row else { return nil }
+            var out = JSONWriter()
+            Encode.row(&out, row, form: step.form)
+            return String(decoding: out.bytes, as: UTF8.self)
+        }
     }
 
     /// Seed movies (a delete makes later gestures on them not-found, which is compared too).

@@ -163,6 +163,29 @@ final class SessionShareTests: XCTestCase {
         XCTAssertEqual(watcher.read(), [])
     }
 
+    func testPeersAsksTheManagerAndItsReplyKeepsItsPlace() {
+        let h = harness()
+        let snapshot = PeerRows(
+            client: 4, viewport: Viewport(),
+            rows: [SwipeList(layout: MovieLayout.standard).render("matrix", flags: [])])
+        h.peersAnswer = { [snapshot] }
+        h.send(#"{"op":"toggle-watched","movie":"seven","id":1}"#)
+        h.send(#"{"op":"peers","watch":true,"id":2}"#)
+        h.send(#"{"op":"ping","id":3}"#)
+        let actions = h.takeActions()
+        XCTAssertEqual(actions.count, 2)
+        guard case .peers(_, true) = actions.last else { return XCTFail("\(actions)") }
+        XCTAssertTrue(h.session.isWatching)
+        // The manager answers at once, before the toggle commits: the reply keeps its place.
+        h.settle()
+        let lines = h.read()
+        XCTAssertEqual(lines.map { h.json($0)["id"] as? Int }, [1, 2, 3])
+        XCTAssertTrue(
+            lines[1].hasPrefix(
+                #"{"id":2,"ok":true,"watch":true,"peers":[{"client":4,"viewport":{"width":390,"direction":"ltr"},"rows":[{"movie":"matrix","offset":0,"phase":"closed""#
+            ), lines[1])
+    }
+
     func testAPeerRowWaitsBehindAReplyThatWaitsForItsCommit() {
         let h = harness()
         _ = h.exchange(#"{"op":"peers","watch":true}"#)

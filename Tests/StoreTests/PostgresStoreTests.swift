@@ -173,6 +173,33 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
     }
 
+    /// Right after the server died, the store's idle connection may still read as connected
+    /// (libpq reports the failed write as a result without SQLSTATE): a command sent then is
+    /// `unavailable`, never `storage` ("refused").
+    func testACommandSentJustAfterTheServerDiedIsUnavailableNeverStorage() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        let cluster = try SharedCluster.get()
+        try cluster.stopImmediate()
+        let result = store.outcome(MovieCommand(.toggleWatched(movie: "seven")))
+        guard case .failure(let e) = result?.result else { return XCTFail("\(String(describing: result))") }
+        XCTAssertEqual(e.code, .unavailable, e.message)
+        try cluster.start()
+        _ = waitFor(store, seconds: 10) { $0.statusNote == nil }
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
+    }
+
+    func testFailuresThatMeanTheConnectionIsGone() {
+        for state in ["", "08006", "08003", "08000", "57P01", "57P02", "57P03"] {
+            XCTAssertTrue(PGConnection.meansLost(sqlState: state), state)
+        }
+        for state in ["23505", "40001", "55P03", "57014", "42P01", "XX000"] {
+            XCTAssertFalse(PGConnection.meansLost(sqlState: state), state)
+        }
+    }
+
     func testACommitStillInDoubtWhenTheStoreClosesIsAnsweredStorageNeverUnavailable() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)

@@ -75,9 +75,18 @@ extension Store {
         return c.commands.first
     }
 
-    /// The error of a command refused at once.
+    /// The error of a refused command: refused at once by a store that `refusesAtSubmit`, at
+    /// commit (nothing written) by one that does not.
     func refusal(_ command: MovieCommand, file: StaticString = #filePath, line: UInt = #line) -> StoreError? {
-        guard case .failure(let e) = immediate(command, file: file, line: line)?.result else {
+        let result: CommandResult?
+        if refusesAtSubmit {
+            result = immediate(command, file: file, line: line)
+        } else {
+            let seq = latestSeq
+            result = outcome(command, token: 99, file: file, line: line)
+            XCTAssertEqual(latestSeq, seq, "a refusal wrote something", file: file, line: line)
+        }
+        guard case .failure(let e) = result?.result else {
             XCTFail("\(command) was not refused", file: file, line: line)
             return nil
         }

@@ -1,4 +1,5 @@
-"""Regenerates the README's screenshots (`make screenshots`): the list, an open row, a full swipe.
+"""Regenerates the README's screenshots (`make screenshots`): the list, an open row, a full swipe,
+and (issue 18) another client's finger as a ghost while this page records.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 
@@ -56,6 +57,17 @@ def main(out):
             time.sleep(0.5)
             save(driver, out, "web-full-swipe.png")
             actions.clear_actions()  # WebDriver's "release actions": lets go of the row
+
+            # Issue 18: recording, and another client's finger (390 points wide, sharing) as ghosts.
+            page.load()
+            driver.find_element("id", "watch").click()
+            driver.find_element("id", "record").click()
+            with daemon.client() as other:
+                other.request("share", on=True)
+                other.request("open", movie="forrest_gump", edge="trailing")
+                wait_until(lambda: page.ghost("forrest_gump") is not None, what="a ghost")
+                time.sleep(2.2)  # the recording's clock shows a few seconds
+                save(driver, out, "web-ghost.png")
         finally:
             driver.quit()
     finally:

@@ -12,8 +12,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (ROOT, WEB, Bridge, Children, Daemon, bridge_command, browser, pixel, png_pixels,  # noqa: E402
-                     wait_until, websocket_handshake)
+from harness import (ROOT, WEB, Bridge, Children, Daemon, bridge_command, browser, build_dir, pixel,  # noqa: E402
+                     png_pixels, wait_until, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -71,6 +71,29 @@ class Page:
         left, top, width, height = self.rect(self.row(movie))
         # Start where the whole movement stays inside the row (and the window).
         self.drag_at(int(left + width / 2 - dx / 2), int(top + height / 2), dx, dy, kind, steps, step_ms, hold_ms)
+
+    def ghost(self, movie):
+        """The x offset the row's ghost (another finger, issue 18) is drawn at, or None when none shows."""
+        return self.js(f"""const r = document.querySelector('#list .row[data-movie="{movie}"]');
+            if (!r || !r.classList.contains('has-ghost')) return null;
+            return new DOMMatrix(getComputedStyle(r.querySelector('.ghost')).transform).m41""")
+
+    def list_width(self):
+        return self.js("return document.getElementById('list').clientWidth")
+
+    def hold(self, movie, dx, kind="mouse", steps=8):
+        """Puts a pointer down on the row and moves it by dx without lifting it; returns the
+        actions, whose clear_actions() lifts it."""
+        self.js("arguments[0].scrollIntoView({block: 'center'})", self.row(movie))
+        left, top, width, height = self.rect(self.row(movie))
+        x, y = int(left + width / 2 - dx / 2), int(top + height / 2)
+        kind_name = {"touch": interaction.POINTER_TOUCH}.get(kind, interaction.POINTER_MOUSE)
+        actions = ActionBuilder(self.driver, mouse=PointerInput(kind_name, kind), duration=16)
+        actions.pointer_action.move_to_location(x, y).pointer_down()
+        for i in range(1, steps + 1):
+            actions.pointer_action.move_to_location(int(x + dx * i / steps), y)
+        actions.perform()
+        return actions
 
     def drag_at(self, x, y, dx, dy, kind, steps=12, step_ms=16, hold_ms=0):
         kind_name = {"touch": interaction.POINTER_TOUCH, "pen": interaction.POINTER_PEN}.get(kind, interaction.POINTER_MOUSE)
@@ -360,6 +383,180 @@ class WebPageTests(WebTestCase):
         wait_until(lambda: self.page.has_flag("dark_knight", "eye"), what="the catch-up")
         self.page.drag("dark_knight", 300, kind="mouse")
         wait_until(lambda: not self.movies()["dark_knight"]["watched"], what="a swipe after the restart")
+
+
+RECORD_LINES = """
+    window.receivedLines = [];
+    const Original = WebSocket;
+    window.WebSocket = class extends Original {
+      constructor(...args) { super(...args); this.addEventListener('message', e => receivedLines.push(e.data)); }
+    };"""
+
+
+class RecordAndShareTests(WebTestCase):
+    """Issue 18 on the page: the Record button's file replays; other people's fingers as ghosts."""
+
+    def test_record_button_saves_a_file_that_replays_to_the_rows_the_page_got(self):
+        downloads = os.path.join(self.directory, "downloads")
+        os.makedirs(downloads, exist_ok=True)
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_LINES})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.page.load()
+        # Keyboard reachable: the first Tab stop of the page, pressed with Enter.
+        self.page.js("document.activeElement.blur()")
+        ActionChains(self.driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(self.page.js("return document.activeElement.id"), "record")
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+        record = self.driver.find_element("id", "record")
+        wait_until(lambda: record.get_attribute("aria-pressed") == "true", what="recording")
+        self.assertIn("Recording 0:0", record.text)
+        # A session with what rows depend on: a drag that opens, one that closes another row (rule
+        # 8), a tap on the content, a full swipe (its action, its timer), a velocity release, the
+        # keyboard, and a change by another client.
+        self.page.drag("inception", -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase("inception") == "open", what="inception open")
+        self.page.drag("godfather", 100, kind="touch", hold_ms=150)
+        wait_until(lambda: self.page.phase("godfather") == "open" and self.page.phase("inception") == "closed",
+                   what="godfather open, inception closed")
+        self.page.row("godfather").find_element("css selector", ".content").click()
+        wait_until(lambda: self.page.phase("godfather") == "closed", what="the tap to close godfather")
+        self.page.drag("matrix", 300, kind="mouse")
+        wait_until(lambda: self.movies()["matrix"]["watched"] and self.page.phase("matrix") == "closed",
+                   timeout=3, what="matrix watched and closed by its timer")
+        self.page.drag("seven", -60, kind="mouse", steps=4, step_ms=8)
+        self.page.js("arguments[0].focus()", self.page.row("pulp_fiction"))
+        ActionChains(self.driver).send_keys(Keys.ARROW_LEFT).perform()
+        wait_until(lambda: self.page.phase("pulp_fiction") == "open", what="the keyboard to open pulp_fiction")
+        self.daemon.swipectl("toggle-watched", "pulp_fiction")
+        wait_until(lambda: self.page.has_flag("pulp_fiction", "eye"), what="another client's change")
+        self.page.drag("matrix", 300, kind="touch")  # and back: the seed's flags again
+        wait_until(lambda: not self.movies()["matrix"]["watched"] and self.page.phase("matrix") == "closed",
+                   timeout=3, what="matrix unwatched and closed")
+        self.daemon.swipectl("toggle-watched", "pulp_fiction")
+        wait_until(lambda: not self.page.has_flag("pulp_fiction", "eye"), what="pulp_fiction back")
+        time.sleep(0.2)
+        record.click()
+        wait_until(lambda: record.get_attribute("aria-pressed") == "false", what="recording stopped")
+        saved = wait_until(lambda: [n for n in os.listdir(downloads) if n.endswith(".json")], what="the download")
+        self.assertEqual(len(saved), 1, saved)
+        self.assertRegex(saved[0], r"^swiped-recording-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.json$")
+        self.assertIn(saved[0], self.driver.find_element("id", "toast").text)
+        path = os.path.join(downloads, saved[0])
+        with open(path) as f:
+            recording = json.load(f)
+        self.assertEqual(recording["recording"], 1)
+        kinds = {e["kind"] for e in recording["entries"]}
+        self.assertLessEqual({"drag", "release", "close", "open", "close-timer", "movie-changed", "flags"}, kinds)
+        self.assertTrue(any(e["kind"] == "release" and e.get("movie") == "seven" and e.get("vx", 0) <= -300
+                            for e in recording["entries"]), "a velocity release of seven")
+        # The rows the page received from the start of recording to its end, as the test saw them
+        # arrive on the WebSocket (replies and row events, not the recording's own reply).
+        lines = [json.loads(line) for line in self.page.js("return receivedLines")]
+        start = next(i for i, m in enumerate(lines) if m.get("record", {}).get("on") is True)
+        end = next(i for i, m in enumerate(lines) if m.get("record", {}).get("on") is False)
+        rows = [m for m in lines[start:end] if isinstance(m.get("row"), dict)]
+        self.assertGreater(len(rows), 15)
+        rows_path = path + ".rows"
+        with open(rows_path, "w") as f:
+            f.writelines(json.dumps(m) + "\n" for m in rows)
+        replay = subprocess.run([os.path.join(build_dir(), "swipectl"), "replay", path, "--expect", rows_path],
+                                capture_output=True, text=True, timeout=20)
+        self.assertEqual(replay.returncode, 0, replay.stdout[-2000:] + replay.stderr)
+        self.assertIn(f"all {len(rows)} rows match", replay.stderr + replay.stdout)
+        # And a replay notices when they are not those rows.
+        rows[len(rows) // 2]["row"]["offset"] += 1
+        with open(rows_path, "w") as f:
+            f.writelines(json.dumps(m) + "\n" for m in rows)
+        replay = subprocess.run([os.path.join(build_dir(), "swipectl"), "replay", path, "--expect", rows_path],
+                                capture_output=True, text=True, timeout=20)
+        self.assertEqual(replay.returncode, 1, replay.stdout[-2000:] + replay.stderr)
+
+    def test_others_fingers_show_as_ghosts_scaled_mirrored_and_gone_on_close(self):
+        sharer = self.page  # 500 px wide, ltr
+        first = self.driver.current_window_handle
+        sharer_client = self.driver.find_element("id", "status").text.rsplit(" ", 1)[1]
+        self.driver.find_element("id", "share").click()
+        # Open before anyone watches: a watcher starts from the `peers` reply.
+        sharer.drag("inception", -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: sharer.phase("inception") == "open", what="inception open")
+        self.driver.switch_to.new_window("window")
+        second = self.driver.current_window_handle
+        self.driver.set_window_size(400, 700)
+        watcher = Page(self.driver, self.bridge.url)
+        try:
+            watcher.load()
+            scale = watcher.list_width() / 500
+            self.assertNotEqual(scale, 1)
+            self.assertIsNone(watcher.ghost("inception"))  # nothing until asked
+            self.driver.find_element("id", "watch").click()
+            wait_until(lambda: watcher.ghost("inception") is not None, what="the ghost from the peers reply")
+            self.assertAlmostEqual(watcher.ghost("inception"), -70 * scale, delta=0.01)
+            self.assertEqual(watcher.phase("inception"), "closed")  # the watcher's own row does not move
+
+            # A drag held (not released) on the sharer's page: seen live, scaled; rule 8 closed
+            # inception there, so its ghost goes.
+            self.driver.switch_to.window(first)
+            held = sharer.hold("godfather", 45)
+            wait_until(lambda: sharer.phase("godfather") == "dragging", what="the sharer's drag")
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("godfather") is not None and abs(watcher.ghost("godfather") - 45 * scale) < 0.01,
+                       what="the ghost of the held finger")
+            wait_until(lambda: watcher.ghost("inception") is None, what="the closed row's ghost gone")
+            self.driver.switch_to.window(first)
+            held.clear_actions()  # lifts the finger: at 45 (< 0.8 · 70) without speed, the row closes
+            wait_until(lambda: sharer.phase("godfather") == "closed", what="the sharer's row closed")
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("godfather") is None, what="the ghost gone on release")
+
+            # In rtl the same finger reveals the same edge: the ghost is mirrored.
+            watcher.load("?dir=rtl")
+            self.driver.find_element("id", "watch").click()
+            self.driver.switch_to.window(first)
+            sharer.drag("seven", 100, kind="mouse", hold_ms=150)
+            wait_until(lambda: sharer.phase("seven") == "open", what="seven open on its leading edge")
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is not None and abs(watcher.ghost("seven") + 140 * scale) < 0.01,
+                       what="the mirrored ghost")
+            self.assertEqual(self.driver.find_element("css selector", '.row[data-movie="seven"] .ghost').text,
+                             f"client {sharer_client}")
+
+            # Sharing off takes the ghost away; on again brings the open row back.
+            self.driver.switch_to.window(first)
+            self.driver.find_element("id", "share").click()
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is None, what="the ghost gone when sharing stops")
+            self.driver.switch_to.window(first)
+            self.driver.find_element("id", "share").click()
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is not None, what="the ghost back when sharing again")
+            # Not watching hides every ghost; watching again starts from the reply.
+            self.driver.find_element("id", "watch").click()
+            wait_until(lambda: watcher.ghost("seven") is None, what="no ghost when not watching")
+            self.driver.find_element("id", "watch").click()
+            wait_until(lambda: watcher.ghost("seven") is not None, what="the ghost back when watching again")
+
+            # The sharer's tab goes: its open row's ghost goes with it.
+            self.driver.switch_to.window(first)
+            self.driver.get("about:blank")
+            self.driver.switch_to.window(second)
+            wait_until(lambda: watcher.ghost("seven") is None, what="the ghost gone with the sharer's tab")
+        finally:
+            self.driver.switch_to.window(second)
+            self.driver.close()
+            self.driver.switch_to.window(first)
+
+    def test_a_recording_lost_with_its_connection_is_said(self):
+        record = self.driver.find_element("id", "record")
+        record.click()
+        wait_until(lambda: record.get_attribute("aria-pressed") == "true", what="recording")
+        self.daemon.stop()
+        wait_until(lambda: record.get_attribute("aria-pressed") == "false", what="the button back")
+        self.assertIn("Recording lost", self.driver.find_element("id", "toast").text)
+        self.assertEqual(record.text, "Record")
+        self.daemon.start()
+        self.page.wait_online(timeout=15)
 
 
 class ForeignOriginTests(WebTestCase):
