@@ -84,6 +84,16 @@ public final class StreamConnection {
     /// Every whole line that has arrived, decoded, and whether the daemon closed its side (then
     /// nothing more comes: the front end drops this connection).
     public func receive() throws(ClientError) -> (messages: [Message], closed: Bool) {
+        let (lines, closed) = try receiveLines()
+        return (lines.map(\.message), closed)
+    }
+
+    /// As `receive`, with each message's line as the daemon sent it (without its newline): a
+    /// front end that records its session keeps the lines with rows, for `swipectl replay
+    /// --expect`, which compares them as the daemon wrote them.
+    public func receiveLines() throws(ClientError) -> (
+        lines: [(message: Message, line: String)], closed: Bool
+    ) {
         var closed = false
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -101,12 +111,12 @@ public final class StreamConnection {
             closed = true  // ECONNRESET and the like: the daemon is gone
             break
         }
-        var messages: [Message] = []
+        var messages: [(message: Message, line: String)] = []
         var start = 0
         while let newline = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = Array(input[start..<newline])
             start = newline + 1
-            messages.append(try decode(line))
+            messages.append((try decode(line), String(decoding: line, as: UTF8.self)))
         }
         input.removeFirst(start)
         return (messages, closed)

@@ -65,20 +65,36 @@ public enum ScreenLayout {
     public static func buttonColumns(_ row: RowView, width: Int, scale: Double) -> [(
         button: ButtonRender, columns: Range<Int>
     )] {
-        let shift = Int((row.offset / scale).rounded())
-        guard shift != 0, !row.buttons.isEmpty, row.buttonsOffset != 0,
-            (row.offset < 0) == (row.buttonsOffset < 0)
+        buttonColumns(
+            offset: row.offset, buttons: row.buttons, buttonsOffset: row.buttonsOffset, width: width,
+            scale: scale)
+    }
+
+    /// A ghost's buttons' columns: they are laid out for its offset, so nothing stretches.
+    public static func buttonColumns(_ ghost: Ghost, width: Int, scale: Double) -> [(
+        button: ButtonRender, columns: Range<Int>
+    )] {
+        buttonColumns(
+            offset: ghost.offset, buttons: ghost.buttons, buttonsOffset: ghost.offset, width: width,
+            scale: scale)
+    }
+
+    private static func buttonColumns(
+        offset: Double, buttons: [ButtonRender], buttonsOffset: Double, width: Int, scale: Double
+    ) -> [(button: ButtonRender, columns: Range<Int>)] {
+        let shift = Int((offset / scale).rounded())
+        guard shift != 0, !buttons.isEmpty, buttonsOffset != 0, (offset < 0) == (buttonsOffset < 0)
         else { return [] }
         let rowWidth = Double(width) * scale
-        let factor = row.offset / row.buttonsOffset
-        let strip = shift < 0 ? (width + shift)..<width : 0..<min(width, shift)
+        let factor = offset / buttonsOffset
+        let strip = shift < 0 ? max(0, width + shift)..<width : 0..<min(width, shift)
         var result: [(ButtonRender, Range<Int>)] = []
-        for (i, button) in row.buttons.enumerated() {
+        for (i, button) in buttons.enumerated() {
             let x = shift < 0 ? rowWidth + (button.x - rowWidth) * factor : button.x * factor
             var start = Int((x / scale).rounded())
             var end = Int(((x + button.width * factor) / scale).rounded())
             if i == 0 { start = strip.lowerBound }
-            if i == row.buttons.count - 1 { end = strip.upperBound }
+            if i == buttons.count - 1 { end = strip.upperBound }
             start = max(strip.lowerBound, min(start, strip.upperBound))
             end = max(start, min(end, strip.upperBound))
             result.append((button, start..<end))
@@ -116,6 +132,16 @@ public enum ScreenLayout {
         x = grid.put(state.0, x: x, y: 0, Style(foreground: state.1, bold: true))
         x = grid.put("  seq \(model.seq)", x: x, y: 0)
         x = grid.put(model.writer ? "  writer  " : "  read-only  ", x: x, y: 0, Style(faint: !model.writer))
+        // What this connection records and shares, and whether others' fingers show (issue 18).
+        switch model.recording {
+        case .off: break
+        case .on:
+            x = grid.put("\(dot) recording…  ", x: x, y: 0, Style(foreground: .indexed(196), bold: true))
+        case .saving: x = grid.put("saving…  ", x: x, y: 0, Style(bold: true))
+        case .lost: x = grid.put("recording lost  ", x: x, y: 0, Style(foreground: .indexed(196)))
+        }
+        if model.sharing { x = grid.put("sharing  ", x: x, y: 0, Style(bold: true)) }
+        if let peers = model.ghosts { x = grid.put("ghosts \(peers)  ", x: x, y: 0, Style(faint: true)) }
         grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
         let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
         grid.put(rule, x: 0, y: 1, faint(model))
@@ -174,14 +200,67 @@ public enum ScreenLayout {
                 grid.put(text, x: x, y: top + l, fill, clip: columns)
             }
         }
-        if let ghost = row.ghostOffset {
-            let x = Int((ghost / scale).rounded()) + (ghost < 0 ? width - 1 : 0)
-            for l in 0..<min(lines, 2) where x >= 0 && x < width {
-                grid.put(model.ascii ? ":" : "┆", x: x, y: top + l, Style(faint: true))
-            }
+        let own = buttonColumns(row, width: width, scale: scale).map(\.columns)
+        for ghost in row.ghosts {
+            self.ghost(ghost, model, top: top, lines: min(lines, 2), under: own, &grid)
         }
         if lines >= 3 {
             grid.put(String(repeating: model.ascii ? "." : "·", count: width), x: 0, y: top + 2, faint(model))
+        }
+    }
+
+    /// Another person's finger, faintly: the strip their offset reveals takes their buttons'
+    /// tints as faint text colour (the cells keep what this row shows there), their labels
+    /// where this row is blank, and a faint ┆ at their content's edge (where blank too). This
+    /// row's own buttons stay on top: a ghost is never drawn over them, nor hides a letter.
+    private static func ghost(
+        _ ghost: Ghost, _ model: ScreenModel, top: Int, lines: Int, under own: [Range<Int>],
+        _ grid: inout Grid
+    ) {
+        let width = grid.width
+        let scale = scale(columns: width)
+        func free(_ x: Int) -> Bool { x >= 0 && x < width && !own.contains { $0.contains(x) } }
+        var edgeTint: String?
+        for (button, columns) in buttonColumns(ghost, width: width, scale: scale) where !columns.isEmpty {
+            let style = Style(foreground: Palette.color(button.tint, trueColor: model.trueColor), faint: true)
+            for l in 0..<lines {
+                for x in columns where free(x) {
+                    // A wide character takes one style for both its cells, even when the strip
+                    // cuts it in half (a terminal draws both halves with its lead's).
+                    let lead = grid[x, top + l].isContinuation ? x - 1 : x
+                    let wide = lead + 1 < width && grid[lead + 1, top + l].isContinuation
+                    for c in lead...(wide ? lead + 1 : lead) where c >= 0 {
+                        var cell = grid[c, top + l]
+                        cell.style = Style(
+                            foreground: style.foreground, background: cell.style.background, faint: true)
+                        grid[c, top + l] = cell
+                    }
+                }
+            }
+            let icon = button.icon.map { Palette.icon($0, ascii: model.ascii) }
+            let label = button.label.map(SafeText.plain) ?? button.action
+            let parts =
+                lines >= 2 ? [icon ?? "", label] : [[icon, label].compactMap { $0 }.joined(separator: " ")]
+            for (l, part) in parts.enumerated() where !part.isEmpty {
+                let text = TextWidth.truncated(part, to: columns.count)
+                let x = columns.lowerBound + (columns.count - TextWidth.width(text)) / 2
+                let span = x..<(x + TextWidth.width(text))
+                // Only where this row shows nothing: a ghost never hides a title.
+                guard span.allSatisfy({ free($0) && grid[$0, top + l].text == " " }) else { continue }
+                var style = style
+                style.background = grid[x, top + l].style.background
+                grid.put(text, x: x, y: top + l, style, clip: span)
+            }
+            edgeTint = ghost.offset < 0 ? (edgeTint ?? button.tint) : button.tint
+        }
+        let x = Int((ghost.offset / scale).rounded()) + (ghost.offset < 0 ? width - 1 : 0)
+        guard ghost.offset != 0, free(x) else { return }
+        let color = edgeTint.map { Palette.color($0, trueColor: model.trueColor) }
+        for l in 0..<lines where grid[x, top + l].text == " " {
+            let background = grid[x, top + l].style.background
+            grid.put(
+                model.ascii ? ":" : "┆", x: x, y: top + l,
+                Style(foreground: color, background: background, faint: true))
         }
     }
 
@@ -204,8 +283,8 @@ public enum ScreenLayout {
             model.prompt != nil
             ? " Enter adds  Esc cancels"
             : model.ascii
-                ? " j/k select  h/l open  Enter fire  w f d  a add  u undo  ? help  q quit"
-                : " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  q quit"
+                ? " j/k select  h/l open  Enter fire  w f d  a add  r rec  g ghosts  ? help  q quit"
+                : " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit"
         grid.put(TextWidth.truncated(keys, to: grid.width), x: 0, y: keysLine, Style(faint: true))
     }
 
@@ -219,6 +298,9 @@ public enum ScreenLayout {
         "w  f  d    watched, with friends, delete",
         "u          undo a delete (for 5 s)",
         "a          add a movie       Esc  close rows",
+        "r          record; again: stop, save to a file",
+        "s          share your rows with others",
+        "g          show others' rows faintly (ghosts)",
         "?          this help         q Ctrl-C  quit",
     ]
 

@@ -19,14 +19,14 @@ public struct RowView: Equatable, Sendable {
     public var phase: Phase
     /// 1 for a row in the list; toward 0 while a removed row collapses.
     public var height: Double
-    /// Another person's finger on this row, drawn faintly (issue 18): where their content's
-    /// left edge would be, in points. nil: nobody else.
-    public var ghostOffset: Double?
+    /// Other people's fingers on this row (issue 18), drawn faintly under this row's own
+    /// buttons, in this terminal's points; in the order they are drawn (the last on top).
+    public var ghosts: [Ghost]
 
     public init(
         id: String, title: String, watched: Bool = false, watchedWithFriends: Bool = false,
         offset: Double = 0, buttons: [ButtonRender] = [], buttonsOffset: Double = 0, phase: Phase = .closed,
-        height: Double = 1, ghostOffset: Double? = nil
+        height: Double = 1, ghosts: [Ghost] = []
     ) {
         self.id = id
         self.title = title
@@ -37,8 +37,58 @@ public struct RowView: Equatable, Sendable {
         self.buttonsOffset = buttonsOffset
         self.phase = phase
         self.height = height
-        self.ghostOffset = ghostOffset
+        self.ghosts = ghosts
     }
+}
+
+/// A sharing connection's row (a `peer-row`), laid out again for this terminal: positions are
+/// in the sharer's viewport, so they are scaled by this row's width over the sharer's, and
+/// mirrored when the sharer's direction is not this list's, so that the ghost reveals the same
+/// edge, the same actions, as the sharer's finger (as the web page draws them).
+public struct Ghost: Equatable, Sendable {
+    /// The sharer's client number.
+    public var client: Int
+    /// Where the sharer's content's left edge is, in this row's points (+ = moved right).
+    public var offset: Double
+    /// The sharer's revealed buttons at that offset, in this row's points, left to right.
+    public var buttons: [ButtonRender]
+
+    public init(client: Int, offset: Double, buttons: [ButtonRender] = []) {
+        self.client = client
+        self.offset = offset
+        self.buttons = buttons
+    }
+
+    /// `row`, laid out by the sharer for a row `sharerWidth` points wide in `sharerDirection`,
+    /// as it falls on a row `width` points wide in `direction` (a sharer width that is not
+    /// positive is taken as this row's).
+    public init(
+        client: Int, row: RowRender, sharerWidth: Double, sharerDirection: Direction = .ltr, width: Double,
+        direction: Direction = .ltr
+    ) {
+        let factor = sharerWidth > 0 ? width / sharerWidth : 1
+        let mirrored = sharerDirection != direction
+        self.client = client
+        offset = row.offset * factor * (mirrored ? -1 : 1)
+        let scaled = row.buttons.map { button in
+            var scaled = button
+            scaled.width = button.width * factor
+            scaled.x = mirrored ? width - (button.x + button.width) * factor : button.x * factor
+            return scaled
+        }
+        buttons = mirrored ? scaled.reversed() : scaled
+    }
+}
+
+/// The recording of this connection (issue 18), as the header shows it.
+public enum RecordingState: Equatable, Sendable {
+    case off
+    /// Recording; `r` stops it and saves the file.
+    case on
+    /// Stopped, the recording being fetched and written.
+    case saving
+    /// The connection it was made on went away, and the daemon's copy with it.
+    case lost
 }
 
 public enum ConnectionState: Equatable, Sendable {
@@ -68,6 +118,11 @@ public struct ScreenModel: Equatable, Sendable {
     /// The add prompt's text while it is open.
     public var prompt: String?
     public var help = false
+    public var recording: RecordingState = .off
+    /// Whether this connection shares its rows (`s`).
+    public var sharing = false
+    /// nil: other people's fingers are not shown; else how many connections share theirs (`g`).
+    public var ghosts: Int?
 
     public init(daemon: String) { self.daemon = daemon }
 }

@@ -20,8 +20,9 @@ enum Command: Equatable {
     case help
     /// A gesture on MOVIE's row, on one connection (Swipe.swift).
     case swipe(movie: String, gesture: Gesture, verbose: Bool)
-    /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout.
-    case tui(ascii: Bool, rtl: Bool)
+    /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout, `--record-dir`
+    /// where `r` saves recordings (nil: the current directory).
+    case tui(ascii: Bool, rtl: Bool, recordDirectory: String?)
     /// `swipe … --record FILE`: the same, recorded into FILE (and its rows into FILE.rows).
     case recordedSwipe(movie: String, gesture: Gesture, verbose: Bool, file: String)
     /// A recording replayed on the engine, no daemon (Replay.swift).
@@ -72,7 +73,7 @@ enum Arguments {
             ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose", "--record"]
         ),
         ("replay", ["FILE"], ["--expect"]),
-        ("tui", [], ["--ascii", "--rtl"]),
+        ("tui", [], ["--ascii", "--rtl", "--record-dir"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -124,7 +125,7 @@ enum Arguments {
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform",
-                "--record", "--expect":
+                "--record", "--expect", "--record-dir":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -170,7 +171,13 @@ enum Arguments {
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)
-        case "tui": command = .tui(ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil)
+        case "tui":
+            if values["--record-dir"]?.isEmpty == true {
+                throw Failure.usage("--record-dir needs a directory")
+            }
+            command = .tui(
+                ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil,
+                recordDirectory: values["--record-dir"])
         case "swipe":
             let swipe = try swipe(operand, values)
             if let file = values["--record"], case .swipe(let movie, let gesture, let verbose) = swipe {

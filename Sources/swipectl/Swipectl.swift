@@ -15,8 +15,10 @@ enum Swipectl {
                     return .ok
                 }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
-                if case .tui(let ascii, let rtl) = invocation.command {
-                    try Tui.run(socket: socket, ascii: ascii, rtl: rtl, environment: environment)
+                if case .tui(let ascii, let rtl, let recordDirectory) = invocation.command {
+                    try Tui.run(
+                        socket: socket, ascii: ascii, rtl: rtl, recordDirectory: recordDirectory,
+                        environment: environment)
                     return .ok
                 }
                 try run(invocation.command, Session(socket, json: invocation.json))

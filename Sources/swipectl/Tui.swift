@@ -14,9 +14,14 @@ enum Tui {
     /// How long a lone ESC waits for the rest of a sequence before it is the Escape key.
     static let escapeWait = 0.03
 
-    static func run(socket: SocketChoice, ascii: Bool, rtl: Bool, environment: [String: String])
-        throws(Failure)
-    {
+    static func run(
+        socket: SocketChoice, ascii: Bool, rtl: Bool, recordDirectory: String?, environment: [String: String]
+    ) throws(Failure) {
+        // A directory given is checked before the screen is taken (the default, the current
+        // directory, when `r` is pressed): a recording must have somewhere to go.
+        if let recordDirectory, let why = TuiRecording.unwritable(recordDirectory) {
+            throw Failure.usage("--record-dir \(recordDirectory): \(why)")
+        }
         let connection: StreamConnection
         do {
             connection = try StreamConnection(socketPath: socket.path)
@@ -26,7 +31,8 @@ enum Tui {
         let colorterm = environment["COLORTERM"] ?? ""
         let options = TuiApp.Options(
             socket: socket.path, ascii: ascii, direction: rtl ? .rtl : .ltr,
-            trueColor: colorterm == "truecolor" || colorterm == "24bit")
+            trueColor: colorterm == "truecolor" || colorterm == "24bit",
+            recordDirectory: recordDirectory ?? ".")
         let signals = try TuiSignals()
         defer { signals.close() }
         let terminal = try TuiTerminal()

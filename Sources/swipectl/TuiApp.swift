@@ -14,6 +14,8 @@ final class TuiApp {
         var ascii = false
         var direction: Direction = .ltr
         var trueColor = false
+        /// Where `r` saves recordings.
+        var recordDirectory = "."
     }
 
     /// A movie in list order; `removedAt`: when its removal arrived (it collapses, then goes),
@@ -31,6 +33,18 @@ final class TuiApp {
         case closeAll
         case add(String)
         case restore(title: String)
+        case record(on: Bool)
+        case recording
+        /// `quiet`: asked again on a new connection, not by a key (the reconnect says its say).
+        case share(on: Bool, quiet: Bool)
+        case peers(watch: Bool, quiet: Bool)
+    }
+
+    /// A sharing connection's rows that are not closed, as its `peer-row` events left them.
+    private struct Peer {
+        var width: Double
+        var direction: Direction = .ltr
+        var rows: [String: RowRender] = [:]
     }
 
     /// A finger (the mouse button) down on a row.
@@ -75,6 +89,17 @@ final class TuiApp {
     private var statusUntil: Double?
     private var attempt = 0
     private var reconnectAt: Double?
+    /// While recording: the lines with a row this connection received since `record` said on
+    /// (the rows a replay of the recording must give); then, until it is saved, those up to
+    /// the `record` that stopped it.
+    private var transcript: [String]?
+    private var recordedRows: [String] = []
+    /// Whether a `record` or `recording` is on its way (`r` waits for it).
+    private var recordBusy = false
+    /// What the person asked for with `s` and `g`; sent again on a new connection.
+    private var sharing = false
+    private var watching = false
+    private var peers: [Int: Peer] = [:]
 
     init(_ options: Options, connection: StreamConnection, columns: Int, lines: Int) {
         self.options = options
@@ -94,6 +119,17 @@ final class TuiApp {
     /// The screen at `now`.
     func frame(at now: Double) -> Grid {
         var rows: [RowView] = []
+        var ghosts: [String: [Ghost]] = [:]
+        let width = ScreenLayout.viewportWidth(columns: columns)
+        for client in peers.keys.sorted() {
+            let peer = peers[client]!
+            for movie in peer.rows.keys.sorted() {
+                ghosts[movie, default: []].append(
+                    Ghost(
+                        client: client, row: peer.rows[movie]!, sharerWidth: peer.width,
+                        sharerDirection: peer.direction, width: width, direction: options.direction))
+            }
+        }
         for entry in entries {
             let id = entry.movie.id
             let render = renders[id]
@@ -108,7 +144,8 @@ final class TuiApp {
                 RowView(
                     id: id, title: entry.movie.title, watched: entry.movie.watched,
                     watchedWithFriends: entry.movie.watchedWithFriends, offset: offset, buttons: buttons,
-                    buttonsOffset: buttonsOffset, phase: render?.phase ?? .closed, height: height))
+                    buttonsOffset: buttonsOffset, phase: render?.phase ?? .closed, height: height,
+                    ghosts: ghosts[id] ?? []))
         }
         model.rows = rows
         if let undo, now < undo.until {
@@ -225,6 +262,11 @@ final class TuiApp {
         case .character("u"): restore(now)
         case .character("a"): model.prompt = ""
         case .character("?"): model.help = true
+        case .character("r"): toggleRecording(now)
+        case .character("s"):
+            send("share", [("on", .bool(!sharing))], .share(on: !sharing, quiet: false), now)
+        case .character("g"):
+            send("peers", [("watch", .bool(!watching))], .peers(watch: !watching, quiet: false), now)
         case .escape: closeAll(now)
         default: break
         }
@@ -386,6 +428,124 @@ final class TuiApp {
         send("close", [], .closeAll, now)
     }
 
+    // MARK: - Recording and ghosts (issue 18)
+
+    /// `r`: starts recording this connection; pressed again, stops and saves the recording.
+    private func toggleRecording(_ now: Double) {
+        guard !recordBusy else { return say("Wait: the daemon has not answered the last r yet", now) }
+        switch model.recording {
+        case .off, .lost:
+            if let why = TuiRecording.unwritable(options.recordDirectory) {
+                return say(
+                    "Cannot record into \(options.recordDirectory): \(why) (see --record-dir)", error: true,
+                    now)
+            }
+            send("record", [("on", .bool(true))], .record(on: true), now)
+            recordBusy = connection != nil
+        case .on:
+            send("record", [("on", .bool(false))], .record(on: false), now)
+            send("recording", [], .recording, now)
+            model.recording = .saving
+            recordBusy = connection != nil
+        case .saving:
+            say("Still saving the last recording", now)
+        }
+    }
+
+    private func recordReply(_ request: Request, _ o: JSONObject, _ now: Double) {
+        switch request {
+        case .record(on: true):
+            closed(o, now)
+            transcript = []
+            recordBusy = false
+            model.recording = .on
+            say("Recording: r again stops and saves it", now)
+        case .record(on: false):
+            recordedRows = transcript ?? []
+            transcript = nil
+        case .recording:
+            recordBusy = false
+            model.recording = .off
+            let rows = recordedRows
+            recordedRows = []
+            guard let recording = o["recording"] else {
+                return say("The daemon's recording reply has no recording: nothing saved", error: true, now)
+            }
+            do {
+                let name = try TuiRecording.save(
+                    recording: recording, rows: rows, in: options.recordDirectory)
+                let inputs =
+                    recording.objectValue?.uint("inputs").map { "\($0) input\($0 == 1 ? "" : "s")" } ?? "?"
+                let cut = recording.objectValue?.bool("cut") == true ? ", cut at its cap" : ""
+                let place = options.recordDirectory == "." ? "" : " in \(options.recordDirectory)"
+                say("Saved \(name) and .rows (\(inputs)\(cut))\(place)", now)
+            } catch {
+                say("Not saved: \(error.message)", error: true, now)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The reply to `peers`: the sharing connections' open rows now, whose later changes come
+    /// as `peer-row` events.
+    private func peersReply(watch: Bool, quiet: Bool, _ o: JSONObject, _ now: Double) {
+        watching = watch
+        peers = [:]
+        var unreadable: String?
+        if watch, case .array(let items)? = o["peers"] {
+            for case .object(let item) in items {
+                guard let client = item.uint("client"), case .array(let rows)? = item["rows"] else {
+                    continue
+                }
+                let viewport = item.object("viewport")
+                var peer = Peer(width: viewport?.double("width") ?? 0)
+                peer.direction = viewport?.string("direction").flatMap(Direction.init(rawValue:)) ?? .ltr
+                for case .object(let row) in rows {
+                    do {
+                        let render = try SwipedClient.row(row)
+                        if render.phase != .closed { peer.rows[render.row] = render }
+                    } catch {
+                        unreadable = error.message
+                    }
+                }
+                peers[Int(client)] = peer
+            }
+        }
+        countGhosts()
+        if let unreadable {
+            say("A peer's row this client cannot read is not shown: \(unreadable)", error: true, now)
+        } else if !quiet {
+            say(
+                watch ? "Showing other people's rows faintly (g hides them)" : "Other people's rows hidden",
+                now)
+        }
+    }
+
+    /// A `peer-row` event: a sharing connection's row as it is now; a closed one is no ghost.
+    private func peerRow(_ o: JSONObject, _ now: Double) {
+        guard watching, let client = o.uint("client").map(Int.init) else { return }
+        let render: RowRender
+        do {
+            render = try SwipedClient.row(o.object("row"))
+        } catch {
+            return say(
+                "The daemon sent a peer's row this client cannot read: \(error.message)", error: true, now)
+        }
+        var peer = peers[client] ?? Peer(width: 0)
+        if let width = o.object("viewport")?.double("width") { peer.width = width }
+        if let direction = o.object("viewport")?.string("direction").flatMap(Direction.init(rawValue:)) {
+            peer.direction = direction
+        }
+        peer.rows[render.row] = render.phase == .closed ? nil : render
+        peers[client] = peer.rows.isEmpty ? nil : peer
+        countGhosts()
+    }
+
+    private func countGhosts() {
+        model.ghosts = watching ? peers.values.reduce(0) { $0 + $1.rows.count } : nil
+    }
+
     // MARK: - The daemon
 
     private func send(_ op: String, _ arguments: [(String, JSON)], _ request: Request, _ now: Double) {
@@ -430,6 +590,16 @@ final class TuiApp {
         renders.removeAll()
         model.connection = .reconnecting(attempt: attempt + 1)
         model.status = "Lost the daemon (\(why)); reconnecting…"
+        // The daemon keeps a recording per connection: it went with this one.
+        if model.recording == .on || model.recording == .saving {
+            model.recording = .lost
+            model.status = "Lost the daemon and the recording with it (\(why)); reconnecting…"
+        }
+        transcript = nil
+        recordedRows = []
+        recordBusy = false
+        peers = [:]
+        countGhosts()
         model.statusIsError = true
         statusUntil = nil
         reconnectAt = now + Self.backoff[min(attempt, Self.backoff.count - 1)]
@@ -444,11 +614,23 @@ final class TuiApp {
     func receive(_ now: Double) {
         guard let connection else { return }
         do {
-            let (messages, closed) = try connection.receive()
-            for message in messages { handle(message, now) }
+            let (messages, closed) = try connection.receiveLines()
+            for (message, line) in messages {
+                if transcript != nil, Self.hasRow(message) { transcript!.append(line) }
+                handle(message, now)
+            }
             if closed && self.connection === connection { lost("it closed the connection", now) }
         } catch {
             lost(error.message, now)
+        }
+    }
+
+    /// A line with a Row of this connection's own: a reply's or a `row` event's (not a peer's).
+    private static func hasRow(_ message: StreamConnection.Message) -> Bool {
+        switch message {
+        case .reply(_, let reply): reply.object["row"] != nil
+        case .event(.row): true
+        case .hello, .event: false
         }
     }
 
@@ -464,7 +646,10 @@ final class TuiApp {
             model.connection = .connected
             model.writer = hello.writer
             if attempt > 0 {
-                say("Reconnected; caught up from seq \(lastSeq ?? hello.seq)", now)
+                let lostRecording =
+                    model.recording == .lost
+                    ? ". The recording was lost" : ""
+                say("Reconnected; caught up from seq \(lastSeq ?? hello.seq)\(lostRecording)", now)
             }
             attempt = 0
             sendViewport(now)
@@ -474,6 +659,9 @@ final class TuiApp {
             } else {
                 send("list", [], .list, now)
             }
+            // A new connection shares nothing and watches nobody: ask again for what was on.
+            if sharing { send("share", [("on", .bool(true))], .share(on: true, quiet: true), now) }
+            if watching { send("peers", [("watch", .bool(true))], .peers(watch: true, quiet: true), now) }
         case .reply(let id, let reply):
             guard let request = requests.removeValue(forKey: id) else { return }
             self.reply(request, reply, now)
@@ -486,6 +674,17 @@ final class TuiApp {
         if let error = reply.error {
             if case .list = request { return lost(error.description, now) }
             if case .subscribe = request { return lost(error.description, now) }
+            switch request {
+            case .record(on: true), .recording:
+                recordBusy = false
+                transcript = nil
+                recordedRows = []
+                model.recording = .off
+                return say("Not recorded: \(error.message)", error: true, now)
+            case .record(on: false):
+                transcript = nil
+            default: break
+            }
             return say(error.message, error: true, now)
         }
         let o = reply.object
@@ -537,6 +736,18 @@ final class TuiApp {
             say("Added “\(title)”", now)
         case .restore(let title):
             say("Restored “\(title)”", now)
+        case .record, .recording:
+            recordReply(request, o, now)
+        case .share(let on, let quiet):
+            sharing = on
+            model.sharing = on
+            if quiet { return }
+            say(
+                on
+                    ? "Sharing your rows: people who show ghosts (g) see your fingers"
+                    : "Your rows are private", now)
+        case .peers(let watch, let quiet):
+            peersReply(watch: watch, quiet: quiet, o, now)
         }
     }
 
@@ -622,6 +833,8 @@ final class TuiApp {
             if cancelled == "timeout" { say("Not confirmed within 3 s: nothing happened", now) }
         case .bye(let reason):
             lost("it said bye: \(reason)", now)
+        case .other(name: "peer-row", let o):
+            peerRow(o, now)
         case .other:
             break
         }

@@ -125,7 +125,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  …
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
             """)
         XCTAssertEqual(grid[0, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
         XCTAssertEqual(grid[14, 2].style.background, .indexed(Palette.nearest256(88, 86, 214)))
@@ -206,7 +206,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  …
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
             """)
     }
 
@@ -240,7 +240,7 @@ final class LayoutTests: XCTestCase {
                Se7en
                👥 With friends
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  u undo  ? help  q quit
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit
             """)
         XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
         XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
@@ -314,9 +314,135 @@ final class LayoutTests: XCTestCase {
 
     func testAGhostFingerIsDrawnFaintly() {
         var m = model()
-        m.rows[1].ghostOffset = -50
+        m.rows[1].ghosts = [Ghost(client: 2, offset: -50)]
         let grid = ScreenLayout.render(m, width: 40, height: 14)
         XCTAssertEqual(grid[29, 5].text, "┆")
         XCTAssertTrue(grid[29, 5].style.faint)
+        XCTAssertEqual(grid[29, 6].text, "┆")
+        XCTAssertEqual(grid[29, 4].text, "·", "only on the row's title and indicator lines")
     }
+
+    /// A sharer's row is laid out in its viewport: on a row half as wide, half the points.
+    func testAGhostIsScaledFromTheSharersViewportToThisRow() throws {
+        var sharer = SwipeList(layout: MovieLayout.standard, viewport: Viewport(width: 400, direction: .ltr))
+        _ = try sharer.send(.open(row: "godfather", edge: .leading))
+        let row = sharer.render("godfather", flags: [])
+        XCTAssertEqual(row.offset, 140)
+        let ghost = Ghost(client: 7, row: row, sharerWidth: 400, width: 200)
+        XCTAssertEqual(ghost.client, 7)
+        XCTAssertEqual(ghost.offset, 70)
+        XCTAssertEqual(ghost.buttons.map(\.x), [0, 35])
+        XCTAssertEqual(ghost.buttons.map(\.width), [35, 35])
+        XCTAssertEqual(ghost.buttons.map(\.action), ["watched", "watched-with-friends"])
+        XCTAssertEqual(Ghost(client: 7, row: row, sharerWidth: 0, width: 200).offset, 140, "no width: as is")
+        // An rtl sharer seen in an ltr list: mirrored, so that it reveals the same edge (here the
+        // leading one, on the left for this list), its buttons still left to right.
+        var rtl = SwipeList(layout: MovieLayout.standard, viewport: Viewport(width: 400, direction: .rtl))
+        _ = try rtl.send(.open(row: "godfather", edge: .leading))
+        let rtlRow = rtl.render("godfather", flags: [])
+        XCTAssertEqual(rtlRow.offset, -140)
+        let mirrored = Ghost(client: 7, row: rtlRow, sharerWidth: 400, sharerDirection: .rtl, width: 200)
+        XCTAssertEqual(mirrored.offset, 70)
+        XCTAssertEqual(mirrored.buttons, ghost.buttons)
+        XCTAssertEqual(
+            Ghost(
+                client: 7, row: rtlRow, sharerWidth: 400, sharerDirection: .rtl, width: 200, direction: .rtl
+            ).offset, -70, "the same direction: as it is")
+    }
+
+    /// Another person opened Se7en's trailing edge: its strip keeps what the row shows there,
+    /// in faint red, with the Delete button's icon and label where the row is blank, and a ┆
+    /// at their content's edge; the rest of the row is untouched.
+    func testAGhostShowsItsButtonsFaintlyInTheirTints() throws {
+        var sharer = engine(columns: 40)
+        _ = try sharer.send(.open(row: "seven", edge: .trailing))
+        var m = model()
+        let width = ScreenLayout.viewportWidth(columns: 40)
+        m.rows[1].ghosts = [Ghost(client: 3, row: render(sharer, "seven"), sharerWidth: width, width: width)]
+        let grid = ScreenLayout.render(m, width: 40, height: 14)
+        check(
+            grid,
+            """
+             swiped  ● connected  seq 12  writer  .…
+            ────────────────────────────────────────
+             ▶ The Godfather
+               ◉ Watched
+            ········································
+               Se7en                 ┆      ✖
+               👥 With friends       ┆    Delete
+            ········································
+               東京物語 🎬
+
+            ········································
+
+
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+            """)
+        let red = Color.indexed(Palette.nearest256(255, 59, 48))
+        for x in 26..<40 {
+            for y in 5...6 {
+                XCTAssertEqual(grid[x, y].style, Style(foreground: red, faint: true), "(\(x), \(y))")
+            }
+        }
+        XCTAssertEqual(grid[25, 5].style, Style(foreground: red, faint: true), "the edge")
+        XCTAssertEqual(grid[3, 5].style, Style(bold: true), "the row's own title, as it was")
+        XCTAssertEqual(grid[6, 6].style, Style(faint: true))
+        XCTAssertEqual(grid[30, 7].text, "·")
+        XCTAssertFalse(grid[30, 7].style.faint && grid[30, 7].style.foreground != nil, "not on the rule")
+    }
+
+    /// This row's own buttons stay on top of a ghost, and a ghost never hides a title: over
+    /// text it only takes the ghost's faint tint.
+    func testTheRowsOwnButtonsAndTitleStayOverAGhost() throws {
+        var own = engine(columns: 40)
+        _ = try own.send(.open(row: "seven", edge: .trailing))
+        var sharer = engine(columns: 40)
+        _ = try sharer.send(.dragChanged(row: "seven", dx: -150))
+        var m = model(["seven": render(own, "seven")], selected: 1)
+        let width = ScreenLayout.viewportWidth(columns: 40)
+        m.rows[1].ghosts = [Ghost(client: 3, row: render(sharer, "seven"), sharerWidth: width, width: width)]
+        let grid = ScreenLayout.render(m, width: 40, height: 14)
+        let red = Color.indexed(Palette.nearest256(255, 59, 48))
+        // Own Delete: 26 to 39, in solid red, as without the ghost.
+        for x in 26..<40 { XCTAssertEqual(grid[x, 5].style.background, red, "column \(x)") }
+        XCTAssertFalse(grid[30, 5].style.faint)
+        XCTAssertTrue(gridLine(grid, 6).hasSuffix("Delete    "), gridLine(grid, 6))
+        // The ghost's strip, -150 points: 30 columns, 10 to 25 not under own buttons; the
+        // title (shifted by the own offset, -14 columns) is off to the left, its indicator line
+        // text keeps its characters in faint red.
+        XCTAssertEqual(grid[9, 5].text, "┆")
+        XCTAssertEqual(grid[12, 6].style, Style(foreground: red, background: .indexed(236), faint: true))
+        // The ghost's icon where the row is blank, its label not (it would cross own buttons).
+        XCTAssertEqual(grid[24, 5].text, "✖")
+        XCTAssertEqual(grid[24, 5].style, Style(foreground: red, background: .indexed(236), faint: true))
+        let alone = ScreenLayout.render(
+            model(["seven": render(own, "seven")], selected: 1), width: 40, height: 14)
+        for y in 0..<14 where y != 5 {
+            var expected = gridLine(alone, y)
+            if y == 6 { expected = String(expected.prefix(9)) + "┆" + String(expected.dropFirst(10)) }
+            XCTAssertEqual(gridLine(grid, y), expected, "line \(y)")
+        }
+    }
+
+    /// The header says what this connection records and shares and how many ghosts it shows.
+    func testTheHeaderSaysRecordingSharingAndGhosts() {
+        var m = model()
+        m.recording = .on
+        m.sharing = true
+        m.ghosts = 2
+        XCTAssertEqual(
+            gridLine(ScreenLayout.render(m, width: 80, height: 14), 0),
+            " swiped  ● connected  seq 12  writer  ● recording…  sharing  ghosts 2  ./swiped…")
+        m.recording = .lost
+        m.sharing = false
+        m.ghosts = nil
+        XCTAssertTrue(
+            gridLine(ScreenLayout.render(m, width: 80, height: 14), 0).hasPrefix(
+                " swiped  ● connected  seq 12  writer  recording lost  ./swiped.sock"))
+    }
+}
+
+/// Line `y` of a grid's text.
+func gridLine(_ grid: Grid, _ y: Int) -> String {
+    String(grid.text.split(separator: "\n", omittingEmptySubsequences: false)[y])
 }

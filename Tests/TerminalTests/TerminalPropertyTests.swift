@@ -68,7 +68,11 @@ final class TerminalPropertyTests: XCTestCase {
                     watchedWithFriends: Bool.random(using: &rng),
                     offset: r.offset * Double.random(in: -0.2...1.3, using: &rng), buttons: r.buttons,
                     buttonsOffset: r.offset, phase: r.phase, height: Double.random(in: 0...1, using: &rng),
-                    ghostOffset: Bool.random(using: &rng) ? Double.random(in: -600...600, using: &rng) : nil))
+                    ghosts: (0..<Int.random(in: 0...2, using: &rng)).map { client in
+                        Ghost(
+                            client: client, offset: r.offset * Double.random(in: -1.3...1.3, using: &rng),
+                            buttons: r.buttons)
+                    }))
         }
         m.selected = m.rows.isEmpty ? nil : Int.random(in: 0..<m.rows.count, using: &rng)
         m.scroll = Int.random(in: 0...max(0, m.rows.count), using: &rng)
