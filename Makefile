@@ -68,7 +68,7 @@ run-built:
 
 # --- Tests -----------------------------------------------------------------------------------
 # Unit tests of every library, then integration tests that start the real binaries, then the
-# allocation guard.
+# allocation guard, then the web front end in headless Chromium (test-web).
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
@@ -176,7 +176,7 @@ clean:
 # the WebSockets (each is one socat and one client of the daemon).
 # `make test-web` runs the page in headless Chromium (Tests/web, Python's unittest with Debian's
 # python3-selenium and chromedriver; nothing is downloaded) against the debug build.
-# `make screenshots` regenerates docs/*.png; `make bench` ends with Benchmarks/web-bench.py.
+# `make screenshots` regenerates docs/*.png; `make bench` runs Benchmarks/web-bench.py.
 WEB_DEBS      := websocketd socat
 WEB_TEST_DEBS := $(WEB_DEBS) chromium chromium-driver python3-selenium
 TEST_DEBS     += $(WEB_TEST_DEBS)
