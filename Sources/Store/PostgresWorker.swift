@@ -234,6 +234,20 @@ final class PostgresWorker: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// A statement before COMMIT failed: nothing of the transaction is written. A lost
+    /// connection makes the batch `unavailable` (try again); a refusal by the server, `storage`.
+    private func failedBeforeCommit(_ batch: [Job], _ error: PGFailure, _ conn: PGConnection) {
+        switch error {
+        case .lost(let why):
+            emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
+            lost(why)
+        case .failed:
+            rollback(conn)
+            let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
+            emit(batch.map { .answered(token: $0.token, .failure(e), replayed: false) })
+        }
+    }
+
     /// The commands the loop handed over since the thread last looked.
     private func takeLateJobs() -> [Job] {
         lock.lock()
@@ -495,15 +509,8 @@ final class PostgresWorker: @unchecked Sendable {
         var first: [PGRows]
         do throws(PGFailure) {
             first = try conn.execute(sql)
-        } catch .lost(let why) {
-            // Nothing was committed: the transaction never reached COMMIT.
-            emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
-            return lost(why)
         } catch {
-            rollback(conn)
-            let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
-            emit(batch.map { .answered(token: $0.token, .failure(e), replayed: false) })
-            return
+            return failedBeforeCommit(batch, error, conn)
         }
         guard first.count >= 2, let head = first[0].rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) })
         else {
@@ -537,14 +544,8 @@ final class PostgresWorker: @unchecked Sendable {
                         "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key IN (\(lateKeys.map(conn.literal).joined(separator: ", ")))"
                     )
                     first.append(contentsOf: found)
-                } catch .lost(let why) {
-                    emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
-                    return lost(why)
                 } catch {
-                    rollback(conn)
-                    let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
-                    emit(batch.map { .answered(token: $0.token, .failure(e), replayed: false) })
-                    return
+                    return failedBeforeCommit(batch, error, conn)
                 }
             }
         }

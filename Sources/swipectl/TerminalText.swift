@@ -1,28 +1,15 @@
 // Text for a terminal: titles with nothing that could reorder, hide or break the line around
 // them, and widths in terminal cells, so that a table fits the window.
-import Movies
+import Terminal
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 enum TerminalText {
-    /// `title` with every code point that no title needs (Movies' title rule: control
-    /// characters, line and paragraph separators, bidi controls, zero-width spaces…) written as
-    /// `\u{202E}`. Titles stored before the rule may hold them; new titles cannot.
-    static func escaped(_ title: String) -> String {
-        let scalars = MovieState.titleScalars(title)
-        guard scalars.contains(where: { $0.refused }) else { return title }
-        var out = ""
-        for (scalar, refused) in scalars {
-            if refused {
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// `title` with every code point that no title needs written as `\u{202E}` (the terminal
+    /// front end's rule, `SafeText.escaped`: one rule for every screen swipectl draws).
+    static func escaped(_ title: String) -> String { SafeText.escaped(title) }
 
     /// The terminal cells `text` takes: the sum of its code points' widths (`wcwidth(3)`, as
     /// terminals count; a CJK character or an emoji takes two, a combining mark none).
