@@ -132,12 +132,15 @@ final class Server<S: Store> {
             try setUp()
             journal.log(
                 .notice, "swiped started",
-                [
-                    ("SOCKET", listener.origin), ("STATE_DIRECTORY", config.stateDirectory),
-                    ("DURABILITY", config.durability.rawValue), ("MAX_CLIENTS", "\(maxClients)"),
-                    ("FILE_LIMIT", "\(files.soft)"),
-                    ("WRITERS", config.writersGroup ?? "everyone"),
-                ] + store.startupFields)
+                [("SOCKET", listener.origin)]
+                    // With --postgres nothing is written to the state directory: the store's
+                    // fields name the database instead.
+                    + (config.postgres == nil ? [("STATE_DIRECTORY", config.stateDirectory)] : [])
+                    + [
+                        ("DURABILITY", config.durability.rawValue), ("MAX_CLIENTS", "\(maxClients)"),
+                        ("FILE_LIMIT", "\(files.soft)"),
+                        ("WRITERS", config.writersGroup ?? "everyone"),
+                    ] + store.startupFields)
             logLimits()
             for note in store.startupNotes {
                 journal.log(
