@@ -32,26 +32,9 @@ enum TerminalText {
         return unsafeBitCast(symbol, to: (@convention(c) (wchar_t) -> Int32).self)
     }()
 
-    /// The width of a code point without the C library: 0 for controls, marks and invisible
-    /// characters, 2 for East Asian wide and fullwidth characters and emoji, 1 otherwise.
-    static func fallbackWidth(_ scalar: Unicode.Scalar) -> Int {
-        let v = scalar.value
-        let properties = scalar.properties
-        switch properties.generalCategory {
-        case .control, .nonspacingMark, .enclosingMark, .format, .lineSeparator, .paragraphSeparator:
-            return 0
-        default: break
-        }
-        if properties.isDefaultIgnorableCodePoint || (0x1160...0x11FF).contains(v) { return 0 }
-        if properties.isEmojiPresentation || (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v)
-            || (0x3041...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v)
-            || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
-            || (0x20000...0x3FFFD).contains(v)
-        {
-            return 2
-        }
-        return 1
-    }
+    /// The width of a code point without the C library: the terminal front end's table
+    /// (`TextWidth`, from Unicode properties).
+    static func fallbackWidth(_ scalar: Unicode.Scalar) -> Int { TextWidth.width(scalar) }
 
     /// `text` cut to at most `cells` cells, ending with "…" when something was cut; whole
     /// characters only (an emoji and its modifiers, a letter and its marks stay together).
