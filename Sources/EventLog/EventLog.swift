@@ -197,7 +197,10 @@ public final class EventLog {
         }
     }
 
-    public func close() { conn.close() }
+    public func close() {
+        insertSQL = nil
+        conn.close()
+    }
 
     // MARK: - Append
 
@@ -231,17 +234,10 @@ public final class EventLog {
                 do throws(LogError) {
                     var stored: [StoredEvent] = []
                     stored.reserveCapacity(batch.count)
+                    let s = try insertStatement()
                     for e in batch {
-                        let s = try conn.statement(
-                            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
-                        )
-                        conn.bind(s, 1, Int64(seq + 1))
-                        conn.bind(s, 2, e.stream)
-                        conn.bind(s, 3, e.kind)
-                        conn.bind(s, 4, e.payload)
-                        conn.bind(s, 5, e.key)
-                        conn.bind(s, 6, now)
-                        try conn.run(s, "append event")
+                        let rc = EventLog.insert(s, seq: Int64(seq + 1), e, at: now)
+                        guard rc == SQLITE_DONE else { throw conn.error(rc, "append event") }
                         seq += 1
                         stored.append(
                             StoredEvent(
@@ -271,6 +267,57 @@ public final class EventLog {
         } catch {
             rollback()
             return Array(repeating: .failure(error), count: batches.count)
+        }
+    }
+
+    /// The INSERT of one event, prepared once: looking it up in the connection's cache would hash
+    /// its SQL text for every event.
+    private var insertSQL: OpaquePointer?
+
+    private func insertStatement() throws(LogError) -> OpaquePointer {
+        if let insertSQL { return insertSQL }
+        let s = try conn.statement(
+            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+        insertSQL = s
+        return s
+    }
+
+    /// Inserts one event with its text and blob bound where they are (SQLITE_STATIC: SQLite
+    /// copies nothing, where SQLITE_TRANSIENT would allocate and copy three buffers per event);
+    /// the bindings are cleared before the buffers go. Returns SQLite's result code.
+    private static func insert(_ s: OpaquePointer, seq: Int64, _ e: NewEvent, at now: Int64) -> Int32 {
+        var stream = e.stream
+        var kind = e.kind
+        var key = e.key ?? ""
+        // A zero-length text or blob must not be bound as NULL: a non-null pointer, 0 bytes.
+        let empty = UnsafeRawPointer(bitPattern: 1)!
+        func text(_ b: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
+            (b.baseAddress.map(UnsafeRawPointer.init) ?? empty).assumingMemoryBound(to: CChar.self)
+        }
+        return stream.withUTF8 { stream in
+            kind.withUTF8 { kind in
+                key.withUTF8 { keyBytes in
+                    e.payload.withUnsafeBytes { payload in
+                        sqlite3_bind_int64(s, 1, seq)
+                        sqlite3_bind_text(s, 2, text(stream), Int32(stream.count), swiped_sqlite_static())
+                        sqlite3_bind_text(s, 3, text(kind), Int32(kind.count), swiped_sqlite_static())
+                        sqlite3_bind_blob(
+                            s, 4, payload.baseAddress ?? empty, Int32(payload.count), swiped_sqlite_static())
+                        if e.key == nil {
+                            sqlite3_bind_null(s, 5)
+                        } else {
+                            sqlite3_bind_text(
+                                s, 5, text(keyBytes), Int32(keyBytes.count), swiped_sqlite_static())
+                        }
+                        sqlite3_bind_int64(s, 6, now)
+                        var rc = sqlite3_step(s)
+                        if rc == SQLITE_ROW { rc = SQLITE_DONE }  // an INSERT has no row; as `run`
+                        sqlite3_reset(s)
+                        sqlite3_clear_bindings(s)
+                        return rc
+                    }
+                }
+            }
         }
     }
 

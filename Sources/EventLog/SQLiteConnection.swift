@@ -7,7 +7,13 @@ final class SQLiteConnection {
     private(set) var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
+    /// SQLite's memory statistics off, once, before the first connection (see the shim). The
+    /// result is not checked: SQLITE_MISUSE only means that something opened SQLite before
+    /// (a test's own connection), and then the statistics stay on, which costs speed only.
+    private static let memoryStatisticsOff: Void = { _ = swiped_sqlite_disable_memstatus() }()
+
     init(path: String, flags: Int32) throws(LogError) {
+        SQLiteConnection.memoryStatisticsOff
         self.path = path
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)

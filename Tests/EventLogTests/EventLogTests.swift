@@ -44,6 +44,31 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(try again.events(after: 0, limit: 10).map(\.kind), ["k", "k", "other"])
     }
 
+    /// The INSERT binds text and blob where they are, without a copy: zero-length values stay
+    /// zero-length (not NULL), and text that is not a native Swift string (bridged from
+    /// Foundation, or a substring's copy) is written byte for byte too.
+    func testAppendWritesEveryTextAndBlobExactly() throws {
+        let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
+        let bridged = String(NSString(string: "Amélie 🎬"))
+        let long = String(repeating: "ü", count: 5000)
+        let events = [
+            ev("", "", key: "", payload: []),
+            ev(
+                bridged, String("kind-of-a-substring".dropFirst(5)), key: bridged,
+                payload: Array(repeating: 0, count: 3)),
+            ev(long, long, key: nil, payload: Array(0...255)),
+        ]
+        let stored = try log.append(events)
+        let read = try log.events(after: 0, limit: 10)
+        XCTAssertEqual(read, stored)
+        XCTAssertEqual(read.map(\.stream), ["", "Amélie 🎬", long])
+        XCTAssertEqual(read.map(\.kind), ["", "of-a-substring", long])
+        XCTAssertEqual(read.map(\.key), ["", "Amélie 🎬", nil])
+        XCTAssertEqual(read.map(\.payload), [[], [0, 0, 0], Array(0...255)])
+        XCTAssertEqual(try log.event(forKey: "")?.seq, 1)
+        XCTAssertEqual(try log.event(forKey: bridged)?.seq, 2)
+    }
+
     func testKeyConflictWritesNothingAndSeqStaysGapless() throws {
         let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
         _ = try log.append([ev("a", key: "k")])
