@@ -5,7 +5,7 @@
 # for 5 s; the difference of their main threads' totals over the difference of their replies
 # cancels start-up, connecting and shutting down. (Zeroing or dumping callgrind's counters in
 # the middle of a run gave figures that moved by hundreds between runs.) For toggles the log
-# writer's thread is not counted (it is a thread of its own). With --profile, the functions
+# writer's thread is counted apart, on a line of its own. With --profile, the functions
 # that cost most per reply in the 5 s run are listed too (start-up included).
 #
 #   Benchmarks/instructions.sh [--profile] [BUILD_DIR]   (default .build/release; needs valgrind)
@@ -32,7 +32,10 @@ run() {  # op clients window seconds: prints "instructions replies", leaves the 
     wait "$pid" 2>/dev/null || true
     pid=
     cp "$(ls "$work"/cg.*-01)" "$work/last"; cp "$work/last" /tmp/cg.last 2>/dev/null || true
-    echo "$(awk '/^summary:/ { print $2 }' "$work/last") $replies"
+    # Thread 2 is the log writer (swiped-log-writer), started first by the SQLite store.
+    local writer=0
+    [ -e "$(ls "$work"/cg.*-02 2>/dev/null | head -1)" ] && writer=$(awk '/^summary:/ { print $2 }' "$(ls "$work"/cg.*-02)")
+    echo "$(awk '/^summary:/ { print $2 }' "$work/last") $replies $writer"
 }
 
 measure() {  # op clients window
@@ -41,6 +44,9 @@ measure() {  # op clients window
     long=($(run "$op" "$c" "$w" 5))
     local per=$(((long[0] - short[0]) / (long[1] - short[1])))
     echo "$op: $per instructions per reply (${short[1]} and ${long[1]} replies)"
+    if [ "$op" = toggle ]; then
+        echo "$op: the log writer's thread: $(((long[2] - short[2]) / (long[1] - short[1]))) instructions per event"
+    fi
     if [ "$PROFILE" = yes ]; then
         callgrind_annotate --inclusive=no --auto=no --threshold=90 "$work/last" 2>/dev/null |
             awk -v r="${long[1]}" '/^ *[0-9,]+ \(/ { gsub(",", "", $1); printf "  %8.1f  %s\n", $1 / r, $3 }' |
