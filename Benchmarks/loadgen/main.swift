@@ -9,8 +9,9 @@
 let usage = """
     Usage: loadgen --socket PATH [load options]        closed-loop load
            loadgen --socket PATH --idle N --pid PID     N idle clients: the server's RSS
-           loadgen --socket PATH --fanout N [--rounds R] [--movie ID]
-                                                        one change to N subscribers
+           loadgen --socket PATH --fanout N [--rounds R] [--movie ID] [--readers T]
+                                                        one change to N subscribers, read
+                                                        by T threads (default: one per CPU)
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
@@ -62,6 +63,7 @@ func main() {
     var idle: Int?
     var fanout: Int?
     var rounds = 20
+    var readers = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     var pid: Int32 = 0
     var startup: [String]?
     var fill: String?
@@ -105,6 +107,7 @@ func main() {
             spec.serverPID = pid
         case "--fanout": fanout = integer("--fanout")
         case "--rounds": rounds = integer("--rounds")
+        case "--readers": readers = integer("--readers")
         case "--startup":
             guard let dash = arguments.firstIndex(of: "--"), dash + 1 < arguments.count else {
                 fail("--startup needs -- SWIPED ARGS...")
@@ -142,7 +145,7 @@ func main() {
         exit(0)
     }
     if let fanout {
-        runFanout(socket: spec.socket, count: fanout, rounds: rounds, movie: movie)
+        runFanout(socket: spec.socket, count: fanout, rounds: rounds, movie: movie, readers: readers)
         exit(0)
     }
 
