@@ -10,18 +10,19 @@ import Glibc
 ///            key TEXT,                     -- optional idempotency key
 ///            at INTEGER NOT NULL)          -- µs since the Unix epoch (UTC)
 ///     events_by_key(key) UNIQUE WHERE key IS NOT NULL
-///     streams(stream, seq) WITHOUT ROWID   -- the per-stream index, kept in arrears
+///     streams(stream, seq) WITHOUT ROWID   -- a per-stream index of the older events
 ///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)
 ///
-/// Why the per-stream index is a table filled in arrears: an index on (stream, seq) updated
-/// by every commit dirties one page per stream the commit touches (eight toggles of eight movies:
-/// eight pages, each a WAL frame of 4 KiB written, checksummed and fsynced). Instead a commit
-/// adds only its rows to `events`, and once `streamIndexLag` events are not yet in `streams`,
-/// the commit also copies them there, in the same transaction, so the two never disagree after
-/// a crash. `events(stream:upTo:)` reads the indexed part through `streams` and the few rows
-/// after `upto` from `events` directly. Likewise only events that carry a key are in the key
-/// index (a plain UNIQUE column would index every NULL).
+/// Why appends leave the per-stream index alone: it only serves events whose payload does not
+/// record their movie (written before events carried it), whose movie must be found by folding
+/// their stream. Everything written since records its movie, so nothing folds a stream past
+/// them, and keeping the index for them cost the log writer about a third of its work per
+/// event (callgrind, BENCHMARKS.md). `streams` is filled when a schema 1 file is migrated, and
+/// was filled in arrears by earlier builds; `upto` says how far. `events(stream:upTo:)` reads
+/// the indexed part through `streams` and the rows after `upto` from `events` directly, so it
+/// is exact either way, and fast for the older events it exists for. Only events that carry a
+/// key are in the key index (a plain UNIQUE column would index every NULL).
 ///
 /// Files of schema 1 (a UNIQUE `key` column and an `events_by_stream` index) are migrated to
 /// schema 2 when opened for writing, in one transaction: `streams` is filled from `events` and
@@ -36,15 +37,11 @@ public final class EventLog {
     public static let applicationID: Int32 = 0x5357_5044
     /// `PRAGMA user_version` of the schema this code writes and reads (it migrates version 1).
     public static let schemaVersion: Int32 = 2
-    /// The most events a commit leaves out of `streams` before it copies them in.
-    public static let streamIndexLag: UInt64 = 256
 
     public let path: String
     public let durability: Durability
     let conn: SQLiteConnection
     private var lastAt: Int64 = 0
-    /// `stream_index.upto` as this connection last wrote or read it (see the schema note).
-    private var indexedUpTo: UInt64 = 0
 
     /// Opens (creating when `create` and the file is missing or empty) the log at `path`.
     public init(path: String, durability: Durability = .full, create: Bool = true) throws(LogError) {
@@ -71,7 +68,6 @@ public final class EventLog {
         if initialize { try createSchema() }
         if !initialize && version == 1 { try migrateFromVersion1() }
         lastAt = try conn.queryInt("SELECT at FROM events ORDER BY seq DESC LIMIT 1") ?? 0
-        indexedUpTo = UInt64(try conn.queryInt("SELECT upto FROM stream_index") ?? 0)
     }
 
     /// Read-only look at an existing file. Returns whether it is an empty SQLite database that
@@ -120,7 +116,7 @@ public final class EventLog {
     }
 
     /// `stream_index` must hold one row whose `upto` is within the log: without it, reads by
-    /// stream would miss the events after it, and the next catch-up would go wrong.
+    /// stream would miss the events after it (and an older build's next catch-up would go wrong).
     private static func checkStreamIndex(_ ro: SQLiteConnection, _ path: String) throws(LogError) {
         let rows = try ro.queryInt("SELECT count(*) FROM stream_index") ?? 0
         let upto = try ro.queryInt("SELECT upto FROM stream_index") ?? -1
@@ -258,11 +254,8 @@ public final class EventLog {
                     failed = e
                 }
             }
-            let indexed = seq >= indexedUpTo + EventLog.streamIndexLag
-            if indexed { try indexStreams(upTo: seq) }
             try conn.execPrepared("COMMIT")
             lastAt = now
-            if indexed { indexedUpTo = seq }
             return results
         } catch {
             rollback()
@@ -319,23 +312,6 @@ public final class EventLog {
                 }
             }
         }
-    }
-
-    /// Copies the events after `stream_index.upto` into `streams` (inside the caller's
-    /// transaction). Reads `upto` from the file: another connection may have moved it. OR IGNORE:
-    /// copying a row that is already there (it cannot be, short of damage) must not turn into a
-    /// constraint error, which would read as a key conflict.
-    private func indexStreams(upTo seq: UInt64) throws(LogError) {
-        let from = try conn.queryInt("SELECT upto FROM stream_index") ?? 0
-        let copy = try conn.statement(
-            "INSERT OR IGNORE INTO streams(stream, seq) SELECT stream, seq FROM events WHERE seq > ?1 AND seq <= ?2"
-        )
-        conn.bind(copy, 1, from)
-        conn.bind(copy, 2, Int64(seq))
-        try conn.run(copy, "index streams")
-        let mark = try conn.statement("UPDATE stream_index SET upto = ?1")
-        conn.bind(mark, 1, Int64(seq))
-        try conn.run(mark, "index streams")
     }
 
     private func rollback() {
@@ -401,8 +377,9 @@ public final class EventLog {
         return try conn.step(s, "find key") ? row(s) : nil
     }
 
-    /// The events of one stream with seq ≤ `upTo`, in order: those in `streams` through it, the
-    /// few after `stream_index.upto` from `events` (one statement, so one read snapshot).
+    /// The events of one stream with seq ≤ `upTo`, in order: those in `streams` through it, those
+    /// after `stream_index.upto` from a range of `events` (one statement, so one read snapshot).
+    /// Fast for the events up to `upto`, the ones it is used for (see the schema note).
     public func events(stream: String, upTo: UInt64) throws(LogError) -> [StoredEvent] {
         let s = try conn.statement(
             """

@@ -2,8 +2,9 @@ import EventLog
 import Foundation
 import XCTest
 
-/// Schema 2: the key index holds only keyed events, the per-stream index is filled in arrears
-/// (`EventLog.streamIndexLag`), and files of schema 1 are migrated when opened.
+/// Schema 2: the key index holds only keyed events, the per-stream index holds the events up to
+/// `stream_index.upto` (filled by the migration of schema 1 files; appends leave it alone), and
+/// reads by stream are exact on both sides of that mark.
 final class SchemaTests: XCTestCase {
     private func ev(_ stream: String, key: String? = nil) -> NewEvent {
         NewEvent(stream: stream, kind: "k", payload: Array(stream.utf8), key: key)
@@ -13,46 +14,91 @@ final class SchemaTests: XCTestCase {
         UInt64(try SQLiteScript.rows(path: path, sql: "SELECT upto FROM stream_index").first ?? "") ?? .max
     }
 
+    /// A schema 1 file of `count` events over `streams` (payload: the stream's name).
+    private func schema1File(_ path: String, count: Int, streams: [String]) throws {
+        let rows = (1...count).map { "(\($0), '\(streams[$0 % streams.count])', 'k', x'', NULL, \($0))" }
+        try runSQL(
+            path,
+            """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE events(
+                seq     INTEGER PRIMARY KEY,
+                stream  TEXT    NOT NULL,
+                kind    TEXT    NOT NULL,
+                payload BLOB    NOT NULL,
+                key     TEXT    UNIQUE,
+                at      INTEGER NOT NULL);
+            CREATE INDEX events_by_stream ON events(stream, seq);
+            CREATE TABLE snapshots(
+                seq  INTEGER PRIMARY KEY,
+                at   INTEGER NOT NULL,
+                data BLOB    NOT NULL);
+            INSERT INTO events VALUES \(rows.joined(separator: ", "));
+            PRAGMA application_id = \(EventLog.applicationID);
+            PRAGMA user_version = 1;
+            """)
+    }
+
     /// Every read of one stream equals the filter of the whole log, wherever `upTo` falls: in
-    /// the indexed part, in the tail not yet indexed, or across the two.
+    /// the indexed part (a migrated file's events), after it (appends, which leave the index
+    /// and its mark alone), or across the two.
     func testStreamReadsEqualTheFilterOfTheLogOnBothSidesOfTheIndexedMark() throws {
         let path = makeTempDir(self) + "/events.sqlite3"
+        let streams = ["a", "b", "c", "d"]
+        try schema1File(path, count: 300, streams: streams)
         let log = try EventLog(path: path, durability: .normal)
         defer { log.close() }
-        let streams = ["a", "b", "c", "d"]
-        var all: [StoredEvent] = []
+        var all = try log.events(after: 0, limit: 1_000)
+        XCTAssertEqual(all.count, 300)
+        XCTAssertEqual(try upto(path), 300)
         var rng = SystemRandomNumberGenerator()
-        var marks: Set<UInt64> = []
-        while all.count < 3 * Int(EventLog.streamIndexLag) + 57 {
+        while all.count < 900 {
             let n = Int.random(in: 1...40, using: &rng)
             let batch = (0..<n).map { _ in ev(streams.randomElement(using: &rng)!) }
             let batches = [Array(batch.prefix(n / 2)), Array(batch.dropFirst(n / 2))].filter { !$0.isEmpty }
             for r in log.appendBatches(batches) { all += try r.get() }
-            let mark = try upto(path)
-            XCTAssertLessThanOrEqual(mark, UInt64(all.count))
-            XCTAssertLessThan(UInt64(all.count) - mark, EventLog.streamIndexLag, "the mark lags too far")
-            marks.insert(mark)
+            XCTAssertEqual(try upto(path), 300, "an append moved the mark")
             for s in streams {
                 for upTo in [
-                    UInt64(all.count), mark, mark + 1, UInt64.random(in: 0...UInt64(all.count), using: &rng),
+                    UInt64(all.count), 299, 300, 301, UInt64.random(in: 0...UInt64(all.count), using: &rng),
                 ] {
                     XCTAssertEqual(
                         try log.events(stream: s, upTo: upTo),
                         all.filter { $0.stream == s && $0.seq <= upTo },
-                        "stream \(s) up to \(upTo), indexed up to \(mark)")
+                        "stream \(s) up to \(upTo)")
                 }
             }
         }
-        XCTAssertGreaterThanOrEqual(marks.count, 4, "the index never caught up: \(marks.sorted())")
-        let indexed = try SQLiteScript.rows(path: path, sql: "SELECT stream, seq FROM streams ORDER BY seq")
-        let expected = all.prefix(Int(try upto(path))).map { "\($0.stream)|\($0.seq)" }
-        XCTAssertEqual(indexed, expected, "streams holds exactly the events up to the mark")
+        try assertConsistent(path, log)
         // Another connection reads the same.
         let other = try EventLog(path: path)
         defer { other.close() }
         for s in streams {
             XCTAssertEqual(try other.events(stream: s, upTo: .max), all.filter { $0.stream == s })
         }
+    }
+
+    /// A fresh log's appends write only `events` (and the key index): `streams` stays empty and
+    /// its mark at 0, through every kind of commit, and reads by stream are still exact.
+    func testAppendsLeaveTheStreamIndexAlone() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        let a = try EventLog(path: path, durability: .normal)
+        let b = try EventLog(path: path, durability: .normal)
+        defer {
+            a.close()
+            b.close()
+        }
+        _ = try a.append([ev("a", key: "taken")])
+        for round in 0..<20 {
+            let log = round % 2 == 0 ? a : b
+            _ = try log.append((0..<37).map { ev("s\(($0 + round) % 5)") })
+        }
+        let results = b.appendBatches([[ev("c"), ev("a")], [ev("b", key: "taken")], [ev("c")]])
+        XCTAssertEqual(try results[0].get().count, 2)
+        XCTAssertEqual(try upto(path), 0)
+        XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "SELECT count(*) FROM streams"), ["0"])
+        try assertConsistent(path, a)
+        try assertConsistent(path, b)
     }
 
     /// Only keyed events are in the key index, and a lookup by key uses it.
@@ -145,63 +191,6 @@ final class SchemaTests: XCTestCase {
             XCTAssertEqual(
                 try log.events(stream: s, upTo: .max), all.filter { $0.stream == s }, file: file, line: line)
         }
-    }
-
-    /// A key conflict in the call whose commit catches the index up: the batches before it and
-    /// the catch-up commit together, the rest write nothing, and the index stays exact.
-    func testKeyConflictInTheCommitThatCatchesUp() throws {
-        let path = makeTempDir(self) + "/events.sqlite3"
-        let log = try EventLog(path: path, durability: .normal)
-        defer { log.close() }
-        _ = try log.append([ev("a", key: "taken")])
-        _ = try log.append((0..<(Int(EventLog.streamIndexLag) - 3)).map { ev($0 % 2 == 0 ? "a" : "b") })
-        XCTAssertEqual(try upto(path), 0)
-        let results = log.appendBatches([[ev("c"), ev("a")], [ev("b", key: "taken")], [ev("c")]])
-        XCTAssertEqual(try results[0].get().count, 2)
-        guard case .failure(.keyConflict) = results[1], case .failure(.aborted) = results[2] else {
-            return XCTFail("\(results)")
-        }
-        XCTAssertEqual(try log.latestSeq(), UInt64(EventLog.streamIndexLag))
-        XCTAssertEqual(
-            try upto(path), UInt64(EventLog.streamIndexLag), "caught up with the batches that committed")
-        try assertConsistent(path, log)
-    }
-
-    /// A commit that fails (disk full) where it would catch up: nothing of it stays, and the next
-    /// commit catches up instead.
-    func testFailedCatchUpCommitIsRedoneByTheNext() throws {
-        FaultInjection.install()
-        defer { FaultInjection.uninstall() }
-        let path = makeTempDir(self) + "/events.sqlite3"
-        let log = try EventLog(path: path, durability: .normal)
-        defer { log.close() }
-        _ = try log.append((0..<(Int(EventLog.streamIndexLag) - 1)).map { ev($0 % 3 == 0 ? "a" : "b") })
-        FaultInjection.failWrites = true
-        XCTAssertThrowsError(try log.append([ev("c"), ev("a")]))
-        FaultInjection.failWrites = false
-        XCTAssertEqual(try upto(path), 0)
-        _ = try log.append([ev("c")])
-        XCTAssertEqual(try upto(path), UInt64(EventLog.streamIndexLag))
-        try assertConsistent(path, log)
-    }
-
-    /// Two connections appending in turn (the daemon's start-up seeds through one, then writes
-    /// through the committer's): each reads the other's mark from the file.
-    func testTwoConnectionsAppendingInTurnKeepTheIndexExact() throws {
-        let path = makeTempDir(self) + "/events.sqlite3"
-        let a = try EventLog(path: path, durability: .normal)
-        let b = try EventLog(path: path, durability: .normal)
-        defer {
-            a.close()
-            b.close()
-        }
-        for round in 0..<40 {
-            let log = round % 2 == 0 ? a : b
-            _ = try log.append((0..<37).map { ev("s\(($0 + round) % 5)") })
-        }
-        try assertConsistent(path, a)
-        try assertConsistent(path, b)
-        XCTAssertGreaterThan(try upto(path), 0)
     }
 
     /// A damaged stream index is refused at open, naming the file, and left as it is.

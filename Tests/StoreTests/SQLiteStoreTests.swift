@@ -130,6 +130,54 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(store.stateCopy.movies.last?.id, "late")
     }
 
+    /// Events written without their movie (by builds before events recorded it) are read back
+    /// with the movie right after them, found by folding their stream: before the events this
+    /// build writes, and after them too (a log written by an older build again). The per-stream
+    /// index is not extended by appends, so the second kind is read through the log's tail.
+    func testEventsWithoutTheirMovieAreReadBackWithIt() throws {
+        let dir = tempDir()
+        let path = dir + "/events.sqlite3"
+        func appendUnrecorded(_ events: [MovieEvent]) throws {
+            let log = try EventLog(path: path)
+            defer { log.close() }
+            _ = try log.append(
+                events.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        }
+        try SQLiteStore.open(directory: dir).close()
+        try appendUnrecorded([.watchedToggled(id: "seven"), .watchedWithFriendsToggled(id: "seven")])
+        do {
+            let store = try SQLiteStore.open(directory: dir)
+            for i in 0..<300 {
+                _ = store.submitOK(
+                    MovieCommand(
+                        i % 3 == 0 ? .toggleWatched(movie: "seven") : .toggleWatched(movie: "matrix")))
+            }
+            store.close()
+        }
+        try appendUnrecorded([.watchedToggled(id: "seven"), .removed(id: "seven")])
+        // The movie after each event, from a fold of the whole log.
+        var state = MovieState()
+        var expected: [UInt64: Movie] = [:]
+        let log = try EventLog(path: path)
+        try log.forEachEvent(after: 0) { e in
+            if let m = state.apply(
+                try! MovieEvent(stream: e.stream, kind: e.kind, payload: e.payload), seq: e.seq)
+            {
+                expected[e.seq] = m
+            }
+            return true
+        }
+        log.close()
+        XCTAssertEqual(expected.count, 314)
+        let store = try SQLiteStore.open(directory: dir)
+        defer { store.close() }
+        let page = try store.events(after: 10, limit: 1_000)
+        XCTAssertEqual(page.map(\.seq), Array(11...314))
+        for e in page { XCTAssertEqual(e.movie, expected[e.seq], "event \(e.seq)") }
+        XCTAssertEqual(page[1].movie.watchedWithFriends, true)
+        XCTAssertEqual(page.last?.kind, MovieEvent.Kind.removed)
+    }
+
     func testDamagedAndForeignFilesAreRefusedUntouched() throws {
         let dir = tempDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
