@@ -105,4 +105,38 @@ final class DaemonLimitsTests: XCTestCase {
         XCTAssertEqual(replies, expected)
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
+
+    /// A paused connection whose output is written to the last byte is resumed, even when the
+    /// socket refused some of it a moment before. The daemon used to look at whether to resume
+    /// only before its last write of a round: when the peer caught up in between (the socket
+    /// said EAGAIN, then took everything), nothing was left to write and reading was paused, so
+    /// no event ever came back for the connection, and the lines it had read went unanswered.
+    /// That interleaving is a race (the test above stalled on it now and then); strace
+    /// makes it certain by failing every other send with EAGAIN, as a full socket would.
+    func testAPausedClientIsResumedWhenItsOutputIsWrittenAfterEAGAIN() throws {
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-queue", "65536"], prefix: "swiped-lim",
+            launcher: [
+                try Binaries.system("strace"), "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null",
+                "-e", "trace=sendto", "-e", "inject=sendto:error=EAGAIN:when=2+2",
+            ])
+        let client = try daemon.connect()
+        // 1,000 `list` requests at once (14 kB): the first replies pass --max-queue, so the
+        // daemon pauses with most of the lines read and not yet answered.
+        let count = 1_000
+        let line = Array(#"{"op":"list"}"#.utf8) + [0x0A]
+        try client.sendRaw(Array([[UInt8]](repeating: line, count: count).joined()))
+        for n in 0..<count {
+            let line: String?
+            do { line = try client.readLine(timeout: .seconds(3)) } catch {
+                return XCTFail("stalled after \(n) of \(count) replies: \(error)")
+            }
+            guard let line, line.hasPrefix(#"{"ok":true,"seq":"#) else {
+                return XCTFail("reply \(n): \(line?.prefix(100) ?? "end-of-file")")
+            }
+        }
+        // strace (`-o FILE`) ignores SIGTERM and exits as swiped does: the group gets it.
+        daemon.process.kill(SIGTERM, group: true)
+        XCTAssertEqual(try daemon.process.wait(), .exited(0))
+    }
 }
