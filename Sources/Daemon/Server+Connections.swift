@@ -186,8 +186,9 @@ extension Server {
         // The session sees every write before the loop ends: the last thing a round does is ask
         // it to resume, or leave output queued, which is watched for below (EPOLLOUT) and so
         // brings the connection back here. A write after the last `resume` that emptied the
-        // output of a paused connection would leave nothing to bring it back (no output, reading
-        // paused): its lines read and not answered would wait for ever.
+        // output would leave nothing to bring it back: a paused connection (reading stopped)
+        // would keep its lines read and not answered for ever, a subscriber catching up would
+        // not read its next page until the log changes again.
         while true {
             if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }

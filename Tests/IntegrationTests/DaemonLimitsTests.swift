@@ -116,10 +116,7 @@ final class DaemonLimitsTests: XCTestCase {
     func testAPausedClientIsResumedWhenItsOutputIsWrittenAfterEAGAIN() throws {
         let daemon = try SwipedDaemon(
             arguments: ["--max-queue", "65536"], prefix: "swiped-lim",
-            launcher: [
-                try Binaries.system("strace"), "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null",
-                "-e", "trace=sendto", "-e", "inject=sendto:error=EAGAIN:when=2+2",
-            ])
+            launcher: try Self.everyOtherSendRefused())
         let client = try daemon.connect()
         // 1,000 `list` requests at once (14 kB): the first replies pass --max-queue, so the
         // daemon pauses with most of the lines read and not yet answered.
@@ -135,8 +132,48 @@ final class DaemonLimitsTests: XCTestCase {
                 return XCTFail("reply \(n): \(line?.prefix(100) ?? "end-of-file")")
             }
         }
-        // strace (`-o FILE`) ignores SIGTERM and exits as swiped does: the group gets it.
+        XCTAssertEqual(try Self.stop(daemon), .exited(0))
+    }
+
+    /// The same race for a subscriber catching up from the log: it reads the next page only
+    /// once it holds less than half of --max-queue, so a write that empties its output must
+    /// also give it its turn, or it waits for the next change to the log.
+    func testASubscriberCatchingUpReadsItsNextPageAfterItsOutputIsWrittenAfterEAGAIN() throws {
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-queue", "32768", "--durability", "normal"], prefix: "swiped-lim",
+            launcher: try Self.everyOtherSendRefused())
+        // 1,000 events after the 10 of the seed: four pages of 256, each more than half the cap.
+        let writer = try daemon.connect()
+        var batch = ""
+        for n in 0..<1_000 { batch += #"{"op":"toggle-watched","movie":"matrix","id":\#(n)}"# + "\n" }
+        try writer.sendRaw(Array(batch.utf8))
+        for _ in 0..<1_000 { _ = try writer.readReply(timeout: .seconds(20)) }
+
+        let subscriber = try daemon.connect()
+        XCTAssertEqual(int(try subscriber.ok(["op": "subscribe", "from": 0])["seq"]), 1_010)
+        for seq in 1...1_010 {
+            let event: [String: Any]
+            do { event = try subscriber.readEvent(timeout: .seconds(3)) } catch {
+                return XCTFail("stalled before event \(seq) of 1010: \(error)")
+            }
+            XCTAssertEqual(int(event["seq"]), seq)
+        }
+        XCTAssertEqual(try Self.stop(daemon), .exited(0))
+    }
+
+    /// A launcher that runs swiped under strace, every other `send` of the daemon failing with
+    /// EAGAIN without being tried: what a full socket says, here whatever the peer has read.
+    private static func everyOtherSendRefused() throws -> [String] {
+        [
+            try Binaries.system("strace"), "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null",
+            "-e", "trace=sendto", "-e", "inject=sendto:error=EAGAIN:when=2+2",
+        ]
+    }
+
+    /// Stops a daemon run under strace: strace (`-o FILE`) ignores SIGTERM and exits as swiped
+    /// does, so the whole group gets it.
+    private static func stop(_ daemon: SwipedDaemon) throws -> Termination {
         daemon.process.kill(SIGTERM, group: true)
-        XCTAssertEqual(try daemon.process.wait(), .exited(0))
+        return try daemon.process.wait()
     }
 }
