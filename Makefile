@@ -21,6 +21,9 @@ BENCH_DEBS   := $(BUILD_DEBS) redis-server
 BUILD_DEBS   += libpq-dev
 TEST_DEBS    += libpq-dev postgresql
 BENCH_DEBS   += libpq-dev postgresql
+# strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
+# makes a race between a full socket and a peer that catches up certain.
+TEST_DEBS    += strace
 
 .PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench

@@ -183,15 +183,29 @@ extension Server {
     /// then watch its socket for what it wants next (or close it).
     func afterWork(_ c: Connection) {
         guard connections[c.client] === c else { return }
+        // The session sees every write before the loop ends: the last thing a round does is ask
+        // it to resume, or leave output queued, which is watched for below (EPOLLOUT) and so
+        // brings the connection back here. A write after the last `resume` that emptied the
+        // output would leave nothing to bring it back: a paused connection (reading stopped)
+        // would keep its lines read and not answered for ever, a subscriber catching up would
+        // not read its next page until the log changes again.
         while true {
             if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
             let answered = store.withState { c.session.resume($0, &sink) }
             perform(c)
-            // Each round answers at least one line already read, so the loop ends.
-            if !answered || c.session.pendingOutput == 0 { break }
+            if c.session.pendingOutput == 0 { break }
+            // Lines answered: write them, then answer more if that made room. Each such round
+            // answers a line already read, so there are finitely many.
+            if answered { continue }
+            // Nothing answered, output queued (refused by the socket a moment ago): write it
+            // now. If the socket takes all of it (the peer caught up meanwhile), that may be the
+            // room the session waits for, and nothing else would tell it: one more round. That
+            // round has nothing to write; it answers lines, or it ends (`resume` words output
+            // only by answering).
+            if !flush(c) { return drop(c, reason: "peer gone") }
+            if c.session.pendingOutput > 0 { break }
         }
-        if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
         if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason.description) }
         var events: UInt32 = 0
         if c.session.wantsRead { events |= UInt32(EPOLLIN.rawValue) }

@@ -105,4 +105,75 @@ final class DaemonLimitsTests: XCTestCase {
         XCTAssertEqual(replies, expected)
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
+
+    /// A paused connection whose output is written to the last byte is resumed, even when the
+    /// socket refused some of it a moment before. The daemon used to look at whether to resume
+    /// only before its last write of a round: when the peer caught up in between (the socket
+    /// said EAGAIN, then took everything), nothing was left to write and reading was paused, so
+    /// no event ever came back for the connection, and the lines it had read went unanswered.
+    /// That interleaving is a race (the test above stalled on it now and then); strace
+    /// makes it certain by failing every other send with EAGAIN, as a full socket would.
+    func testAPausedClientIsResumedWhenItsOutputIsWrittenAfterEAGAIN() throws {
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-queue", "65536"], prefix: "swiped-lim",
+            launcher: try Self.everyOtherSendRefused())
+        let client = try daemon.connect()
+        // 1,000 `list` requests at once (14 kB): the first replies pass --max-queue, so the
+        // daemon pauses with most of the lines read and not yet answered.
+        let count = 1_000
+        let line = Array(#"{"op":"list"}"#.utf8) + [0x0A]
+        try client.sendRaw(Array([[UInt8]](repeating: line, count: count).joined()))
+        for n in 0..<count {
+            let line: String?
+            do { line = try client.readLine(timeout: .seconds(3)) } catch {
+                return XCTFail("stalled after \(n) of \(count) replies: \(error)")
+            }
+            guard let line, line.hasPrefix(#"{"ok":true,"seq":"#) else {
+                return XCTFail("reply \(n): \(line?.prefix(100) ?? "end-of-file")")
+            }
+        }
+        XCTAssertEqual(try Self.stop(daemon), .exited(0))
+    }
+
+    /// The same race for a subscriber catching up from the log: it reads the next page only
+    /// once it holds less than half of --max-queue, so a write that empties its output must
+    /// also give it its turn, or it waits for the next change to the log.
+    func testASubscriberCatchingUpReadsItsNextPageAfterItsOutputIsWrittenAfterEAGAIN() throws {
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-queue", "32768", "--durability", "normal"], prefix: "swiped-lim",
+            launcher: try Self.everyOtherSendRefused())
+        // 1,000 events after the 10 of the seed: four pages of 256, each more than half the cap.
+        let writer = try daemon.connect()
+        var batch = ""
+        for n in 0..<1_000 { batch += #"{"op":"toggle-watched","movie":"matrix","id":\#(n)}"# + "\n" }
+        try writer.sendRaw(Array(batch.utf8))
+        for _ in 0..<1_000 { _ = try writer.readReply(timeout: .seconds(20)) }
+
+        let subscriber = try daemon.connect()
+        XCTAssertEqual(int(try subscriber.ok(["op": "subscribe", "from": 0])["seq"]), 1_010)
+        for seq in 1...1_010 {
+            let event: [String: Any]
+            do { event = try subscriber.readEvent(timeout: .seconds(3)) } catch {
+                return XCTFail("stalled before event \(seq) of 1010: \(error)")
+            }
+            XCTAssertEqual(int(event["seq"]), seq)
+        }
+        XCTAssertEqual(try Self.stop(daemon), .exited(0))
+    }
+
+    /// A launcher that runs swiped under strace, every other `send` of the daemon failing with
+    /// EAGAIN without being tried: what a full socket says, here whatever the peer has read.
+    private static func everyOtherSendRefused() throws -> [String] {
+        [
+            try Binaries.system("strace"), "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null",
+            "-e", "trace=sendto", "-e", "inject=sendto:error=EAGAIN:when=2+2",
+        ]
+    }
+
+    /// Stops a daemon run under strace: strace (`-o FILE`) ignores SIGTERM and exits as swiped
+    /// does, so the whole group gets it.
+    private static func stop(_ daemon: SwipedDaemon) throws -> Termination {
+        daemon.process.kill(SIGTERM, group: true)
+        return try daemon.process.wait()
+    }
 }
