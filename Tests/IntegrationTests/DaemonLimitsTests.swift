@@ -57,14 +57,22 @@ final class DaemonLimitsTests: XCTestCase {
         let chunk = Array([[UInt8]](repeating: line, count: 256).joined())
         var sent = 0
         let deadline = Deadline(.seconds(10))
-        while !deadline.hasPassed {
-            let n = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                if errno == EINTR { continue }
-                throw SystemCallError("send", "hog")
+        sending: while !deadline.hasPassed {
+            // A partial send goes on from where it stopped, so the stream is whole lines (and
+            // perhaps one unfinished at the very end, which `sent / line.count` does not count).
+            var offset = sent % chunk.count
+            while offset < chunk.count {
+                let n = chunk.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK { break sending }
+                    if errno == EINTR { continue }
+                    throw SystemCallError("send", "hog")
+                }
+                sent += n
+                offset += n
             }
-            sent += n
         }
         XCTAssertFalse(deadline.hasPassed, "the daemon kept reading a client that does not read")
         XCTAssertGreaterThan(sent, 64 * 1024)
