@@ -27,6 +27,23 @@ public enum Priority: Int, Sendable {
         case .debug: "debug"
         }
     }
+
+    /// A level as systemd spells it (`LogLevelMax=`, `journalctl -p`): a name or 0-7.
+    public init?(name: String) {
+        switch name {
+        case "emerg": self = .emerg
+        case "alert": self = .alert
+        case "crit": self = .crit
+        case "err", "error": self = .err
+        case "warning": self = .warning
+        case "notice": self = .notice
+        case "info": self = .info
+        case "debug": self = .debug
+        default:
+            guard name.count == 1, let n = Int(name), let p = Priority(rawValue: n) else { return nil }
+            self = p
+        }
+    }
 }
 
 public final class Journal {

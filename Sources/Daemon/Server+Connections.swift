@@ -370,6 +370,7 @@ extension SessionLog.Level {
         case .err: .err
         case .warning: .warning
         case .info: .info
+        case .debug: .debug
         }
     }
 }

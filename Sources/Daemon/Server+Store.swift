@@ -75,8 +75,11 @@ extension Server {
         }
     }
 
-    /// The outcome's journal entry. Its fields are worked out only when the entry goes
-    /// somewhere (`Journal.log` takes them as an autoclosure): one per mutation.
+    /// The outcome's journal entry, one per mutation: `debug`, so sent only with `--log-level
+    /// debug` (every change is in the event log already; under load, an entry per change cost
+    /// journald more CPU than the daemon spent on the change, and journald's rate limit then
+    /// dropped them, the daemon's warnings with them). The daemon's own failures stay warnings.
+    /// Fields are worked out only when the entry goes somewhere (an autoclosure).
     private func log(_ outcome: CommandResult, _ waiting: Pending) {
         guard case .command(let op, let movie) = waiting.what else {
             preconditionFailure("token \(outcome.token) is a read, answered as a command")
@@ -86,11 +89,11 @@ extension Server {
         case .success(let event):
             if outcome.replayed {
                 journal.log(
-                    .info, "idempotent replay",
+                    .debug, "idempotent replay",
                     [("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id), ("SEQ", "\(event.seq)")])
             } else {
                 journal.log(
-                    .info, "movie changed",
+                    .debug, "movie changed",
                     [
                         ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id),
                         ("SEQ", "\(event.seq)"),
@@ -102,7 +105,7 @@ extension Server {
             let message: String
             switch error.code {
             case .storage, .internal, .unavailable: (priority, message) = (.warning, "command failed")
-            case .notFound, .badRequest, .conflict: (priority, message) = (.info, "command refused")
+            case .notFound, .badRequest, .conflict: (priority, message) = (.debug, "command refused")
             }
             journal.log(
                 priority, message,

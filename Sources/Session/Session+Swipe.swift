@@ -184,7 +184,7 @@ extension Session {
             sink.append(
                 .log(
                     SessionLog(
-                        .info, "custom action fired",
+                        .debug, "custom action fired",
                         [
                             .init("CLIENT", "\(config.client)"), .init("MOVIE", movie),
                             .init("ACTION", fired),

@@ -474,11 +474,13 @@ public final class Session {
             .init("ERROR_MESSAGE", error.message),
         ]
         if let op { fields.append(.init("OP", op)) }
-        // A refusal is the client's business (info); the daemon's own failures are errors.
+        // A refusal is the client's business, one entry per request (debug: a client sending
+        // bad requests as fast as it can must not flood the journal, where journald's rate
+        // limit would then drop the daemon's own warnings); the daemon's failures are errors.
         let level: SessionLog.Level =
             switch error.code {
             case .internal, .storage: .err
-            default: .info
+            default: .debug
             }
         return SessionLog(level, "request failed", fields)
     }

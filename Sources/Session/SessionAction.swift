@@ -45,7 +45,8 @@ public enum SessionTimer: Hashable, Sendable {
 
 /// A journal entry: a constant message, its data in fields.
 public struct SessionLog: Equatable, Sendable {
-    public enum Level: Equatable, Sendable { case err, warning, info }
+    /// `debug`: one per request (a refusal), sent only with `--log-level debug`.
+    public enum Level: Equatable, Sendable { case err, warning, info, debug }
 
     public var level: Level
     public var message: String

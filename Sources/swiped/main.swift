@@ -27,5 +27,5 @@ case .usageError(let message):
     Daemon.printError("swiped: \(message)\nTry 'swiped --help'.\n")
     exit(2)
 case .run(let config):
-    exit(serve(config: config, journal: Journal()))
+    exit(serve(config: config, journal: Journal(maxPriority: config.logLevel)))
 }

@@ -17,6 +17,28 @@ final class ConfigTests: XCTestCase {
         XCTAssertNil(c.maxClients)
         XCTAssertEqual(c.maxQueue, 1 << 20)
         XCTAssertNil(c.writersGroup)
+        XCTAssertEqual(c.logLevel, .info)
+    }
+
+    /// `--log-level` takes systemd's names and numbers; anything else is a usage error.
+    func testLogLevel() throws {
+        for (text, level) in [
+            ("emerg", Priority.emerg), ("alert", .alert), ("crit", .crit), ("err", .err), ("error", .err),
+            ("warning", .warning), ("notice", .notice), ("info", .info), ("debug", .debug), ("0", .emerg),
+            ("7", .debug), ("5", .notice),
+        ] {
+            XCTAssertEqual(try XCTUnwrap(config(["--log-level", text]), text).logLevel, level, text)
+        }
+        XCTAssertEqual(config(["--log-level=debug"])?.logLevel, .debug)
+        for bad in ["8", "-1", "Debug", "", "07", "verbose"] {
+            guard case .usageError(let message) = Config.parse(["--log-level", bad], environment: [:]) else {
+                return XCTFail("'\(bad)' was accepted")
+            }
+            XCTAssertTrue(message.hasPrefix("--log-level must be one of"), message)
+        }
+        guard case .usageError = Config.parse(["--log-level"], environment: [:]) else {
+            return XCTFail("--log-level without a value was accepted")
+        }
     }
 
     func testSystemdDirectoriesComeBeforeXDG() throws {

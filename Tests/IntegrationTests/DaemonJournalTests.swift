@@ -1,6 +1,8 @@
 // The journal entries of swiped, read back from a real journald in a private mount namespace:
 // start, connects, disconnects, state changes and errors carry SYSLOG_IDENTIFIER=swiped,
 // PRIORITY and the fields CLIENT, PEER_UID, PEER_PID, OP, MOVIE, SEQ, ERROR; drags log nothing.
+// Each request's outcome (a change, a refusal) is a debug entry, sent only with
+// --log-level debug.
 
 import Foundation
 import Glibc
@@ -9,7 +11,8 @@ import XCTest
 final class DaemonJournalTests: XCTestCase {
     func testConnectsChangesErrorsAndDisconnectsAreLoggedButDragsAreNot() throws {
         let journal = try PrivateJournal(
-            script: #"exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state""#,
+            script:
+                #"exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state" --log-level debug"#,
             environment: ["SWIPED": try Binaries.swiped])
         let (client, hello) = try {
             let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
@@ -49,9 +52,11 @@ final class DaemonJournalTests: XCTestCase {
         let changed = try XCTUnwrap(mine.first { $0["OP"] == "toggle-watched" }, "\(mine)")
         XCTAssertEqual(changed["MOVIE"], "matrix")
         XCTAssertEqual(changed["SEQ"], "11")
+        XCTAssertEqual(changed["PRIORITY"], "7")
 
         let unknown = try XCTUnwrap(mine.first { $0["ERROR"] == "unknown-op" }, "\(mine)")
         XCTAssertEqual(unknown["OP"], "fly")
+        XCTAssertEqual(unknown["PRIORITY"], "7")
         let notFound = try XCTUnwrap(mine.first { $0["ERROR"] == "not-found" }, "\(mine)")
         XCTAssertEqual(notFound["OP"], "remove")
         XCTAssertEqual(notFound["MOVIE"], "alien")
@@ -64,5 +69,36 @@ final class DaemonJournalTests: XCTestCase {
         XCTAssertEqual(mine.count, 5, mine.map { $0["MESSAGE"] ?? "?" }.joined(separator: ", "))
         XCTAssertFalse(entries.contains { $0["OP"] == "drag" || $0["OP"] == "release" })
         XCTAssertTrue(entries.contains { $0["MESSAGE"] == "stopping" && $0["SIGNAL"] == "SIGTERM" })
+    }
+
+    /// At the default level (info) the journal has the daemon's and the connections' lives, not
+    /// one entry per request: a change and two refusals add nothing between the connect and the
+    /// disconnect. At `--log-level notice` the connects go too; the start stays (notice).
+    func testRequestOutcomesAreDebugEntriesOffByDefault() throws {
+        for (level, expected) in [(nil, ["client connected", "client disconnected"]), ("notice", [])] {
+            let option = level.map { " --log-level \($0)" } ?? ""
+            let journal = try PrivateJournal(
+                script: #"exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state""# + option,
+                environment: ["SWIPED": try Binaries.swiped])
+            let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+            let id = try XCTUnwrap(int(try client.readJSON()["client"]))
+            XCTAssertEqual(int(try client.ok(["op": "toggle-watched", "movie": "matrix"])["seq"]), 11)
+            XCTAssertEqual(LineClient.errorCode(of: try client.request(["op": "fly"])), "unknown-op")
+            XCTAssertEqual(
+                LineClient.errorCode(of: try client.request(["op": "remove", "movie": "alien"])), "not-found")
+            client.close()
+            if level == nil {
+                _ = try poll(until: .seconds(5), "the disconnect entry") {
+                    try journal.entries().contains { $0["MESSAGE"] == "client disconnected" } ? true : nil
+                }
+            }
+            let run = try journal.stop()
+            XCTAssertEqual(run.status, .exited(0), run.output)
+            let entries = run.entries(identifier: "swiped")
+            XCTAssertTrue(entries.contains { $0["MESSAGE"] == "swiped started" }, "\(level ?? "info")")
+            let mine = entries.filter { $0["CLIENT"] == "\(id)" }
+            XCTAssertEqual(mine.map { $0["MESSAGE"] ?? "?" }, expected, "\(level ?? "info")")
+            XCTAssertFalse(entries.contains { $0["PRIORITY"] == "7" }, "\(level ?? "info")")
+        }
     }
 }

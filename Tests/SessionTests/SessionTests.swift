@@ -95,6 +95,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(actions.count, 1)
         guard case .log(let entry) = actions[0] else { return XCTFail("\(actions)") }
         XCTAssertEqual(entry.message, "request failed")
+        XCTAssertEqual(entry.level, .debug, "a refusal is one entry per request: debug")
         XCTAssertEqual(
             h.read(),
             [
