@@ -98,6 +98,7 @@ bench: deps-bench release .build/bench/echo
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
 	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
+	Benchmarks/journal.sh $(RELEASE)
 	Benchmarks/postgres.sh
 	$(RELEASE)/tui-bench --bin $(RELEASE)
 
