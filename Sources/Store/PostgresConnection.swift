@@ -381,26 +381,31 @@ final class PGConnection: @unchecked Sendable {
         sqlState.isEmpty || sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
-    /// A notification arrived with a query's answer since `consumeNotifications()` last ran.
-    private var notified = false
+    /// The highest head another session's notification announced since
+    /// `consumeNotifications()` last ran (UInt64.max for a payload that is not a number).
+    private var notified: UInt64?
 
-    /// Reads what the server sent without waiting; returns whether a notification came.
-    func consumeNotifications() throws(PGFailure) -> Bool {
+    /// Reads what the server sent without waiting; returns the highest head another session's
+    /// notification announced, nil when none came.
+    func consumeNotifications() throws(PGFailure) -> UInt64? {
         guard PQconsumeInput(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
         drainNotifications()
-        defer { notified = false }
+        defer { notified = nil }
         return notified
     }
 
     /// Whether another session's notification waits for `consumeNotifications()`.
-    var hasNotification: Bool { notified }
+    var hasNotification: Bool { notified != nil }
 
-    /// Frees the notifications libpq holds, noting whether one came from another session (this
-    /// session's own commits notify it too).
+    /// Frees the notifications libpq holds, noting the highest head announced by another
+    /// session (this session's own commits notify it too).
     private func drainNotifications() {
         let me = PQbackendPID(conn)
         while let n = PQnotifies(conn) {
-            if n.pointee.be_pid != me { notified = true }
+            if n.pointee.be_pid != me {
+                let head = n.pointee.extra.flatMap { UInt64(String(cString: $0)) } ?? UInt64.max
+                notified = max(notified ?? 0, head)
+            }
             PQfreemem(n)
         }
     }

@@ -306,10 +306,14 @@ final class PostgresWorker: @unchecked Sendable {
     /// up on a notification or the timer.
     private func waitForNotification() {
         guard let conn else { return }
-        // Another daemon committed while this one was in a transaction of its own.
+        // Another daemon committed while this one was in a transaction of its own. Mostly
+        // that commit came just before this daemon took the lock, and its events were read
+        // under it: a notification whose head this daemon has applied announces nothing new
+        // (each commit notifies its own head, so a later one brings its own notification), and
+        // a catch-up would be a round trip that reads nothing.
         if conn.hasNotification {
             do throws(PGFailure) {
-                _ = try conn.consumeNotifications()
+                guard let head = try conn.consumeNotifications(), head > state.lastSeq else { return }
             } catch {
                 return lost(error.message)
             }
@@ -324,7 +328,7 @@ final class PostgresWorker: @unchecked Sendable {
         if n == 0 { return catchUp() }
         if fds[1].revents != 0 {
             do throws(PGFailure) {
-                if try conn.consumeNotifications() { catchUp() }
+                if let head = try conn.consumeNotifications(), head > state.lastSeq { catchUp() }
             } catch {
                 lost(error.message)
             }
