@@ -29,7 +29,7 @@ struct PGRows {
 }
 
 /// The statements of the store's transactions, catch-up and reads, prepared once per connection
-/// (docs/postgres.md, "The statements"). Each is planned once (plan_cache_mode =
+/// (docs/postgres.md, "The statements and what they cost"). Each is planned once (plan_cache_mode =
 /// force_generic_plan), so each is written for a generic plan that is an index scan: the events
 /// after a position are read as a range `seq > $1 AND seq <= $2` (positions are dense, so a
 /// range of n positions is the next n events), which a generic plan estimates as a small range
