@@ -3,6 +3,8 @@
 # daemons sharing one database on a PostgreSQL 15 cluster of this script's own (a temporary
 # directory, Unix socket only, fsync and synchronous_commit on), measured with loadgen:
 #   - durable toggles per second across 1, 2 and 3 daemons, 16 clients × window 1 on each;
+#   - CPU time per acknowledged event while the 3 daemons run (PostgreSQL's processes, the
+#     daemons, loadgen: utime + stime from /proc/PID/stat, divided by the head's advance);
 #   - a change on daemon A reaching a subscriber on daemon B while the 3-daemon load runs;
 #   - start-up to READY=1 against a database of 1,000,000 events (written in SQL), without a
 #     snapshot and then from the snapshot the first start saved.
@@ -63,6 +65,8 @@ daemon() {
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 field() { grep '^RESULT' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# ticks PID…: the CPU clock ticks (utime + stime, all threads) the processes have used.
+ticks() { local s=0 p; for p in "$@"; do [[ -r /proc/$p/stat ]] && s=$((s + $(sed 's/.*) //' "/proc/$p/stat" | awk '{ print $12 + $13 }'))); done; echo "$s"; }
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 |"); }
@@ -83,6 +87,17 @@ for n in 1 2 3; do
     "$BIN/loadgen" --socket "$TMP/t$n-$i.sock" --op toggle --movie "${MOVIES[$i]}" -c 16 -w 1 -d "$DUR" --warmup 1 \
       --label "toggle-$n-daemons-$i" >"$TMP/t$n-$i.out" & gens+=("$!")
   done
+  if [[ $n = 3 ]]; then
+    # CPU per acknowledged event: from 1.5 s (after the warm-up) until 0.5 s before the end.
+    sleep 1.5
+    pgpids=("$PG_PID" $(pgrep -P "$PG_PID"))
+    h0=$(psql -d toggles_3 -c "SELECT seq FROM swiped_head"); p0=$(ticks "${pgpids[@]}"); d0=$(ticks "${pids[@]}"); g0=$(ticks "${gens[@]}")
+    sleep "$((DUR - 1))"
+    h1=$(psql -d toggles_3 -c "SELECT seq FROM swiped_head"); p1=$(ticks "${pgpids[@]}"); d1=$(ticks "${pids[@]}"); g1=$(ticks "${gens[@]}")
+    CPU_ROW=$(awk -v ev=$((h1 - h0)) -v p=$((p1 - p0)) -v d=$((d1 - d0)) -v g=$((g1 - g0)) -v hz="$(getconf CLK_TCK)" -v s=$((DUR - 1)) 'BEGIN {
+      f = 1e6 / hz / ev
+      printf "%.0f µs: PostgreSQL %.1f µs (all its processes), the daemons %.1f µs, loadgen %.1f µs (%d events in %d s)", (p + d + g) * f, p * f, d * f, g * f, ev, s }')
+  fi
   for g in "${gens[@]}"; do wait "$g" || { echo "postgres.sh: loadgen failed on $n daemon(s)" >&2; exit 1; }; done
   total=0; detail=""
   for i in $(seq 0 $((n - 1))); do
@@ -93,6 +108,7 @@ for n in 1 2 3; do
   done
   goal="-"; [[ $n = 3 ]] && goal="≥ 20,000/s: $(awk -v a="$total" 'BEGIN { print (a >= 20000) ? "yes" : "**no**" }')"
   row "durable toggles, $n daemon(s) × 16 clients × window 1" "$total events/s ($detail)" "$goal" "$L"
+  [[ $n = 3 ]] && row "CPU time per acknowledged event, 3 daemons × 16 × 1 (/proc/PID/stat)" "$CPU_ROW" "-" "$L"
   if [[ $n = 3 ]]; then THREE_PIDS=("${pids[@]}"); else for p in "${pids[@]}"; do stop "$p"; done; fi
 done
 

@@ -152,6 +152,29 @@ enum PostgresSchema {
             else {
                 throw StoreError(.storage, "a row of swiped_events cannot be read: \(r.prefix(3))")
             }
+            try self.init(
+                seq: seq, stream: stream, kind: kind, payload: payload, at: at, key: r[5], token: r[6])
+        }
+
+        /// Row `i` of a prepared statement's binary result (`columns`' order).
+        init(_ r: PGResult, _ i: Int) throws(StoreError) {
+            guard let s = r.int64(i, 0), s > 0, let stream = r.text(i, 1), let kind = r.text(i, 2),
+                let payload = r.bytes(i, 3), let at = r.int64(i, 4)
+            else {
+                throw StoreError(
+                    .storage,
+                    "a row of swiped_events cannot be read: \([r.int64(i, 0).map(String.init), r.text(i, 1)])"
+                )
+            }
+            try self.init(
+                seq: UInt64(s), stream: stream, kind: kind, payload: payload, at: at, key: r.text(i, 5),
+                token: r.text(i, 6))
+        }
+
+        private init(
+            seq: UInt64, stream: String, kind: String, payload: [UInt8], at: Int64, key: String?,
+            token: String?
+        ) throws(StoreError) {
             do throws(MovieDecodingError) {
                 event = try MovieEvent(stream: stream, kind: kind, payload: payload)
                 guard
@@ -165,8 +188,8 @@ enum PostgresSchema {
                     .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")
             }
             self.seq = seq
-            key = r[5]
-            token = r[6]
+            self.key = key
+            self.token = token
         }
     }
 }

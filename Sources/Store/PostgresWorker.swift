@@ -306,10 +306,14 @@ final class PostgresWorker: @unchecked Sendable {
     /// up on a notification or the timer.
     private func waitForNotification() {
         guard let conn else { return }
-        // Another daemon committed while this one was in a transaction of its own.
+        // Another daemon committed while this one was in a transaction of its own. Mostly
+        // that commit came just before this daemon took the lock, and its events were read
+        // under it: a notification whose head this daemon has applied announces nothing new
+        // (each commit notifies its own head, so a later one brings its own notification), and
+        // a catch-up would be a round trip that reads nothing.
         if conn.hasNotification {
             do throws(PGFailure) {
-                _ = try conn.consumeNotifications()
+                guard let head = try conn.consumeNotifications(), head > state.lastSeq else { return }
             } catch {
                 return lost(error.message)
             }
@@ -324,7 +328,7 @@ final class PostgresWorker: @unchecked Sendable {
         if n == 0 { return catchUp() }
         if fds[1].revents != 0 {
             do throws(PGFailure) {
-                if try conn.consumeNotifications() { catchUp() }
+                if let head = try conn.consumeNotifications(), head > state.lastSeq { catchUp() }
             } catch {
                 lost(error.message)
             }
@@ -393,11 +397,11 @@ final class PostgresWorker: @unchecked Sendable {
         guard let conn, stateIsCurrent(conn) else { return }
         do throws(PGFailure) {
             while true {
-                let r = try conn.execute(
-                    "SELECT seq FROM swiped_head WHERE id = 1; SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(state.lastSeq) ORDER BY seq LIMIT \(PostgresSchema.page)"
-                )
-                guard r.count == 2, let head = r[0].rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) })
-                else {
+                let r = try conn.run([
+                    (.head, []),
+                    (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
+                ])
+                guard r.count == 2, let head = PostgresWorker.head(r[0]) else {
                     return fatal(StoreError(.storage, "swiped_head cannot be read"))
                 }
                 if head < state.lastSeq {
@@ -407,8 +411,8 @@ final class PostgresWorker: @unchecked Sendable {
                             "the database lost events this daemon applied (its head is \(head), this daemon is at \(state.lastSeq)); restarting from the database"
                         ))
                 }
-                guard applyRows(r[1].rows) else { return }
-                if r[1].rows.count < PostgresSchema.page { return }
+                guard applyRows(r[1]) else { return }
+                if (r[1]?.count ?? 0) < PostgresSchema.page { return }
             }
         } catch {
             lost(error.message)
@@ -417,13 +421,15 @@ final class PostgresWorker: @unchecked Sendable {
 
     /// Applies rows read from swiped_events (in seq order), answering the commands in doubt they
     /// commit. False after a fatal error.
-    private func applyRows(_ rows: [[String?]]) -> Bool {
+    private func applyRows(_ rows: PGResult?) -> Bool {
+        guard let rows else { return true }
         var out: [Output] = []
+        out.reserveCapacity(rows.count)
         defer { emit(out) }
-        for r in rows {
+        for i in 0..<rows.count {
             let row: PostgresSchema.Row
             do throws(StoreError) {
-                row = try PostgresSchema.Row(r)
+                row = try PostgresSchema.Row(rows, i)
             } catch {
                 emit(out)
                 out = []
@@ -454,13 +460,13 @@ final class PostgresWorker: @unchecked Sendable {
         var out: [Output] = []
         for r in rs {
             do throws(PGFailure) {
-                let rows = try conn.execute(
-                    "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(r.after) ORDER BY seq LIMIT \(r.limit)"
-                )
+                let rows = try conn.run([
+                    (.eventsBetween, PostgresWorker.range(after: r.after, count: r.limit))
+                ])
                 var page: [CommittedEvent] = []
-                for x in rows.first?.rows ?? [] {
+                for i in 0..<(rows.first??.count ?? 0) {
                     do throws(StoreError) {
-                        page.append(try PostgresSchema.Row(x).committed)
+                        page.append(try PostgresSchema.Row(rows[0]!, i).committed)
                     } catch {
                         out.append(.read(ReadResult(token: r.token, result: .failure(error))))
                         page = []
@@ -498,26 +504,39 @@ final class PostgresWorker: @unchecked Sendable {
             jobs.append((j, "\(instance):\(commits)"))
         }
         let keys = Set((doubted.map(\.job) + batch).compactMap(\.command.key))
-        var sql = """
-            BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE;
-            SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > \(state.lastSeq) ORDER BY seq
-            """
-        if !keys.isEmpty {
-            sql +=
-                "; SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key IN (\(keys.map(conn.literal).joined(separator: ", ")))"
-        }
-        var first: [PGRows]
+        // The first round trip: BEGIN, the lock, the events other daemons appended since (read
+        // after the lock, by a statement of its own, so that its snapshot has them), the keys.
+        var steps: [(PGStatement, [PGParam])] = [
+            (.begin, []), (.lockHead, []),
+            (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
+        ]
+        if !keys.isEmpty { steps.append((.eventsWithKeys, [.texts(Array(keys))])) }
+        let first: [PGResult?]
         do throws(PGFailure) {
-            first = try conn.execute(sql)
+            first = try conn.run(steps)
         } catch {
             return failedBeforeCommit(batch, error, conn)
         }
-        guard first.count >= 2, let head = first[0].rows.first?.first.flatMap({ $0 }).flatMap({ UInt64($0) })
-        else {
+        guard first.count == steps.count, let head = PostgresWorker.head(first[1]) else {
             rollback(conn)
             return fatal(StoreError(.storage, "swiped_head cannot be read"))
         }
-        guard applyRows(first[1].rows) else { return rollback(conn) }
+        guard applyRows(first[2]) else { return rollback(conn) }
+        // More than a page behind (rare: a daemon catches up whenever it is idle): the rest.
+        var read = first[2]?.count ?? 0
+        while head > state.lastSeq && read == PostgresSchema.page {
+            do throws(PGFailure) {
+                let more = try conn.run([
+                    (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page))
+                ])
+                guard applyRows(more[0]) else { return rollback(conn) }
+                read = more[0]?.count ?? 0
+            } catch {
+                return failedBeforeCommit(batch, error, conn)
+            }
+        }
+        var keyed: [String: PostgresSchema.Row] = [:]
+        var keyedRows = keys.isEmpty ? [] : [first[3]]
         guard head == state.lastSeq else {
             rollback(conn)
             return fatal(
@@ -540,10 +559,7 @@ final class PostgresWorker: @unchecked Sendable {
             let lateKeys = Set(late.compactMap(\.command.key)).subtracting(keys)
             if !lateKeys.isEmpty {
                 do throws(PGFailure) {
-                    let found = try conn.execute(
-                        "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key IN (\(lateKeys.map(conn.literal).joined(separator: ", ")))"
-                    )
-                    first.append(contentsOf: found)
+                    keyedRows += try conn.run([(.eventsWithKeys, [.texts(Array(lateKeys))])])
                 } catch {
                     return failedBeforeCommit(batch, error, conn)
                 }
@@ -553,11 +569,10 @@ final class PostgresWorker: @unchecked Sendable {
         jobs = inDoubtOrder.compactMap { t in inDoubt[t].map { (job: $0, token: t) } } + jobs
         inDoubt = [:]
         inDoubtOrder = []
-        var keyed: [String: PostgresSchema.Row] = [:]
-        for result in first.dropFirst(2) {
-            for r in result.rows {
+        for result in keyedRows {
+            for i in 0..<(result?.count ?? 0) {
                 do throws(StoreError) {
-                    let row = try PostgresSchema.Row(r)
+                    let row = try PostgresSchema.Row(result!, i)
                     if let k = row.key { keyed[k] = row }
                 } catch {
                     rollback(conn)
@@ -568,7 +583,14 @@ final class PostgresWorker: @unchecked Sendable {
         let before = state.lastSeq
         var answers: [Output] = []
         var accepted: [(job: Job, token: String, event: MovieEvent, committed: CommittedEvent)] = []
-        var values: [String] = []
+        // The INSERT's columns.
+        var seqs: [Int64] = []
+        var streams: [String?] = []
+        var kinds: [String?] = []
+        var payloads: [[UInt8]] = []
+        var ats: [Int64] = []
+        var keyColumn: [String?] = []
+        var tokens: [String?] = []
         let at = SystemClock.wallMicroseconds()
         for (job, token) in jobs {
             if let key = job.command.key, let row = keyed[key] {
@@ -589,9 +611,13 @@ final class PostgresWorker: @unchecked Sendable {
                 preconditionFailure("decided event \(event) does not apply")
             }
             let payload = event.payload(after: movie, undoes: job.command.undoes)
-            values.append(
-                "(\(seq), \(conn.literal(event.movieID)), \(conn.literal(event.kind)), \(PGBytes.literal(payload)), \(at), \(job.command.key.map(conn.literal) ?? "NULL"), \(conn.literal(token)))"
-            )
+            seqs.append(Int64(seq))
+            streams.append(event.movieID)
+            kinds.append(event.kind)
+            payloads.append(payload)
+            ats.append(at)
+            keyColumn.append(job.command.key)
+            tokens.append(token)
             accepted.append(
                 (
                     job, token, event,
@@ -615,11 +641,18 @@ final class PostgresWorker: @unchecked Sendable {
         }
         let n = state.lastSeq
         do throws(PGFailure) {
-            _ = try conn.execute(
-                """
-                INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(values.joined(separator: ", "));
-                UPDATE swiped_head SET seq = \(n) WHERE id = 1; NOTIFY swiped, '\(n)'; COMMIT
-                """, appending: true)
+            // The second round trip.
+            _ = try conn.run(
+                [
+                    (
+                        .append,
+                        [
+                            .int64s(seqs), .texts(streams), .texts(kinds), .byteas(payloads), .int64s(ats),
+                            .texts(keyColumn), .texts(tokens), .int64(Int64(n)),
+                        ]
+                    ),
+                    (.commit, []),
+                ], appending: true)
         } catch .lost(let why) {
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again.
             reloadTo = before
@@ -653,6 +686,19 @@ final class PostgresWorker: @unchecked Sendable {
             if conn.isBroken { lost(error.message) } else { fatal(error) }
             return false
         }
+    }
+
+    /// The parameters of `eventsBetween` for the `count` positions after `after`.
+    private static func range(after: UInt64, count: Int) -> [PGParam] {
+        let from = Int64(clamping: after)
+        let (to, overflow) = from.addingReportingOverflow(Int64(max(count, 0)))
+        return [.int64(from), .int64(overflow ? Int64.max : to)]
+    }
+
+    /// The head in a result of `lockHead` or `head`.
+    private static func head(_ r: PGResult?) -> UInt64? {
+        guard let r, r.count == 1, let h = r.int64(0, 0), h >= 0 else { return nil }
+        return UInt64(h)
     }
 
     private func rollback(_ conn: PGConnection) {

@@ -115,6 +115,59 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "34")
     }
 
+    func testAStoreMoreThanAPageBehindReadsEverythingUnderTheLockBeforeItDecides() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let a = try PostgresStore.open(conninfo: db.conninfo)
+        defer { a.close() }
+        // Another writer takes the head's lock and appends more than a page of toggles of seven
+        // (the store's own append statement, each event with its movie-after payload).
+        let other = try PGConnection(db.conninfo, durability: .full)
+        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        var state = a.stateCopy
+        let count = PostgresSchema.page + 5
+        var seqs: [Int64] = []
+        var payloads: [[UInt8]] = []
+        for _ in 0..<count {
+            let event = try state.decide(MovieCommand(.toggleWatched(movie: "seven")))
+            let seq = state.lastSeq + 1
+            let movie = try XCTUnwrap(state.apply(event, seq: seq))
+            seqs.append(Int64(seq))
+            payloads.append(event.payload(after: movie))
+        }
+        let texts = { (s: String) in [String?](repeating: s, count: count) }
+        let nulls = [String?](repeating: nil, count: count)
+        _ = try other.run([
+            (
+                .append,
+                [
+                    .int64s(seqs), .texts(texts("seven")), .texts(texts("watched-toggled")),
+                    .byteas(payloads),
+                    .int64s(seqs.map { _ in 0 }), .texts(nulls), .texts(nulls),
+                    .int64(Int64(state.lastSeq)),
+                ]
+            )
+        ])
+        // A's command waits for that lock (seen in pg_locks), so A's transaction, not a catch-up,
+        // is what reads them: a page, then the rest, then it decides against all of them.
+        a.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+        a.flush()
+        let cluster = try SharedCluster.get()
+        let deadline = Date().addingTimeInterval(5)
+        while try cluster.psql("SELECT count(*) FROM pg_locks WHERE NOT granted", database: db.name) == "0",
+            Date() < deadline
+        {
+            usleep(20_000)
+        }
+        _ = try other.execute("COMMIT")
+        let done = a.settle(results: 1)
+        let mine = try XCTUnwrap(try done.commands.first?.result.get())
+        XCTAssertEqual(mine.seq, UInt64(10 + count + 1))
+        XCTAssertEqual(mine.movie.watched, state.movie("seven")?.watched == false)
+        XCTAssertEqual(a.stateCopy.lastSeq, UInt64(10 + count + 1))
+        XCTAssertEqual(done.committed.count, count + 1)
+        XCTAssertEqual(done.committed.map(\.seq), Array(11...UInt64(10 + count + 1)))
+    }
+
     func testACommitWhoseAnswerWasLostIsAnsweredFromTheLog() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
