@@ -116,10 +116,10 @@ row "10,000 clients, default flags: connects accepted and greeted" "$R_connect_m
 row "10,000 idle clients: swiped RSS" "$R_rss_mib MiB (before: $R_rss_before_mib MiB; $R_per_client_kib KiB per client)" "-" "≤ 100 MB: $(under "$R_rss_mib" 95.3)" "$R_load"
 run --socket "$TMP/swiped.sock" --fanout 10000 --rounds 20
 row "one toggle fanned out to 10,000 subscribers: send → last subscriber read (median of 20; $R_readers reader threads)" "$R_last_ms ms (max $R_last_max_ms; first $R_first_ms ms; writer's ack $R_ack_ms ms)" "-" "≤ 50 ms: $(under "$R_last_ms" 50)" "$R_load"
-# The same read by one thread, as the figure was taken before loadgen read with one thread per
-# CPU: that thread's ≈ 5 µs per socket, not the daemon, set it.
-run --socket "$TMP/swiped.sock" --fanout 10000 --rounds 20 --readers 1
-row "the same, read by 1 thread" "$R_last_ms ms (max $R_last_max_ms; first $R_first_ms ms; writer's ack $R_ack_ms ms)" "-" "-" "$R_load"
+# The same read by two threads (each with half the subscribers): on 2 CPUs shared with the
+# daemon, no sooner.
+run --socket "$TMP/swiped.sock" --fanout 10000 --rounds 20 --readers 2
+row "the same, read by 2 threads" "$R_last_ms ms (max $R_last_max_ms; first $R_first_ms ms; writer's ack $R_ack_ms ms)" "-" "-" "$R_load"
 stop "$SWIPED_PID"
 
 # Start-up with a million events: cold (no snapshot: folds every event), then warm (the

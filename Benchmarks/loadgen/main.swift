@@ -11,7 +11,7 @@ let usage = """
            loadgen --socket PATH --idle N --pid PID     N idle clients: the server's RSS
            loadgen --socket PATH --fanout N [--rounds R] [--movie ID] [--readers T]
                                                         one change to N subscribers, read
-                                                        by T threads (default: one per CPU)
+                                                        by T threads (default 1)
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
@@ -63,7 +63,7 @@ func main() {
     var idle: Int?
     var fanout: Int?
     var rounds = 20
-    var readers = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    var readers = 1
     var pid: Int32 = 0
     var startup: [String]?
     var fill: String?
