@@ -41,7 +41,11 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 start_journald() {
   "$JOURNALD" & JPID=$!
-  for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && return; sleep 0.05; done
+  for _ in $(seq 100); do
+    # Settled: journald's own start-up work (flushing, opening the journal) done first.
+    [ -S /run/systemd/journal/socket ] && { sleep 1; return; }
+    sleep 0.05
+  done
   echo "journal.sh: journald did not start" >&2; exit 1
 }
 stop_journald() { kill "$JPID"; wait "$JPID" 2>/dev/null || true; JPID=; rm -f /run/systemd/journal/socket; }
