@@ -36,6 +36,11 @@ else
 fi
 
 load() { cut -d' ' -f1 /proc/loadavg; }
+# Ratios against redis count as the median of PAIRS interleaved pairs (swiped, then redis) of
+# PDUR seconds each (issue 12).
+PAIRS=${BENCH_PAIRS:-5}
+PDUR=${BENCH_PAIR_DURATION:-3}
+median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 wait_socket() { for _ in $(seq 200); do [[ -S $1 ]] && return 0; sleep 0.05; done; echo "run.sh: no socket $1" >&2; exit 1; }
 
 # Starts a server in the background; its pid is in $LAST.
@@ -94,6 +99,24 @@ closed 16 1 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
 row "swiped toggle-watched, durability full, 16×1" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF_RPS") redis always" "≥ 1.0× redis appendfsync always: $(meets "$R_rps" "$AOF_RPS" 1.0)" "$R_load"
 closed 16 16 "$SWIPED_PID" "$TMP/swiped.sock" --op toggle
 row "swiped toggle-watched, durability full, 16×16" "$R_rps req/s, server CPU $R_server_cpu_us µs/req (p50 $R_p50_us µs, p99 $R_p99_us µs)" "$(ratio "$R_rps" "$AOF16_RPS") redis always 16×16" "-" "$R_load"
+# The same ratios as interleaved pairs with the servers pinned (the issue's second column):
+# swiped and redis on CPU 1, loadgen on CPU 0; one run each above is not enough to compare,
+# since redis's fsync-bound rate moves by tens of percent from minute to minute.
+pinned_pairs() {
+  local c=$1 w=$2 i ratios=() list=""
+  for i in $(seq "$PAIRS"); do
+    run --socket "$TMP/swiped.sock" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-pinned-$c-$w"
+    local s=$R_rps sp=$R_p99_us
+    run --socket "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-pinned-$c-$w"
+    ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')")
+    list+="${list:+; }$s vs $R_rps/s (p99 $sp vs $R_p99_us µs)"
+  done
+  P_RATIO=$(median "${ratios[@]}"); P_LIST=$list
+}
+pinned_pairs 16 1
+row "durable toggles 16×1, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "-" "$R_load"
+pinned_pairs 16 16
+row "durable toggles 16×16, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }')" "$R_load"
 stop "$SWIPED_PID"
 
 # Idle clients and fan-out on a fresh daemon.
@@ -136,9 +159,6 @@ row "start-up to READY=1, $EVENTS events, from the snapshot" "$R_ready_ms ms (he
 # Nobody deploys a daemon pinned to a CPU: the scheduler places the loop, the log's threads and
 # the clients. Each figure is measured PAIRS times, swiped then redis, a pair at a time, and the
 # headline is the median of the pairs' ratios; every pair is listed.
-PAIRS=${BENCH_PAIRS:-5}
-PDUR=${BENCH_PAIR_DURATION:-3}
-median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 free_run() { R_load=$(load); local out; out=$("$BIN/loadgen" "$@") || { echo "run.sh: loadgen $* failed" >&2; exit 1; }
   grep -v '^RESULT' <<<"$out" | sed "s/\$/   [load $R_load, unpinned]/" >&2
   local kv; for kv in $(grep '^RESULT' <<<"$out" | cut -d' ' -f2-); do printf -v "R_${kv%%=*}" '%s' "${kv#*=}"; done; }
