@@ -107,16 +107,21 @@ pinned_pairs() {
   for i in $(seq "$PAIRS"); do
     run --socket "$TMP/swiped.sock" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-pinned-$c-$w"
     local s=$R_rps sp=$R_p99_us
-    run --socket "$TMP/redis-aof.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-pinned-$c-$w"
+    run --socket "$TMP/redis-aof-pinned.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-pinned-$c-$w"
     ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')")
     list+="${list:+; }$s vs $R_rps/s (p99 $sp vs $R_p99_us µs)"
   done
   P_RATIO=$(median "${ratios[@]}"); P_LIST=$list
 }
+mkdir -p "$TMP/redis-aof-pinned"
+start redis-server --port 0 --unixsocket "$TMP/redis-aof-pinned.sock" --dir "$TMP/redis-aof-pinned" --save '' \
+  --appendonly yes --appendfsync always --daemonize no --loglevel warning >/dev/null; REDIS_PINNED_PID=$LAST
+wait_socket "$TMP/redis-aof-pinned.sock"
 pinned_pairs 16 1
 row "durable toggles 16×1, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "-" "$R_load"
 pinned_pairs 16 16
 row "durable toggles 16×16, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }')" "$R_load"
+stop "$REDIS_PINNED_PID"
 stop "$SWIPED_PID"
 
 # Idle clients and fan-out on a fresh daemon.
