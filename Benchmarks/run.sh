@@ -176,18 +176,22 @@ FREE_LOAD=$(load)
 
 # pairs C W: durable toggles, swiped against HINCRBY with appendfsync always.
 pairs() {
-  local c=$1 w=$2 i ratios=() sw_p99=() re_p99=() list=""
+  local c=$1 w=$2 i ratios=() p99s=() sw_p99=() re_p99=() list=""
   for i in $(seq "$PAIRS"); do
     free_run --socket "$TMP/free.sock" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-free-$c-$w"
     local s=$R_rps sp=$R_p99_us
     free_run --socket "$TMP/redis-free.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-free-$c-$w"
     ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')"); sw_p99+=("$sp"); re_p99+=("$R_p99_us")
+    p99s+=("$(awk -v a="$sp" -v b="$R_p99_us" 'BEGIN { printf "%.2f", a / b }')")
     list+="${list:+; }$s vs $R_rps/s (p99 $sp vs $R_p99_us µs)"
   done
   P_RATIO=$(median "${ratios[@]}"); P_SWP99=$(median "${sw_p99[@]}"); P_REP99=$(median "${re_p99[@]}"); P_LIST=$list
+  # The p99 is compared as the throughput is: within each pair (the same machine minutes; an
+  # fsync stall in one minute moves both servers' tails), then the median of the pairs' ratios.
+  P_P99RATIO=$(median "${p99s[@]}")
 }
 pairs 16 1
-row "durable toggles 16×1, **unpinned**, median of $PAIRS pairs" "ratio $P_RATIO×, p99 $P_SWP99 µs vs redis $P_REP99 µs (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }'); p99 ≤ redis: $(under "$P_SWP99" "$P_REP99")" "$FREE_LOAD"
+row "durable toggles 16×1, **unpinned**, median of $PAIRS pairs" "ratio $P_RATIO×, p99 $P_P99RATIO× redis's (median of the pairs' p99 ratios; medians of the p99s $P_SWP99 µs vs redis $P_REP99 µs) (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }'); p99 ≤ redis: $(under "$P_P99RATIO" 1)" "$FREE_LOAD"
 pairs 16 16
 row "durable toggles 16×16, **unpinned**, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }')" "$FREE_LOAD"
 
