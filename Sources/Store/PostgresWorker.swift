@@ -222,11 +222,14 @@ final class PostgresWorker: @unchecked Sendable {
                 waitingReads = []
                 answer(rs)
             }
+            // Before waiting: the snapshot a long replay at start calls for is saved at once,
+            // not a wait (up to the 1 s safety net) later, and also when the store closes right
+            // away (the next start would otherwise replay the whole log again).
+            maybeSnapshot()
             if !busy {
                 if isClosing { break }
                 waitForNotification()
             }
-            maybeSnapshot()
         }
         conn = nil
         lock.lock()

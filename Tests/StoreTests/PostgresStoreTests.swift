@@ -168,6 +168,30 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(done.committed.map(\.seq), Array(11...UInt64(10 + count + 1)))
     }
 
+    /// A store that replayed more than `snapshotEvery` events at start saves a snapshot at once,
+    /// also when it is closed right after it opened: the next start folds from it. (It used to
+    /// save it after its first wait for a notification, up to a second later; a daemon stopped
+    /// sooner left none, and the next start replayed the whole log again.)
+    func testALongReplayIsSnapshottedEvenWhenTheStoreClosesAtOnce() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        do {
+            let store = try PostgresStore.open(conninfo: db.conninfo, snapshotEvery: 1_000_000)
+            for _ in 0..<30 { _ = store.submitOK(MovieCommand(.toggleWatched(movie: "matrix"))) }
+            store.close()
+        }
+        for _ in 0..<3 {
+            do {
+                let store = try PostgresStore.open(conninfo: db.conninfo, snapshotEvery: 20)
+                store.close()
+            }
+            let again = try PostgresStore.open(conninfo: db.conninfo, snapshotEvery: 20)
+            XCTAssertEqual(again.startup.snapshotSeq, 40)
+            XCTAssertEqual(again.startup.replayed, 0)
+            again.close()
+            _ = try SharedCluster.get().psql("DELETE FROM swiped_snapshots", database: db.name)
+        }
+    }
+
     func testACommitWhoseAnswerWasLostIsAnsweredFromTheLog() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
