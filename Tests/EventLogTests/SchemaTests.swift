@@ -14,9 +14,8 @@ final class SchemaTests: XCTestCase {
         UInt64(try SQLiteScript.rows(path: path, sql: "SELECT upto FROM stream_index").first ?? "") ?? .max
     }
 
-    /// A schema 1 file of `count` events over `streams` (payload: the stream's name).
-    private func schema1File(_ path: String, count: Int, streams: [String]) throws {
-        let rows = (1...count).map { "(\($0), '\(streams[$0 % streams.count])', 'k', x'', NULL, \($0))" }
+    /// A file of schema 1, as the previous release wrote it, holding what `rows` inserts.
+    private func schema1File(_ path: String, _ rows: String) throws {
         try runSQL(
             path,
             """
@@ -33,7 +32,7 @@ final class SchemaTests: XCTestCase {
                 seq  INTEGER PRIMARY KEY,
                 at   INTEGER NOT NULL,
                 data BLOB    NOT NULL);
-            INSERT INTO events VALUES \(rows.joined(separator: ", "));
+            \(rows)
             PRAGMA application_id = \(EventLog.applicationID);
             PRAGMA user_version = 1;
             """)
@@ -45,7 +44,8 @@ final class SchemaTests: XCTestCase {
     func testStreamReadsEqualTheFilterOfTheLogOnBothSidesOfTheIndexedMark() throws {
         let path = makeTempDir(self) + "/events.sqlite3"
         let streams = ["a", "b", "c", "d"]
-        try schema1File(path, count: 300, streams: streams)
+        let rows = (1...300).map { "(\($0), '\(streams[$0 % streams.count])', 'k', x'', NULL, \($0))" }
+        try schema1File(path, "INSERT INTO events VALUES \(rows.joined(separator: ", "));")
         let log = try EventLog(path: path, durability: .normal)
         defer { log.close() }
         var all = try log.events(after: 0, limit: 1_000)
@@ -128,28 +128,13 @@ final class SchemaTests: XCTestCase {
     /// same keys, streams indexed, the old index gone; reopening it changes nothing more.
     func testSchema1FileIsMigratedInPlace() throws {
         let path = makeTempDir(self) + "/events.sqlite3"
-        try runSQL(
+        try schema1File(
             path,
             """
-            PRAGMA journal_mode=WAL;
-            CREATE TABLE events(
-                seq     INTEGER PRIMARY KEY,
-                stream  TEXT    NOT NULL,
-                kind    TEXT    NOT NULL,
-                payload BLOB    NOT NULL,
-                key     TEXT    UNIQUE,
-                at      INTEGER NOT NULL);
-            CREATE INDEX events_by_stream ON events(stream, seq);
-            CREATE TABLE snapshots(
-                seq  INTEGER PRIMARY KEY,
-                at   INTEGER NOT NULL,
-                data BLOB    NOT NULL);
             INSERT INTO events VALUES(1, 'a', 'k', x'01', NULL, 10);
             INSERT INTO events VALUES(2, 'b', 'k', x'02', 'key-2', 20);
             INSERT INTO events VALUES(3, 'a', 'k', x'', NULL, 30);
             INSERT INTO snapshots VALUES(2, 25, x'cafe');
-            PRAGMA application_id = \(EventLog.applicationID);
-            PRAGMA user_version = 1;
             """)
         for _ in 0..<2 {
             let log = try EventLog(path: path)
