@@ -102,24 +102,30 @@ row "swiped toggle-watched, durability full, 16×16" "$R_rps req/s, server CPU $
 # The same ratios as interleaved pairs with the servers pinned (the issue's second column):
 # swiped and redis on CPU 1, loadgen on CPU 0; one run each above is not enough to compare,
 # since redis's fsync-bound rate moves by tens of percent from minute to minute.
-pinned_pairs() {
-  local c=$1 w=$2 i ratios=() list=""
+# pairs RUNNER SWIPED_SOCKET REDIS_SOCKET TAG C W: durable toggles against HINCRBY with
+# appendfsync always, PAIRS times, swiped then redis; RUNNER is `run` (pinned) or `free_run`.
+pairs() {
+  local runner=$1 sw=$2 re=$3 tag=$4 c=$5 w=$6 i ratios=() p99s=() sw_p99=() re_p99=() list=""
   for i in $(seq "$PAIRS"); do
-    run --socket "$TMP/swiped.sock" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-pinned-$c-$w"
+    "$runner" --socket "$sw" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-$tag-$c-$w"
     local s=$R_rps sp=$R_p99_us
-    run --socket "$TMP/redis-aof-pinned.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-pinned-$c-$w"
-    ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')")
+    "$runner" --socket "$re" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-$tag-$c-$w"
+    ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')"); sw_p99+=("$sp"); re_p99+=("$R_p99_us")
+    p99s+=("$(awk -v a="$sp" -v b="$R_p99_us" 'BEGIN { printf "%.2f", a / b }')")
     list+="${list:+; }$s vs $R_rps/s (p99 $sp vs $R_p99_us µs)"
   done
-  P_RATIO=$(median "${ratios[@]}"); P_LIST=$list
+  P_RATIO=$(median "${ratios[@]}"); P_SWP99=$(median "${sw_p99[@]}"); P_REP99=$(median "${re_p99[@]}"); P_LIST=$list
+  # The p99 is compared as the throughput is: within each pair (the same machine minutes; an
+  # fsync stall in one minute moves both servers' tails), then the median of the pairs' ratios.
+  P_P99RATIO=$(median "${p99s[@]}")
 }
 mkdir -p "$TMP/redis-aof-pinned"
 start redis-server --port 0 --unixsocket "$TMP/redis-aof-pinned.sock" --dir "$TMP/redis-aof-pinned" --save '' \
   --appendonly yes --appendfsync always --daemonize no --loglevel warning >/dev/null; REDIS_PINNED_PID=$LAST
 wait_socket "$TMP/redis-aof-pinned.sock"
-pinned_pairs 16 1
+pairs run "$TMP/swiped.sock" "$TMP/redis-aof-pinned.sock" pinned 16 1
 row "durable toggles 16×1, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "-" "$R_load"
-pinned_pairs 16 16
+pairs run "$TMP/swiped.sock" "$TMP/redis-aof-pinned.sock" pinned 16 16
 row "durable toggles 16×16, pinned, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }')" "$R_load"
 stop "$REDIS_PINNED_PID"
 stop "$SWIPED_PID"
@@ -174,25 +180,9 @@ redis-server --port 0 --unixsocket "$TMP/redis-free.sock" --dir "$TMP/redis-aof-
 wait_socket "$TMP/free.sock"; wait_socket "$TMP/redis-free.sock"
 FREE_LOAD=$(load)
 
-# pairs C W: durable toggles, swiped against HINCRBY with appendfsync always.
-pairs() {
-  local c=$1 w=$2 i ratios=() p99s=() sw_p99=() re_p99=() list=""
-  for i in $(seq "$PAIRS"); do
-    free_run --socket "$TMP/free.sock" --op toggle -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "toggle-free-$c-$w"
-    local s=$R_rps sp=$R_p99_us
-    free_run --socket "$TMP/redis-free.sock" --line 'HINCRBY h f 1' --expect-lines -c "$c" -w "$w" -d "$PDUR" --warmup 1 --label "redis-free-$c-$w"
-    ratios+=("$(awk -v a="$s" -v b="$R_rps" 'BEGIN { printf "%.3f", a / b }')"); sw_p99+=("$sp"); re_p99+=("$R_p99_us")
-    p99s+=("$(awk -v a="$sp" -v b="$R_p99_us" 'BEGIN { printf "%.2f", a / b }')")
-    list+="${list:+; }$s vs $R_rps/s (p99 $sp vs $R_p99_us µs)"
-  done
-  P_RATIO=$(median "${ratios[@]}"); P_SWP99=$(median "${sw_p99[@]}"); P_REP99=$(median "${re_p99[@]}"); P_LIST=$list
-  # The p99 is compared as the throughput is: within each pair (the same machine minutes; an
-  # fsync stall in one minute moves both servers' tails), then the median of the pairs' ratios.
-  P_P99RATIO=$(median "${p99s[@]}")
-}
-pairs 16 1
+pairs free_run "$TMP/free.sock" "$TMP/redis-free.sock" free 16 1
 row "durable toggles 16×1, **unpinned**, median of $PAIRS pairs" "ratio $P_RATIO×, p99 $P_P99RATIO× redis's (median of the pairs' p99 ratios; medians of the p99s $P_SWP99 µs vs redis $P_REP99 µs) (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }'); p99 ≤ redis: $(under "$P_P99RATIO" 1)" "$FREE_LOAD"
-pairs 16 16
+pairs free_run "$TMP/free.sock" "$TMP/redis-free.sock" free 16 16
 row "durable toggles 16×16, **unpinned**, median of $PAIRS pairs" "ratio $P_RATIO× (pairs: $P_LIST)" "${P_RATIO}× redis always" "≥ 1.0×: $(awk -v r="$P_RATIO" 'BEGIN { print (r >= 1.0) ? "yes" : "**no**" }')" "$FREE_LOAD"
 
 # A drag's p99 (1 client × window 1, on another movie than the writes, so that no row event
