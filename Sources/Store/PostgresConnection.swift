@@ -35,7 +35,7 @@ struct PGRows {
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 enum PGStatement: CaseIterable {
-    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit
+    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, flushNotify
 
     var name: String {
         switch self {
@@ -46,6 +46,8 @@ enum PGStatement: CaseIterable {
         case .eventsWithKeys: "swiped_events_with_keys"
         case .append: "swiped_append"
         case .commit: "swiped_commit"
+        case .flush: "swiped_flush"
+        case .flushNotify: "swiped_flush_notify"
         }
     }
 
@@ -59,14 +61,30 @@ enum PGStatement: CaseIterable {
         case .eventsWithKeys:
             "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key = ANY($1::text[])"
         case .append:
-            // One statement for any number of events (a column of each as an array), the new
-            // head ($8) and the notification: the INSERT, UPDATE and NOTIFY of docs/postgres.md.
+            // One statement for any number of events (a column of each as an array) and the new
+            // head ($8): the INSERT and UPDATE of docs/postgres.md. It also makes this
+            // transaction's COMMIT not wait for the WAL flush (SET LOCAL), so that the head's
+            // lock is released at once; `flushNotify`, right behind COMMIT in the same pipeline,
+            // waits for the flush and announces the head (docs/postgres.md, "The lock is not
+            // held through the flush").
             """
             WITH appended AS (INSERT INTO swiped_events (\(PostgresSchema.columns)) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])),
             head AS (UPDATE swiped_head SET seq = $8::bigint WHERE id = 1)
-            SELECT pg_notify('swiped', $8::bigint::text)
+            SELECT set_config('synchronous_commit', 'off', true)
             """
         case .commit: "COMMIT"
+        case .flush:
+            // A transaction of its own (the pipeline's implicit one, ending at its Sync) that
+            // writes a WAL record, so that its commit, with the session's synchronous_commit =
+            // on, waits until the WAL is on disk up to its own commit record: past every commit
+            // this connection saw before it. A transaction that writes nothing commits without
+            // waiting for anything. The message (prefix "swiped", empty) is read only by logical
+            // decoding, and only by a consumer that asks for messages.
+            "SELECT pg_logical_emit_message(true, 'swiped', '')"
+        case .flushNotify:
+            // The same, and the notification of the new head ($1): NOTIFY is delivered after
+            // its transaction committed, here after the flush, so a notified head is durable.
+            "SELECT pg_logical_emit_message(true, 'swiped', ''), pg_notify('swiped', $1::bigint::text)"
         }
     }
 }
@@ -269,6 +287,9 @@ final class PGConnection: @unchecked Sendable {
     /// pipeline: the tables may not exist before the schema is created).
     private var prepared = false
 
+    /// The index of the statement that failed in the last `run` that threw `.failed`.
+    private(set) var failedStep: Int?
+
     /// Runs prepared statements in one round trip (libpq's pipeline mode: each is sent as Bind
     /// and Execute, then one Sync), parameters and results in binary. Returns each statement's
     /// rows (nil for a statement without rows). A statement that fails aborts the ones after
@@ -310,7 +331,8 @@ final class PGConnection: @unchecked Sendable {
         fault?.1?()
         var out: [PGResult?] = []
         var failed: PGFailure?
-        for _ in steps {
+        failedStep = nil
+        for (index, _) in steps.enumerated() {
             var rows: PGResult?
             // Each statement's results end with a null result.
             while let r = PQgetResult(conn) {
@@ -320,7 +342,10 @@ final class PGConnection: @unchecked Sendable {
                 case PGRES_COMMAND_OK, PGRES_PIPELINE_ABORTED:
                     PQclear(r)
                 default:
-                    if failed == nil { failed = failure(r) }
+                    if failed == nil {
+                        failed = failure(r)
+                        failedStep = index
+                    }
                     PQclear(r)
                 }
             }

@@ -102,6 +102,19 @@ public final class PostgresStore: Store {
         info.schemaFound = migrated.found
         info.seeded = migrated.seeded
         let loaded = try PostgresSchema.load(conn)
+        // What was just read may include a commit of another daemon whose flush has not
+        // returned yet (commits release the head's lock before their flush): on disk before the
+        // daemon serves it (with `--durability normal` the flush waits for nothing). This is
+        // also where a server that refuses the flush's pg_logical_emit_message is found: at
+        // start, not at the first commit.
+        do throws(PGFailure) {
+            _ = try conn.run([(.flush, [])])
+        } catch {
+            throw StoreError(
+                error == .lost(error.message) ? .unavailable : .storage,
+                "flushing PostgreSQL's WAL with pg_logical_emit_message failed (the role needs EXECUTE on it, which PostgreSQL grants to PUBLIC by default): \(error.message)"
+            )
+        }
         state = loaded.state
         info.snapshotSeq = loaded.snapshotSeq
         info.replayed = loaded.replayed

@@ -3,7 +3,9 @@
 // the state at the position it last applied, and the commands handed over by the loop. Each
 // group of commands is decided and appended in one transaction under swiped_head's row lock
 // (docs/postgres.md: commit order is position order, decisions hold across daemons). Whatever
-// it applies, its own commits and other daemons', goes to the loop in one ordered stream.
+// it applies, its own commits and other daemons', goes to the loop in one ordered stream, once
+// a WAL flush after it returned: the commit releases the lock before its flush, so an event
+// read here may not be on disk yet (docs/postgres.md, "The lock is not held through the flush").
 import CLibPQ
 import EventLog
 import Foundation
@@ -74,10 +76,20 @@ final class PostgresWorker: @unchecked Sendable {
     /// Since when the thread is closing with commands in doubt (monotonic ns).
     private var closingSince: UInt64?
     private var failed = false
-    /// Set when a transaction failed after its commands were folded into `state`: the state
-    /// is read again from the database up to this position before it is used (cheaper than
-    /// copying the whole state before every transaction to roll it back).
+    /// Set when a transaction or read failed after what it applied was folded into `state`: the
+    /// state is read again from the database up to this position (what the loop has) before it
+    /// is used (cheaper than copying the whole state before every transaction to roll it back).
     private var reloadTo: UInt64?
+    /// Events applied to `state` (read from the log, or committed here) that wait for a flush of
+    /// the WAL started after them: only then are they handed to the loop. A commit does not hold
+    /// the head's lock through its flush, so another daemon may read an event before it is on
+    /// disk; handed over then, a server crash could take back what subscribers were shown
+    /// (docs/postgres.md, "The lock is not held through the flush").
+    private var unflushed: [Output] = []
+    /// The commands in doubt whose commits `unflushed` holds: in doubt again if it is dropped.
+    private var unflushedDoubts: [(token: String, job: Job)] = []
+    /// The last position handed to the loop: with `--durability full`, on the database's disk.
+    private var handedOver: UInt64
 
     static let maxBackoffMillis = 2_000
     static let safetyNetMillis: Int32 = 1_000
@@ -102,6 +114,7 @@ final class PostgresWorker: @unchecked Sendable {
         self.conninfo = conninfo
         self.durability = durability
         self.state = state
+        handedOver = state.lastSeq
         self.snapshotSeq = snapshotSeq
         self.snapshotEvery = snapshotEvery
         instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -246,6 +259,7 @@ final class PostgresWorker: @unchecked Sendable {
             lost(why)
         case .failed:
             rollback(conn)
+            dropUnflushed()
             let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
             emit(batch.map { .answered(token: $0.token, .failure(e), replayed: false) })
         }
@@ -315,12 +329,14 @@ final class PostgresWorker: @unchecked Sendable {
         // (each commit notifies its own head, so a later one brings its own notification), and
         // a catch-up would be a round trip that reads nothing.
         if conn.hasNotification {
+            let head: UInt64
             do throws(PGFailure) {
-                guard let head = try conn.consumeNotifications(), head > state.lastSeq else { return }
+                guard let h = try conn.consumeNotifications(), h > state.lastSeq else { return }
+                head = h
             } catch {
                 return lost(error.message)
             }
-            return catchUp()
+            return catchUp(notified: head)
         }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -331,7 +347,9 @@ final class PostgresWorker: @unchecked Sendable {
         if n == 0 { return catchUp() }
         if fds[1].revents != 0 {
             do throws(PGFailure) {
-                if let head = try conn.consumeNotifications(), head > state.lastSeq { catchUp() }
+                if let head = try conn.consumeNotifications(), head > state.lastSeq {
+                    catchUp(notified: head)
+                }
             } catch {
                 lost(error.message)
             }
@@ -365,6 +383,7 @@ final class PostgresWorker: @unchecked Sendable {
     /// The connection broke: drop it, tell the loop once, retry with backoff.
     private func lost(_ why: String) {
         conn = nil
+        dropUnflushed()
         nextAttempt = SystemClock.monotonicNanoseconds() + UInt64(backoffMillis) * 1_000_000
         guard downSince == nil else { return }
         var t = time(nil)
@@ -386,6 +405,8 @@ final class PostgresWorker: @unchecked Sendable {
         var e = e
         e.fatal = true
         failed = true
+        unflushed = []
+        unflushedDoubts = []
         emit([.fatal(e)])
         answerAll(.failure(e))
         inDoubt = [:]
@@ -395,53 +416,67 @@ final class PostgresWorker: @unchecked Sendable {
     // MARK: - Reading the log
 
     /// Reads and applies what was committed after the position applied here, in pages, without
-    /// a lock (every snapshot sees a prefix of the positions).
-    private func catchUp() {
+    /// a lock (every snapshot sees a prefix of the positions), and hands it to the loop once it
+    /// is on disk. `notified`: the head of a notification, sent after the flush of its commit,
+    /// so everything up to it is on disk: the read stops there and waits for no flush (a later
+    /// commit brings its own notification). Otherwise (a reconnection, the safety net) the read
+    /// goes to the head and a flush follows it in the same round trip.
+    private func catchUp(notified: UInt64? = nil) {
         guard let conn, stateIsCurrent(conn) else { return }
+        let flushes = durability == .full && notified == nil
         do throws(PGFailure) {
             while true {
-                let r = try conn.run([
+                if let notified {
+                    guard notified > state.lastSeq else { break }
+                    let count = Int(min(notified - state.lastSeq, UInt64(PostgresSchema.page)))
+                    let r = try conn.run([
+                        (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: count))
+                    ])
+                    guard applyRows(r[0]) else { return }
+                    if (r[0]?.count ?? 0) < count { break }
+                    continue
+                }
+                var steps: [(PGStatement, [PGParam])] = [
                     (.head, []),
                     (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
-                ])
-                guard r.count == 2, let head = PostgresWorker.head(r[0]) else {
+                ]
+                if flushes { steps.append((.flush, [])) }
+                let r = try conn.run(steps)
+                guard r.count == steps.count, let head = PostgresWorker.head(r[0]) else {
                     return fatal(StoreError(.storage, "swiped_head cannot be read"))
                 }
-                if head < state.lastSeq {
+                if head < handedOver {
                     return fatal(
                         StoreError(
                             .storage,
-                            "the database lost events this daemon applied (its head is \(head), this daemon is at \(state.lastSeq)); restarting from the database"
+                            "the database lost events this daemon applied (its head is \(head), this daemon is at \(handedOver)); restarting from the database"
                         ))
                 }
                 guard applyRows(r[1]) else { return }
+                // Flushed (or not asked to be): what this page applied is the loop's.
+                handOver()
                 if (r[1]?.count ?? 0) < PostgresSchema.page { return }
             }
+            handOver()
         } catch {
             lost(error.message)
         }
     }
 
-    /// Applies rows read from swiped_events (in seq order), answering the commands in doubt they
-    /// commit. False after a fatal error.
+    /// Applies rows read from swiped_events (in seq order) to `state`, into `unflushed`,
+    /// matching the commands in doubt they commit. False after a fatal error.
     private func applyRows(_ rows: PGResult?) -> Bool {
         guard let rows else { return true }
-        var out: [Output] = []
-        out.reserveCapacity(rows.count)
-        defer { emit(out) }
+        unflushed.reserveCapacity(unflushed.count + rows.count)
         for i in 0..<rows.count {
             let row: PostgresSchema.Row
             do throws(StoreError) {
                 row = try PostgresSchema.Row(rows, i)
             } catch {
-                emit(out)
-                out = []
                 fatal(error)
                 return false
             }
             guard row.seq == state.lastSeq + 1, state.apply(row.event, seq: row.seq) != nil else {
-                emit(out)
-                out = []
                 fatal(
                     StoreError(
                         .storage,
@@ -452,31 +487,63 @@ final class PostgresWorker: @unchecked Sendable {
             var token: UInt64?
             if let t = row.token, let job = inDoubt.removeValue(forKey: t) {
                 token = job.token
+                unflushedDoubts.append((t, job))
             }
-            out.append(.applied(row.committed, row.event, key: row.key, token: token))
+            unflushed.append(.applied(row.committed, row.event, key: row.key, token: token))
         }
         return true
     }
 
+    /// A flush after everything in `state` returned: the events waiting for it, then `more`
+    /// (the outcomes of the transaction's commands), go to the loop.
+    private func handOver(_ more: [Output] = []) {
+        let out = unflushed.isEmpty ? more : unflushed + more
+        unflushed = []
+        unflushedDoubts = []
+        handedOver = state.lastSeq
+        emit(out)
+    }
+
+    /// The transaction or read under way failed before its flush returned: what it applied is
+    /// not handed over (it is read again, if the database kept it), the commands in doubt it
+    /// matched are in doubt again (first: they are the older), and the state is read again up to
+    /// what the loop has.
+    private func dropUnflushed() {
+        let again = unflushedDoubts.filter { inDoubt[$0.token] == nil }
+        for d in again { inDoubt[d.token] = d.job }
+        inDoubtOrder = again.map(\.token) + inDoubtOrder.filter { t in !again.contains { $0.token == t } }
+        unflushed = []
+        unflushedDoubts = []
+        if state.lastSeq > handedOver && !failed { reloadTo = min(reloadTo ?? handedOver, handedOver) }
+    }
+
+    /// Answers `history` pages. A page ends at the last position handed to the loop: a later
+    /// event may not be on disk yet, and the loop's own state has not reached it.
     private func answer(_ rs: [Read]) {
         guard let conn else { return }
         var out: [Output] = []
         for r in rs {
+            let count = r.after >= handedOver ? 0 : Int(min(UInt64(max(r.limit, 0)), handedOver - r.after))
+            guard count > 0 else {
+                out.append(.read(ReadResult(token: r.token, result: .success([]))))
+                continue
+            }
             do throws(PGFailure) {
                 let rows = try conn.run([
-                    (.eventsBetween, PostgresWorker.range(after: r.after, count: r.limit))
+                    (.eventsBetween, PostgresWorker.range(after: r.after, count: count))
                 ])
                 var page: [CommittedEvent] = []
+                var bad: StoreError?
                 for i in 0..<(rows.first??.count ?? 0) {
                     do throws(StoreError) {
                         page.append(try PostgresSchema.Row(rows[0]!, i).committed)
                     } catch {
-                        out.append(.read(ReadResult(token: r.token, result: .failure(error))))
-                        page = []
+                        bad = error
                         break
                     }
                 }
-                out.append(.read(ReadResult(token: r.token, result: .success(page))))
+                out.append(
+                    .read(ReadResult(token: r.token, result: bad.map { .failure($0) } ?? .success(page))))
             } catch .lost(let why) {
                 out.append(.read(ReadResult(token: r.token, result: .failure(unavailable))))
                 lost(why)
@@ -583,8 +650,10 @@ final class PostgresWorker: @unchecked Sendable {
                 }
             }
         }
-        let before = state.lastSeq
         var answers: [Output] = []
+        // The commands answered without a write (refused, replayed from a key): their answers
+        // were decided against events that may not be on disk yet, so they are held with them.
+        var answered: [(job: Job, token: String)] = []
         var accepted: [(job: Job, token: String, event: MovieEvent, committed: CommittedEvent)] = []
         // The INSERT's columns.
         var seqs: [Int64] = []
@@ -600,6 +669,7 @@ final class PostgresWorker: @unchecked Sendable {
                 let result: Result<CommittedEvent, StoreError> =
                     job.command.wrote(row.event) ? .success(row.committed) : .failure(.keyReused(key))
                 answers.append(.answered(token: job.token, result, replayed: true))
+                answered.append((job, token))
                 continue
             }
             let event: MovieEvent
@@ -607,6 +677,7 @@ final class PostgresWorker: @unchecked Sendable {
                 event = try state.decide(job.command)
             } catch {
                 answers.append(.answered(token: job.token, .failure(StoreError(error)), replayed: false))
+                answered.append((job, token))
                 continue
             }
             let seq = state.lastSeq + 1
@@ -634,17 +705,29 @@ final class PostgresWorker: @unchecked Sendable {
             }
         }
         guard !accepted.isEmpty else {
+            // Nothing to append. The lock's transaction ends with a WAL record of its own and a
+            // commit that waits for the flush (`--durability full`): the other daemons' events
+            // read under the lock, and the refusals decided against them, are then on disk.
             do throws(PGFailure) {
-                _ = try conn.execute("COMMIT")
+                _ = try conn.run([(.flush, []), (.commit, [])])
+            } catch .lost(let why) {
+                // Nothing was written by this transaction; whether what it read is on disk is
+                // not known: the commands are answered as if the database were unreachable.
+                emit(answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
+                return lost(why)
             } catch {
-                // Nothing was written by this transaction: the answers stand.
-                lost(error.message)
+                rollback(conn)
+                dropUnflushed()
+                let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
+                return emit(answered.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
             }
-            return emit(answers)
+            return handOver(answers)
         }
         let n = state.lastSeq
         do throws(PGFailure) {
-            // The second round trip.
+            // The second round trip: the append, COMMIT (which releases the head's lock without
+            // waiting for the WAL flush), then the flush and the notification in a transaction
+            // of their own; the reply to it comes once everything above is on disk.
             _ = try conn.run(
                 [
                     (
@@ -655,24 +738,40 @@ final class PostgresWorker: @unchecked Sendable {
                         ]
                     ),
                     (.commit, []),
+                    (.flushNotify, [.int64(Int64(n))]),
                 ], appending: true)
         } catch .lost(let why) {
-            // In doubt: COMMIT was sent. Found after the reconnection, or decided again.
-            reloadTo = before
-            for a in accepted {
-                inDoubt[a.token] = a.job
-                inDoubtOrder.append(a.token)
+            // In doubt: COMMIT was sent. Found after the reconnection, or decided again; so are
+            // the commands answered without a write (their answers rested on what this
+            // transaction read, which the flush did not confirm).
+            for (job, token) in jobs {
+                inDoubt[token] = job
+                inDoubtOrder.append(token)
             }
-            emit(answers)
             return lost(why)
         } catch {
+            if conn.failedStep == 2 {
+                // COMMIT succeeded and the flush after it was refused: the commands are in the
+                // log and whether they are on disk is unknown. A server that refuses
+                // pg_logical_emit_message refuses it at start (`PostgresStore.open`), so this
+                // is a server in trouble: the daemon stops (systemd restarts it from the log).
+                let e = StoreError(
+                    .storage,
+                    "the outcome is unknown: PostgreSQL committed and then refused to flush (\(error.message)); retry with the same key to find out"
+                )
+                emit(
+                    (accepted.map(\.job) + answered.map(\.job)).map {
+                        .answered(token: $0.token, .failure(e), replayed: false)
+                    })
+                return fatal(StoreError(.storage, "PostgreSQL refused to flush a commit: \(error.message)"))
+            }
             rollback(conn)
-            reloadTo = before
+            dropUnflushed()
             let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
             emit(answers + accepted.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
             return
         }
-        emit(
+        handOver(
             accepted.map { .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token) }
                 + answers)
     }

@@ -72,6 +72,33 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
     }
 
+    /// Each commit's flush writes a WAL record with pg_logical_emit_message (docs/postgres.md,
+    /// "The lock is not held through the flush"); a database that does not let the role run it
+    /// is found when the store opens, with what to grant, not at its first commit.
+    func testARoleThatMayNotFlushIsRefusedAtStartWithWhatToGrant() throws {
+        let cluster = try SharedCluster.get()
+        try cluster.psql("CREATE ROLE noflush LOGIN")
+        try cluster.createDatabase("noflush", owner: "noflush")
+        let conninfo = "host=\(cluster.socketDirectory) dbname=noflush user=noflush"
+        // As the role may: it opens, and commits.
+        let fine = try PostgresStore.open(conninfo: conninfo)
+        XCTAssertEqual(fine.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        fine.close()
+        try cluster.psql(
+            "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC",
+            database: "noflush")
+        for durability in [Durability.full, .normal] {
+            XCTAssertThrowsError(try PostgresStore.open(conninfo: conninfo, durability: durability)) {
+                error in
+                let e = error as? StoreError
+                XCTAssertEqual(e?.code, .storage, "\(error)")
+                XCTAssertTrue(e?.message.contains("pg_logical_emit_message") ?? false, "\(error)")
+                XCTAssertTrue(e?.message.contains("permission denied") ?? false, "\(error)")
+            }
+        }
+        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "noflush"), "11")
+    }
+
     func testAnotherStoresEventsArriveInOrderAndDecisionsFoldThem() throws {
         let db = try SharedCluster.newNamedDatabase()
         let a = try PostgresStore.open(conninfo: db.conninfo)
