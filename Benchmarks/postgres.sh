@@ -54,6 +54,18 @@ done
 psql() { "$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$TMP" -U "$PGUSER_NAME" "$@"; }
 conninfo() { echo "host=$TMP dbname=$1 user=$PGUSER_NAME"; }
 
+# A server that has been running reuses its WAL segments: each checkpoint renames the old ones
+# into the next names. A new cluster has one segment and creates every next one by writing 16 MB
+# of zeros (wal_init_zero), under the WAL write lock, which stalls every commit meanwhile: under
+# the toggle load below, every 2 s or so. So the cluster writes ≈ 400 MB of WAL first and
+# checkpoints, as a server that has served for a while would be (BENCH_PG_WARM=0: not).
+if [[ ${BENCH_PG_WARM:-1} = 1 ]]; then
+  T0=$(date +%s.%N)
+  psql -d postgres -c "CREATE TABLE warm AS SELECT repeat('x', 1900) AS x FROM generate_series(1, 200000)" \
+    -c "DROP TABLE warm" -c "CHECKPOINT" -c "CHECKPOINT"
+  echo "postgres.sh: WAL warmed in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, $(ls "$TMP/data/pg_wal" | grep -c '^0') segments" >&2
+fi
+
 load() { cut -d' ' -f1 /proc/loadavg; }
 wait_ready() { for _ in $(seq 600); do [[ -S $1 ]] && return 0; sleep 0.05; done; echo "postgres.sh: no socket $1" >&2; exit 1; }
 # daemon NAME DB: starts swiped on $TMP/NAME.sock against database DB; its pid is in $LAST.
