@@ -49,14 +49,12 @@ struct CommandQueue {
     /// Decides `command` against the projected state: queued when accepted, answered when refused.
     @inline(__always)
     mutating func decide(_ command: MovieCommand, token: UInt64) {
-        let event: MovieEvent
         do throws(CommandError) {
-            event = try projected.decide(command)
+            let (event, after) = try projected.decideAndApply(command)
+            queued.append(Entry(token: token, command: command, event: event, after: after))
         } catch {
-            return answer(token, .failure(StoreError(error)))
+            answer(token, .failure(StoreError(error)))
         }
-        let after = projected.apply(event, seq: projected.lastSeq + 1)
-        queued.append(Entry(token: token, command: command, event: event, after: after))
     }
 
     // MARK: - Keys
@@ -99,8 +97,7 @@ struct CommandQueue {
         queued = []
         for var entry in again {
             do throws(CommandError) {
-                entry.event = try projected.decide(entry.command)
-                entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
+                (entry.event, entry.after) = try projected.decideAndApply(entry.command)
                 queued.append(entry)
             } catch {
                 entry.report(.failure(StoreError(error)), into: &out)
