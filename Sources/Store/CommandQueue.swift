@@ -18,6 +18,16 @@ struct CommandQueue {
 
         /// Reports `result` to the command and to every later submission of its key.
         func report(_ result: Result<CommittedEvent, StoreError>, into out: inout Completions) {
+            Self.report(result, token: token, waiters: waiters, into: &out)
+        }
+
+        /// `report`, given an entry's token and waiters: a method called on an array's element
+        /// had the whole entry copied first (its command, event and movie, a dozen references:
+        /// about 400 instructions with its destruction), on every commit of every command.
+        static func report(
+            _ result: Result<CommittedEvent, StoreError>, token: UInt64, waiters: [UInt64],
+            into out: inout Completions
+        ) {
             out.commands.append(CommandResult(token: token, result: result))
             for t in waiters {
                 out.commands.append(CommandResult(token: t, result: result, replayed: true))
