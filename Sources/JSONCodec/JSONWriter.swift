@@ -466,24 +466,30 @@ public struct JSONWriter: Sendable {
     package static func isPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return true }
         let count = utf8.count
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var i = 0
-        while i + 8 <= count {
-            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        guard count >= 8 else {
+            for i in 0..<count {
+                let b = base[i]
+                if b < 0x20 || b == 0x22 || b == 0x5C { return false }
+            }
+            return true
+        }
+        @inline(__always) func plain(_ offset: Int) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let w = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
             let control = (w &- ones &* 0x20) & ~w
             let q = w ^ (ones &* 0x22)
             let quote = (q &- ones) & ~q
             let b = w ^ (ones &* 0x5C)
             let backslash = (b &- ones) & ~b
-            if (control | quote | backslash) & highs != 0 { return false }
+            return (control | quote | backslash) & (ones &* 0x80) == 0
+        }
+        var i = 0
+        while i + 8 <= count {
+            if !plain(i) { return false }
             i += 8
         }
-        while i < count {
-            let b = base[i]
-            if b < 0x20 || b == 0x22 || b == 0x5C { return false }
-            i += 1
-        }
+        // The last bytes as the last word, overlapping the one before: checked twice is fine.
+        if i < count && !plain(count - 8) { return false }
         return true
     }
 }

@@ -83,6 +83,7 @@ public enum Encode {
     public static func mutation(
         _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64? = nil
     ) {
+        let flags = MovieScalars(movie)
         let written = withPlainStrings(movie) { movieID, title, image in
             // At most 129 bytes of literals and three numbers of at most 20 digits.
             let reserved = 189 + (id?.count ?? 0) + movieID.count + title.count + image.count
@@ -99,7 +100,7 @@ public enum Encode {
                     }
                     w.uint64(seq)
                     w.copy(#","movie":"#)
-                    movieObject(&w, movie, movieID, title, image)
+                    movieObject(&w, flags, movieID, title, image)
                     if let undoes {
                         w.copy(#","undoes":"#)
                         w.uint64(undoes)
@@ -314,13 +315,14 @@ public enum Encode {
     /// A Movie object: in one reservation when its strings need no escapes (nearly always), as
     /// `plainMovie` writes it otherwise.
     public static func movie(_ out: inout JSONWriter, _ m: Movie) {
+        let flags = MovieScalars(m)
         let written = withPlainStrings(m) { id, title, image in
             let reserved = 105 + id.count + title.count + image.count
             out.bytes.append(addingCapacity: reserved) { span in
                 span.withUnsafeMutableBufferPointer { buffer, count in
                     let start = buffer.baseAddress! + count
                     var w = ByteCursor(p: start)
-                    movieObject(&w, m, id, title, image)
+                    movieObject(&w, flags, id, title, image)
                     assert(start.distance(to: w.p) <= reserved, "a movie overran its reservation")
                     count += start.distance(to: w.p)
                 }
@@ -356,7 +358,7 @@ public enum Encode {
     /// number of at most 20 digits besides them).
     @inline(__always)
     static func movieObject(
-        _ w: inout ByteCursor, _ m: Movie, _ id: UnsafeBufferPointer<UInt8>,
+        _ w: inout ByteCursor, _ m: MovieScalars, _ id: UnsafeBufferPointer<UInt8>,
         _ title: UnsafeBufferPointer<UInt8>, _ image: UnsafeBufferPointer<UInt8>
     ) {
         w.copy(#"{"id":""#)
@@ -370,6 +372,21 @@ public enum Encode {
         w.copy(#","version":"#)
         w.uint64(m.version)
         w.copy("}")
+    }
+
+    /// A movie's fields besides its strings: what the closures that write a movie capture (a
+    /// captured movie was copied, its three strings retained and released).
+    struct MovieScalars {
+        var watched: Bool
+        var watchedWithFriends: Bool
+        var version: UInt64
+
+        @inline(__always)
+        init(_ m: Movie) {
+            watched = m.watched
+            watchedWithFriends = m.watchedWithFriends
+            version = m.version
+        }
     }
 
     /// `movie`, a part at a time, escaping its strings.
