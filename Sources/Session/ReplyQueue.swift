@@ -159,12 +159,20 @@ struct ReplyQueue {
         slots[front] = slot
     }
 
-    /// Moves the worded replies at the front to `out`; returns the first slot still waiting.
-    mutating func release() -> Slot? {
+    /// Moves the worded replies at the front to `out`; returns the first reply still waiting
+    /// when it is one to be worded now (nil when none waits, or the first waits for the store:
+    /// returning that slot copied it, on every reply of a pipelining client).
+    mutating func release() -> LateReply? {
         while hasSlots {
-            guard case .ready(let bytes) = slots[front] else { return slots[front] }
-            out.bytes.append(contentsOf: bytes)
-            removeFirst()
+            switch slots[front] {
+            case .ready(let bytes):
+                out.bytes.append(contentsOf: bytes)
+                removeFirst()
+            case .late(let reply):
+                return reply
+            case .command, .read:
+                return nil
+            }
         }
         return nil
     }
