@@ -30,11 +30,11 @@ final class Server<S: Store> {
     var acceptPauseTimer: EventLoop.Timer?
     var commitSource: EventLoop.PostSource?
 
-    var connections: [UInt64: Connection] = [:]
+    var connections = SerialTable<Connection>()
     var nextClient: UInt64 = 1
     var nextToken: UInt64 = 1
     /// What the store owes an answer to, by token: which session asked, under which ticket.
-    var pending: [UInt64: Pending] = [:]
+    var pending = SerialTable<Pending>()
     /// Connections subscribed to live movie events.
     var subscribers: [UInt64: Connection] = [:]
     /// The sessions' actions: one sink for all, drained after each input (`perform`).

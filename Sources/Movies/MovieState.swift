@@ -84,11 +84,40 @@ public struct MovieState: Equatable, Sendable {
     }
 
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
-        guard let movie = movie(id) else { throw notFound(id) }
-        if let expect, expect != movie.version {
+        guard let i = index[id] else { throw notFound(id) }
+        try check(id, at: movies[i].version, expect)
+    }
+
+    private func check(_ id: String, at version: UInt64, _ expect: UInt64?) throws(CommandError) {
+        if let expect, expect != version {
             throw .conflict(
-                .version,
-                "movie \(MovieState.quoted(id)) is at version \(movie.version), not \(expect) as expected")
+                .version, "movie \(MovieState.quoted(id)) is at version \(version), not \(expect) as expected"
+            )
+        }
+    }
+
+    /// `decide`, then `apply` of the event it names at the next seq: what a store does with
+    /// each command against the state it projects. A toggle finds its movie once rather than
+    /// twice: every lookup hashes the id (SipHash), and toggles are most of the commands.
+    public mutating func decideAndApply(_ command: MovieCommand) throws(CommandError) -> (
+        event: MovieEvent, after: Movie?
+    ) {
+        let seq = lastSeq + 1
+        switch command.op {
+        case .toggleWatched(let id), .toggleWatchedWithFriends(let id):
+            guard let i = index[id] else { throw notFound(id) }
+            try check(id, at: movies[i].version, command.expect)
+            lastSeq = seq
+            movies[i].version = seq
+            if case .toggleWatched = command.op {
+                movies[i].watched.toggle()
+                return (.watchedToggled(id: id), movies[i])
+            }
+            movies[i].watchedWithFriends.toggle()
+            return (.watchedWithFriendsToggled(id: id), movies[i])
+        case .add, .remove, .restore, .undo:
+            let event = try decide(command)
+            return (event, apply(event, seq: seq))
         }
     }
 

@@ -169,7 +169,7 @@ extension Session {
     /// Moves every reply that is due to the output, wording late ones from the state now; a
     /// `history` due now asks the store for its page and holds its place until it comes.
     func releaseDue(_ state: borrowing MovieState, _ sink: inout SessionActions) {
-        while case .late(let reply) = replies.release() {
+        while let reply = replies.release() {
             switch reply {
             case .list(let id):
                 replies.dropFirst()

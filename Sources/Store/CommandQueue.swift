@@ -18,6 +18,16 @@ struct CommandQueue {
 
         /// Reports `result` to the command and to every later submission of its key.
         func report(_ result: Result<CommittedEvent, StoreError>, into out: inout Completions) {
+            Self.report(result, token: token, waiters: waiters, into: &out)
+        }
+
+        /// `report`, given an entry's token and waiters: a method called on an array's element
+        /// had the whole entry copied first (its command, event and movie, a dozen references:
+        /// about 400 instructions with its destruction), on every commit of every command.
+        static func report(
+            _ result: Result<CommittedEvent, StoreError>, token: UInt64, waiters: [UInt64],
+            into out: inout Completions
+        ) {
             out.commands.append(CommandResult(token: token, result: result))
             for t in waiters {
                 out.commands.append(CommandResult(token: t, result: result, replayed: true))
@@ -49,14 +59,12 @@ struct CommandQueue {
     /// Decides `command` against the projected state: queued when accepted, answered when refused.
     @inline(__always)
     mutating func decide(_ command: MovieCommand, token: UInt64) {
-        let event: MovieEvent
         do throws(CommandError) {
-            event = try projected.decide(command)
+            let (event, after) = try projected.decideAndApply(command)
+            queued.append(Entry(token: token, command: command, event: event, after: after))
         } catch {
-            return answer(token, .failure(StoreError(error)))
+            answer(token, .failure(StoreError(error)))
         }
-        let after = projected.apply(event, seq: projected.lastSeq + 1)
-        queued.append(Entry(token: token, command: command, event: event, after: after))
     }
 
     // MARK: - Keys
@@ -99,8 +107,7 @@ struct CommandQueue {
         queued = []
         for var entry in again {
             do throws(CommandError) {
-                entry.event = try projected.decide(entry.command)
-                entry.after = projected.apply(entry.event, seq: projected.lastSeq + 1)
+                (entry.event, entry.after) = try projected.decideAndApply(entry.command)
                 queued.append(entry)
             } catch {
                 entry.report(.failure(StoreError(error)), into: &out)

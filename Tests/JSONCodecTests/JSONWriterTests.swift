@@ -211,6 +211,26 @@ final class JSONWriterTests: XCTestCase {
         w.int(1)
         XCTAssertEqual(w.bytes, [0x31])
     }
+
+    /// The eight-bytes-at-a-time check agrees with the byte rule for every byte value at every
+    /// place of a word and of the tail, among plain ASCII and among UTF-8 continuation bytes.
+    func testIsPlainAgreesWithTheByteRule() {
+        for filler: UInt8 in [0x61, 0xC3, 0xA9, 0x7F, 0xFF, 0x20, 0x23, 0x5B, 0x5D, 0x21] {
+            for length in [0, 1, 7, 8, 9, 15, 16, 17, 23] {
+                for place in 0..<max(length, 1) {
+                    for value in 0...UInt8.max {
+                        var bytes = [UInt8](repeating: filler, count: length)
+                        if length > 0 { bytes[place] = value }
+                        let expected = !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+                        let plain = bytes.withUnsafeBufferPointer { JSONText.isPlain($0) }
+                        if plain != expected {
+                            return XCTFail("filler \(filler), length \(length), \(value) at \(place)")
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Random JSON: every kind of value, strings with escapes, control and non-ASCII characters,
