@@ -336,7 +336,7 @@ final class PostgresWorker: @unchecked Sendable {
             } catch {
                 return lost(error.message)
             }
-            return catchUp(notified: head)
+            return catchUp(notified: PostgresWorker.announced(head))
         }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -348,7 +348,7 @@ final class PostgresWorker: @unchecked Sendable {
         if fds[1].revents != 0 {
             do throws(PGFailure) {
                 if let head = try conn.consumeNotifications(), head > state.lastSeq {
-                    catchUp(notified: head)
+                    catchUp(notified: PostgresWorker.announced(head))
                 }
             } catch {
                 lost(error.message)
@@ -415,34 +415,39 @@ final class PostgresWorker: @unchecked Sendable {
 
     // MARK: - Reading the log
 
+    /// The head a notification announced, nil for a payload that is not one (a `NOTIFY swiped`
+    /// from elsewhere: `PGConnection` reads it as the highest head, so that it is not ignored).
+    private static func announced(_ head: UInt64) -> UInt64? { head == .max ? nil : head }
+
     /// Reads and applies what was committed after the position applied here, in pages, without
     /// a lock (every snapshot sees a prefix of the positions), and hands it to the loop once it
     /// is on disk. `notified`: the head of a notification, sent after the flush of its commit,
-    /// so everything up to it is on disk: the read stops there and waits for no flush (a later
-    /// commit brings its own notification). Otherwise (a reconnection, the safety net) the read
-    /// goes to the head and a flush follows it in the same round trip.
+    /// so everything up to it is on disk: the read stops there and each page goes to the loop
+    /// as it comes (a later commit brings its own notification). Otherwise (a reconnection, the
+    /// safety net) the read goes to the head, and what it found waits for a flush started after
+    /// it; a read that found nothing flushes nothing (an idle daemon would otherwise write a WAL
+    /// record and wait for the disk every second).
     private func catchUp(notified: UInt64? = nil) {
         guard let conn, stateIsCurrent(conn) else { return }
-        let flushes = durability == .full && notified == nil
         do throws(PGFailure) {
-            while true {
-                if let notified {
-                    guard notified > state.lastSeq else { break }
+            if let notified {
+                while notified > state.lastSeq {
                     let count = Int(min(notified - state.lastSeq, UInt64(PostgresSchema.page)))
                     let r = try conn.run([
                         (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: count))
                     ])
                     guard applyRows(r[0]) else { return }
+                    handOver()
                     if (r[0]?.count ?? 0) < count { break }
-                    continue
                 }
-                var steps: [(PGStatement, [PGParam])] = [
+                return
+            }
+            while true {
+                let r = try conn.run([
                     (.head, []),
                     (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
-                ]
-                if flushes { steps.append((.flush, [])) }
-                let r = try conn.run(steps)
-                guard r.count == steps.count, let head = PostgresWorker.head(r[0]) else {
+                ])
+                guard r.count == 2, let head = PostgresWorker.head(r[0]) else {
                     return fatal(StoreError(.storage, "swiped_head cannot be read"))
                 }
                 if head < handedOver {
@@ -453,11 +458,11 @@ final class PostgresWorker: @unchecked Sendable {
                         ))
                 }
                 guard applyRows(r[1]) else { return }
-                // Flushed (or not asked to be): what this page applied is the loop's.
+                let read = r[1]?.count ?? 0
+                if read > 0 && durability == .full { _ = try conn.run([(.flush, [])]) }
                 handOver()
-                if (r[1]?.count ?? 0) < PostgresSchema.page { return }
+                if read < PostgresSchema.page { return }
             }
-            handOver()
         } catch {
             lost(error.message)
         }

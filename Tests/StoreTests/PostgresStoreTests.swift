@@ -99,6 +99,25 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "noflush"), "11")
     }
 
+    /// An idle store writes nothing: its safety-net read, every second, finds nothing and so
+    /// flushes nothing (a flush is a WAL record and a wait for the disk; it follows only a read
+    /// that found events). On a cluster of its own, without autovacuum, so that nothing else
+    /// writes WAL meanwhile.
+    func testAnIdleStoreWritesNothingToTheWAL() throws {
+        let cluster = try PostgresCluster(
+            database: "idle", settings: ["autovacuum": "off"], prefix: "swiped-pgidle")
+        defer { cluster.destroy() }
+        let store = try PostgresStore.open(conninfo: cluster.conninfo)
+        defer { store.close() }
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        let lsn = { try cluster.psql("SELECT pg_current_wal_insert_lsn()") }
+        // After the first safety-net read (which may prune the head's old row version, once).
+        usleep(1_300_000)
+        let before = try lsn()
+        usleep(3_300_000)
+        XCTAssertEqual(try lsn(), before, "an idle store wrote WAL")
+    }
+
     func testAnotherStoresEventsArriveInOrderAndDecisionsFoldThem() throws {
         let db = try SharedCluster.newNamedDatabase()
         let a = try PostgresStore.open(conninfo: db.conninfo)
