@@ -87,28 +87,22 @@ public enum Encode {
         let written = withPlainStrings(movie) { movieID, title, image in
             // At most 129 bytes of literals and three numbers of at most 20 digits.
             let reserved = 189 + (id?.count ?? 0) + movieID.count + title.count + image.count
-            out.bytes.append(addingCapacity: reserved) { span in
-                span.withUnsafeMutableBufferPointer { buffer, count in
-                    let start = buffer.baseAddress! + count
-                    var w = ByteCursor(p: start)
-                    if let id {
-                        w.copy(#"{"id":"#)
-                        w.copy(id)
-                        w.copy(#","ok":true,"seq":"#)
-                    } else {
-                        w.copy(#"{"ok":true,"seq":"#)
-                    }
-                    w.uint64(seq)
-                    w.copy(#","movie":"#)
-                    movieObject(&w, flags, movieID, title, image)
-                    if let undoes {
-                        w.copy(#","undoes":"#)
-                        w.uint64(undoes)
-                    }
-                    w.copy("}\n")
-                    assert(start.distance(to: w.p) <= reserved, "a mutation reply overran its reservation")
-                    count += start.distance(to: w.p)
+            write(&out, atMost: reserved, "a mutation reply") { w in
+                if let id {
+                    w.copy(#"{"id":"#)
+                    w.copy(id)
+                    w.copy(#","ok":true,"seq":"#)
+                } else {
+                    w.copy(#"{"ok":true,"seq":"#)
                 }
+                w.uint64(seq)
+                w.copy(#","movie":"#)
+                movieObject(&w, flags, movieID, title, image)
+                if let undoes {
+                    w.copy(#","undoes":"#)
+                    w.uint64(undoes)
+                }
+                w.copy("}\n")
             }
         }
         if !written { plainMutation(&out, id: id, seq: seq, movie: movie, undoes: undoes) }
@@ -182,39 +176,32 @@ public enum Encode {
     public static func row(
         _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry g: RowGeometry
     ) {
-        let reserved = template.maxReplyBytes + (id?.count ?? 0)
-        out.bytes.append(addingCapacity: reserved) { span in
-            span.withUnsafeMutableBufferPointer { buffer, count in
-                let start = buffer.baseAddress! + count
-                var w = ByteCursor(p: start)
-                if let id {
-                    w.copy(#"{"id":"#)
-                    w.copy(id)
-                    w.copy(#","ok":true,"row":"#)
-                } else {
-                    w.copy(#"{"ok":true,"row":"#)
-                }
-                template.text.withUnsafeBufferPointer { text in
-                    var from = 0
-                    // The full form's last hole is the spring's target; the compact has none.
-                    let target = template.form == .full ? template.holes.count - 1 : -1
-                    for (k, hole) in template.holes.enumerated() {
-                        w.copy(UnsafeBufferPointer(rebasing: text[from..<hole]))
-                        // The holes' order: offset, then x and width per button, then target.
-                        if k == 0 || k == target {
-                            w.number(g.offset)
-                        } else {
-                            w.number(k % 2 == 1 ? g.x((k - 1) / 2) : g.width)
-                        }
-                        from = hole
-                    }
-                    w.copy(UnsafeBufferPointer(rebasing: text[from...]))
-                }
-                w.copy("}\n")
-                // maxReplyBytes is a bound by construction; tests write the longest numbers.
-                assert(start.distance(to: w.p) <= reserved, "a templated reply overran its reservation")
-                count += start.distance(to: w.p)
+        // maxReplyBytes is a bound by construction; tests write the longest numbers.
+        write(&out, atMost: template.maxReplyBytes + (id?.count ?? 0), "a templated reply") { w in
+            if let id {
+                w.copy(#"{"id":"#)
+                w.copy(id)
+                w.copy(#","ok":true,"row":"#)
+            } else {
+                w.copy(#"{"ok":true,"row":"#)
             }
+            template.text.withUnsafeBufferPointer { text in
+                var from = 0
+                // The full form's last hole is the spring's target; the compact has none.
+                let target = template.form == .full ? template.holes.count - 1 : -1
+                for (k, hole) in template.holes.enumerated() {
+                    w.copy(UnsafeBufferPointer(rebasing: text[from..<hole]))
+                    // The holes' order: offset, then x and width per button, then target.
+                    if k == 0 || k == target {
+                        w.number(g.offset)
+                    } else {
+                        w.number(k % 2 == 1 ? g.x((k - 1) / 2) : g.width)
+                    }
+                    from = hole
+                }
+                w.copy(UnsafeBufferPointer(rebasing: text[from...]))
+            }
+            w.copy("}\n")
         }
     }
 
@@ -317,18 +304,29 @@ public enum Encode {
     public static func movie(_ out: inout JSONWriter, _ m: Movie) {
         let flags = MovieScalars(m)
         let written = withPlainStrings(m) { id, title, image in
-            let reserved = 105 + id.count + title.count + image.count
-            out.bytes.append(addingCapacity: reserved) { span in
-                span.withUnsafeMutableBufferPointer { buffer, count in
-                    let start = buffer.baseAddress! + count
-                    var w = ByteCursor(p: start)
-                    movieObject(&w, flags, id, title, image)
-                    assert(start.distance(to: w.p) <= reserved, "a movie overran its reservation")
-                    count += start.distance(to: w.p)
-                }
+            write(&out, atMost: 105 + id.count + title.count + image.count, "a movie") { w in
+                movieObject(&w, flags, id, title, image)
             }
         }
         if !written { plainMovie(&out, m) }
+    }
+
+    /// Appends what `body` writes through a cursor, in one reservation of `reserved` bytes, which
+    /// it must not exceed (`what` names it in the assertion).
+    @inline(__always)
+    static func write(
+        _ out: inout JSONWriter, atMost reserved: Int, _ what: StaticString,
+        _ body: (inout ByteCursor) -> Void
+    ) {
+        out.bytes.append(addingCapacity: reserved) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                let start = buffer.baseAddress! + count
+                var w = ByteCursor(p: start)
+                body(&w)
+                assert(start.distance(to: w.p) <= reserved, "\(what) overran its reservation")
+                count += start.distance(to: w.p)
+            }
+        }
     }
 
     /// Calls `body` with the UTF-8 of the movie's id, title and image when none needs an escape
