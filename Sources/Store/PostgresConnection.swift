@@ -35,7 +35,7 @@ struct PGRows {
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 enum PGStatement: CaseIterable {
-    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, flushNotify
+    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, notify
 
     var name: String {
         switch self {
@@ -47,7 +47,7 @@ enum PGStatement: CaseIterable {
         case .append: "swiped_append"
         case .commit: "swiped_commit"
         case .flush: "swiped_flush"
-        case .flushNotify: "swiped_flush_notify"
+        case .notify: "swiped_notify"
         }
     }
 
@@ -64,8 +64,8 @@ enum PGStatement: CaseIterable {
             // One statement for any number of events (a column of each as an array) and the new
             // head ($8): the INSERT and UPDATE of docs/postgres.md. It also makes this
             // transaction's COMMIT not wait for the WAL flush (SET LOCAL), so that the head's
-            // lock is released at once; `flushNotify`, right behind COMMIT in the same pipeline,
-            // waits for the flush and announces the head (docs/postgres.md, "The lock is not
+            // lock is released at once; `flush`, right behind COMMIT in the same pipeline, waits
+            // for the flush, and `notify` then announces the head (docs/postgres.md, "The lock is not
             // held through the flush").
             """
             WITH appended AS (INSERT INTO swiped_events (\(PostgresSchema.columns)) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])),
@@ -81,10 +81,15 @@ enum PGStatement: CaseIterable {
             // waiting for anything. The message (prefix "swiped", empty) is read only by logical
             // decoding, and only by a consumer that asks for messages.
             "SELECT pg_logical_emit_message(true, 'swiped', '')"
-        case .flushNotify:
-            // The same, and the notification of the new head ($1): NOTIFY is delivered after
-            // its transaction committed, here after the flush, so a notified head is durable.
-            "SELECT pg_logical_emit_message(true, 'swiped', ''), pg_notify('swiped', $1::bigint::text)"
+        case .notify:
+            // The notification of the new head ($1), in a transaction of its own that does not
+            // wait for the disk, behind the flush's transaction. NOTIFY takes a lock of its own
+            // (one per database, serializing the queue) at commit and holds it until the
+            // transaction ends: in the flush's transaction it was held through the flush, so
+            // the daemons' flushes went one after another instead of sharing one (waits on
+            // `Lock:object` in pg_stat_activity). Sent after the flush has returned, a notified
+            // head is durable.
+            "SELECT set_config('synchronous_commit', 'off', true), pg_notify('swiped', $1::bigint::text)"
         }
     }
 }

@@ -73,6 +73,8 @@ final class PostgresWorker: @unchecked Sendable {
     private var backoffMillis = 50
     private var nextAttempt: UInt64 = 0
     private var downSince: String?
+    /// Whether the last commit's notification was refused (warned once until one succeeds).
+    private var notifyFailed = false
     /// Since when the thread is closing with commands in doubt (monotonic ns).
     private var closingSince: UInt64?
     private var failed = false
@@ -731,8 +733,9 @@ final class PostgresWorker: @unchecked Sendable {
         let n = state.lastSeq
         do throws(PGFailure) {
             // The second round trip: the append, COMMIT (which releases the head's lock without
-            // waiting for the WAL flush), then the flush and the notification in a transaction
-            // of their own; the reply to it comes once everything above is on disk.
+            // waiting for the WAL flush), the flush in a transaction of its own, then the
+            // notification in another (`PGStatement.notify` says why not in the flush's); the
+            // reply to it comes once everything above is on disk.
             _ = try conn.run(
                 [
                     (
@@ -743,8 +746,10 @@ final class PostgresWorker: @unchecked Sendable {
                         ]
                     ),
                     (.commit, []),
-                    (.flushNotify, [.int64(Int64(n))]),
+                    (.begin, []), (.flush, []), (.commit, []),
+                    (.notify, [.int64(Int64(n))]),
                 ], appending: true)
+            notifyFailed = false
         } catch .lost(let why) {
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again; so are
             // the commands answered without a write (their answers rested on what this
@@ -755,7 +760,25 @@ final class PostgresWorker: @unchecked Sendable {
             }
             return lost(why)
         } catch {
-            if conn.failedStep == 2 {
+            if conn.failedStep == 5 {
+                // Committed and on disk; only the notification was refused (a full NOTIFY
+                // queue, say): the other daemons read these events on their safety-net timer.
+                if !notifyFailed {
+                    notifyFailed = true
+                    emit([
+                        .note(
+                            StoreNote(
+                                .warning,
+                                "notifying the other daemons failed; they read new events on their timer until a notification succeeds",
+                                reason: error.message))
+                    ])
+                }
+                return handOver(
+                    accepted.map {
+                        .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token)
+                    } + answers)
+            }
+            if conn.failedStep.map({ (2...4).contains($0) }) == true {
                 // COMMIT succeeded and the flush after it was refused: the commands are in the
                 // log and whether they are on disk is unknown. A server that refuses
                 // pg_logical_emit_message refuses it at start (`PostgresStore.open`), so this

@@ -99,6 +99,43 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "noflush"), "11")
     }
 
+    /// The notification goes in a transaction of its own after the flush's; when PostgreSQL
+    /// refuses it (here the role may not run pg_notify), the commit before it is on disk all
+    /// the same: the command is answered `ok`, one warning says what happens instead, and
+    /// another store reads the events on its safety-net timer.
+    func testARefusedNotificationStillAnswersTheCommitAndWarnsOnce() throws {
+        let cluster = try SharedCluster.get()
+        try cluster.psql("CREATE ROLE nonotify LOGIN")
+        try cluster.createDatabase("nonotify", owner: "nonotify")
+        try cluster.psql("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC", database: "nonotify")
+        let conninfo = "host=\(cluster.socketDirectory) dbname=nonotify user=nonotify"
+        let a = try PostgresStore.open(conninfo: conninfo)
+        defer { a.close() }
+        let b = try PostgresStore.open(conninfo: conninfo)
+        defer { b.close() }
+        var notes: [StoreNote] = []
+        var seqs: [UInt64] = []
+        for (i, movie) in ["seven", "matrix", "seven"].enumerated() {
+            a.submit(MovieCommand(.toggleWatched(movie: movie)), token: UInt64(i + 1))
+            let c = a.settle(results: 1)
+            notes += c.notes
+            seqs += c.commands.compactMap { try? $0.result.get().seq }
+        }
+        XCTAssertEqual(seqs, [11, 12, 13])
+        XCTAssertEqual(notes.map(\.level), [.warning], "\(notes)")
+        XCTAssertTrue(notes.first?.message.hasPrefix("notifying the other daemons failed") ?? false, "\(notes)")
+        XCTAssertTrue(notes.first?.reason.contains("pg_notify") ?? false, "\(notes)")
+        var seen: [UInt64] = []
+        let deadline = Date().addingTimeInterval(4)
+        while seen.count < 3 && Date() < deadline {
+            var p = pollfd(fd: b.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 50)
+            seen += b.completions().committed.map(\.seq)
+        }
+        XCTAssertEqual(seen, [11, 12, 13])
+        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "nonotify"), "13")
+    }
+
     /// An idle store writes nothing: its safety-net read, every second, finds nothing and so
     /// flushes nothing (a flush is a WAL record and a wait for the disk; it follows only a read
     /// that found events). On a cluster of its own, without autovacuum, so that nothing else
