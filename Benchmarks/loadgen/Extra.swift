@@ -203,7 +203,8 @@ final class FanoutReader: @unchecked Sendable {
                         if r < 0 && errno == EAGAIN { break }
                         if r <= 0 { fail("the server closed a connection during fan-out") }
                         let lines = matchers[i].feed(
-                            UnsafeRawBufferPointer(start: buffer, count: r), prefix: UnsafeRawBufferPointer(prefix))
+                            UnsafeRawBufferPointer(start: buffer, count: r),
+                            prefix: UnsafeRawBufferPointer(prefix))
                         if lines > 0 && !got[i] {
                             got[i] = true
                             received += 1

@@ -123,7 +123,8 @@ final class PostgresStoreTests: XCTestCase {
         }
         XCTAssertEqual(seqs, [11, 12, 13])
         XCTAssertEqual(notes.map(\.level), [.warning], "\(notes)")
-        XCTAssertTrue(notes.first?.message.hasPrefix("notifying the other daemons failed") ?? false, "\(notes)")
+        XCTAssertTrue(
+            notes.first?.message.hasPrefix("notifying the other daemons failed") ?? false, "\(notes)")
         XCTAssertTrue(notes.first?.reason.contains("pg_notify") ?? false, "\(notes)")
         var seen: [UInt64] = []
         let deadline = Date().addingTimeInterval(4)
