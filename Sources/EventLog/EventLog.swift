@@ -340,7 +340,12 @@ public final class EventLog {
     private func kind(_ s: OpaquePointer, _ i: Int32) -> String {
         guard let p = sqlite3_column_text(s, i) else { return "" }
         let raw = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
-        for k in kinds where k.bytes.elementsEqual(raw) { return k.string }
+        // memcmp, not `elementsEqual` (a generic loop: 6 % of a million-event fold's samples).
+        for k in kinds where k.bytes.count == raw.count {
+            if raw.isEmpty || k.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, p, raw.count) }) == 0 {
+                return k.string
+            }
+        }
         let string = String(decoding: raw, as: UTF8.self)
         if kinds.count < 32 { kinds.append((Array(raw), string)) }
         return string

@@ -75,6 +75,25 @@ final class MovieIDTests: XCTestCase {
         XCTAssertEqual(s.freshID(for: "Amélie"), "amelie")
     }
 
+    /// The byte lane of `isValidID` against the scalar rule: every ASCII byte alone, in pairs
+    /// with a valid byte, mixed with non-ASCII scalars, and random strings of those.
+    func testTheByteLaneAgreesWithTheScalarRule() {
+        var cases: [String] = ["", String(repeating: "a", count: 128), String(repeating: "a", count: 129)]
+        let ascii = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        for a in ascii { cases += [a, "a" + a, a + "_", a + "é", "é" + a, a + "東"] }
+        let pool = ascii + ["é", "É", "東", "\u{301}", "\u{202E}", "🎬", "Σ", "σ", "٣", "Ⅻ"]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            cases.append(
+                (0..<Int.random(in: 1...12, using: &rng)).map { _ in pool.randomElement(using: &rng)! }
+                    .joined())
+        }
+        for id in cases {
+            XCTAssertEqual(
+                MovieState.isValidID(id), MovieState.isValidIDByScalars(id), String(reflecting: id))
+        }
+    }
+
     func testEveryMadeIdIsValidAndOldIdsStayValid() throws {
         for title in ["Amélie — 東京物語 🎬", "ΣΟΦΙΑ", "हिन्दी", "🎬", String(repeating: "東", count: 40), "Ǆungla"] {
             let id = MovieState.slug(title)
