@@ -2,15 +2,16 @@
 # The PostgreSQL benchmarks of issue 17, as `make bench` runs them (after a release build):
 # daemons sharing one database on a PostgreSQL 15 cluster of this script's own (a temporary
 # directory, Unix socket only, fsync and synchronous_commit on), measured with loadgen:
-#   - durable toggles per second across 1, 2 and 3 daemons, 16 clients × window 1 on each;
+#   - durable toggles per second across 1, 2 and 3 daemons, 16 clients × window 1 on each (3
+#     daemons: the median of BENCH_RUNS3 runs, 5 by default);
 #   - CPU time per acknowledged event while the 3 daemons run (PostgreSQL's processes, the
 #     daemons, loadgen: utime + stime from /proc/PID/stat, divided by the head's advance);
 #   - a change on daemon A reaching a subscriber on daemon B while the 3-daemon load runs;
 #   - start-up to READY=1 against a database of 1,000,000 events (written in SQL), without a
 #     snapshot and then from the snapshot the first start saved.
 # Prints a markdown table for BENCHMARKS.md. Nothing is pinned: PostgreSQL, the daemons and
-# loadgen share the CPUs as the scheduler places them. About a minute with the defaults:
-#   BENCH_DURATION=5 BENCH_ROUNDS=300 BENCH_EVENTS=1000000 Benchmarks/postgres.sh
+# loadgen share the CPUs as the scheduler places them. About a minute and a half with the defaults:
+#   BENCH_DURATION=5 BENCH_ROUNDS=300 BENCH_EVENTS=1000000 BENCH_RUNS3=5 Benchmarks/postgres.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release}
@@ -18,6 +19,7 @@ PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 DUR=${BENCH_DURATION:-5}
 ROUNDS=${BENCH_ROUNDS:-300}
 EVENTS=${BENCH_EVENTS:-1000000}
+RUNS3=${BENCH_RUNS3:-5}
 
 for f in "$BIN/swiped" "$BIN/loadgen" "$PGBIN/postgres"; do
   [[ -x $f ]] || { echo "postgres.sh: $f is missing: run 'make bench' (it installs postgresql)" >&2; exit 1; }
@@ -118,8 +120,32 @@ for n in 1 2 3; do
     [[ $errors = 0 ]] || { echo "postgres.sh: $errors errors on daemon $i of $n" >&2; exit 1; }
     total=$((total + rps)); detail+="${detail:+, }$rps/s (p50 $(field "$TMP/t$n-$i.out" p50_us) µs, p99 $(field "$TMP/t$n-$i.out" p99_us) µs)"
   done
-  goal="-"; [[ $n = 3 ]] && goal="≥ 20,000/s: $(awk -v a="$total" 'BEGIN { print (a >= 20000) ? "yes" : "**no**" }')"
-  row "durable toggles, $n daemon(s) × 16 clients × window 1" "$total events/s ($detail)" "$goal" "$L"
+  if [[ $n = 3 ]]; then
+    # The goal's figure is the median of RUNS3 runs on the same daemons (this VM's disk has
+    # slow spells that halve one run): the first run above, then the rest back to back.
+    runs=("$total")
+    for r in $(seq 2 "$RUNS3"); do
+      gens=()
+      for i in 0 1 2; do
+        "$BIN/loadgen" --socket "$TMP/t3-$i.sock" --op toggle --movie "${MOVIES[$i]}" -c 16 -w 1 -d "$DUR" --warmup 1 \
+          --label "toggle-3-daemons-$i-run-$r" >"$TMP/t3-$i-$r.out" & gens+=("$!")
+      done
+      for g in "${gens[@]}"; do wait "$g" || { echo "postgres.sh: loadgen failed on 3 daemons, run $r" >&2; exit 1; }; done
+      t=0
+      for i in 0 1 2; do
+        errors=$(field "$TMP/t3-$i-$r.out" errors)
+        [[ $errors = 0 ]] || { echo "postgres.sh: $errors errors on daemon $i of 3, run $r" >&2; exit 1; }
+        t=$((t + $(field "$TMP/t3-$i-$r.out" rps)))
+      done
+      runs+=("$t")
+    done
+    median=$(printf '%s\n' "${runs[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    row "durable toggles, 3 daemon(s) × 16 clients × window 1, median of $RUNS3 runs" \
+      "$median events/s (runs: $(IFS=,; echo "${runs[*]}" | sed 's/,/, /g'); the first: $detail)" \
+      "≥ 20,000/s: $(awk -v a="$median" 'BEGIN { print (a >= 20000) ? "yes" : "**no**" }')" "$L"
+  else
+    row "durable toggles, $n daemon(s) × 16 clients × window 1" "$total events/s ($detail)" "-" "$L"
+  fi
   [[ $n = 3 ]] && row "CPU time per acknowledged event, 3 daemons × 16 × 1 (/proc/PID/stat)" "$CPU_ROW" "-" "$L"
   if [[ $n = 3 ]]; then THREE_PIDS=("${pids[@]}"); else for p in "${pids[@]}"; do stop "$p"; done; fi
 done
