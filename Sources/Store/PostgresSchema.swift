@@ -109,19 +109,35 @@ enum PostgresSchema {
                 }
             }
             var replayed = 0
+            // The prepared statement, with binary rows, a page at a time; each row decoded only
+            // as far as the fold needs (the event, not the movie it records). Text rows and a
+            // full decode made a log without a snapshot start at ≈ 3 µs per event.
             while state.lastSeq < h {
-                let rows = try conn.execute(
-                    "SELECT \(columns) FROM swiped_events WHERE seq > \(state.lastSeq) AND seq <= \(h) ORDER BY seq LIMIT \(page)"
-                )
-                let page = rows.first?.rows ?? []
-                guard !page.isEmpty else { break }
-                for r in page {
-                    let row = try Row(r)
-                    guard row.seq == state.lastSeq + 1 else {
+                let to = min(h, state.lastSeq + UInt64(page))
+                let rows = try conn.run([(.eventsBetween, [.int64(Int64(state.lastSeq)), .int64(Int64(to))])])
+                guard let result = rows.first ?? nil, result.count > 0 else { break }
+                for i in 0..<result.count {
+                    guard let s = result.int64(i, 0), s > 0, let stream = result.text(i, 1),
+                        let kind = result.text(i, 2), let payload = result.bytes(i, 3)
+                    else {
                         throw StoreError(
-                            .storage, "gap in swiped_events: event \(row.seq) follows \(state.lastSeq)")
+                            .storage,
+                            "a row of swiped_events cannot be read: \([result.int64(i, 0).map(String.init), result.text(i, 1)])"
+                        )
                     }
-                    _ = state.apply(row.event, seq: row.seq)
+                    let seq = UInt64(s)
+                    guard seq == state.lastSeq + 1 else {
+                        throw StoreError(
+                            .storage, "gap in swiped_events: event \(seq) follows \(state.lastSeq)")
+                    }
+                    let event: MovieEvent
+                    do throws(MovieDecodingError) {
+                        event = try MovieEvent(stream: stream, kind: kind, payload: payload)
+                    } catch {
+                        throw StoreError(
+                            .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")
+                    }
+                    _ = state.apply(event, seq: seq)
                     replayed += 1
                 }
             }
@@ -145,16 +161,6 @@ enum PostgresSchema {
         var committed: CommittedEvent
         var key: String?
         var token: String?
-
-        init(_ r: [String?]) throws(StoreError) {
-            guard r.count == 7, let seq = r[0].flatMap({ UInt64($0) }), let stream = r[1], let kind = r[2],
-                let payload = r[3].flatMap(PGBytes.decode), let at = r[4].flatMap({ Int64($0) })
-            else {
-                throw StoreError(.storage, "a row of swiped_events cannot be read: \(r.prefix(3))")
-            }
-            try self.init(
-                seq: seq, stream: stream, kind: kind, payload: payload, at: at, key: r[5], token: r[6])
-        }
 
         /// Row `i` of a prepared statement's binary result (`columns`' order).
         init(_ r: PGResult, _ i: Int) throws(StoreError) {

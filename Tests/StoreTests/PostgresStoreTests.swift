@@ -72,6 +72,34 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
     }
 
+    /// Start-up folds the log (no snapshot here) and refuses one it cannot fold, saying which
+    /// event and why: a payload that does not decode, then a missing position.
+    func testADamagedLogIsRefusedAtStartNamingTheEvent() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        for movie in ["seven", "matrix", "seven"] {
+            XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: movie))))
+        }
+        store.close()
+        let reopened = try PostgresStore.open(conninfo: db.conninfo)
+        XCTAssertEqual(reopened.latestSeq, 13)
+        XCTAssertEqual(reopened.startup.replayed, 13)
+        reopened.close()
+        _ = try cluster.psql(
+            "UPDATE swiped_events SET payload = '\\x0000'::bytea WHERE seq = 12", database: db.name)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .storage, "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("event 12 in swiped_events cannot be decoded: truncated"), "\(error)")
+        }
+        _ = try cluster.psql("DELETE FROM swiped_events WHERE seq = 12", database: db.name)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .storage, "\(error)")
+            XCTAssertTrue("\(error)".contains("gap in swiped_events: event 13 follows 11"), "\(error)")
+        }
+    }
+
     /// Each commit's flush writes a WAL record with pg_logical_emit_message (docs/postgres.md,
     /// "The lock is not held through the flush"); a database that does not let the role run it
     /// is found when the store opens, with what to grant, not at its first commit.
