@@ -94,6 +94,58 @@ enum PGStatement: CaseIterable {
     }
 }
 
+/// One row of a binary COPY: its fields, each nil for NULL, valid while the row's bytes are.
+/// Up to `CopyRow.maxFields` fields, kept inline: a million rows make no allocation here.
+struct CopyRow {
+    static let maxFields = 8
+    private let bytes: UnsafeRawBufferPointer
+    /// Each field's offset and length (-1: NULL).
+    private var offsets = InlineArray<8, Int>(repeating: 0)
+    private var lengths = InlineArray<8, Int>(repeating: -1)
+    let count: Int
+
+    /// Nil when the bytes are not one row (a field count, then each field's length and bytes)
+    /// or the row has more than `maxFields` fields.
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        guard bytes.count >= 2 else { return nil }
+        let count = Int(Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1])))
+        guard count >= 0, count <= CopyRow.maxFields else { return nil }
+        self.count = count
+        var at = 2
+        for i in 0..<count {
+            guard let n = CopyRow.int32(bytes, at) else { return nil }
+            at += 4
+            offsets[i] = at
+            guard n >= 0 else { continue }
+            guard bytes.count - at >= Int(n) else { return nil }
+            lengths[i] = Int(n)
+            at += Int(n)
+        }
+        guard at == bytes.count else { return nil }
+    }
+
+    /// Field `i`'s bytes, nil for NULL or a field the row does not have.
+    func field(_ i: Int) -> UnsafeRawBufferPointer? {
+        guard i >= 0, i < count, lengths[i] >= 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: bytes[offsets[i]..<offsets[i] + lengths[i]])
+    }
+
+    /// Field `i` as a bigint.
+    func int64(_ i: Int) -> Int64? {
+        guard let f = field(i), f.count == 8 else { return nil }
+        return Int64(bigEndian: f.loadUnaligned(as: Int64.self))
+    }
+
+    /// Field `i` as text (UTF-8, as the connection's client encoding is).
+    func text(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
+
+    static func int32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int32? {
+        guard at >= 0, bytes.count - at >= 4 else { return nil }
+        return Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: Int32.self))
+    }
+}
+
 /// A parameter in PostgreSQL's binary form.
 enum PGParam {
     case int64(Int64)
@@ -394,6 +446,62 @@ final class PGConnection: @unchecked Sendable {
             }
             return PQsendQueryPrepared(conn, name, Int32(params.count), values, lengths, formats, 1) == 1
         }
+    }
+
+    /// Runs `COPY (query) TO STDOUT (FORMAT binary)` and hands `row` each row's fields as the
+    /// server sends them: the server reads and formats the next rows while the caller decodes
+    /// these, where a page per query made the two take turns. `row` returns false to ignore the
+    /// rest (they are read and dropped: the statement must end before the connection is used
+    /// again). `query` takes no parameters: COPY has none.
+    func copyOut(_ query: String, _ row: (CopyRow) -> Bool) throws(PGFailure) {
+        guard PQsendQuery(conn, "COPY (\(query)) TO STDOUT (FORMAT binary)") == 1 else {
+            throw .lost(PGConnection.message(conn))
+        }
+        var failed: PGFailure?
+        var wanted = true
+        var header = true
+        while let r = PQgetResult(conn) {
+            let status = PQresultStatus(r)
+            if status == PGRES_COPY_OUT {
+                PQclear(r)
+                while true {
+                    var buffer: UnsafeMutablePointer<CChar>?
+                    let n = PQgetCopyData(conn, &buffer, 0)
+                    if n < 0 { break }  // -1: the end (PQgetResult says how it ended); -2: broken
+                    defer { PQfreemem(buffer) }
+                    guard wanted, failed == nil, let buffer else { continue }
+                    var bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
+                    if header {
+                        // "PGCOPY\n\377\r\n\0", flags, the header extension's length and bytes;
+                        // the server sends it with the first row.
+                        header = false
+                        guard bytes.count >= 19, let ext = CopyRow.int32(bytes, 15), ext >= 0,
+                            bytes.count >= 19 + Int(ext)
+                        else {
+                            failed = .failed(sqlState: "", message: "COPY sent a header that cannot be read")
+                            continue
+                        }
+                        bytes = UnsafeRawBufferPointer(rebasing: bytes[(19 + Int(ext))...])
+                    }
+                    // The trailer: a field count of -1.
+                    if bytes.count == 2 && bytes[0] == 0xFF && bytes[1] == 0xFF { continue }
+                    guard let parsed = CopyRow(bytes) else {
+                        failed = .failed(sqlState: "", message: "COPY sent a row that cannot be read")
+                        continue
+                    }
+                    wanted = row(parsed)
+                }
+                continue
+            }
+            if failed == nil { failed = failure(r) }
+            PQclear(r)
+        }
+        if isBroken { throw .lost(PGConnection.message(conn)) }
+        drainNotifications()
+        if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {
+            throw .lost(message)
+        }
+        if let failed { throw failed }
     }
 
     /// A failed result as a failure (nil when it is not one).

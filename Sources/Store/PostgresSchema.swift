@@ -5,6 +5,10 @@
 import EventLog
 import Movies
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 enum PostgresSchema {
     /// The newest schema this build knows.
     static let version = 1
@@ -109,38 +113,58 @@ enum PostgresSchema {
                 }
             }
             var replayed = 0
-            // The prepared statement, with binary rows, a page at a time; each row decoded only
-            // as far as the fold needs (the event, not the movie it records). Text rows and a
-            // full decode made a log without a snapshot start at ≈ 3 µs per event.
-            while state.lastSeq < h {
-                let to = min(h, state.lastSeq + UInt64(page))
-                let rows = try conn.run([(.eventsBetween, [.int64(Int64(state.lastSeq)), .int64(Int64(to))])])
-                guard let result = rows.first ?? nil, result.count > 0 else { break }
-                for i in 0..<result.count {
-                    guard let s = result.int64(i, 0), s > 0, let stream = result.text(i, 1),
-                        let kind = result.text(i, 2), let payload = result.bytes(i, 3)
+            // One COPY of the rows after the snapshot, in binary, streamed: PostgreSQL reads and
+            // sends the next rows while this thread folds these (pages of a prepared statement
+            // made the two take turns: 1.3–1.5 s for 1,000,000 events, against ≈ 0.55 s for
+            // the server alone), each row decoded only as far as the fold needs (the event, not
+            // the movie it records).
+            var failure: StoreError?
+            var kinds: [(bytes: [UInt8], string: String)] = []
+            if state.lastSeq < h {
+                try conn.copyOut(
+                    "SELECT seq, stream, kind, payload FROM swiped_events WHERE seq > \(state.lastSeq) AND seq <= \(h) ORDER BY seq"
+                ) { row in
+                    guard let s = row.int64(0), s > 0, let stream = row.text(1), let k = row.field(2),
+                        let payload = row.field(3)
                     else {
-                        throw StoreError(
-                            .storage,
-                            "a row of swiped_events cannot be read: \([result.int64(i, 0).map(String.init), result.text(i, 1)])"
-                        )
+                        failure = StoreError(
+                            .storage, "a row of swiped_events cannot be read after event \(state.lastSeq)")
+                        return false
                     }
                     let seq = UInt64(s)
                     guard seq == state.lastSeq + 1 else {
-                        throw StoreError(
+                        failure = StoreError(
                             .storage, "gap in swiped_events: event \(seq) follows \(state.lastSeq)")
+                        return false
                     }
-                    let event: MovieEvent
+                    // Kinds repeat: one String each, not one per row.
+                    var kind: String?
+                    for c in kinds where c.bytes.count == k.count {
+                        if k.isEmpty
+                            || c.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, k.baseAddress!, k.count) })
+                                == 0
+                        {
+                            kind = c.string
+                            break
+                        }
+                    }
+                    if kind == nil {
+                        kind = String(decoding: k, as: UTF8.self)
+                        if kinds.count < 16 { kinds.append((Array(k), kind!)) }
+                    }
                     do throws(MovieDecodingError) {
-                        event = try MovieEvent(stream: stream, kind: kind, payload: payload)
+                        let event = try MovieEvent(stream: stream, kind: kind!, payload: Array(payload))
+                        _ = state.apply(event, seq: seq)
                     } catch {
-                        throw StoreError(
+                        failure = StoreError(
                             .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")
+                        return false
                     }
-                    _ = state.apply(event, seq: seq)
                     replayed += 1
+                    return true
                 }
             }
+            if let failure { throw failure }
             guard state.lastSeq == h else {
                 throw StoreError(.storage, "swiped_events ends at \(state.lastSeq), swiped_head says \(h)")
             }
