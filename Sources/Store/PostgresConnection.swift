@@ -409,14 +409,25 @@ final class PGConnection: @unchecked Sendable {
             out.append(rows)
             if isBroken { throw .lost(PGConnection.message(conn)) }
         }
-        // The Sync's own result.
-        if let r = PQgetResult(conn) {
+        // The Sync's own result. A statement outside BEGIN … COMMIT commits at the Sync, and an
+        // error of that commit (a full NOTIFY queue, say) comes first, then a null result, then
+        // the Sync's: it is the last step's failure, not a broken connection.
+        var synced = false
+        for _ in 0..<3 {
+            guard let r = PQgetResult(conn) else { continue }
             let status = PQresultStatus(r)
-            PQclear(r)
-            if status != PGRES_PIPELINE_SYNC, failed == nil {
-                failed = .lost("PostgreSQL: the pipeline ended without its sync")
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(r)
+                synced = true
+                break
             }
+            if failed == nil {
+                failed = failure(r) ?? .lost("PostgreSQL: the pipeline ended without its sync")
+                failedStep = steps.count - 1
+            }
+            PQclear(r)
         }
+        if !synced, failed == nil { failed = .lost("PostgreSQL: the pipeline ended without its sync") }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {
             throw .lost(message)
@@ -478,7 +489,8 @@ final class PGConnection: @unchecked Sendable {
                         guard bytes.count >= 19, let ext = CopyRow.int32(bytes, 15), ext >= 0,
                             bytes.count >= 19 + Int(ext)
                         else {
-                            failed = .failed(sqlState: "", message: "COPY sent a header that cannot be read")
+                            failed = .failed(
+                                sqlState: "XX000", message: "COPY sent a header that cannot be read")
                             continue
                         }
                         bytes = UnsafeRawBufferPointer(rebasing: bytes[(19 + Int(ext))...])
@@ -486,7 +498,7 @@ final class PGConnection: @unchecked Sendable {
                     // The trailer: a field count of -1.
                     if bytes.count == 2 && bytes[0] == 0xFF && bytes[1] == 0xFF { continue }
                     guard let parsed = CopyRow(bytes) else {
-                        failed = .failed(sqlState: "", message: "COPY sent a row that cannot be read")
+                        failed = .failed(sqlState: "XX000", message: "COPY sent a row that cannot be read")
                         continue
                     }
                     wanted = row(parsed)

@@ -152,6 +152,15 @@ enum PostgresSchema {
                         kind = String(decoding: k, as: UTF8.self)
                         if kinds.count < 16 { kinds.append((Array(k), kind!)) }
                     }
+                    // Every event this store writes records its movie (`Row` reads it for history),
+                    // so an empty payload is damage here, as it is there.
+                    guard !payload.isEmpty else {
+                        failure = StoreError(
+                            .storage,
+                            "event \(seq) in swiped_events cannot be decoded: the payload does not record the movie"
+                        )
+                        return false
+                    }
                     do throws(MovieDecodingError) {
                         let event = try MovieEvent(stream: stream, kind: kind!, payload: Array(payload))
                         _ = state.apply(event, seq: seq)

@@ -747,7 +747,7 @@ final class PostgresWorker: @unchecked Sendable {
                     ),
                     (.commit, []),
                     (.begin, []), (.flush, []), (.commit, []),
-                    (.notify, [.int64(Int64(n))]),
+                    (.begin, []), (.notify, [.int64(Int64(n))]), (.commit, []),
                 ], appending: true)
             notifyFailed = false
         } catch .lost(let why) {
@@ -760,9 +760,12 @@ final class PostgresWorker: @unchecked Sendable {
             }
             return lost(why)
         } catch {
-            if conn.failedStep == 5 {
-                // Committed and on disk; only the notification was refused (a full NOTIFY
-                // queue, say): the other daemons read these events on their safety-net timer.
+            if let step = conn.failedStep, step >= 5 {
+                // Committed and on disk; only the notification was refused: by the statement
+                // (a role without EXECUTE on pg_notify), or at its COMMIT (a full NOTIFY queue,
+                // which NOTIFY finds at commit). The other daemons read these events on their
+                // safety-net timer. A refusal before its COMMIT leaves the block open, aborted.
+                if step < 7 { rollback(conn) }
                 if !notifyFailed {
                     notifyFailed = true
                     emit([
@@ -778,7 +781,7 @@ final class PostgresWorker: @unchecked Sendable {
                         .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token)
                     } + answers)
             }
-            if conn.failedStep.map({ (2...4).contains($0) }) == true {
+            if let step = conn.failedStep, (2...4).contains(step) {
                 // COMMIT succeeded and the flush after it was refused: the commands are in the
                 // log and whether they are on disk is unknown. A server that refuses
                 // pg_logical_emit_message refuses it at start (`PostgresStore.open`), so this
@@ -791,6 +794,8 @@ final class PostgresWorker: @unchecked Sendable {
                     (accepted.map(\.job) + answered.map(\.job)).map {
                         .answered(token: $0.token, .failure(e), replayed: false)
                     })
+                // A refusal inside the flush's BEGIN … COMMIT leaves that block open, aborted.
+                if step < 4 { rollback(conn) }
                 return fatal(StoreError(.storage, "PostgreSQL refused to flush a commit: \(error.message)"))
             }
             rollback(conn)

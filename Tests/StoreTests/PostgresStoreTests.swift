@@ -73,7 +73,7 @@ final class PostgresStoreTests: XCTestCase {
     }
 
     /// Start-up folds the log (no snapshot here) and refuses one it cannot fold, saying which
-    /// event and why: a payload that does not decode, then a missing position.
+    /// event and why: a payload that does not decode, an empty one, then a missing position.
     func testADamagedLogIsRefusedAtStartNamingTheEvent() throws {
         let db = try SharedCluster.newNamedDatabase()
         let cluster = try SharedCluster.get()
@@ -92,6 +92,14 @@ final class PostgresStoreTests: XCTestCase {
             XCTAssertEqual((error as? StoreError)?.code, .storage, "\(error)")
             XCTAssertTrue(
                 "\(error)".contains("event 12 in swiped_events cannot be decoded: truncated"), "\(error)")
+        }
+        // Every event the store writes records its movie: an empty payload is damage too.
+        _ = try cluster.psql("UPDATE swiped_events SET payload = ''::bytea WHERE seq = 12", database: db.name)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
+            XCTAssertTrue(
+                "\(error)".contains(
+                    "event 12 in swiped_events cannot be decoded: the payload does not record the movie"),
+                "\(error)")
         }
         _ = try cluster.psql("DELETE FROM swiped_events WHERE seq = 12", database: db.name)
         XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
