@@ -88,13 +88,7 @@ public enum Encode {
             // At most 129 bytes of literals and three numbers of at most 20 digits.
             let reserved = 189 + (id?.count ?? 0) + movieID.count + title.count + image.count
             write(&out, atMost: reserved, "a mutation reply") { w in
-                if let id {
-                    w.copy(#"{"id":"#)
-                    w.copy(id)
-                    w.copy(#","ok":true,"seq":"#)
-                } else {
-                    w.copy(#"{"ok":true,"seq":"#)
-                }
+                okOpening(&w, id: id, withID: #","ok":true,"seq":"#, without: #"{"ok":true,"seq":"#)
                 w.uint64(seq)
                 w.copy(#","movie":"#)
                 movieObject(&w, flags, movieID, title, image)
@@ -178,13 +172,7 @@ public enum Encode {
     ) {
         // maxReplyBytes is a bound by construction; tests write the longest numbers.
         write(&out, atMost: template.maxReplyBytes + (id?.count ?? 0), "a templated reply") { w in
-            if let id {
-                w.copy(#"{"id":"#)
-                w.copy(id)
-                w.copy(#","ok":true,"row":"#)
-            } else {
-                w.copy(#"{"ok":true,"row":"#)
-            }
+            okOpening(&w, id: id, withID: #","ok":true,"row":"#, without: #"{"ok":true,"row":"#)
             template.text.withUnsafeBufferPointer { text in
                 var from = 0
                 // The full form's last hole is the spring's target; the compact has none.
@@ -326,6 +314,22 @@ public enum Encode {
                 assert(start.distance(to: w.p) <= reserved, "\(what) overran its reservation")
                 count += start.distance(to: w.p)
             }
+        }
+    }
+
+    /// The opening of an `ok` reply through a cursor: `{"id":` and the request's id, then
+    /// `withID`; or `without` when the request had none. The literals stay whole, so no case
+    /// copies more pieces than the same bytes written out in place.
+    @inline(__always)
+    static func okOpening(
+        _ w: inout ByteCursor, id: [UInt8]?, withID: StaticString, without: StaticString
+    ) {
+        if let id {
+            w.copy(#"{"id":"#)
+            w.copy(id)
+            w.copy(withID)
+        } else {
+            w.copy(without)
         }
     }
 
