@@ -731,6 +731,7 @@ final class PostgresWorker: @unchecked Sendable {
             return handOver(answers)
         }
         let n = state.lastSeq
+        var notifyBlockOpen = false
         do throws(PGFailure) {
             // The second round trip: the append, COMMIT (which releases the head's lock without
             // waiting for the WAL flush), the flush in a transaction of its own, then the
@@ -764,8 +765,9 @@ final class PostgresWorker: @unchecked Sendable {
                 // Committed and on disk; only the notification was refused: by the statement
                 // (a role without EXECUTE on pg_notify), or at its COMMIT (a full NOTIFY queue,
                 // which NOTIFY finds at commit). The other daemons read these events on their
-                // safety-net timer. A refusal before its COMMIT leaves the block open, aborted.
-                if step < 7 { rollback(conn) }
+                // safety-net timer. A refusal before its COMMIT leaves the block open, aborted:
+                // rolled back after the handover below.
+                notifyBlockOpen = step < 7
                 if !notifyFailed {
                     notifyFailed = true
                     emit([
@@ -776,12 +778,7 @@ final class PostgresWorker: @unchecked Sendable {
                                 reason: error.message))
                     ])
                 }
-                return handOver(
-                    accepted.map {
-                        .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token)
-                    } + answers)
-            }
-            if let step = conn.failedStep, (2...4).contains(step) {
+            } else if let step = conn.failedStep, (2...4).contains(step) {
                 // COMMIT succeeded and the flush after it was refused: the commands are in the
                 // log and whether they are on disk is unknown. A server that refuses
                 // pg_logical_emit_message refuses it at start (`PostgresStore.open`), so this
@@ -797,16 +794,20 @@ final class PostgresWorker: @unchecked Sendable {
                 // A refusal inside the flush's BEGIN … COMMIT leaves that block open, aborted.
                 if step < 4 { rollback(conn) }
                 return fatal(StoreError(.storage, "PostgreSQL refused to flush a commit: \(error.message)"))
+            } else {
+                rollback(conn)
+                dropUnflushed()
+                let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
+                emit(answers + accepted.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
+                return
             }
-            rollback(conn)
-            dropUnflushed()
-            let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
-            emit(answers + accepted.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
-            return
         }
         handOver(
             accepted.map { .applied($0.committed, $0.event, key: $0.job.command.key, token: $0.job.token) }
                 + answers)
+        // After the handover: what it handed over is on disk, whatever the rollback does to the
+        // connection.
+        if notifyBlockOpen { rollback(conn) }
     }
 
     /// Reads the state again when a failed transaction left it ahead of the database; false
