@@ -301,7 +301,7 @@ final class PGConnection: @unchecked Sendable {
         if fault?.0 == .afterCommitSent {
             // PQsendQuery on a blocking connection has written the whole query: the server
             // reads it before the end of the stream, runs it and commits.
-            _ = shutdown(socket, Int32(SHUT_RDWR))
+            throw PGConnection.answerLost(socket, then: fault?.1)
         }
         fault?.1?()
         var out: [PGRows] = []
@@ -338,6 +338,17 @@ final class PGConnection: @unchecked Sendable {
         drainNotifications()
         if let failure { throw failure }
         return out
+    }
+
+    /// The injected break after a commit was sent: the socket is shut and the answer is not
+    /// read. Shutting it alone left a race: a server quick enough had its whole answer in the
+    /// socket's buffer before the shutdown, libpq read it, and the commit was answered as usual,
+    /// so the break was only seen at the next read (a test meant to cover a commit in doubt then
+    /// covered a plain reconnection).
+    private static func answerLost(_ socket: Int32, then: (@Sendable () -> Void)?) -> PGFailure {
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+        then?()
+        return .lost("the connection broke after the commit was sent (injected by a test)")
     }
 
     /// Whether the statements of `PGStatement` are prepared on this connection (at its first
@@ -383,7 +394,7 @@ final class PGConnection: @unchecked Sendable {
         }
         if fault?.0 == .afterCommitSent {
             // The server has the whole pipeline: it runs it and commits.
-            _ = shutdown(socket, Int32(SHUT_RDWR))
+            throw PGConnection.answerLost(socket, then: fault?.1)
         }
         fault?.1?()
         var out: [PGResult?] = []
