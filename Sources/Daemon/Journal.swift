@@ -69,6 +69,10 @@ public final class Journal {
         }
     }
 
+    /// Whether an entry of `priority` goes anywhere: a caller with fields to gather first (a
+    /// pattern match that copies strings) asks before it gathers them.
+    public func takes(_ priority: Priority) -> Bool { priority.rawValue <= maxPriority.rawValue }
+
     /// Logs one entry. `message` stays constant for a kind of event; the data go in `fields`,
     /// which are only worked out when the entry goes somewhere (an entry per mutation would
     /// otherwise format its fields for nothing whenever journald is not there).

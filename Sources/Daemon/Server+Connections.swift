@@ -229,7 +229,7 @@ extension Server {
     func perform(_ c: Connection) {
         if sink.isEmpty { return }
         sink.drain { action in
-            switch action {
+            switch consume action {
             case .submit(let ticket, let op, let command):
                 submit(command, op: op, ticket: ticket, from: c)
             case .read(let ticket, let request):
@@ -283,7 +283,7 @@ extension Server {
         return nextToken
     }
 
-    private func submit(_ command: MovieCommand, op: String, ticket: UInt64, from c: Connection) {
+    private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection) {
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")

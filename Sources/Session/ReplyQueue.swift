@@ -65,8 +65,10 @@ enum Slot: Equatable {
     /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
     /// none yet.
     var cost: Int {
-        if case .ready(let bytes) = self { return bytes.count }
-        return ReplyQueue.slotEstimate
+        switch self {
+        case .ready(let bytes): bytes.count
+        case .command, .read, .late: ReplyQueue.slotEstimate
+        }
     }
 }
 
@@ -115,7 +117,7 @@ struct ReplyQueue {
 
     mutating func push(bytes: ArraySlice<UInt8>) { out.bytes.append(contentsOf: bytes) }
 
-    mutating func park(_ slot: Slot) {
+    mutating func park(_ slot: consuming Slot) {
         slotBytes += slot.cost
         slots.append(slot)
     }

@@ -58,7 +58,7 @@ struct CommandQueue {
 
     /// Decides `command` against the projected state: queued when accepted, answered when refused.
     @inline(__always)
-    mutating func decide(_ command: MovieCommand, token: UInt64) {
+    mutating func decide(_ command: consuming MovieCommand, token: UInt64) {
         do throws(CommandError) {
             let (event, after) = try projected.decideAndApply(command)
             queued.append(Entry(token: token, command: command, event: event, after: after))

@@ -85,7 +85,7 @@ public final class InMemoryStore: Store {
     }
     public var startupNotes: [StoreNote] { [] }
 
-    public func submit(_ command: MovieCommand, token: UInt64) {
+    public func submit(_ command: consuming MovieCommand, token: UInt64) {
         submitted += 1
         if let fatal { return commands.answer(token, .failure(fatal)) }
         if closed { return commands.answer(token, .failure(.closed)) }

@@ -162,17 +162,17 @@ public final class PostgresStore: Store {
 
     // MARK: - Commands and reads
 
-    public func submit(_ command: MovieCommand, token: UInt64) {
+    public func submit(_ command: consuming MovieCommand, token: UInt64) {
         submitted += 1
         if let fatal { return answer(token, .failure(fatal)) }
         if closed { return answer(token, .failure(.closed)) }
         if statusNote != nil { return answer(token, .failure(PostgresStore.unavailable)) }
         if let key = command.key, answeredByKey(key, command, token: token) { return }
-        var flight = Flight(command: command)
+        var decided: MovieEvent?
         do throws(CommandError) {
             let event = try projected.decide(command)
             projected.apply(event, seq: projected.lastSeq + 1)
-            flight.event = event
+            decided = event
         } catch {
             // Only what no state could make right is refused here (a blank title). Anything else
             // this view refuses (`not-found`, `conflict`) another daemon may already have made
@@ -180,7 +180,7 @@ public final class PostgresStore: Store {
             // against the database's state, as the decision across daemons must be.
             if case .badRequest = error { return answer(token, .failure(StoreError(error))) }
         }
-        inFlight[token] = flight
+        inFlight[token] = Flight(command: command, event: decided)
         outgoing.append(token)
     }
 

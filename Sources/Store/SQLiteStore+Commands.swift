@@ -4,7 +4,7 @@ import EventLog
 import Movies
 
 extension SQLiteStore {
-    public func submit(_ command: MovieCommand, token: UInt64) {
+    public func submit(_ command: consuming MovieCommand, token: UInt64) {
         submitted += 1
         if let fatal { return commands.answer(token, .failure(fatal)) }
         if closed { return commands.answer(token, .failure(.closed)) }

@@ -40,7 +40,7 @@ public protocol Store: AnyObject {
     /// `completions()` under `token`: the committed event, or why nothing was written. An
     /// outcome known at once (a refusal, when `refusesAtSubmit`; a key already in the log)
     /// comes back from the next `completions()`, whatever `completionFD` says.
-    func submit(_ command: MovieCommand, token: UInt64)
+    func submit(_ command: consuming MovieCommand, token: UInt64)
 
     /// Asks for a read of committed events. Its outcome comes back from `completions()` under
     /// `token`. A read never returns events past the committed state's `latestSeq` as of the
