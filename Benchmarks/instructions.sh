@@ -32,6 +32,7 @@ run() {  # op clients window seconds: prints "instructions replies", leaves the 
     wait "$pid" 2>/dev/null || true
     pid=
     cp "$(ls "$work"/cg.*-01)" "$work/last"; cp "$work/last" /tmp/cg.last 2>/dev/null || true
+    cp "$(ls "$work"/cg.*-02 2>/dev/null | head -1)" /tmp/cg.writer 2>/dev/null || true
     # Thread 2 is the log writer (swiped-log-writer), started first by the SQLite store.
     local writer=0
     [ -e "$(ls "$work"/cg.*-02 2>/dev/null | head -1)" ] && writer=$(awk '/^summary:/ { print $2 }' "$(ls "$work"/cg.*-02)")

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import TestSupport
 import XCTest
 
 final class EventLogTests: XCTestCase {
@@ -83,6 +84,72 @@ final class EventLogTests: XCTestCase {
         }
         XCTAssertEqual(try log.append([ev("w")]).map(\.seq), [3])
         XCTAssertEqual(try log.events(after: 0, limit: 10).map(\.stream), ["a", "x", "w"])
+    }
+
+    /// Unkeyed batches are inserted together, `rowsPerInsert` events to a statement, and a keyed
+    /// batch on its own: groups of every shape (runs shorter and longer than a statement,
+    /// keyed batches between them, a key conflict part-way) must write exactly what one INSERT
+    /// per event wrote, in order, and read back as `appendBatches` returned them.
+    func testGroupsOfEveryShapeWriteEveryEventInOrder() throws {
+        let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
+        var rng = SplitMix64(seed: 7)
+        var written: [NewEvent] = []
+        var keys = 0
+        for group in 0..<60 {
+            var batches: [[NewEvent]] = []
+            for _ in 0..<Int(rng.next() % 40) + 1 {
+                let keyed = rng.next() % 5 == 0
+                var batch: [NewEvent] = []
+                for e in 0..<Int(rng.next() % (keyed ? 3 : 20)) + 1 {
+                    let n = Int(rng.next() % 300)
+                    let stream = ["", "seven", "Amélie 🎬", String(repeating: "x", count: n)][
+                        Int(rng.next() % 4)]
+                    var key: String?
+                    if keyed && e == 0 {
+                        keys += 1
+                        key = "key-\(keys)"
+                    }
+                    batch.append(
+                        ev(
+                            stream, "kind-\(n)", key: key,
+                            payload: (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+                }
+                batches.append(batch)
+            }
+            // Every tenth group: a batch part-way repeats a key of the log.
+            var conflictAt: Int?
+            if group % 10 == 9, keys > 0 {
+                let at = batches.count / 2
+                batches[at] = [ev("again"), ev("again", key: "key-1")]
+                conflictAt = at
+            }
+            let results = log.appendBatches(batches)
+            XCTAssertEqual(results.count, batches.count)
+            for (i, batch) in batches.enumerated() {
+                switch (results[i], conflictAt.map { i < $0 }) {
+                case (.success(let stored), nil), (.success(let stored), true?):
+                    XCTAssertEqual(
+                        stored.map(\.seq), (0..<batch.count).map { UInt64(written.count + $0 + 1) })
+                    XCTAssertEqual(stored.map(\.payload), batch.map(\.payload))
+                    written += batch
+                case (.failure(.keyConflict), false?) where i == conflictAt:
+                    break
+                case (.failure(.aborted), false?) where i > conflictAt!:
+                    break
+                default:
+                    XCTFail("group \(group), batch \(i): \(results[i])")
+                }
+            }
+        }
+        XCTAssertGreaterThan(written.count, 5000)
+        let read = try log.events(after: 0, limit: written.count + 10)
+        XCTAssertEqual(read.map(\.seq), (1...UInt64(written.count)).map { $0 })
+        XCTAssertEqual(read.map(\.stream), written.map(\.stream))
+        XCTAssertEqual(read.map(\.kind), written.map(\.kind))
+        XCTAssertEqual(read.map(\.payload), written.map(\.payload))
+        XCTAssertEqual(read.map(\.key), written.map(\.key))
+        let lastKeyed = try XCTUnwrap(written.lastIndex { $0.key != nil })
+        XCTAssertEqual(try log.event(forKey: written[lastKeyed].key!)?.seq, UInt64(lastKeyed + 1))
     }
 
     func testSnapshots() throws {
