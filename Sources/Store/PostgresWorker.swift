@@ -257,8 +257,10 @@ final class PostgresWorker: @unchecked Sendable {
     private func failedBeforeCommit(_ batch: [Job], _ error: PGFailure, _ conn: PGConnection) {
         switch error {
         case .lost(let why):
-            emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
+            // The note first: the loop then refuses what comes next at once, and whoever reads
+            // the answers sees the store unreachable with them.
             lost(why)
+            emit(batch.map { .answered(token: $0.token, .failure(unavailable), replayed: false) })
         case .failed:
             rollback(conn)
             dropUnflushed()
@@ -720,8 +722,9 @@ final class PostgresWorker: @unchecked Sendable {
             } catch .lost(let why) {
                 // Nothing was written by this transaction; whether what it read is on disk is
                 // not known: the commands are answered as if the database were unreachable.
-                emit(answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
-                return lost(why)
+                lost(why)
+                return emit(
+                    answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
             } catch {
                 rollback(conn)
                 dropUnflushed()

@@ -383,6 +383,10 @@ final class PostgresStoreTests: XCTestCase {
         let result = store.outcome(MovieCommand(.toggleWatched(movie: "seven")))
         guard case .failure(let e) = result?.result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(e.code, .unavailable, e.message)
+        // The loss is noted with the answer (the note comes first): waiting for the note's
+        // end below would otherwise pass before it came, and the next command would meet the
+        // reconnection's backoff.
+        XCTAssertNotNil(store.statusNote)
         try cluster.start()
         _ = waitFor(store, seconds: 10) { $0.statusNote == nil }
         XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
