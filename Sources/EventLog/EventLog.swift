@@ -400,20 +400,11 @@ public final class EventLog {
     }
 
     /// Kinds repeat: reuse the String instead of allocating one per row (replay speed).
-    private var kinds: [(bytes: [UInt8], string: String)] = []
+    private var kinds = InternedStrings()
 
     private func kind(_ s: OpaquePointer, _ i: Int32) -> String {
         guard let p = sqlite3_column_text(s, i) else { return "" }
-        let raw = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
-        // memcmp, not `elementsEqual` (a generic loop: 6 % of a million-event fold's samples).
-        for k in kinds where k.bytes.count == raw.count {
-            if raw.isEmpty || k.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, p, raw.count) }) == 0 {
-                return k.string
-            }
-        }
-        let string = String(decoding: raw, as: UTF8.self)
-        if kinds.count < 32 { kinds.append((Array(raw), string)) }
-        return string
+        return kinds.string(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i))))
     }
 
     /// Up to `limit` events with seq > `after`, in order.

@@ -5,10 +5,6 @@
 import EventLog
 import Movies
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 enum PostgresSchema {
     /// The newest schema this build knows.
     static let version = 1
@@ -119,7 +115,7 @@ enum PostgresSchema {
             // the server alone), each row decoded only as far as the fold needs (the event, not
             // the movie it records).
             var failure: StoreError?
-            var kinds: [(bytes: [UInt8], string: String)] = []
+            var kinds = InternedStrings()
             if state.lastSeq < h {
                 try conn.copyOut(
                     "SELECT seq, stream, kind, payload FROM swiped_events WHERE seq > \(state.lastSeq) AND seq <= \(h) ORDER BY seq"
@@ -138,20 +134,7 @@ enum PostgresSchema {
                         return false
                     }
                     // Kinds repeat: one String each, not one per row.
-                    var kind: String?
-                    for c in kinds where c.bytes.count == k.count {
-                        if k.isEmpty
-                            || c.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, k.baseAddress!, k.count) })
-                                == 0
-                        {
-                            kind = c.string
-                            break
-                        }
-                    }
-                    if kind == nil {
-                        kind = String(decoding: k, as: UTF8.self)
-                        if kinds.count < 16 { kinds.append((Array(k), kind!)) }
-                    }
+                    let kind = kinds.string(k)
                     // Every event this store writes records its movie (`Row` reads it for history),
                     // so an empty payload is damage here, as it is there.
                     guard !payload.isEmpty else {
@@ -162,7 +145,7 @@ enum PostgresSchema {
                         return false
                     }
                     do throws(MovieDecodingError) {
-                        let event = try MovieEvent(stream: stream, kind: kind!, payload: Array(payload))
+                        let event = try MovieEvent(stream: stream, kind: kind, payload: Array(payload))
                         _ = state.apply(event, seq: seq)
                     } catch {
                         failure = StoreError(

@@ -152,6 +152,19 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(try log.event(forKey: written[lastKeyed].key!)?.seq, UInt64(lastKeyed + 1))
     }
 
+    func testInternedStringsGiveEachValueBackWhateverIsKept() {
+        var interned = InternedStrings(limit: 2)
+        let values = [
+            "watched-toggled", "removed", "", "watched", "added", "watched-toggled", "é", "removed", "",
+        ]
+        for _ in 0..<3 {
+            for v in values {
+                XCTAssertEqual(Array(v.utf8).withUnsafeBytes { interned.string($0) }, v)
+            }
+        }
+        XCTAssertEqual(interned.string(UnsafeRawBufferPointer(start: nil, count: 0)), "")
+    }
+
     func testSnapshots() throws {
         let log = try EventLog(path: makeTempDir(self) + "/events.sqlite3")
         XCTAssertNil(try log.latestSnapshot())
