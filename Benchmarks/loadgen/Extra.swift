@@ -141,14 +141,17 @@ final class FanoutReader: @unchecked Sendable {
     let fds: [Int32]
     let rounds: Int
     let barrier: UnsafeMutablePointer<pthread_barrier_t>
+    /// The start of the line that carries the change.
+    let prefix: [UInt8]
     /// Per round: when this thread read its first and its last subscriber's event.
     var first: [UInt64] = []
     var last: [UInt64] = []
 
-    init(fds: [Int32], rounds: Int, barrier: UnsafeMutablePointer<pthread_barrier_t>) {
+    init(fds: [Int32], rounds: Int, barrier: UnsafeMutablePointer<pthread_barrier_t>, prefix: [UInt8]) {
         self.fds = fds
         self.rounds = rounds
         self.barrier = barrier
+        self.prefix = prefix
     }
 
     func run() {
@@ -169,9 +172,8 @@ final class FanoutReader: @unchecked Sendable {
         let got = UnsafeMutablePointer<Bool>.allocate(capacity: n)
         let capacity = 65536
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
-        let prefixBytes = Array("{\"event\":\"movie\"".utf8)
-        let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: prefixBytes.count, alignment: 1)
-        prefix.copyBytes(from: prefixBytes)
+        let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: self.prefix.count, alignment: 1)
+        prefix.copyBytes(from: self.prefix)
         defer {
             sockets.deallocate()
             matchers.deallocate()
@@ -224,27 +226,64 @@ final class FanoutReader: @unchecked Sendable {
     }
 }
 
-/// `count` subscribers; one writer toggles a movie; time from the toggle's send until the last
-/// subscriber has read its `movie` event (and until the writer's ack), over `rounds` rounds.
+/// Whom `runFanout` measures.
+enum FanoutProtocol {
+    /// swiped: `subscribe`, then a durable `toggle-watched` whose `movie` event every
+    /// subscriber reads.
+    case swiped
+    /// redis-server, the reference: `SUBSCRIBE`, then one `PUBLISH` of a message as long as
+    /// swiped's event line. Nothing is written to disk, so compare with swiped's figure less
+    /// its ack (the commit).
+    case redis
+}
+
+/// `count` subscribers; one writer toggles a movie (or publishes, for redis); time from the
+/// toggle's send until the last subscriber has read its `movie` event (and until the writer's
+/// ack), over `rounds` rounds.
 /// The subscribers are read by `readers` threads (default 1), each with its own epoll set over
 /// every readers-th subscriber, edge-triggered. On this machine's 2 CPUs, shared with the
 /// daemon, a second reader thread did not make the last read come sooner (BENCHMARKS.md); what
 /// did was edge-triggered epoll (a level-triggered set polls every ready socket once more).
-func runFanout(socket: String, count: Int, rounds: Int, movie: String, readers: Int) {
+func runFanout(
+    socket: String, count: Int, rounds: Int, movie: String, readers: Int, server: FanoutProtocol
+) {
     raiseFileLimit(to: count + 64)
+    // A swiped `movie` event line is about 200 bytes; redis's message carries as many.
+    let channel = "swiped-fanout"
+    let message = String(repeating: "m", count: 200)
+    let subscribe: String
+    let subscribed: String
+    let change: String
+    let changed: String
+    let prefix: String
+    switch server {
+    case .swiped:
+        (subscribe, subscribed) = ("{\"op\":\"subscribe\"}\n", "{\"ok\":true")
+        (change, changed) = ("{\"op\":\"toggle-watched\",\"movie\":\"\(movie)\"}\n", "{\"ok\"")
+        prefix = "{\"event\":\"movie\""
+    case .redis:
+        // SUBSCRIBE's reply ends with the subscription count (`:1`); PUBLISH's is the number of
+        // clients it reached; a message is `*3`, `$7`, `message`, the channel, the message.
+        (subscribe, subscribed) = ("SUBSCRIBE \(channel)\r\n", ":")
+        change = ["PUBLISH", channel, message].reduce("*3\r\n") { $0 + "$\($1.utf8.count)\r\n\($1)\r\n" }
+        changed = ":"
+        prefix = "message\r"
+    }
     var subscribers: [Int32] = []
     for _ in 0..<count {
         let fd = connectRetrying(socket)
-        guard writeAll(fd, Array("{\"op\":\"subscribe\"}\n".utf8)) else { fail("subscribe failed") }
+        guard writeAll(fd, Array(subscribe.utf8)) else { fail("subscribe failed") }
         subscribers.append(fd)
     }
     for fd in subscribers {
-        readLines(fd, LineScanner()) { startsWith($0, "{\"ok\":true") }
+        readLines(fd, LineScanner()) { startsWith($0, subscribed) }
         setNonBlocking(fd)
     }
     let writer = connectRetrying(socket)
     let writerScanner = LineScanner()
-    readLines(writer, writerScanner) { startsWith($0, "{\"event\":\"hello\"") }
+    if server == .swiped {
+        readLines(writer, writerScanner) { startsWith($0, "{\"event\":\"hello\"") }
+    }
 
     let readers = max(1, min(readers, count))
     let barrier = UnsafeMutablePointer<pthread_barrier_t>.allocate(capacity: 1)
@@ -252,7 +291,7 @@ func runFanout(socket: String, count: Int, rounds: Int, movie: String, readers: 
     let workers = (0..<readers).map { r in
         FanoutReader(
             fds: stride(from: r, to: count, by: readers).map { subscribers[$0] }, rounds: rounds,
-            barrier: barrier)
+            barrier: barrier, prefix: Array(prefix.utf8))
     }
     var threads: [pthread_t] = []
     for worker in workers {
@@ -268,7 +307,7 @@ func runFanout(socket: String, count: Int, rounds: Int, movie: String, readers: 
         threads.append(thread)
     }
 
-    let toggle = Array("{\"op\":\"toggle-watched\",\"movie\":\"\(movie)\"}\n".utf8)
+    let toggle = Array(change.utf8)
     var lastTimes: [UInt64] = []
     var ackTimes: [UInt64] = []
     var firstTimes: [UInt64] = []
@@ -277,7 +316,7 @@ func runFanout(socket: String, count: Int, rounds: Int, movie: String, readers: 
         guard writeAll(writer, toggle) else { fail("the server closed the writer") }
         var acked: UInt64 = 0
         readLines(writer, writerScanner) { line in
-            guard startsWith(line, "{\"ok\"") else { return false }
+            guard startsWith(line, changed) else { return false }
             acked = nowNanos()
             return true
         }

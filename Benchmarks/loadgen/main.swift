@@ -9,9 +9,12 @@
 let usage = """
     Usage: loadgen --socket PATH [load options]        closed-loop load
            loadgen --socket PATH --idle N --pid PID     N idle clients: the server's RSS
-           loadgen --socket PATH --fanout N [--rounds R] [--movie ID] [--readers T]
+           loadgen --socket PATH --fanout N [--rounds R] [--movie ID] [--readers T] [--redis]
                                                         one change to N subscribers, read
-                                                        by T threads (default 1)
+                                                        by T threads (default 1); with
+                                                        --redis, one PUBLISH of a message
+                                                        as long as swiped's event line to N
+                                                        SUBSCRIBE'd redis clients
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
@@ -64,6 +67,7 @@ func main() {
     var fanout: Int?
     var rounds = 20
     var readers = 1
+    var redis = false
     var pid: Int32 = 0
     var startup: [String]?
     var fill: String?
@@ -108,6 +112,7 @@ func main() {
         case "--fanout": fanout = integer("--fanout")
         case "--rounds": rounds = integer("--rounds")
         case "--readers": readers = integer("--readers")
+        case "--redis": redis = true
         case "--startup":
             guard let dash = arguments.firstIndex(of: "--"), dash + 1 < arguments.count else {
                 fail("--startup needs -- SWIPED ARGS...")
@@ -145,7 +150,9 @@ func main() {
         exit(0)
     }
     if let fanout {
-        runFanout(socket: spec.socket, count: fanout, rounds: rounds, movie: movie, readers: readers)
+        runFanout(
+            socket: spec.socket, count: fanout, rounds: rounds, movie: movie, readers: readers,
+            server: redis ? .redis : .swiped)
         exit(0)
     }
 
