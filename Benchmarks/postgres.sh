@@ -80,7 +80,15 @@ daemon() {
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 field() { grep '^RESULT' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # ticks PID…: the CPU clock ticks (utime + stime, all threads) the processes have used.
-ticks() { local s=0 p; for p in "$@"; do [[ -r /proc/$p/stat ]] && s=$((s + $(sed 's/.*) //' "/proc/$p/stat" | awk '{ print $12 + $13 }'))); done; echo "$s"; }
+# A process that ends meanwhile (an autovacuum worker) counts nothing: read once, then added.
+ticks() {
+  local s=0 p t
+  for p in "$@"; do
+    t=$( { sed 's/.*) //' "/proc/$p/stat" 2>/dev/null || true; } | awk '{ print $12 + $13 }')
+    [[ -n $t ]] && s=$((s + t))
+  done
+  echo "$s"
+}
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 |"); }
