@@ -15,6 +15,21 @@ package enum FaultInjection {
         set { state.set(\.failSyncs, newValue) }
     }
 
+    /// Makes every fsync this many µs slower while non-zero: a disk in a busy spell, on demand
+    /// (log-bench's slow-disk rows, the CommitHold test).
+    package static var syncDelayMicros: UInt32 {
+        get {
+            state.lock.lock()
+            defer { state.lock.unlock() }
+            return state.syncDelayMicros
+        }
+        set {
+            state.lock.lock()
+            state.syncDelayMicros = newValue
+            state.lock.unlock()
+        }
+    }
+
     /// Makes writes fail with SQLITE_FULL while true.
     package static var failWrites: Bool {
         get { state.get(\.failWrites) }
@@ -70,6 +85,7 @@ package enum FaultInjection {
     package static func uninstall() {
         failSyncs = false
         failWrites = false
+        syncDelayMicros = 0
         state.lock.lock()
         state.hold = .off
         state.lock.unlock()
@@ -88,6 +104,7 @@ package enum FaultInjection {
         let lock = NSLock()
         var failSyncs = false
         var failWrites = false
+        var syncDelayMicros: UInt32 = 0
         /// `holdNextWrite()`: armed until a write takes it (under `lock`).
         var hold = Hold.off
         enum Hold { case off, armed }
@@ -158,8 +175,10 @@ package enum FaultInjection {
         }
         w.xTruncate = { f, s in FaultInjection.m(f).xTruncate!(FaultInjection.inner(f), s) }
         w.xSync = { f, flags in
-            FaultInjection.failSyncs
-                ? (SQLITE_IOERR | (4 << 8)) : FaultInjection.m(f).xSync!(FaultInjection.inner(f), flags)
+            if FaultInjection.failSyncs { return SQLITE_IOERR | (4 << 8) }
+            let delay = FaultInjection.syncDelayMicros
+            if delay > 0 { usleep(delay) }
+            return FaultInjection.m(f).xSync!(FaultInjection.inner(f), flags)
         }
         w.xFileSize = { f, p in FaultInjection.m(f).xFileSize!(FaultInjection.inner(f), p) }
         w.xLock = { f, l in FaultInjection.m(f).xLock!(FaultInjection.inner(f), l) }

@@ -7,7 +7,8 @@ import Glibc
 /// The owner's event loop calls `submit` (never blocks on I/O), watches `completionFD` (an
 /// eventfd) and calls `drain()` when it is readable. The writer takes everything queued, commits
 /// it in ONE transaction (one fsync for many batches), posts one completion per batch and
-/// signals the eventfd.
+/// signals the eventfd. After a slow commit (a disk in a busy spell) it first waits a moment for
+/// the clients that commit answered (`CommitHold`).
 ///
 /// Failure semantics: when a transaction fails, every batch in it fails with the same error, and
 /// every batch submitted after it fails with `.aborted` until the owner calls `resume()` (its
@@ -38,6 +39,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private let cond = NSCondition()
     // Guarded by `cond`.
     private var queue: [Job] = []
+    /// The events in `queue`'s batches (what a `CommitHold` waits for).
+    private var queuedEvents = 0
     private var completed: [Completion] = []
     private var halted: LogError?
     private var closing = false
@@ -48,6 +51,7 @@ public final class GroupCommitter: @unchecked Sendable {
 
     /// Owned by the writer thread while it runs.
     private let log: EventLog
+    private let holdPolicy: CommitHold.Policy
 
     /// Counters for benchmarks and tests.
     public struct Statistics: Sendable, Equatable {
@@ -57,8 +61,14 @@ public final class GroupCommitter: @unchecked Sendable {
     }
 
     /// Opens (creating if needed) the log at `path` with its own connection and starts the writer.
-    public init(path: String, durability: Durability = .full) throws(LogError) {
+    public convenience init(path: String, durability: Durability = .full) throws(LogError) {
+        try self.init(path: path, durability: durability, hold: .standard)
+    }
+
+    /// The same, with how slow commits hold the next one (`CommitHold`): tests set it.
+    package init(path: String, durability: Durability, hold: CommitHold.Policy) throws(LogError) {
         self.path = path
+        holdPolicy = hold
         log = try EventLog(path: path, durability: durability)
         do throws(LogError) {
             doorbell = try Doorbell(path)
@@ -131,6 +141,7 @@ public final class GroupCommitter: @unchecked Sendable {
             return
         }
         queue.append(job)
+        if case .batch(let events, _) = job { queuedEvents += events.count }
         cond.signal()
         cond.unlock()
     }
@@ -203,9 +214,19 @@ public final class GroupCommitter: @unchecked Sendable {
         started = true
         cond.broadcast()
         cond.unlock()
+        var hold: CommitHold?
         while true {
             cond.lock()
             while queue.isEmpty && !closing { cond.wait() }
+            if let h = hold {
+                // The last commit was slow: its clients get a moment to come back (CommitHold).
+                hold = nil
+                while !closing && queuedEvents < h.events {
+                    let now = SystemClock.monotonicNanoseconds()
+                    guard now < h.deadline else { break }
+                    _ = cond.wait(until: Date(timeIntervalSinceNow: Double(h.deadline - now) / 1e9))
+                }
+            }
             if queue.isEmpty {
                 running = false
                 cond.broadcast()
@@ -214,8 +235,10 @@ public final class GroupCommitter: @unchecked Sendable {
             }
             let jobs = queue
             queue = []
+            queuedEvents = 0
             let haltedNow = halted
             cond.unlock()
+            let began = SystemClock.monotonicNanoseconds()
 
             var out: [Completion] = []
             var newHalt: LogError?
@@ -268,6 +291,10 @@ public final class GroupCommitter: @unchecked Sendable {
             }
             completed.append(contentsOf: out)
             doorbell.ring()  // under `cond` (see `drain`)
+            let ended = SystemClock.monotonicNanoseconds()
+            hold = CommitHold.after(
+                duration: ended - began, committed: committed, queued: queuedEvents, now: ended,
+                policy: holdPolicy)
             cond.unlock()
         }
         log.close()
