@@ -89,9 +89,10 @@ def main():
           f"{len(deltas)} frames; frame time p50 {percentile(deltas, 50):.1f} ms, "
           f"p95 {percentile(deltas, 95):.2f} ms, p99 {percentile(deltas, 99):.1f} ms, max {max(deltas):.1f} ms; "
           f"{missed} frames missed a vsync (over 20 ms); after the release the row is {phase}")
-    if percentile(deltas, 95) > 17.0:
-        print("web-bench: the 95th percentile is over one frame (16.7 ms, 17.0 with jitter)", file=sys.stderr)
-        return 1
+    # A goal missed is a figure to read, as in run.sh's table, not a reason to stop `make bench`
+    # before the benchmarks after this one (it stopped PostgreSQL's on a busy machine).
+    met = "yes" if percentile(deltas, 95) <= 17.0 else "**no**"
+    print(f"web-bench: p95 within one frame (16.7 ms, 17.0 with jitter): {met}")
     return 0
 
 
