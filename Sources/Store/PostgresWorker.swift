@@ -284,6 +284,8 @@ final class PostgresWorker: @unchecked Sendable {
         }
     }
 
+    /// Lends `state` in place: called through the class's stored property, each `decide` and
+    /// `apply` first copied the state (a retain and release of each of its arrays).
     @inline(__always)
     private func lendState<R>(_ body: (inout MovieState) -> R) -> R { body(&state) }
 
