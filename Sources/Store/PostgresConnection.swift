@@ -170,8 +170,9 @@ enum PGParam {
         }
     }
 
-    /// Writes the binary form at `p`, which has room for `encodedCount` bytes.
-    func encode(to p: UnsafeMutableRawPointer) {
+    /// Writes the binary form at `p`, which has room for `encodedCount` bytes; returns the
+    /// bytes written (the caller checks them against what it measured).
+    func encode(to p: UnsafeMutableRawPointer) -> Int {
         var at = 0
         func put(_ v: Int32) {
             p.storeBytes(of: v.bigEndian, toByteOffset: at, as: Int32.self)
@@ -215,7 +216,7 @@ enum PGParam {
             header(oid: 17, count: a.count, hasNull: false)
             for e in a { e.withUnsafeBytes { put($0) } }
         }
-        precondition(at == encodedCount, "\(self): \(at) bytes written for \(encodedCount)")
+        return at
     }
 
     private static let arrayHeaderCount = 20
@@ -512,7 +513,8 @@ final class PGConnection: @unchecked Sendable {
         }
         var at = scratch
         for (i, p) in params.enumerated() {
-            p.encode(to: at)
+            let written = p.encode(to: at)
+            precondition(written == Int(lengths[i]), "\(p): \(written) bytes written for \(lengths[i])")
             values.append(UnsafePointer(at.assumingMemoryBound(to: CChar.self)))
             at += Int(lengths[i])
         }

@@ -25,7 +25,7 @@ final class PGParamTests: XCTestCase {
 
     private func encoded(_ p: PGParam) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: p.encodedCount) { buffer, count in
-            p.encode(to: UnsafeMutableRawPointer(buffer.baseAddress!))
+            XCTAssertEqual(p.encode(to: UnsafeMutableRawPointer(buffer.baseAddress!)), p.encodedCount, "\(p)")
             count = p.encodedCount
         }
     }
