@@ -35,7 +35,7 @@ struct PGRows {
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 enum PGStatement: CaseIterable {
-    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, notify
+    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, notify, listen, unlisten
 
     var name: String {
         switch self {
@@ -48,6 +48,8 @@ enum PGStatement: CaseIterable {
         case .commit: "swiped_commit"
         case .flush: "swiped_flush"
         case .notify: "swiped_notify"
+        case .listen: "swiped_listen"
+        case .unlisten: "swiped_unlisten"
         }
     }
 
@@ -90,6 +92,12 @@ enum PGStatement: CaseIterable {
             // `Lock:object` in pg_stat_activity). Sent after the flush has returned, a notified
             // head is durable.
             "SELECT set_config('synchronous_commit', 'off', true), pg_notify('swiped', $1::bigint::text)"
+        case .listen:
+            // Notifications wake a daemon only while it is quiet: a daemon that commits reads the
+            // other daemons' events under the head's lock in each transaction, and a notification
+            // would wake its backend and its store thread for nothing (PostgresWorker.listening).
+            "LISTEN swiped"
+        case .unlisten: "UNLISTEN swiped"
         }
     }
 }

@@ -83,13 +83,27 @@ public final class PostgresStore: Store {
 
     /// Connects (blocking, before the daemon is ready), creates or migrates the schema, loads the
     /// newest snapshot and the events after it, and starts the store thread.
+    /// - `safetyNetMillis`: how often a quiet daemon reads the log whatever the notifications
+    ///   say (tests make it long, to see that what arrives came without it).
+    /// - `relistenMillis`: how long a daemon goes without a transaction before it listens for
+    ///   notifications again (it does not while it commits: docs/postgres.md, "Listening only
+    ///   while quiet"). Longer than the gap between the transactions of a busy daemon (its
+    ///   replies go out, its next requests come in), which would otherwise listen and read
+    ///   between each two; short against the 10 ms in which issue 17 wants another daemon's
+    ///   change to reach a subscriber, for the change made just after this daemon's last commit.
     public static func open(
-        conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000
+        conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000,
+        safetyNetMillis: Int32 = 1_000, relistenMillis: Int32 = 5
     ) throws(StoreError) -> PostgresStore {
-        try PostgresStore(conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery)
+        try PostgresStore(
+            conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis)
     }
 
-    private init(conninfo: String, durability: Durability, snapshotEvery: UInt64) throws(StoreError) {
+    private init(
+        conninfo: String, durability: Durability, snapshotEvery: UInt64, safetyNetMillis: Int32,
+        relistenMillis: Int32
+    ) throws(StoreError) {
         let start = SystemClock.wallMicroseconds()
         if let why = PGConnection.refusal(conninfo) {
             throw StoreError(.badRequest, "the PostgreSQL connection string \(why)")
@@ -125,7 +139,8 @@ public final class PostgresStore: Store {
             connection: conn, conninfo: conninfo, durability: durability, state: loaded.state,
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
-            snapshotEvery: every)
+            snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),
+            relistenMillis: max(0, relistenMillis))
         info.micros = SystemClock.wallMicroseconds() - start
         startup = info
     }

@@ -67,6 +67,8 @@ final class PostgresWorker: @unchecked Sendable {
     private var outputs: [Output] = []
     private var closing = false
     private var running = true
+    /// `listening`, for a test to read.
+    private var listeningNow = true
 
     // Owned by the worker thread.
     private let conninfo: String
@@ -90,6 +92,26 @@ final class PostgresWorker: @unchecked Sendable {
     private var downSince: String?
     /// Whether the last commit's notification was refused (warned once until one succeeds).
     private var notifyFailed = false
+    /// Whether this connection listens for the other daemons' notifications. Only while the
+    /// daemon is quiet: each transaction reads what the other daemons appended under the head's
+    /// lock, so while it commits, a notification only wakes its backend and this thread for
+    /// nothing (under 3 daemons' load, two of each transaction's ≈ 9 context switches in
+    /// PostgreSQL and one in four of this thread's; docs/postgres.md, "Listening only while
+    /// quiet"). A transaction stops it (`UNLISTEN` in its first pipeline), `relistenNanos` without
+    /// one starts it again, then a catch-up reads what came meanwhile. False whenever it is
+    /// not known to be true (a transaction that rolled back kept its `UNLISTEN` undone).
+    private var listening = true {
+        didSet {
+            guard listening != oldValue else { return }
+            lock.lock()
+            listeningNow = listening
+            lock.unlock()
+        }
+    }
+    /// When the last transaction ended (monotonic ns).
+    private var lastCommitEnd: UInt64 = 0
+    /// Whether `LISTEN` was refused (warned once until it succeeds).
+    private var listenFailed = false
     /// Since when the thread is closing with commands in doubt (monotonic ns).
     private var closingSince: UInt64?
     private var failed = false
@@ -109,13 +131,20 @@ final class PostgresWorker: @unchecked Sendable {
     private var handedOver: UInt64
 
     static let maxBackoffMillis = 2_000
-    static let safetyNetMillis: Int32 = 1_000
     static let closeWaitNanos: UInt64 = 5_000_000_000
+
+    /// The safety net: a connected daemon with nothing to do reads the log at least this often
+    /// (ms), whatever the notifications say.
+    let safetyNetMillis: Int32
+    /// How long a quiet daemon goes without a transaction before it listens again (ns).
+    let relistenNanos: UInt64
 
     init(
         connection: PGConnection, conninfo: String, durability: Durability, state: MovieState,
-        snapshotSeq: UInt64, snapshotEvery: UInt64
+        snapshotSeq: UInt64, snapshotEvery: UInt64, safetyNetMillis: Int32, relistenMillis: Int32
     ) throws(StoreError) {
+        self.safetyNetMillis = safetyNetMillis
+        relistenNanos = UInt64(relistenMillis) * 1_000_000
         do throws(LogError) {
             doorbell = try Doorbell("PostgreSQL store")
         } catch {
@@ -168,6 +197,13 @@ final class PostgresWorker: @unchecked Sendable {
         let out = outputs
         outputs = []
         return out
+    }
+
+    /// Whether the connection listens for notifications (`listening`), as a test sees it.
+    var isListening: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return listeningNow
     }
 
     /// Whether the thread has stopped (after `beginClose()`, once it finished).
@@ -246,6 +282,7 @@ final class PostgresWorker: @unchecked Sendable {
                 let batch = waiting
                 waiting = []
                 commit(batch)
+                lastCommitEnd = SystemClock.monotonicNanoseconds()
             }
             if conn != nil && !waitingReads.isEmpty {
                 let rs = waitingReads
@@ -390,13 +427,20 @@ final class PostgresWorker: @unchecked Sendable {
             }
             return catchUp(notified: PostgresWorker.announced(head))
         }
+        var timeout = safetyNetMillis
+        if !listening {
+            let now = SystemClock.monotonicNanoseconds()
+            let due = lastCommitEnd + relistenNanos
+            if now >= due { return listen(conn) }
+            timeout = min(timeout, Int32((due - now + 999_999) / 1_000_000))
+        }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
         ]
-        let n = poll(&fds, 2, PostgresWorker.safetyNetMillis)
+        let n = poll(&fds, 2, timeout)
         if fds[0].revents != 0 { drainWake() }
-        if n == 0 { return catchUp() }
+        if n == 0 { return listening ? catchUp() : listen(conn) }
         if fds[1].revents != 0 {
             do throws(PGFailure) {
                 if let head = try conn.consumeNotifications(), head > state.lastSeq {
@@ -406,6 +450,32 @@ final class PostgresWorker: @unchecked Sendable {
                 lost(error.message)
             }
         }
+    }
+
+    /// Quiet for `relistenNanos`: listens again, then reads what was committed while it did
+    /// not (its `LISTEN` commits before the read's snapshot is taken, so a commit the read does
+    /// not see notifies it). A refused `LISTEN` leaves the safety net's timer (warned once).
+    private func listen(_ conn: PGConnection) {
+        do throws(PGFailure) {
+            _ = try conn.run([(.listen, [])])
+            listenFailed = false
+        } catch .lost(let why) {
+            return lost(why)
+        } catch {
+            if !listenFailed {
+                listenFailed = true
+                emit([
+                    .note(
+                        StoreNote(
+                            .warning,
+                            "listening for the other daemons' notifications failed; reading new events every \(safetyNetMillis) ms until it succeeds",
+                            reason: error.message))
+                ])
+            }
+        }
+        // Refused, it is tried again after the next transaction, not at every wake-up.
+        listening = true
+        catchUp()
     }
 
     // MARK: - Connection
@@ -421,6 +491,8 @@ final class PostgresWorker: @unchecked Sendable {
             return
         }
         backoffMillis = 50
+        // A new session: its setup ran LISTEN.
+        listening = true
         let since = downSince ?? "?"
         downSince = nil
         emit([
@@ -639,6 +711,12 @@ final class PostgresWorker: @unchecked Sendable {
             (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
         ]
         if !keys.isEmpty { steps.append((.eventsWithKeys, [.texts(Array(keys))])) }
+        if listening {
+            // Busy: notifications stop with this transaction's commit (`listening`). Last, so
+            // that the results above keep their places.
+            steps.append((.unlisten, []))
+            listening = false
+        }
         let first: [PGResult?]
         do throws(PGFailure) {
             first = try conn.run(steps)

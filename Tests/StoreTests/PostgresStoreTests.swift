@@ -196,6 +196,52 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try lsn(), before, "an idle store wrote WAL")
     }
 
+    /// A store listens for the other daemons' notifications only while it is quiet: its
+    /// transactions read their events under the head's lock anyway, and a notification would
+    /// wake its backend and its thread for nothing (docs/postgres.md, "Listening only while
+    /// quiet"). Its transaction stops it; a while without one starts it again, and a read then
+    /// finds what came meanwhile. The safety net is a minute here: what B learns came by a
+    /// notification or by that read.
+    func testAStoreListensOnlyWhileQuietAndReadsWhatCameMeanwhile() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let a = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000)
+        defer { a.close() }
+        // Half a second of quiet before B listens again: long enough to see it not listening.
+        let b = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 500)
+        defer { b.close() }
+        func heard(_ count: Int) -> [UInt64] {
+            var seen: [UInt64] = []
+            let deadline = Date().addingTimeInterval(10)
+            while seen.count < count && Date() < deadline {
+                var p = pollfd(fd: b.completionFD, events: Int16(POLLIN), revents: 0)
+                _ = poll(&p, 1, 50)
+                seen += b.completions().committed.map(\.seq)
+            }
+            return seen
+        }
+        XCTAssertTrue(b.worker.isListening)
+        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        XCTAssertEqual(heard(1), [11], "a quiet store is notified")
+        var seq: UInt64 = 11
+        for _ in 0..<3 {
+            b.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
+            let own = b.settle(results: 1)
+            seq += 1
+            XCTAssertEqual(try own.commands.first?.result.get().seq, seq)
+            XCTAssertEqual(own.committed.map(\.seq), [seq])
+            XCTAssertFalse(b.worker.isListening, "a transaction leaves its store not listening")
+            // Committed while B does not listen: B reads it once it listens again.
+            XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, seq + 1)
+            seq += 1
+            XCTAssertEqual(heard(1), [seq])
+            XCTAssertTrue(b.worker.isListening)
+            XCTAssertTrue(b.stateCopy == a.stateCopy, "B's state at \(b.latestSeq), A's at \(a.latestSeq)")
+        }
+        // Quiet and listening again: notified, as at first.
+        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, seq + 1)
+        XCTAssertEqual(heard(1), [seq + 1])
+    }
+
     func testAnotherStoresEventsArriveInOrderAndDecisionsFoldThem() throws {
         let db = try SharedCluster.newNamedDatabase()
         let a = try PostgresStore.open(conninfo: db.conninfo)
