@@ -95,8 +95,8 @@ final class PostgresWorker: @unchecked Sendable {
     /// Whether this connection listens for the other daemons' notifications. Only while the
     /// daemon is quiet: each transaction reads what the other daemons appended under the head's
     /// lock, so while it commits, a notification only wakes its backend and this thread for
-    /// nothing (under 3 daemons' load, two of each transaction's ≈ 9 context switches in
-    /// PostgreSQL and one in four of this thread's; docs/postgres.md, "Listening only while
+    /// nothing (under 3 daemons' load, ≈ 1.5 of each transaction's ≈ 9 context switches in
+    /// PostgreSQL and ≈ 0.6 of this thread's 4.5; docs/postgres.md, "Listening only while
     /// quiet"). A transaction stops it (`UNLISTEN` in its first pipeline), `relistenNanos` without
     /// one starts it again, then a catch-up reads what came meanwhile. False whenever it is
     /// not known to be true (a transaction that rolled back kept its `UNLISTEN` undone).
