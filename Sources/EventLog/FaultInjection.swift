@@ -18,16 +18,8 @@ package enum FaultInjection {
     /// Makes every fsync this many µs slower while non-zero: a disk in a busy spell, on demand
     /// (log-bench's slow-disk rows, the CommitHold test).
     package static var syncDelayMicros: UInt32 {
-        get {
-            state.lock.lock()
-            defer { state.lock.unlock() }
-            return state.syncDelayMicros
-        }
-        set {
-            state.lock.lock()
-            state.syncDelayMicros = newValue
-            state.lock.unlock()
-        }
+        get { state.get(\.syncDelayMicros) }
+        set { state.set(\.syncDelayMicros, newValue) }
     }
 
     /// Makes writes fail with SQLITE_FULL while true.
@@ -116,12 +108,12 @@ package enum FaultInjection {
         var vfs: UnsafeMutablePointer<sqlite3_vfs>?
         var methods: UnsafeMutablePointer<sqlite3_io_methods>?
 
-        func get(_ k: KeyPath<State, Bool>) -> Bool {
+        func get<T>(_ k: KeyPath<State, T>) -> T {
             lock.lock()
             defer { lock.unlock() }
             return self[keyPath: k]
         }
-        func set(_ k: ReferenceWritableKeyPath<State, Bool>, _ v: Bool) {
+        func set<T>(_ k: ReferenceWritableKeyPath<State, T>, _ v: T) {
             lock.lock()
             self[keyPath: k] = v
             lock.unlock()
