@@ -35,17 +35,21 @@ struct PGRows {
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 enum PGStatement: CaseIterable {
-    case begin, lockHead, head, eventsBetween, eventsWithKeys, append, commit, flush, notify, listen, unlisten
+    case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, append
+    case commit, walFlushed, flush, notify, listen, unlisten
 
     var name: String {
         switch self {
         case .begin: "swiped_begin"
+        case .appendLock: "swiped_append_lock"
+        case .headAndWALEnd: "swiped_head_and_wal_end"
         case .lockHead: "swiped_lock_head"
         case .head: "swiped_head"
         case .eventsBetween: "swiped_events_between"
         case .eventsWithKeys: "swiped_events_with_keys"
         case .append: "swiped_append"
         case .commit: "swiped_commit"
+        case .walFlushed: "swiped_wal_flushed"
         case .flush: "swiped_flush"
         case .notify: "swiped_notify"
         case .listen: "swiped_listen"
@@ -56,6 +60,19 @@ enum PGStatement: CaseIterable {
     var sql: String {
         switch self {
         case .begin: "BEGIN"
+        case .appendLock:
+            // Appends take turns under this lock, then the head's row lock (`lockHead`). Taking
+            // it writes nothing, so that `headAndWALEnd`, behind it, finds a WAL end that none
+            // of this transaction's records is before; the row lock writes a record. The row
+            // lock is kept: a daemon of an earlier build takes only that one, and with both, a
+            // change of the head between the two statements shows that such a daemon committed
+            // in between (docs/postgres.md, "Handing over what other daemons wrote").
+            "SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))"
+        case .headAndWALEnd:
+            // The head, and where the WAL ends: every commit of events so far ended before it
+            // (they all committed under these locks, which this transaction holds), and none of
+            // this transaction's records did.
+            "SELECT seq, pg_current_wal_insert_lsn() FROM swiped_head WHERE id = 1"
         case .lockHead: "SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE"
         case .head: "SELECT seq FROM swiped_head WHERE id = 1"
         case .eventsBetween:
@@ -75,6 +92,9 @@ enum PGStatement: CaseIterable {
             SELECT set_config('synchronous_commit', 'off', true)
             """
         case .commit: "COMMIT"
+        case .walFlushed:
+            // How far the WAL is on disk: by any session's flush, or the server's WAL writer.
+            "SELECT pg_current_wal_flush_lsn()"
         case .flush:
             // A transaction of its own (the pipeline's implicit one, ending at its Sync) that
             // writes a WAL record, so that its commit, with the session's synchronous_commit =
@@ -415,8 +435,13 @@ final class PGConnection: @unchecked Sendable {
     /// rows (nil for a statement without rows). A statement that fails aborts the ones after
     /// it, and an open transaction (an explicit BEGIN earlier) is left aborted: the caller rolls
     /// back. `appending`: the statements commit appended events (where a test breaks the
-    /// connection: PostgresFaults).
-    func run(_ steps: [(PGStatement, [PGParam])], appending: Bool = false) throws(PGFailure) -> [PGResult?] {
+    /// connection: PostgresFaults). `early`: the index of a statement whose rows the server
+    /// sends at once (a Flush message behind it), handed to `onEarly` while the statements
+    /// after it run; not called when it or a statement before it failed.
+    func run(
+        _ steps: [(PGStatement, [PGParam])], appending: Bool = false, early: Int = -1,
+        onEarly: (PGResult?) -> Void = { _ in }
+    ) throws(PGFailure) -> [PGResult?] {
         if !prepared {
             for s in PGStatement.allCases {
                 guard let r = PQprepare(conn, s.name, s.sql, 0, nil) else {
@@ -433,8 +458,8 @@ final class PGConnection: @unchecked Sendable {
         if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         guard PQenterPipelineMode(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
         defer { _ = PQexitPipelineMode(conn) }
-        for (statement, params) in steps {
-            guard send(statement.name, params) else {
+        for (index, (statement, params)) in steps.enumerated() {
+            guard send(statement.name, params), index != early || PQsendFlushRequest(conn) == 1 else {
                 fault?.1?()
                 throw .lost(PGConnection.message(conn))
             }
@@ -471,6 +496,7 @@ final class PGConnection: @unchecked Sendable {
             }
             out.append(rows)
             if isBroken { throw .lost(PGConnection.message(conn)) }
+            if index == early && failed == nil { onEarly(rows) }
         }
         // The Sync's own result. A statement outside BEGIN … COMMIT commits at the Sync, and an
         // error of that commit (a full NOTIFY queue, say) comes first, then a null result, then
@@ -793,6 +819,22 @@ package enum PostgresFaults {
         armed = how
         self.then = then
         lock.unlock()
+    }
+
+    nonisolated(unsafe) private static var unflushed = false
+
+    /// While on, the store reads the WAL's flushed position as 0: no event another daemon wrote
+    /// is handed over before this daemon's own flush (PostgresWorker.commit).
+    package static func reportWALUnflushed(_ on: Bool) {
+        lock.lock()
+        unflushed = on
+        lock.unlock()
+    }
+
+    static var walUnflushed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return unflushed
     }
 
     /// The armed fault, disarmed, and what to do after it.

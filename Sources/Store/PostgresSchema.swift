@@ -10,6 +10,8 @@ enum PostgresSchema {
     static let version = 1
     /// `pg_advisory_xact_lock`'s key for migrations: "swip" in ASCII.
     static let migrationLock = 0x7377_6970
+    /// `pg_advisory_xact_lock`'s key for appends (`PGStatement.appendLock`): "swap" in ASCII.
+    static let appendLock = 0x7377_6170
     /// The columns an event is read with, in `Row`'s order.
     static let columns = "seq, stream, kind, payload, at, key, token"
     /// Events read per query when catching up.

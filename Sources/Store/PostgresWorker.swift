@@ -1,11 +1,12 @@
 // The PostgreSQL store's thread: everything that may block on the database runs here, so that
 // the event loop never does. It owns the one connection (queries and LISTEN), its own copy of
 // the state at the position it last applied, and the commands handed over by the loop. Each
-// group of commands is decided and appended in one transaction under swiped_head's row lock
+// group of commands is decided and appended in one transaction under the appends' locks
 // (docs/postgres.md: commit order is position order, decisions hold across daemons). Whatever
 // it applies, its own commits and other daemons', goes to the loop in one ordered stream, once
-// a WAL flush after it returned: the commit releases the lock before its flush, so an event
-// read here may not be on disk yet (docs/postgres.md, "The lock is not held through the flush").
+// it is known on disk (a flush after it returned, or the WAL's flushed position past it): the
+// commit releases the lock before its flush, so an event read here may not be on disk yet
+// (docs/postgres.md, "The lock is not held through the flush").
 import CLibPQ
 import EventLog
 import Foundation
@@ -704,10 +705,11 @@ final class PostgresWorker: @unchecked Sendable {
         var keys = Set<String>()
         for a in doubted { if let k = a.job.command.key { keys.insert(k) } }
         for j in batch { if let k = j.command.key { keys.insert(k) } }
-        // The first round trip: BEGIN, the lock, the events other daemons appended since (read
-        // after the lock, by a statement of its own, so that its snapshot has them), the keys.
+        // The first round trip: BEGIN, the locks with the head and the WAL's end between them,
+        // the events other daemons appended since (read after the locks, by a statement of its
+        // own, so that its snapshot has them), the keys.
         var steps: [(PGStatement, [PGParam])] = [
-            (.begin, []), (.lockHead, []),
+            (.begin, []), (.appendLock, []), (.headAndWALEnd, []), (.lockHead, []),
             (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: PostgresSchema.page)),
         ]
         if !keys.isEmpty { steps.append((.eventsWithKeys, [.texts(Array(keys))])) }
@@ -723,13 +725,19 @@ final class PostgresWorker: @unchecked Sendable {
         } catch {
             return failedBeforeCommit(batch, error, conn)
         }
-        guard first.count == steps.count, let head = PostgresWorker.head(first[1]) else {
+        guard first.count == steps.count, let head = PostgresWorker.head(first[3]),
+            let before = PostgresWorker.head(first[2]), let walEnd = first[2]?.int64(0, 1)
+        else {
             rollback(conn)
             return fatal(StoreError(.storage, "swiped_head cannot be read"))
         }
-        guard applyRows(first[2]) else { return rollback(conn) }
+        // Every event read below committed before `walEnd`, unless the head moved between the
+        // two locks: a daemon of an earlier build, which takes only the row lock, committed
+        // after that WAL end was read. Then they wait for this transaction's own flush.
+        let readBefore = head == before ? UInt64(bitPattern: walEnd) : nil
+        guard applyRows(first[4]) else { return rollback(conn) }
         // More than a page behind (rare: a daemon catches up whenever it is idle): the rest.
-        var read = first[2]?.count ?? 0
+        var read = first[4]?.count ?? 0
         while head > state.lastSeq && read == PostgresSchema.page {
             do throws(PGFailure) {
                 let more = try conn.run([
@@ -742,7 +750,7 @@ final class PostgresWorker: @unchecked Sendable {
             }
         }
         var keyed: [String: PostgresSchema.Row] = [:]
-        var keyedRows = keys.isEmpty ? [] : [first[3]]
+        var keyedRows = keys.isEmpty ? [] : [first[5]]
         guard head == state.lastSeq else {
             rollback(conn)
             return fatal(
@@ -877,13 +885,20 @@ final class PostgresWorker: @unchecked Sendable {
         }
         let n = state.lastSeq
         var notifyBlockOpen = false
+        // The other daemons' events read under the lock go to the loop as soon as the WAL is on
+        // disk past them: mostly their own daemons' flushes have put them there by the time
+        // this one has decided, and they need not wait for this transaction's flush
+        // (docs/postgres.md, "Handing over what other daemons wrote"). How far the WAL is on
+        // disk is asked first, and sent back at once, while the append runs.
+        let early = durability == .full && !unflushed.isEmpty && readBefore != nil ? 0 : -1
+        let shift = early + 1  // the steps below are one further on behind it
         do throws(PGFailure) {
             // The second round trip: the append, COMMIT (which releases the head's lock without
             // waiting for the WAL flush), the flush in a transaction of its own, then the
             // notification in another (`PGStatement.notify` says why not in the flush's); the
             // reply to it comes once everything above is on disk.
             _ = try conn.run(
-                [
+                (early == 0 ? [(.walFlushed, [])] : []) + [
                     (
                         .append,
                         [
@@ -894,7 +909,13 @@ final class PostgresWorker: @unchecked Sendable {
                     (.commit, []),
                     (.begin, []), (.flush, []), (.commit, []),
                     (.begin, []), (.notify, [.int64(Int64(n))]), (.commit, []),
-                ], appending: true)
+                ], appending: true, early: early
+            ) { rows in
+                guard let flushed = rows?.int64(0, 0), let readBefore, !PostgresFaults.walUnflushed,
+                    UInt64(bitPattern: flushed) >= readBefore
+                else { return }
+                handOver()
+            }
             notifyFailed = false
         } catch .lost(let why) {
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again; so are
@@ -906,7 +927,7 @@ final class PostgresWorker: @unchecked Sendable {
             }
             return lost(why)
         } catch {
-            if let step = conn.failedStep, step >= 5 {
+            if let step = conn.failedStep.map({ $0 - shift }), step >= 5 {
                 // Committed and on disk; only the notification was refused: by the statement
                 // (a role without EXECUTE on pg_notify), or at its COMMIT (a full NOTIFY queue,
                 // which NOTIFY finds at commit). The other daemons read these events on their
@@ -923,7 +944,7 @@ final class PostgresWorker: @unchecked Sendable {
                                 reason: error.message))
                     ])
                 }
-            } else if let step = conn.failedStep, (2...4).contains(step) {
+            } else if let step = conn.failedStep.map({ $0 - shift }), (2...4).contains(step) {
                 // COMMIT succeeded and the flush after it was refused: the commands are in the
                 // log and whether they are on disk is unknown. A server that refuses
                 // pg_logical_emit_message refuses it at start (`PostgresStore.open`), so this
@@ -982,7 +1003,7 @@ final class PostgresWorker: @unchecked Sendable {
         return [.int64(from), .int64(overflow ? Int64.max : to)]
     }
 
-    /// The head in a result of `lockHead` or `head`.
+    /// The head in a result of `headAndWALEnd`, `lockHead` or `head`.
     private static func head(_ r: PGResult?) -> UInt64? {
         guard let r, r.count == 1, let h = r.int64(0, 0), h >= 0 else { return nil }
         return UInt64(h)

@@ -338,6 +338,137 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(done.committed.map(\.seq), Array(11...UInt64(10 + count + 1)))
     }
 
+    /// Another store's event, read under the lock by a busy store's transaction, reaches that
+    /// store's loop while its own append still waits (here for a session that holds
+    /// swiped_events): the WAL was on disk past it (its own store's flush), so it does not wait
+    /// for this transaction's flush.
+    func testAnotherStoresEventOnDiskIsHandedOverBeforeThisTransactionsFlush() throws {
+        let (b, blocker, db) = try busyStoreBlockedAfterReadingAnotherStoresEvent()
+        defer { b.close() }
+        XCTAssertEqual(b.collect(until: { $0.committed.count >= 1 }).committed.map(\.seq), [12])
+        XCTAssertEqual(b.completions(), Completions(), "its own command waits for its append")
+        _ = try blocker.execute("ROLLBACK")
+        let done = b.settle(results: 1)
+        XCTAssertEqual(try done.commands.first?.result.get().seq, 13)
+        XCTAssertEqual(done.committed.map(\.seq), [13])
+        XCTAssertEqual(try SharedCluster.get().psql("SELECT seq FROM swiped_head", database: db), "13")
+    }
+
+    /// The same, with the WAL's flushed position read as 0 (a fault of the test's): the event
+    /// waits for the transaction's own flush, and comes with its own commit, first.
+    func testAnotherStoresEventNotKnownOnDiskWaitsForThisTransactionsFlush() throws {
+        PostgresFaults.reportWALUnflushed(true)
+        defer { PostgresFaults.reportWALUnflushed(false) }
+        let (b, blocker, _) = try busyStoreBlockedAfterReadingAnotherStoresEvent()
+        defer { b.close() }
+        XCTAssertEqual(b.collect(until: { _ in false }, seconds: 0.5), Completions())
+        _ = try blocker.execute("ROLLBACK")
+        let done = b.settle(results: 1)
+        XCTAssertEqual(try done.commands.first?.result.get().seq, 13)
+        XCTAssertEqual(done.committed.map(\.seq), [12, 13])
+    }
+
+    /// A daemon of an earlier build takes only the head's row lock. Its commit can then come
+    /// after this transaction read where the WAL ended, without waiting for the disk; the head
+    /// read there and under the row lock differ, and its event waits for this transaction's
+    /// flush, with its own commit.
+    func testAnEarlierBuildsCommitBetweenTheLocksWaitsForThisTransactionsFlush() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let a = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 60_000)
+        defer { a.close() }
+        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "matrix")))?.seq, 11)
+        // The earlier build: the row lock, its append (seq 12), its COMMIT not waiting for the
+        // disk (as that build's appends do), sent once A's transaction waits for the row lock.
+        let other = try PGConnection(db.conninfo, durability: .full)
+        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        var state = a.stateCopy
+        let event = try state.decide(MovieCommand(.toggleWatched(movie: "seven")))
+        let movie = try XCTUnwrap(state.apply(event, seq: 12))
+        _ = try other.run([
+            (
+                .append,
+                [
+                    .int64s([12]), .texts(["seven"]), .texts(["watched-toggled"]),
+                    .byteas([event.payload(after: movie)]), .int64s([0]), .texts([nil]), .texts([nil]),
+                    .int64(12),
+                ]
+            )
+        ])
+        // Everything so far on disk: A's WAL end is then on disk at once, and only the earlier
+        // build's COMMIT, after it, is not.
+        let flusher = try PGConnection(db.conninfo, durability: .full)
+        _ = try flusher.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+        a.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
+        a.flush()
+        let cluster = try SharedCluster.get()
+        func waiting() throws -> String {
+            try cluster.psql(
+                "SELECT string_agg(coalesce(relation::regclass::text, locktype), ',') FROM pg_locks WHERE NOT granted",
+                database: db.name)
+        }
+        var deadline = Date().addingTimeInterval(5)
+        while try waiting() == "", Date() < deadline { usleep(20_000) }
+        XCTAssertEqual(try waiting(), "transactionid", "A waits for the row lock")
+        // A session that holds swiped_events, waiting for the earlier build's append, then A's
+        // append waits for it.
+        let blocker = try PGConnection(db.conninfo, durability: .full)
+        let locked = DispatchSemaphore(value: 0)
+        let blockerThread = Thread {
+            _ = try? blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+            locked.signal()
+        }
+        blockerThread.start()
+        deadline = Date().addingTimeInterval(5)
+        while try waiting() == "transactionid", Date() < deadline { usleep(20_000) }
+        _ = try other.execute("COMMIT")
+        XCTAssertEqual(locked.wait(timeout: .now() + 5), .success)
+        deadline = Date().addingTimeInterval(5)
+        while try waiting() != "swiped_events", Date() < deadline { usleep(20_000) }
+        XCTAssertEqual(try waiting(), "swiped_events", "A's append waits for the session")
+        XCTAssertEqual(a.collect(until: { _ in false }, seconds: 0.5), Completions())
+        _ = try blocker.execute("ROLLBACK")
+        let done = a.settle(results: 1)
+        XCTAssertEqual(try done.commands.first?.result.get().seq, 13)
+        XCTAssertEqual(done.committed.map(\.seq), [12, 13])
+    }
+
+    /// Store B, committed once (so not listening, and not again for a minute), then store A's
+    /// toggle (seq 12, on disk when A answered it), the WAL flushed, then a session holding swiped_events in
+    /// EXCLUSIVE mode (reads go on, inserts wait), then a command on B: B's transaction has
+    /// read seq 12 under the lock, and its append waits for the session (seen in pg_locks).
+    private func busyStoreBlockedAfterReadingAnotherStoresEvent() throws -> (
+        PostgresStore, PGConnection, String
+    ) {
+        let db = try SharedCluster.newNamedDatabase()
+        let a = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000)
+        defer { a.close() }
+        let b = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 60_000)
+        XCTAssertEqual(b.submitOK(MovieCommand(.toggleWatched(movie: "matrix")))?.seq, 11)
+        XCTAssertFalse(b.worker.isListening)
+        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
+        // A's notification committed after its flush, without waiting for the disk (the WAL
+        // writer writes it within 0.6 s): a record of its own after every event, which B's
+        // transaction would wait for. Under load, the next daemon's flush writes it; here
+        // the session flushes the WAL.
+        let blocker = try PGConnection(db.conninfo, durability: .full)
+        _ = try blocker.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+        _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+        b.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
+        b.flush()
+        let cluster = try SharedCluster.get()
+        let deadline = Date().addingTimeInterval(5)
+        while try cluster.psql("SELECT count(*) FROM pg_locks WHERE NOT granted", database: db.name) == "0",
+            Date() < deadline
+        {
+            usleep(20_000)
+        }
+        XCTAssertEqual(
+            try cluster.psql(
+                "SELECT relation::regclass::text FROM pg_locks WHERE NOT granted", database: db.name),
+            "swiped_events", "B's append waits for the session")
+        return (b, blocker, db.name)
+    }
+
     /// A store that replayed more than `snapshotEvery` events at start saves a snapshot at once,
     /// also when it is closed right after it opened: the next start folds from it. (It used to
     /// save it after its first wait for a notification, up to a second later; a daemon stopped

@@ -37,6 +37,19 @@ extension Store {
         return all
     }
 
+    /// Collects what the store completes until `done` says so of everything collected, or
+    /// `seconds` passed.
+    func collect(until done: (Completions) -> Bool, seconds: Double = 5) -> Completions {
+        var all = Completions()
+        let deadline = Date().addingTimeInterval(seconds)
+        while !done(all), Date() < deadline {
+            var p = pollfd(fd: completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 50)
+            all.append(completions())
+        }
+        return all
+    }
+
     /// Submits `command` and waits for its outcome.
     func outcome(
         _ command: MovieCommand, token: UInt64 = 1, file: StaticString = #filePath, line: UInt = #line
