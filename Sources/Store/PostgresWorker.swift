@@ -625,12 +625,14 @@ final class PostgresWorker: @unchecked Sendable {
     }
 
     /// A flush after everything in `state` returned: the events waiting for it, then `more`
-    /// (the outcomes of the transaction's commands), go to the loop.
-    private func handOver(_ more: [Output] = []) {
+    /// (the outcomes of the transaction's commands), go to the loop. `through`: the position
+    /// the loop then has, when `state` is further on (a transaction's own events, decided and
+    /// folded, not yet committed: what a failure drops and reads again from there).
+    private func handOver(_ more: [Output] = [], through: UInt64? = nil) {
         let out = unflushed.isEmpty ? more : unflushed + more
         unflushed = []
         unflushedDoubts = []
-        handedOver = state.lastSeq
+        handedOver = through ?? state.lastSeq
         emit(out)
     }
 
@@ -914,7 +916,7 @@ final class PostgresWorker: @unchecked Sendable {
                 guard let flushed = rows?.int64(0, 0), let readBefore, !PostgresFaults.walUnflushed,
                     UInt64(bitPattern: flushed) >= readBefore
                 else { return }
-                handOver()
+                handOver(through: head)
             }
             notifyFailed = false
         } catch .lost(let why) {

@@ -354,6 +354,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try SharedCluster.get().psql("SELECT seq FROM swiped_head", database: db), "13")
     }
 
+    /// The connection breaks after that handover, while the append waits (its backend
+    /// terminated): the store's own command, decided and folded but not committed, is in doubt,
+    /// not found in the log, and decided again at the next position after what the loop has.
+    /// (Handed over, the store once counted its own folded events as what the loop had: it read
+    /// on after them and handed the loop a gap, which stopped the daemon.)
+    func testAConnectionLostAfterAnEarlyHandOverGoesOnFromWhatTheLoopHas() throws {
+        let (b, blocker, db) = try busyStoreBlockedAfterReadingAnotherStoresEvent()
+        defer { b.close() }
+        XCTAssertEqual(b.collect(until: { $0.committed.count >= 1 }).committed.map(\.seq), [12])
+        let cluster = try SharedCluster.get()
+        XCTAssertEqual(
+            try cluster.psql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE NOT granted", database: db),
+            "1")
+        _ = try blocker.execute("ROLLBACK")
+        let done = b.settle(results: 1)
+        XCTAssertEqual(try done.commands.first?.result.get().seq, 13)
+        XCTAssertEqual(done.committed.map(\.seq), [13])
+        XCTAssertEqual(b.stateCopy.lastSeq, 13)
+        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: db), "13")
+    }
+
     /// The same, with the WAL's flushed position read as 0 (a fault of the test's): the event
     /// waits for the transaction's own flush, and comes with its own commit, first.
     func testAnotherStoresEventNotKnownOnDiskWaitsForThisTransactionsFlush() throws {
