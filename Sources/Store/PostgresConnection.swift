@@ -62,9 +62,9 @@ enum PGStatement: CaseIterable {
         case .begin: "BEGIN"
         case .appendLock:
             // Appends take turns under this lock, then the head's row lock (`lockHead`). Taking
-            // it writes nothing, so that `headAndWALEnd`, behind it, finds a WAL end that none
-            // of this transaction's records is before; the row lock writes a record. The row
-            // lock is kept: a daemon of an earlier build takes only that one, and with both, a
+            // it writes nothing, so the WAL end that `headAndWALEnd` reads behind it comes
+            // before every record of this transaction (the row lock writes one). The row lock
+            // is kept: a daemon of an earlier build takes only that one, and with both, a
             // change of the head between the two statements shows that such a daemon committed
             // in between (docs/postgres.md, "Handing over what other daemons wrote").
             "SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))"
