@@ -9,6 +9,9 @@
 #   - a change on daemon A reaching a subscriber on daemon B while the 3-daemon load runs;
 #   - start-up to READY=1 against a database of 1,000,000 events (written in SQL), without a
 #     snapshot and then from the snapshot the first start saved.
+# Next to the 3-daemon and cross-daemon figures: the WAL's fdatasyncs meanwhile, how many and
+# their mean time (pg_stat_wal, with track_wal_io_timing on), which is how fast the disk was for
+# that figure (this VM's disk has slow spells).
 # Prints a markdown table for BENCHMARKS.md. Nothing is pinned: PostgreSQL, the daemons and
 # loadgen share the CPUs as the scheduler places them. About a minute and a half with the defaults:
 #   BENCH_DURATION=5 BENCH_ROUNDS=300 BENCH_EVENTS=1000000 BENCH_RUNS3=5 Benchmarks/postgres.sh
@@ -47,7 +50,7 @@ fi
 (cd "$TMP" && "${AS[@]}" "$PGBIN/initdb" -D "$TMP/data" -U "$PGUSER_NAME" --auth=trust --encoding=UTF8 \
   --locale=C --no-instructions >"$TMP/initdb.log" 2>&1) || { cat "$TMP/initdb.log" >&2; exit 1; }
 (cd "$TMP" && exec "${AS[@]}" "$PGBIN/postgres" -D "$TMP/data" -k "$TMP" -c listen_addresses= \
-  -c fsync=on -c synchronous_commit=on -c max_connections=200 >"$TMP/postgres.log" 2>&1) & PG_PID=$!
+  -c fsync=on -c synchronous_commit=on -c max_connections=200 -c track_wal_io_timing=on >"$TMP/postgres.log" 2>&1) & PG_PID=$!
 for _ in $(seq 600); do
   "$PGBIN/pg_isready" -q -h "$TMP" -U "$PGUSER_NAME" && break
   kill -0 "$PG_PID" 2>/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
@@ -88,6 +91,14 @@ ticks() {
     [[ -n $t ]] && s=$((s + t))
   done
   echo "$s"
+}
+
+# walsyncs: the cluster's WAL fdatasyncs so far and their total time (ms); syncs_between A B:
+# how many were made between two such readings, and their mean time.
+walsyncs() { psql -d postgres -c "SELECT wal_sync || ' ' || wal_sync_time FROM pg_stat_wal"; }
+syncs_between() {
+  awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); n = y[1] - x[1]
+    if (n > 0) printf "%d WAL fdatasyncs of %.2f ms on average", n, (y[2] - x[2]) / n; else printf "no WAL fdatasync" }'
 }
 
 ROWS=()
@@ -132,6 +143,7 @@ for n in 1 2 3; do
     # The goal's figure is the median of RUNS3 runs on the same daemons (this VM's disk has
     # slow spells that halve one run): the first run above, then the rest back to back.
     runs=("$total")
+    S0=$(walsyncs)
     for r in $(seq 2 "$RUNS3"); do
       gens=()
       for i in 0 1 2; do
@@ -149,7 +161,7 @@ for n in 1 2 3; do
     done
     median=$(printf '%s\n' "${runs[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     row "durable toggles, 3 daemon(s) × 16 clients × window 1, median of $RUNS3 runs" \
-      "$median events/s (runs: $(IFS=,; echo "${runs[*]}" | sed 's/,/, /g'); the first: $detail)" \
+      "$median events/s (runs: $(IFS=,; echo "${runs[*]}" | sed 's/,/, /g'); the first: $detail; runs 2–$RUNS3: $(syncs_between "$S0" "$(walsyncs)"))" \
       "≥ 20,000/s: $(awk -v a="$median" 'BEGIN { print (a >= 20000) ? "yes" : "**no**" }')" "$L"
   else
     row "durable toggles, $n daemon(s) × 16 clients × window 1" "$total events/s ($detail)" "-" "$L"
@@ -169,13 +181,15 @@ for i in 0 1 2; do
     --label "background-$i" >"$TMP/bg-$i.out" & bg+=("$!")
 done
 sleep 1
+S0=$(walsyncs)
 "$BIN/loadgen" --socket "$TMP/t3-1.sock" --cross "$TMP/t3-0.sock" --movie godfather --rounds "$ROUNDS" --pause 0.02 \
   >"$TMP/cross.out" || { cat "$TMP/cross.out" >&2; exit 1; }
+SYNCS=$(syncs_between "$S0" "$(walsyncs)")
 grep -v '^RESULT' "$TMP/cross.out" | sed "s/\$/   [load $L, under 3 × 16 × 1 toggles]/" >&2
 for p in "${bg[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
 P99=$(field "$TMP/cross.out" p99_ms)
 row "a toggle on daemon A reaching a subscriber on daemon B, while 3 × 16 × 1 toggle ($ROUNDS rounds)" \
-  "p50 $(field "$TMP/cross.out" p50_ms) ms, p99 $P99 ms, max $(field "$TMP/cross.out" max_ms) ms (A's own reply: p50 $(field "$TMP/cross.out" ack_p50_ms) ms, p99 $(field "$TMP/cross.out" ack_p99_ms) ms)" \
+  "p50 $(field "$TMP/cross.out" p50_ms) ms, p99 $P99 ms, max $(field "$TMP/cross.out" max_ms) ms (A's own reply: p50 $(field "$TMP/cross.out" ack_p50_ms) ms, p99 $(field "$TMP/cross.out" ack_p99_ms) ms; $SYNCS)" \
   "p99 ≤ 10 ms: $(under "$P99" 10)" "$L"
 for p in "${THREE_PIDS[@]}"; do stop "$p"; done
 

@@ -435,8 +435,13 @@ final class PostgresStoreTests: XCTestCase {
         // append waits for it.
         let blocker = try PGConnection(db.conninfo, durability: .full)
         let locked = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var lockFailure: (any Error)?  // read after `locked` is signalled
         let blockerThread = Thread {
-            _ = try? blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+            do {
+                _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+            } catch {
+                lockFailure = error
+            }
             locked.signal()
         }
         blockerThread.start()
@@ -444,6 +449,7 @@ final class PostgresStoreTests: XCTestCase {
         while try waiting() == "transactionid", Date() < deadline { usleep(20_000) }
         _ = try other.execute("COMMIT")
         XCTAssertEqual(locked.wait(timeout: .now() + 5), .success)
+        XCTAssertNil(lockFailure)
         deadline = Date().addingTimeInterval(5)
         while try waiting() != "swiped_events", Date() < deadline { usleep(20_000) }
         XCTAssertEqual(try waiting(), "swiped_events", "A's append waits for the session")
