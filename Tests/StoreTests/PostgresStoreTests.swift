@@ -210,14 +210,7 @@ final class PostgresStoreTests: XCTestCase {
         let b = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 500)
         defer { b.close() }
         func heard(_ count: Int) -> [UInt64] {
-            var seen: [UInt64] = []
-            let deadline = Date().addingTimeInterval(10)
-            while seen.count < count && Date() < deadline {
-                var p = pollfd(fd: b.completionFD, events: Int16(POLLIN), revents: 0)
-                _ = poll(&p, 1, 50)
-                seen += b.completions().committed.map(\.seq)
-            }
-            return seen
+            b.collect(until: { $0.committed.count >= count }, seconds: 10).committed.map(\.seq)
         }
         XCTAssertTrue(b.worker.isListening)
         XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
@@ -321,13 +314,7 @@ final class PostgresStoreTests: XCTestCase {
         // is what reads them: a page, then the rest, then it decides against all of them.
         a.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
         a.flush()
-        let cluster = try SharedCluster.get()
-        let deadline = Date().addingTimeInterval(5)
-        while try cluster.psql("SELECT count(*) FROM pg_locks WHERE NOT granted", database: db.name) == "0",
-            Date() < deadline
-        {
-            usleep(20_000)
-        }
+        XCTAssertEqual(try waitingLocks(db.name), "transactionid", "A waits for the row lock")
         _ = try other.execute("COMMIT")
         let done = a.settle(results: 1)
         let mine = try XCTUnwrap(try done.commands.first?.result.get())
@@ -422,15 +409,7 @@ final class PostgresStoreTests: XCTestCase {
         _ = try flusher.execute("SELECT pg_logical_emit_message(true, 'test', '')")
         a.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         a.flush()
-        let cluster = try SharedCluster.get()
-        func waiting() throws -> String {
-            try cluster.psql(
-                "SELECT string_agg(coalesce(relation::regclass::text, locktype), ',') FROM pg_locks WHERE NOT granted",
-                database: db.name)
-        }
-        var deadline = Date().addingTimeInterval(5)
-        while try waiting() == "", Date() < deadline { usleep(20_000) }
-        XCTAssertEqual(try waiting(), "transactionid", "A waits for the row lock")
+        XCTAssertEqual(try waitingLocks(db.name), "transactionid", "A waits for the row lock")
         // A session that holds swiped_events, waiting for the earlier build's append, then A's
         // append waits for it.
         let blocker = try PGConnection(db.conninfo, durability: .full)
@@ -445,19 +424,34 @@ final class PostgresStoreTests: XCTestCase {
             locked.signal()
         }
         blockerThread.start()
-        deadline = Date().addingTimeInterval(5)
-        while try waiting() == "transactionid", Date() < deadline { usleep(20_000) }
+        _ = try waitingLocks(db.name) { $0 != "transactionid" }
         _ = try other.execute("COMMIT")
         XCTAssertEqual(locked.wait(timeout: .now() + 5), .success)
         XCTAssertNil(lockFailure)
-        deadline = Date().addingTimeInterval(5)
-        while try waiting() != "swiped_events", Date() < deadline { usleep(20_000) }
-        XCTAssertEqual(try waiting(), "swiped_events", "A's append waits for the session")
+        let appendWaits = try waitingLocks(db.name) { $0 == "swiped_events" }
+        XCTAssertEqual(appendWaits, "swiped_events", "A's append waits for the session")
         XCTAssertEqual(a.collect(until: { _ in false }, seconds: 0.5), Completions())
         _ = try blocker.execute("ROLLBACK")
         let done = a.settle(results: 1)
         XCTAssertEqual(try done.commands.first?.result.get().seq, 13)
         XCTAssertEqual(done.committed.map(\.seq), [12, 13])
+    }
+
+    /// What waits for a lock in `database` (each waiting lock's table, or its type when it is
+    /// not a table's: "transactionid" for a row lock), polled until `done` says so of it (by
+    /// default: something waits), or 5 s passed.
+    private func waitingLocks(_ database: String, until done: (String) -> Bool = { !$0.isEmpty }) throws
+        -> String
+    {
+        let cluster = try SharedCluster.get()
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let waiting = try cluster.psql(
+                "SELECT string_agg(coalesce(relation::regclass::text, locktype), ',') FROM pg_locks WHERE NOT granted",
+                database: database)
+            if done(waiting) || Date() >= deadline { return waiting }
+            usleep(20_000)
+        }
     }
 
     /// Store B, committed once (so not listening, and not again for a minute), then store A's
@@ -483,17 +477,7 @@ final class PostgresStoreTests: XCTestCase {
         _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
         b.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         b.flush()
-        let cluster = try SharedCluster.get()
-        let deadline = Date().addingTimeInterval(5)
-        while try cluster.psql("SELECT count(*) FROM pg_locks WHERE NOT granted", database: db.name) == "0",
-            Date() < deadline
-        {
-            usleep(20_000)
-        }
-        XCTAssertEqual(
-            try cluster.psql(
-                "SELECT relation::regclass::text FROM pg_locks WHERE NOT granted", database: db.name),
-            "swiped_events", "B's append waits for the session")
+        XCTAssertEqual(try waitingLocks(db.name), "swiped_events", "B's append waits for the session")
         return (b, blocker, db.name)
     }
 
