@@ -62,14 +62,18 @@ conninfo() { echo "host=$TMP dbname=$1 user=$PGUSER_NAME"; }
 # A server that has been running reuses its WAL segments: each checkpoint renames the old ones
 # into the next names. A new cluster has one segment and creates every next one by writing 16 MB
 # of zeros (wal_init_zero), under the WAL write lock, which stalls every commit meanwhile: under
-# the toggle load below, every 2 s or so. So the cluster writes ≈ 400 MB of WAL first and
-# checkpoints, as a server that has served for a while would be (BENCH_PG_WARM=0: not).
+# the toggle load below, every 1.5 s or so, for ≈ 40 ms. So the cluster writes ≈ 1 GB of WAL
+# first and checkpoints, as a server that has served for a while would be (BENCH_PG_WARM=0: not):
+# the checkpoint then keeps max_wal_size (1 GB) of segments to reuse, more than the ≈ 550 MB
+# this script writes before its start-up fill (≈ 300 bytes of WAL an event).
 if [[ ${BENCH_PG_WARM:-1} = 1 ]]; then
   T0=$(date +%s.%N)
-  psql -d postgres -c "CREATE TABLE warm AS SELECT repeat('x', 1900) AS x FROM generate_series(1, 200000)" \
+  psql -d postgres -c "CREATE TABLE warm AS SELECT repeat('x', 1900) AS x FROM generate_series(1, 540000)" \
     -c "DROP TABLE warm" -c "CHECKPOINT" -c "CHECKPOINT"
-  echo "postgres.sh: WAL warmed in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, $(ls "$TMP/data/pg_wal" | grep -c '^0') segments" >&2
+  WARMED=$(ls "$TMP/data/pg_wal" | grep -c '^0')
+  echo "postgres.sh: WAL warmed in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, $WARMED segments" >&2
 fi
+WAL0=$(psql -d postgres -c "SELECT pg_current_wal_lsn()")
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 wait_ready() { for _ in $(seq 600); do [[ -S $1 ]] && return 0; sleep 0.05; done; echo "postgres.sh: no socket $1" >&2; exit 1; }
@@ -193,6 +197,10 @@ row "a toggle on daemon A reaching a subscriber on daemon B, while 3 × 16 × 1 
   "p99 ≤ 10 ms: $(under "$P99" 10)" "$L"
 for p in "${THREE_PIDS[@]}"; do stop "$p"; done
 
+# What the runs above wrote to the WAL, and whether the server had to create segments for it
+# (each stalls every commit for tens of ms: above): more files in pg_wal than after the warm-up.
+WAL_NOTE="The runs wrote $(psql -d postgres -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$WAL0') / 1048576)") MB of WAL; pg_wal had $(ls "$TMP/data/pg_wal" | grep -c '^0') segments after them, ${WARMED:-no warm-up} after the warm-up."
+
 # --- Start-up against 1,000,000 events ---------------------------------------------------------
 # A daemon creates the schema and the seed (seq 1–10) and stops; then SQL appends toggles of the
 # seed movies up to $EVENTS, each with its movie-after payload (the seed's `added` payload, title
@@ -231,7 +239,7 @@ SNAPSHOTS=$(psql -d startup -c "SELECT string_agg(seq::text, ', ' ORDER BY seq) 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo
 echo "Machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), $("$PGBIN/postgres" --version)."
-echo "PostgreSQL on a Unix socket, fsync and synchronous_commit on; daemons with --durability full; nothing pinned; ${DUR} s measured after 1 s warm-up; load = 1-min load average when the run started. Snapshots in the start-up database after the runs: ${SNAPSHOTS:-none}."
+echo "PostgreSQL on a Unix socket, fsync and synchronous_commit on; daemons with --durability full; nothing pinned; ${DUR} s measured after 1 s warm-up; load = 1-min load average when the run started. Snapshots in the start-up database after the runs: ${SNAPSHOTS:-none}. $WAL_NOTE"
 echo
 echo "| benchmark | figure | goal | load |"
 echo "|---|---|---|---|"
