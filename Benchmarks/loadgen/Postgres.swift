@@ -42,8 +42,11 @@ func seqField(_ line: [UInt8]) -> UInt64? {
 /// One subscriber on `socket` (daemon B) and one writer on `writerSocket` (daemon A): each round
 /// the writer toggles `movie` and the time from the send until the subscriber has read that
 /// event (matched by the seq of the writer's reply) is recorded; also until the writer's reply.
-/// Rounds are `pause` seconds apart. Prints p50, p99 and max.
-func runCross(socket: String, writerSocket: String, rounds: Int, movie: String, pause: Double) {
+/// Rounds are `pause` seconds apart. Prints p50, p99 and max, and with `slowMillis` each round
+/// that took longer, with the wall-clock time, to set next to the server's log.
+func runCross(
+    socket: String, writerSocket: String, rounds: Int, movie: String, pause: Double, slowMillis: Double?
+) {
     let subscriber = connectRetrying(socket)
     guard writeAll(subscriber, Array("{\"op\":\"subscribe\"}\n".utf8)) else { fail("subscribe failed") }
     let writer = connectRetrying(writerSocket)
@@ -110,6 +113,14 @@ func runCross(socket: String, writerSocket: String, rounds: Int, movie: String, 
                 acked = reply.at
             }
             if let seq, let at = arrivals[seq] {
+                if let slowMillis, Double(at - t0) > slowMillis * 1e6 {
+                    var now = timespec()
+                    clock_gettime(CLOCK_REALTIME, &now)
+                    let millis = String(now.tv_nsec / 1_000_000 + 1000).dropFirst()  // zero-padded
+                    print(
+                        "slow round at \(now.tv_sec).\(millis) s since the epoch: reach "
+                            + "\((at - t0) / 1000) µs, A's reply \((acked - t0) / 1000) µs, seq \(seq)")
+                }
                 reach.append(at - t0)
                 acks.append(acked - t0)
                 break

@@ -18,9 +18,11 @@ let usage = """
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
-           loadgen --socket B --cross A [--rounds R] [--pause S] [--movie ID]
+           loadgen --socket B --cross A [--rounds R] [--pause S] [--movie ID] [--slow MS]
                                                         a change on daemon A reaching a
-                                                        subscriber on daemon B (PostgreSQL)
+                                                        subscriber on daemon B (PostgreSQL);
+                                                        --slow: also print each round slower
+                                                        than MS, with its wall-clock time
 
     Load options:
       -c, --connections N   connections (default 16)
@@ -73,6 +75,7 @@ func main() {
     var fill: String?
     var fillEvents = 1_000_000
     var cross: String?
+    var slow: Double?
     var pause = 0.02
 
     var arguments = Array(CommandLine.arguments.dropFirst())
@@ -123,6 +126,7 @@ func main() {
         case "--events": fillEvents = integer("--events")
         case "--cross": cross = value()
         case "--pause": pause = number("--pause")
+        case "--slow": slow = number("--slow")
         case "--help", "-h":
             print(usage)
             exit(0)
@@ -146,7 +150,9 @@ func main() {
         exit(0)
     }
     if let cross {
-        runCross(socket: spec.socket, writerSocket: cross, rounds: rounds, movie: movie, pause: pause)
+        runCross(
+            socket: spec.socket, writerSocket: cross, rounds: rounds, movie: movie, pause: pause,
+            slowMillis: slow)
         exit(0)
     }
     if let fanout {
