@@ -716,10 +716,13 @@ final class PGConnection: @unchecked Sendable {
                 return
                     "must not contain a password (it would show in ps and systemctl show); put it in PGPASSFILE, ~/.pgpass or the unit's LoadCredential="
             }
-            // A dbname may itself be a connection string (libpq expands it): check it too.
+            // A dbname may itself be a connection string: libpq expands one that has an `=` or
+            // starts with a URI's prefix (`recognized_connection_string` in fe-connect.c), and
+            // takes any other as a database's name (`postgres`, `postgres_x`). Check it too.
             if name == "dbname" {
                 let inner = String(cString: value)
-                if inner.contains("=") || inner.hasPrefix("postgres"), inner != conninfo,
+                if inner.contains("=") || inner.hasPrefix("postgresql://") || inner.hasPrefix("postgres://"),
+                    inner != conninfo,
                     let why = refusal(inner)
                 {
                     return why

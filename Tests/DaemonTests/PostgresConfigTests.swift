@@ -36,6 +36,32 @@ final class PostgresConfigTests: XCTestCase {
         }
     }
 
+    /// A dbname is itself a connection string only as libpq reads one (an `=`, or a URI's
+    /// prefix), and is then checked too; any other is a database's name, even one that starts
+    /// like a URI's scheme (`postgres` is PostgreSQL's default database).
+    func testADatabaseNamedPostgresIsADatabaseAndANestedConnectionStringIsChecked() {
+        for conninfo in [
+            "dbname=postgres", "host=/run/postgresql dbname=postgres user=swiped", "dbname=postgres_x",
+            "postgresql:///postgres", "postgresql://swiped@db/postgresql", "dbname=postgresql",
+        ] {
+            XCTAssertEqual(parse(["--postgres", conninfo]).postgres, conninfo)
+        }
+        for nested in [
+            "dbname='postgresql://swiped:s3cret@db/swiped'", "dbname='postgres://swiped:s3cret@db/swiped'",
+            "dbname='host=db password=s3cret'",
+        ] {
+            guard case .usageError(let m) = parse(["--postgres", nested]) else {
+                return XCTFail("\(nested) accepted")
+            }
+            XCTAssertTrue(m.hasPrefix("--postgres must not contain a password"), m)
+            XCTAssertFalse(m.contains("s3cret"), m)
+        }
+        guard case .usageError(let m) = parse(["--postgres", "no such thing"]) else {
+            return XCTFail("a string that is no connection string accepted")
+        }
+        XCTAssertTrue(m.hasPrefix("--postgres is not a libpq connection string"), m)
+    }
+
     func testHelpNamesTheOption() {
         XCTAssertTrue(Config.usage.contains("--postgres CONNINFO"))
         XCTAssertTrue(Config.usage.contains("$SWIPED_POSTGRES"))
