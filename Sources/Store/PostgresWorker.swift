@@ -111,6 +111,11 @@ final class PostgresWorker: @unchecked Sendable {
     }
     /// When the last transaction ended (monotonic ns).
     private var lastCommitEnd: UInt64 = 0
+    /// When the thread last read the log up to its head (monotonic ns): in a transaction, under
+    /// the lock, or in a catch-up to the head (not one that stops at a notified head). The
+    /// safety net's read is due `safetyNetMillis` after it, however often the thread is woken
+    /// meanwhile (a steady stream of `history` reads wakes it without reading past what it has).
+    private var lastReadToHead = SystemClock.monotonicNanoseconds()
     /// Whether `LISTEN` was refused (warned once until it succeeds).
     private var listenFailed = false
     /// Since when the thread is closing with commands in doubt (monotonic ns).
@@ -134,7 +139,7 @@ final class PostgresWorker: @unchecked Sendable {
     static let maxBackoffMillis = 2_000
     static let closeWaitNanos: UInt64 = 5_000_000_000
 
-    /// The safety net: a connected daemon with nothing to do reads the log at least this often
+    /// The safety net: a connected daemon reads the log up to its head at least this often
     /// (ms), whatever the notifications say.
     let safetyNetMillis: Int32
     /// How long a quiet daemon goes without a transaction before it listens again (ns).
@@ -284,6 +289,7 @@ final class PostgresWorker: @unchecked Sendable {
                 waiting = []
                 commit(batch)
                 lastCommitEnd = SystemClock.monotonicNanoseconds()
+                lastReadToHead = lastCommitEnd
             }
             if conn != nil && !waitingReads.isEmpty {
                 let rs = waitingReads
@@ -428,20 +434,23 @@ final class PostgresWorker: @unchecked Sendable {
             }
             return catchUp(notified: PostgresWorker.announced(head))
         }
-        var timeout = safetyNetMillis
+        // Both deadlines are kept across wake-ups: the loop's reads wake the thread without
+        // reading past what it has, and must not put the safety net off.
+        let now = SystemClock.monotonicNanoseconds()
+        let safetyNetDue = lastReadToHead + UInt64(safetyNetMillis) * 1_000_000
+        if now >= safetyNetDue { return listening ? catchUp() : listen(conn) }
+        var due = safetyNetDue
         if !listening {
-            let now = SystemClock.monotonicNanoseconds()
-            let due = lastCommitEnd + relistenNanos
-            if now >= due { return listen(conn) }
-            timeout = min(timeout, Int32((due - now + 999_999) / 1_000_000))
+            if now >= lastCommitEnd + relistenNanos { return listen(conn) }
+            due = min(due, lastCommitEnd + relistenNanos)
         }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
         ]
-        let n = poll(&fds, 2, timeout)
+        let n = poll(&fds, 2, Int32((due - now + 999_999) / 1_000_000))
         if fds[0].revents != 0 { drainWake() }
-        if n == 0 { return listening ? catchUp() : listen(conn) }
+        if n == 0 { return }  // a deadline: the next wait finds it due
         if fds[1].revents != 0 {
             do throws(PGFailure) {
                 if let head = try conn.consumeNotifications(), head > state.lastSeq {
@@ -586,7 +595,10 @@ final class PostgresWorker: @unchecked Sendable {
                 let read = r[1]?.count ?? 0
                 if read > 0 && durability == .full { _ = try conn.run([(.flush, [])]) }
                 handOver()
-                if read < PostgresSchema.page { return }
+                if read < PostgresSchema.page {
+                    lastReadToHead = SystemClock.monotonicNanoseconds()
+                    return
+                }
             }
         } catch {
             lost(error.message)

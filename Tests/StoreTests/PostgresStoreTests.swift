@@ -173,6 +173,35 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "nonotify"), "13")
     }
 
+    /// The safety net reads on time however often the store's thread is woken: here by a
+    /// `history` read every 20 ms, none of which reads past what the store has. A's
+    /// notifications are refused, so B learns of A's event by that read alone (before, each
+    /// wake-up put the read off by a whole period: B never learned of it).
+    func testTheSafetyNetReadsOnTimeWhileReadsKeepWakingTheStore() throws {
+        let cluster = try SharedCluster.get()
+        try cluster.psql("CREATE ROLE unheard LOGIN")
+        try cluster.createDatabase("unheard", owner: "unheard")
+        try cluster.psql("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC", database: "unheard")
+        let conninfo = "host=\(cluster.socketDirectory) dbname=unheard user=unheard"
+        let a = try PostgresStore.open(conninfo: conninfo)
+        defer { a.close() }
+        let b = try PostgresStore.open(conninfo: conninfo, safetyNetMillis: 200)
+        defer { b.close() }
+        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        var seen: [UInt64] = []
+        var pages = 0
+        let start = Date()
+        while seen.isEmpty && Date().timeIntervalSince(start) < 3 {
+            b.read(.events(after: 9, limit: 1), token: UInt64(pages))
+            usleep(20_000)
+            let c = b.completions()
+            seen += c.committed.map(\.seq)
+            pages += c.reads.count
+        }
+        XCTAssertEqual(seen, [11], "after \(pages) pages read")
+        XCTAssertGreaterThan(pages, 3, "the reads did not keep the store awake")
+    }
+
     /// An idle store writes nothing: its safety-net read, every second, finds nothing and so
     /// flushes nothing (a flush is a WAL record and a wait for the disk; it follows only a read
     /// that found events). On a cluster of its own, without autovacuum and at `wal_level =
