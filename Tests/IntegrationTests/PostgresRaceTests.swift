@@ -166,8 +166,9 @@ final class PostgresRaceTests: PostgresTestCase {
             }
             XCTAssertEqual(outcomes.sorted(), ["conflict not-removed", "ok"], "round \(round): \(a) / \(b)")
             XCTAssertNotNil(seq(removed))
-            // The next round removes it through the other daemon, which refuses at once what its
-            // own view refuses (protocol.md): wait until the restore has reached it.
+            // The next round removes it through the other daemon, which decides the removal
+            // under the lock either way; waiting until the restore has reached it starts each
+            // round with one state on both, so that the round's two restores race alone.
             let restored = try XCTUnwrap(seq(a) ?? seq(b))
             try waitUntilEveryDaemonHas(restored)
         }
