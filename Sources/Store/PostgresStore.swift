@@ -55,6 +55,9 @@ public final class PostgresStore: Store {
     /// Submitted and not yet answered, by token (outgoing or handed), and the order handed.
     var inFlight: [UInt64: Flight] = [:]
     var handed: [UInt64] = []
+    /// The token in flight for each key in flight (one at most: a command with the same key
+    /// waits for it or is refused), so that a keyed command finds it without a scan.
+    var inFlightKeys: [String: UInt64] = [:]
     /// The projection no longer follows from the committed state and what is in flight (another
     /// daemon's event arrived, or a command was refused at commit): projected again once
     /// nothing is in flight.
@@ -195,6 +198,7 @@ public final class PostgresStore: Store {
             // against the database's state, as the decision across daemons must be.
             if case .badRequest = error { return answer(token, .failure(StoreError(error))) }
         }
+        if let key = command.key { inFlightKeys[key] = token }
         inFlight[token] = Flight(command: command, event: decided)
         outgoing.append(token)
     }
@@ -210,8 +214,10 @@ public final class PostgresStore: Store {
     /// A key pending here waits for it; a key applied since start is answered from memory; else
     /// the store thread looks it up in the log at commit.
     private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        for t in handed + outgoing {
-            guard var e = inFlight[t], e.command.key == key else { continue }
+        if let t = inFlightKeys[key] {
+            guard var e = inFlight[t], e.command.key == key else {
+                preconditionFailure("key \(key) is in flight as \(t), which is not")
+            }
             if e.isSame(command) {
                 e.waiters.append(token)
                 inFlight[t] = e
@@ -282,7 +288,7 @@ public final class PostgresStore: Store {
             }
             out.committed.append(ce)
             if let key { remember(key, ce) }
-            if let token, let e = inFlight.removeValue(forKey: token) {
+            if let token, let e = landed(token) {
                 out.commands.append(CommandResult(token: token, result: .success(ce)))
                 for t in e.waiters {
                     out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
@@ -295,7 +301,7 @@ public final class PostgresStore: Store {
                 projected.apply(event, seq: ce.seq)
             }
         case .answered(let token, let result, let replayed):
-            guard let e = inFlight.removeValue(forKey: token) else {
+            guard let e = landed(token) else {
                 preconditionFailure("the store thread answered \(token), which is not in flight")
             }
             projectionStale = true
@@ -319,6 +325,13 @@ public final class PostgresStore: Store {
             out.fatal = e
         }
         if inFlight.count < handed.count / 2 { handed.removeAll { inFlight[$0] == nil } }
+    }
+
+    /// The command in flight as `token`, now answered: no longer in flight.
+    private func landed(_ token: UInt64) -> Flight? {
+        guard let e = inFlight.removeValue(forKey: token) else { return nil }
+        if let key = e.command.key { inFlightKeys[key] = nil }
+        return e
     }
 
     private func remember(_ key: String, _ ce: CommittedEvent) {
@@ -364,6 +377,7 @@ public final class PostgresStore: Store {
         }
         handed = []
         outgoing = []
+        inFlightKeys = [:]
         reported += left.commands.count
         out.append(left)
         return out

@@ -165,7 +165,16 @@ final class StoreContractTests: XCTestCase {
             let rm = store.submitOK(MovieCommand(.remove(movie: "heat"), key: "rm"))
             XCTAssertEqual(
                 try store.immediate(MovieCommand(.remove(movie: "heat"), key: "rm"))?.result.get(), rm)
-            XCTAssertEqual(store.latestSeq, 14)
+            // A keyed command refused writes nothing: its key is free for the next command.
+            XCTAssertEqual(
+                store.refusal(MovieCommand(.toggleWatched(movie: "matrix"), expect: 3, key: "free"))?.code,
+                .conflict)
+            let freed = store.submitOK(MovieCommand(.toggleWatched(movie: "matrix"), key: "free"))
+            XCTAssertEqual(freed?.seq, 15)
+            XCTAssertEqual(
+                try store.immediate(MovieCommand(.toggleWatched(movie: "matrix"), key: "free"))?.result.get(),
+                freed)
+            XCTAssertEqual(store.latestSeq, 15)
             XCTAssertEqual(store.pendingCount, 0)
         }
     }
