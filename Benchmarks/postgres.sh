@@ -50,7 +50,8 @@ fi
 (cd "$TMP" && "${AS[@]}" "$PGBIN/initdb" -D "$TMP/data" -U "$PGUSER_NAME" --auth=trust --encoding=UTF8 \
   --locale=C --no-instructions >"$TMP/initdb.log" 2>&1) || { cat "$TMP/initdb.log" >&2; exit 1; }
 (cd "$TMP" && exec "${AS[@]}" "$PGBIN/postgres" -D "$TMP/data" -k "$TMP" -c listen_addresses= \
-  -c fsync=on -c synchronous_commit=on -c max_connections=200 -c track_wal_io_timing=on >"$TMP/postgres.log" 2>&1) & PG_PID=$!
+  -c fsync=on -c synchronous_commit=on -c max_connections=200 -c track_wal_io_timing=on \
+  -c log_autovacuum_min_duration=0 >"$TMP/postgres.log" 2>&1) & PG_PID=$!
 for _ in $(seq 600); do
   "$PGBIN/pg_isready" -q -h "$TMP" -U "$PGUSER_NAME" && break
   kill -0 "$PG_PID" 2>/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
@@ -74,6 +75,7 @@ if [[ ${BENCH_PG_WARM:-1} = 1 ]]; then
   echo "postgres.sh: WAL warmed in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, $WARMED segments" >&2
 fi
 WAL0=$(psql -d postgres -c "SELECT pg_current_wal_lsn()")
+LOG0=$(wc -l <"$TMP/postgres.log")
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 wait_ready() { for _ in $(seq 600); do [[ -S $1 ]] && return 0; sleep 0.05; done; echo "postgres.sh: no socket $1" >&2; exit 1; }
@@ -186,7 +188,9 @@ for i in 0 1 2; do
 done
 sleep 1
 S0=$(walsyncs)
-"$BIN/loadgen" --socket "$TMP/t3-1.sock" --cross "$TMP/t3-0.sock" --movie godfather --rounds "$ROUNDS" --pause 0.02 \
+# --slow: each round over 20 ms is printed with its time, to set next to the server's
+# checkpoints and autovacuum runs, printed at the end.
+"$BIN/loadgen" --socket "$TMP/t3-1.sock" --cross "$TMP/t3-0.sock" --movie godfather --rounds "$ROUNDS" --pause 0.02 --slow 20 \
   >"$TMP/cross.out" || { cat "$TMP/cross.out" >&2; exit 1; }
 SYNCS=$(syncs_between "$S0" "$(walsyncs)")
 grep -v '^RESULT' "$TMP/cross.out" | sed "s/\$/   [load $L, under 3 × 16 × 1 toggles]/" >&2
@@ -234,6 +238,10 @@ for run in "no snapshot" "from the snapshot"; do
   row "start-up to READY=1, $EVENTS events in PostgreSQL, $run" "$R ms (hello read at $(field "$TMP/startup.out" hello_ms) ms)" "≤ 1 s: $(under "$R" 1000)" "$L"
 done
 SNAPSHOTS=$(psql -d startup -c "SELECT string_agg(seq::text, ', ' ORDER BY seq) FROM swiped_snapshots")
+
+# What the server did in the background meanwhile (UTC), for the slow rounds above.
+tail -n "+$((LOG0 + 1))" "$TMP/postgres.log" | grep -E 'checkpoint|automatic (vacuum|analyze)' | cut -c1-200 \
+  | sed 's/^/postgres.log: /' >&2 || true
 
 # --- The table ---------------------------------------------------------------------------------
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
