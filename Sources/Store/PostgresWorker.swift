@@ -111,8 +111,9 @@ final class PostgresWorker: @unchecked Sendable {
     }
     /// When the last transaction ended (monotonic ns).
     private var lastCommitEnd: UInt64 = 0
-    /// When the thread last read the log up to its head (monotonic ns): in a transaction, under
-    /// the lock, or in a catch-up to the head (not one that stops at a notified head). The
+    /// When the thread last read the log up to its head (monotonic ns): in a transaction that
+    /// succeeded (it read under the lock), or in a catch-up to the head (not one that stops at a
+    /// notified head). The
     /// safety net's read is due `safetyNetMillis` after it, however often the thread is woken
     /// meanwhile (a steady stream of `history` reads wakes it without reading past what it has).
     private var lastReadToHead = SystemClock.monotonicNanoseconds()
@@ -289,7 +290,11 @@ final class PostgresWorker: @unchecked Sendable {
                 waiting = []
                 commit(batch)
                 lastCommitEnd = SystemClock.monotonicNanoseconds()
-                lastReadToHead = lastCommitEnd
+            } else if let conn, !waitingReads.isEmpty {
+                // Only reads: they may come faster than they are answered, and the thread
+                // would then never wait. What is due (a notification libpq took in with a
+                // read's rows, the safety net) is done between them.
+                _ = catchUpIfDue(conn)
             }
             if conn != nil && !waitingReads.isEmpty {
                 let rs = waitingReads
@@ -415,40 +420,15 @@ final class PostgresWorker: @unchecked Sendable {
         _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(wake, $0.baseAddress, 8) }
     }
 
-    /// Connected and idle: waits for the loop, a notification or the safety-net timer; catches
-    /// up on a notification or the timer.
+    /// Connected and idle: waits for the loop, a notification or a deadline (the safety net's
+    /// read, listening again), unless something is due already.
     private func waitForNotification() {
-        guard let conn else { return }
-        // Another daemon committed while this one was in a transaction of its own. Mostly
-        // that commit came just before this daemon took the lock, and its events were read
-        // under it: a notification whose head this daemon has applied announces nothing new
-        // (each commit notifies its own head, so a later one brings its own notification), and
-        // a catch-up would be a round trip that reads nothing.
-        if conn.hasNotification {
-            let head: UInt64
-            do throws(PGFailure) {
-                guard let h = try conn.consumeNotifications(), h > state.lastSeq else { return }
-                head = h
-            } catch {
-                return lost(error.message)
-            }
-            return catchUp(notified: PostgresWorker.announced(head))
-        }
-        // Both deadlines are kept across wake-ups: the loop's reads wake the thread without
-        // reading past what it has, and must not put the safety net off.
-        let now = SystemClock.monotonicNanoseconds()
-        let safetyNetDue = lastReadToHead + UInt64(safetyNetMillis) * 1_000_000
-        if now >= safetyNetDue { return listening ? catchUp() : listen(conn) }
-        var due = safetyNetDue
-        if !listening {
-            if now >= lastCommitEnd + relistenNanos { return listen(conn) }
-            due = min(due, lastCommitEnd + relistenNanos)
-        }
+        guard let conn, let timeout = catchUpIfDue(conn) else { return }
         var fds = [
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
         ]
-        let n = poll(&fds, 2, Int32((due - now + 999_999) / 1_000_000))
+        let n = poll(&fds, 2, timeout)
         if fds[0].revents != 0 { drainWake() }
         if n == 0 { return }  // a deadline: the next wait finds it due
         if fds[1].revents != 0 {
@@ -460,6 +440,46 @@ final class PostgresWorker: @unchecked Sendable {
                 lost(error.message)
             }
         }
+    }
+
+    /// Does what is due without waiting for the socket: a notification libpq holds already
+    /// (taken in with a query's rows), the safety net's read, listening again. Nil when it did
+    /// one of them; otherwise the milliseconds until the next is due (at least 1).
+    private func catchUpIfDue(_ conn: PGConnection) -> Int32? {
+        // Another daemon committed while this one was in a transaction of its own. Mostly
+        // that commit came just before this daemon took the lock, and its events were read
+        // under it: a notification whose head this daemon has applied announces nothing new
+        // (each commit notifies its own head, so a later one brings its own notification), and
+        // a catch-up would be a round trip that reads nothing.
+        if conn.hasNotification {
+            let head: UInt64
+            do throws(PGFailure) {
+                guard let h = try conn.consumeNotifications(), h > state.lastSeq else { return nil }
+                head = h
+            } catch {
+                lost(error.message)
+                return nil
+            }
+            catchUp(notified: PostgresWorker.announced(head))
+            return nil
+        }
+        // Both deadlines are kept across wake-ups: the loop's reads wake the thread without
+        // reading past what it has, and must not put the safety net off.
+        let now = SystemClock.monotonicNanoseconds()
+        let safetyNetDue = lastReadToHead + UInt64(safetyNetMillis) * 1_000_000
+        if now >= safetyNetDue {
+            if listening { catchUp() } else { listen(conn) }
+            return nil
+        }
+        var due = safetyNetDue
+        if !listening {
+            if now >= lastCommitEnd + relistenNanos {
+                listen(conn)
+                return nil
+            }
+            due = min(due, lastCommitEnd + relistenNanos)
+        }
+        return Int32((due - now + 999_999) / 1_000_000)
     }
 
     /// Quiet for `relistenNanos`: listens again, then reads what was committed while it did
@@ -895,6 +915,7 @@ final class PostgresWorker: @unchecked Sendable {
                 let e = StoreError(.storage, "PostgreSQL refused the transaction: \(error.message)")
                 return emit(answered.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
             }
+            lastReadToHead = SystemClock.monotonicNanoseconds()
             return handOver(answers)
         }
         let n = state.lastSeq
@@ -986,6 +1007,7 @@ final class PostgresWorker: @unchecked Sendable {
                 return
             }
         }
+        lastReadToHead = SystemClock.monotonicNanoseconds()
         handOver(
             accepted.map {
                 .applied($0.committed, $0.event, key: $0.attempt.job.command.key, token: $0.attempt.job.token)

@@ -139,12 +139,19 @@ final class PostgresStoreTests: XCTestCase {
     /// refuses it (here the role may not run pg_notify), the commit before it is on disk all
     /// the same: the command is answered `ok`, one warning says what happens instead, and
     /// another store reads the events on its safety-net timer.
+    /// A database of its own, and a role of that name that owns it, where nobody may run
+    /// `pg_notify`: a store there commits without waking the others.
+    private func databaseWithoutNotifications(_ name: String) throws -> String {
+        let cluster = try SharedCluster.get()
+        try cluster.psql("CREATE ROLE \(name) LOGIN")
+        try cluster.createDatabase(name, owner: name)
+        try cluster.psql("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC", database: name)
+        return "host=\(cluster.socketDirectory) dbname=\(name) user=\(name)"
+    }
+
     func testARefusedNotificationStillAnswersTheCommitAndWarnsOnce() throws {
         let cluster = try SharedCluster.get()
-        try cluster.psql("CREATE ROLE nonotify LOGIN")
-        try cluster.createDatabase("nonotify", owner: "nonotify")
-        try cluster.psql("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC", database: "nonotify")
-        let conninfo = "host=\(cluster.socketDirectory) dbname=nonotify user=nonotify"
+        let conninfo = try databaseWithoutNotifications("nonotify")
         let a = try PostgresStore.open(conninfo: conninfo)
         defer { a.close() }
         let b = try PostgresStore.open(conninfo: conninfo)
@@ -173,33 +180,41 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "nonotify"), "13")
     }
 
-    /// The safety net reads on time however often the store's thread is woken: here by a
-    /// `history` read every 20 ms, none of which reads past what the store has. A's
-    /// notifications are refused, so B learns of A's event by that read alone (before, each
-    /// wake-up put the read off by a whole period: B never learned of it).
-    func testTheSafetyNetReadsOnTimeWhileReadsKeepWakingTheStore() throws {
-        let cluster = try SharedCluster.get()
-        try cluster.psql("CREATE ROLE unheard LOGIN")
-        try cluster.createDatabase("unheard", owner: "unheard")
-        try cluster.psql("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC", database: "unheard")
-        let conninfo = "host=\(cluster.socketDirectory) dbname=unheard user=unheard"
+    /// The safety net reads on time however the store's thread is kept busy with `history`
+    /// reads, none of which reads past what the store has: woken by one every 20 ms (a timer
+    /// restarted at each wake-up would never fire), or never idle, 50 more asked every 1 ms
+    /// while fewer than 400 are unanswered, so that more wait whenever the thread has answered
+    /// what it took (a thread that looked for what is due only when idle would never look). A's
+    /// notifications are refused, so B learns of A's events by the safety net's read alone.
+    func testTheSafetyNetReadsOnTimeWhileReadsKeepTheStoreBusy() throws {
+        let conninfo = try databaseWithoutNotifications("unheard")
         let a = try PostgresStore.open(conninfo: conninfo)
         defer { a.close() }
         let b = try PostgresStore.open(conninfo: conninfo, safetyNetMillis: 200)
         defer { b.close() }
-        XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
-        var seen: [UInt64] = []
-        var pages = 0
-        let start = Date()
-        while seen.isEmpty && Date().timeIntervalSince(start) < 3 {
-            b.read(.events(after: 9, limit: 1), token: UInt64(pages))
-            usleep(20_000)
-            let c = b.completions()
-            seen += c.committed.map(\.seq)
-            pages += c.reads.count
+        var asked: UInt64 = 0
+        var answered: UInt64 = 0
+        for (seq, (chunk, most, pause)) in [
+            (UInt64(11), (UInt64(1), UInt64(1), UInt32(20_000))), (12, (50, 400, 1_000)),
+        ] {
+            XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, seq)
+            var seen: [UInt64] = []
+            let before = answered
+            let start = Date()
+            while seen.isEmpty && Date().timeIntervalSince(start) < 3 {
+                for _ in 0..<min(chunk, most - (asked - answered)) {
+                    asked += 1
+                    b.read(.events(after: 9, limit: 1), token: asked)
+                }
+                usleep(pause)
+                let c = b.completions()
+                seen += c.committed.map(\.seq)
+                answered += UInt64(c.reads.count)
+            }
+            let pages = answered - before
+            XCTAssertEqual(seen, [seq], "after \(pages) pages read, \(chunk) asked every \(pause) µs")
+            XCTAssertGreaterThan(pages, 3 * most, "the reads did not keep the store busy")
         }
-        XCTAssertEqual(seen, [11], "after \(pages) pages read")
-        XCTAssertGreaterThan(pages, 3, "the reads did not keep the store awake")
     }
 
     /// An idle store writes nothing: its safety-net read, every second, finds nothing and so
