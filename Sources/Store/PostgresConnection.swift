@@ -700,6 +700,8 @@ final class PGConnection: @unchecked Sendable {
 
     /// Why `conninfo` must not be used, or nil: it does not parse, or it holds a password (it
     /// would show in `ps` and `systemctl show`). The reason never repeats the string.
+    static let passwordRefusal = "must not contain a password"
+
     static func refusal(_ conninfo: String) -> String? {
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &error) else {
@@ -713,17 +715,18 @@ final class PGConnection: @unchecked Sendable {
             guard let value = options[i].val, value.pointee != 0 else { continue }
             let name = String(cString: keyword)
             if name == "password" {
-                return
-                    "must not contain a password (it would show in ps and systemctl show); put it in PGPASSFILE, ~/.pgpass or the unit's LoadCredential="
+                return PGConnection.passwordRefusal
+                    + " (it would show in ps and systemctl show); put it in PGPASSFILE, ~/.pgpass or the unit's LoadCredential="
             }
-            // A dbname may itself be a connection string: libpq expands one that has an `=` or
-            // starts with a URI's prefix (`recognized_connection_string` in fe-connect.c), and
-            // takes any other as a database's name (`postgres`, `postgres_x`). Check it too.
+            // A dbname spelled as a connection string (an `=`, or a URI's prefix: libpq's
+            // `recognized_connection_string`) is taken as a database's name here, since libpq
+            // expands only the first dbname, which is CONNINFO itself. A password written in it
+            // would still show in ps: refuse that. Anything else in it is a name (`a=b` too).
             if name == "dbname" {
                 let inner = String(cString: value)
                 if inner.contains("=") || inner.hasPrefix("postgresql://") || inner.hasPrefix("postgres://"),
                     inner != conninfo,
-                    let why = refusal(inner)
+                    let why = refusal(inner), why.hasPrefix(PGConnection.passwordRefusal)
                 {
                     return why
                 }

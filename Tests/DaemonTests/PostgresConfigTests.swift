@@ -36,13 +36,15 @@ final class PostgresConfigTests: XCTestCase {
         }
     }
 
-    /// A dbname is itself a connection string only as libpq reads one (an `=`, or a URI's
-    /// prefix), and is then checked too; any other is a database's name, even one that starts
-    /// like a URI's scheme (`postgres` is PostgreSQL's default database).
+    /// A dbname inside CONNINFO is a database's name (libpq expands only CONNINFO itself),
+    /// even one that starts like a URI's scheme (`postgres` is PostgreSQL's default database) or
+    /// has an `=`; one spelled as a connection string with a password is refused all the same,
+    /// since it shows in ps.
     func testADatabaseNamedPostgresIsADatabaseAndANestedConnectionStringIsChecked() {
         for conninfo in [
             "dbname=postgres", "host=/run/postgresql dbname=postgres user=swiped", "dbname=postgres_x",
             "postgresql:///postgres", "postgresql://swiped@db/postgresql", "dbname=postgresql",
+            "dbname='a=b'", "dbname='postgresql://db:port/'",
         ] {
             XCTAssertEqual(parse(["--postgres", conninfo]).postgres, conninfo)
         }
