@@ -43,7 +43,7 @@ func seqField(_ line: [UInt8]) -> UInt64? {
 /// the writer toggles `movie` and the time from the send until the subscriber has read that
 /// event (matched by the seq of the writer's reply) is recorded; also until the writer's reply.
 /// Rounds are `pause` seconds apart. Prints p50, p99 and max, and with `slowMillis` each round
-/// that took longer, with the wall-clock time, to set next to the server's log.
+/// that took longer, with the time it started (UTC), to set next to the server's log.
 func runCross(
     socket: String, writerSocket: String, rounds: Int, movie: String, pause: Double, slowMillis: Double?
 ) {
@@ -104,6 +104,8 @@ func runCross(
     var acks: [UInt64] = []
     for _ in 0..<rounds {
         let t0 = nowNanos()
+        var started = timespec()
+        if slowMillis != nil { clock_gettime(CLOCK_REALTIME, &started) }
         guard writeAll(writer, toggle) else { fail("the server closed the writer") }
         var seq: UInt64?
         var acked: UInt64 = 0
@@ -114,12 +116,9 @@ func runCross(
             }
             if let seq, let at = arrivals[seq] {
                 if let slowMillis, Double(at - t0) > slowMillis * 1e6 {
-                    var now = timespec()
-                    clock_gettime(CLOCK_REALTIME, &now)
-                    let millis = String(now.tv_nsec / 1_000_000 + 1000).dropFirst()  // zero-padded
                     print(
-                        "slow round at \(now.tv_sec).\(millis) s since the epoch: reach "
-                            + "\((at - t0) / 1000) µs, A's reply \((acked - t0) / 1000) µs, seq \(seq)")
+                        "slow round started at \(utcClock(started)) UTC: reach \((at - t0) / 1000) µs, "
+                            + "A's reply \((acked - t0) / 1000) µs, seq \(seq)")
                 }
                 reach.append(at - t0)
                 acks.append(acked - t0)
@@ -149,6 +148,16 @@ func runCross(
         "RESULT label=cross rounds=\(rounds) p50_ms=\(quantile(reach, 0.5)) p99_ms=\(quantile(reach, 0.99)) "
             + "max_ms=\(quantile(reach, 1)) ack_p50_ms=\(quantile(acks, 0.5)) ack_p99_ms=\(quantile(acks, 0.99))"
     )
+}
+
+/// `time` as HH:MM:SS.mmm in UTC, to set next to a server's log.
+func utcClock(_ time: timespec) -> String {
+    var seconds = time.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let millis = String(time.tv_nsec / 1_000_000 + 1000).dropFirst()  // zero-padded
+    return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)"
 }
 
 /// Whether `needle` occurs in `line`.

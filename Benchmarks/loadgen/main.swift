@@ -22,7 +22,7 @@ let usage = """
                                                         a change on daemon A reaching a
                                                         subscriber on daemon B (PostgreSQL);
                                                         --slow: also print each round slower
-                                                        than MS, with its wall-clock time
+                                                        than MS, with the time it started (UTC)
 
     Load options:
       -c, --connections N   connections (default 16)
