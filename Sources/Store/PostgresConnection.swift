@@ -698,10 +698,11 @@ final class PGConnection: @unchecked Sendable {
 
     // MARK: - Connection strings
 
-    /// Why `conninfo` must not be used, or nil: it does not parse, or it holds a password (it
-    /// would show in `ps` and `systemctl show`). The reason never repeats the string.
+    /// How the refusal of a password begins.
     static let passwordRefusal = "must not contain a password"
 
+    /// Why `conninfo` must not be used, or nil: it does not parse, or it holds a password (it
+    /// would show in `ps` and `systemctl show`). The reason never repeats the string.
     static func refusal(_ conninfo: String) -> String? {
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &error) else {

@@ -113,9 +113,8 @@ final class PostgresWorker: @unchecked Sendable {
     private var lastCommitEnd: UInt64 = 0
     /// When the thread last read the log up to its head (monotonic ns): in a transaction that
     /// succeeded (it read under the lock), or in a catch-up to the head (not one that stops at a
-    /// notified head). The
-    /// safety net's read is due `safetyNetMillis` after it, however often the thread is woken
-    /// meanwhile (a steady stream of `history` reads wakes it without reading past what it has).
+    /// notified head). The safety net's read is due `safetyNetMillis` after it, however often
+    /// the thread is woken meanwhile (`history` reads wake it without reading past what it has).
     private var lastReadToHead = SystemClock.monotonicNanoseconds()
     /// Whether `LISTEN` was refused (warned once until it succeeds).
     private var listenFailed = false
