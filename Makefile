@@ -25,7 +25,7 @@ BENCH_DEBS   += libpq-dev postgresql
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
 
-.PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint install \
+.PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint size-lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
 
 all: build
@@ -106,8 +106,14 @@ bench: deps-bench release .build/bench/echo
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 
-lint:
+# swift-format's rules, then the size lint (issue 30): no file under Sources/ over 600 lines, no
+# function over 100 without a `// Long:` reason above it (Tests/Support/size-lint.py says how).
+lint: size-lint
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz
+
+size-lint:
+	$(PYTHON) Tests/Support/size-lint.py --self-test
+	$(PYTHON) Tests/Support/size-lint.py --list
 
 # Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages.
 # With DESTDIR empty, the groups are created right away (systemd-sysusers).
