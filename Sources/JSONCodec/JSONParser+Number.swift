@@ -8,6 +8,9 @@
 ]
 
 extension Parser {
+    // Long: one pass over the grammar's four parts (sign, integer, fraction, exponent) that keeps
+    // the cursor and five accumulators in registers; split into functions, each part would take
+    // them all inout, and this is the codec's hottest loop after strings.
     /// At `-` or a digit: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite.
     @inlinable
     package mutating func parseNumber() throws(JSONError) -> JSONNumber {
