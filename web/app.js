@@ -377,6 +377,7 @@ function handleFire(reply, movie, vx) {
 // <body>, as a `:focus-visible` rule did). One row at a time. A pointer that focuses a row does
 // not show them, so that nothing moves under a finger.
 let actionsRow = null;
+let lastRow = null;  // the row the focus was last in
 function showActions(li) {
   if (li === actionsRow) return;
   actionsRow?.classList.remove("show-actions");
@@ -385,6 +386,7 @@ function showActions(li) {
 }
 list.addEventListener("focusin", (e) => {
   const li = e.target.closest(".row");
+  if (li) lastRow = li;
   if (li && e.target.matches(":focus-visible")) showActions(li);
   else if (li !== actionsRow) showActions(null);
 });
@@ -515,13 +517,22 @@ let toastAction = null;
 function toast(text, undo = null) {
   toastText.textContent = text;
   toastAction = undo;
+  if (undo === null) leaveToast();
   toastUndo.hidden = undo === null;
   toastEl.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { toastEl.hidden = true; toastAction = null; }, 5000);
+  toastTimer = setTimeout(() => { leaveToast(); toastEl.hidden = true; toastAction = null; }, 5000);
+}
+/** Before Undo goes away with the focus on it: the focus goes back to the row it came from (or
+ * the first row), not to <body>. */
+function leaveToast() {
+  if (!toastEl.contains(document.activeElement)) return;
+  const row = lastRow?.isConnected && !lastRow.classList.contains("removing") ? lastRow : list.querySelector(".row:not(.removing)");
+  row?.focus({ preventScroll: true });
 }
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
+  leaveToast();
   toastEl.hidden = true;
   toastAction = null;
   clearTimeout(toastTimer);

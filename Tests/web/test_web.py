@@ -643,6 +643,41 @@ class KeyboardAndAccessibilityTests(WebTestCase):
         self.assertEqual(self.press(Keys.TAB), ("inception", "action watched"))
         self.assertEqual(self.page.js("return focusLost"), [])
 
+    def test_a_delete_and_its_undo_from_the_keyboard_keep_the_focus_on_the_rows(self):
+        self.page.js("""window.focusLost = [];
+            document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
+        self.page.js("arguments[0].focus()", self.page.row("the_green_mile"))
+        self.assertEqual([self.press(Keys.TAB) for _ in range(3)][-1], ("the_green_mile", "action delete"))
+        self.press(Keys.ENTER)
+        wait_until(lambda: "the_green_mile" not in self.movies(), what="the Delete action to delete")
+        wait_until(lambda: not self.page.js("return !!document.querySelector('.row[data-movie=\"the_green_mile\"]')"),
+                   what="its row gone")
+        self.assertEqual(self.focus(), ("saving_private_ryan", "row"))  # the row before: it was the last
+        self.assertEqual([self.press(Keys.TAB) for _ in range(4)][-1], ("toast-undo", None))
+        self.press(Keys.ENTER)
+        wait_until(lambda: "the_green_mile" in self.movies(), what="Undo")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="the row back")
+        self.assertEqual(self.focus(), ("saving_private_ryan", "row"))  # where it came from, not <body>
+        self.assertEqual(self.page.js("return focusLost"), [])
+
+    def test_a_revealed_button_that_goes_away_with_the_focus_hands_it_to_its_row(self):
+        self.page.js("""window.focusLost = [];
+            document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
+        self.page.js("arguments[0].focus()", self.page.row("forrest_gump"))
+        self.press(Keys.ARROW_RIGHT)
+        wait_until(lambda: self.page.phase("forrest_gump") == "open", what="→ to open the leading edge")
+        wait_until(lambda: self.page.js("""return document.querySelector('.row[data-movie="forrest_gump"] .buttons button').tabIndex""") == 0,
+                   what="its buttons to rest")
+        self.assertEqual(self.press(Keys.TAB), ("forrest_gump", "button watched"))
+        self.press(Keys.ENTER)  # the button's tap: Watched fires, and the row closes
+        wait_until(lambda: self.movies()["forrest_gump"]["watched"], what="Watched")
+        wait_until(lambda: self.page.phase("forrest_gump") == "closed", what="the row to close")
+        wait_until(lambda: self.page.js("""return document.querySelector('.row[data-movie="forrest_gump"] .buttons button').hidden"""),
+                   what="its buttons hidden")
+        self.assertEqual(self.focus(), ("forrest_gump", "row"))
+        self.assertEqual(self.page.js("return focusLost"), [])
+        self.daemon.swipectl("toggle-watched", "forrest_gump")
+
     def axe_violations(self, axe_run, state):
         results = axe_run.run()
         bad = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
