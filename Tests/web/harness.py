@@ -241,7 +241,9 @@ def browser(width=420, height=640, scrollbars=False):
 # axe-core, the accessibility checker that runs in the page (issue 29), from PyPI's
 # axe-selenium-python, which ships its axe.min.js. Debian's Python refuses system-wide pip
 # installs, so it goes into a virtual environment of the tests' own, made on first use. Only the
-# package: --no-deps, because it declares pytest for its own tests; Debian's selenium drives.
+# package: --no-deps, because it declares pytest for its own tests. The tests still run on
+# /usr/bin/python3 and put the environment's site-packages after Debian's on sys.path, so Debian's
+# selenium drives (the environment needs no --system-site-packages).
 AXE_PACKAGE = "axe-selenium-python"
 AXE_VERSION = "2.1.6"  # the newest on PyPI (1 Dec 2026); it ships axe-core 3.1.1
 AXE_VENV = os.path.join(ROOT, ".build", "web-venv")
