@@ -179,7 +179,7 @@ export class RowView {
 
   /** The row's accessibilityActions as buttons (fired with `perform`). The buttons are
    * rewritten in place, so that the one a keyboard is on keeps the focus when its label changes
-   * (Watched, once performed, reads Unwatched). */
+   * (a layout's activeLabel, once the action is performed). */
   setActions(actions) {
     const list = actions ?? [];
     const key = JSON.stringify(list);
