@@ -185,10 +185,13 @@ clean:
 # cross-site WebSocket hijacking; --sameorigin would let DNS rebinding through); --maxforks caps
 # the WebSockets (each is one socat and one client of the daemon).
 # `make test-web` runs the page in headless Chromium (Tests/web, Python's unittest with Debian's
-# python3-selenium and chromedriver; nothing is downloaded) against the debug build.
+# python3-selenium and chromedriver) against the debug build. Its accessibility check (issue 29)
+# runs axe-core from PyPI's axe-selenium-python, pinned, which the tests install on first use
+# into a virtual environment of their own, .build/web-venv (python3-venv; Debian's Python
+# refuses system-wide pip installs): the one download.
 # `make screenshots` regenerates docs/*.png; `make bench` runs Benchmarks/web-bench.py.
 WEB_DEBS      := websocketd socat
-WEB_TEST_DEBS := $(WEB_DEBS) chromium chromium-driver python3-selenium
+WEB_TEST_DEBS := $(WEB_DEBS) chromium chromium-driver python3-selenium python3-venv
 TEST_DEBS     += $(WEB_TEST_DEBS)
 BENCH_DEBS    += $(WEB_TEST_DEBS)
 WEB_PORT      ?= 8080

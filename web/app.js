@@ -14,10 +14,12 @@ const readonlyEl = document.getElementById("readonly");
 const toastEl = document.getElementById("toast");
 const toastText = document.getElementById("toast-text");
 const toastUndo = document.getElementById("toast-undo");
+const announceEl = document.getElementById("announce");
 
 /** movie id -> RowView, in no particular order (the DOM holds the list order). */
 const views = new Map();
 let layout = { leading: [], trailing: [] };
+let movieLayout = null;    // the daemon's movie layout (`configure` without arguments), once known
 let lastSeq = -1;          // the latest event seq this page has applied
 let width = 390;           // the row width in CSS px, sent as the viewport
 let writer = true;
@@ -92,14 +94,24 @@ async function onHello(hello, isReconnect) {
   for (const view of views.values()) active.add(view);
   requestFrame();
   const viewport = conn.request("viewport", { width, direction });
-  const configured = conn.request("configure");  // no arguments: the movie layout, which it answers
+  // No arguments: the movie layout, which it answers; with "Ask before deleting" on, that layout
+  // asking, sent before anything that could swipe (the daemon answers in order).
+  const asking = askBox.checked;
+  let configured = conn.request("configure", asking && movieLayout ? askingLayout(movieLayout) : {});
+  if (asking && !movieLayout) {
+    const reply = await configured;
+    if (reply.ok) movieLayout = reply.layout;
+    configured = reply.ok ? conn.request("configure", askingLayout(movieLayout)) : Promise.resolve(reply);
+  }
   const listed = isReconnect ? null : conn.request("list");
   const subscribed = isReconnect ? conn.request("subscribe", { from: lastSeq }) : null;
   const sized = await viewport;
   if (!sized.ok) complain("viewport", sized);  // rows then keep the daemon's default width, 390
   const reply = await configured;
-  if (reply.ok) layout = reply.layout;
-  else complain("configure", reply);  // the actions stay as the last layout said
+  if (reply.ok) {
+    layout = reply.layout;
+    if (!asking) movieLayout = reply.layout;
+  } else complain("configure", reply);  // the actions stay as the last layout said
   if (listed) {
     const movies = await listed;
     if (!movies.ok) return complain("list", movies);
@@ -140,6 +152,7 @@ function onEvent(message) {
   } else if (message.event === "row") {
     if (message.removed) removeView(message.row.movie);
     else showRow(message.row);
+    if (message.cancelled === "timeout") announce(`Not confirmed: “${titleOf(message.row.movie)}” stays.`);
   } else if (message.event === "peer-row") {
     // Events that were on their way when the page stopped watching are dropped.
     if (watchBox.checked) peerRow(message.client, message.viewport, message.row);
@@ -216,7 +229,7 @@ function removeView(id) {
   if (gesture?.view === view) gesture = null;
   const el = view.el;
   const wasFocused = el.contains(document.activeElement);
-  const next = el.nextElementSibling ?? el.previousElementSibling;
+  const next = rowBeside(el, true) ?? rowBeside(el, false);
   el.classList.add("removing");
   el.removeAttribute("tabindex");
   el.setAttribute("aria-hidden", "true");
@@ -342,22 +355,66 @@ function handleFire(reply, movie, vx) {
     return;
   }
   showRow(reply.row, vx);
+  if (reply.pending) {
+    // The row asks (rule 10): its one button reads the confirmLabel; a second tap, Enter or the
+    // same action within 3 s fires it.
+    const label = actionLabel(reply.pending.action);
+    announce(`${label} “${titleOf(movie)}”? Press ${label} again within 3 seconds to confirm.`);
+  }
   const fired = reply.fired;
   if (fired?.error) toast(`${fired.action} failed: ${fired.error.message}`);
   else if (fired?.action === "delete" && typeof fired.seq === "number") {
-    const title = views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? movie;
-    toast(`Deleted “${title}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
+    toast(`Deleted “${titleOf(movie)}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
       if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
     }));
   }
 }
 
 // --- Keyboard -------------------------------------------------------------------------------------
+// The row the keyboard is on shows its actions under it (class show-actions), from the key or the
+// keyboard focus that got there until the focus leaves the row: its buttons stay shown while Tab
+// walks through them (a focused button that stopped being displayed would drop the focus to
+// <body>, as a `:focus-visible` rule did). One row at a time. A pointer that focuses a row does
+// not show them, so that nothing moves under a finger.
+let actionsRow = null;
+let lastRow = null;  // the row the focus was last in
+function showActions(li) {
+  if (li === actionsRow) return;
+  actionsRow?.classList.remove("show-actions");
+  actionsRow = li;
+  li?.classList.add("show-actions");
+}
+list.addEventListener("focusin", (e) => {
+  const li = e.target.closest(".row");
+  if (li) lastRow = li;
+  if (li && e.target.matches(":focus-visible")) showActions(li);
+  else if (li !== actionsRow) showActions(null);
+});
+list.addEventListener("focusout", (e) => {
+  if (!actionsRow?.contains(e.relatedTarget)) showActions(null);
+});
+
+/** The row after (or before) `li` that can take the focus: rows going away cannot. */
+function rowBeside(li, forward) {
+  let el = forward ? li.nextElementSibling : li.previousElementSibling;
+  while (el && el.classList.contains("removing")) el = forward ? el.nextElementSibling : el.previousElementSibling;
+  return el;
+}
+
+const ROW_KEYS_ON_BUTTONS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Escape"]);
+
 list.addEventListener("keydown", (e) => {
-  const li = e.target;
-  if (!li.classList?.contains("row")) return;
+  const li = e.target.closest?.(".row");
+  if (!li || li.classList.contains("removing")) return;
   const view = views.get(li.dataset.movie);
   if (!view) return;
+  // Before Tab moves on, the actions it goes through show: this row's, or on Shift-Tab from the
+  // row itself the row before's (its last action comes before this row).
+  if (e.key === "Tab" && e.shiftKey && e.target === li) showActions(rowBeside(li, false));
+  else showActions(li);
+  // On one of the row's buttons, Enter and Space are the button's; the arrows and Escape are the
+  // row's (Escape also takes the focus back to the row).
+  if (e.target !== li && !ROW_KEYS_ON_BUTTONS.has(e.key)) return;
   const movie = view.movie.id;
   const offset = view.row?.offset ?? 0;
   // The edge on each physical side: in rtl the leading edge is the right one.
@@ -383,13 +440,76 @@ list.addEventListener("keydown", (e) => {
       conn.request("tap", { movie, action: outer.action }).then((reply) => handleFire(reply, movie));
       break;
     }
-    case "Escape": closeRow(movie); break;
-    case "ArrowDown": li.nextElementSibling?.focus(); break;
-    case "ArrowUp": li.previousElementSibling?.focus(); break;
+    case "Escape": closeRow(movie); if (e.target !== li) li.focus(); break;
+    case "ArrowDown": rowBeside(li, true)?.focus(); break;
+    case "ArrowUp": rowBeside(li, false)?.focus(); break;
     default: return;
   }
   e.preventDefault();
 });
+
+function titleOf(movie) {
+  return views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? movie;
+}
+function actionLabel(action) {
+  return [...layout.leading, ...layout.trailing].find((a) => a.action === action)?.label ?? action;
+}
+
+/** Says `text` to screen readers (a polite live region); the row shows it already. */
+function announce(text) {
+  announceEl.textContent = "";
+  announceEl.textContent = text;
+}
+
+// --- Ask before deleting (issue 29) -----------------------------------------------------------------
+// A setting of this browser (localStorage): `configure` replaces the whole layout, so it sends the
+// movie layout (as the daemon answers it: leading Watched and With Friends, trailing Delete) with
+// `confirm` on delete: a delete then waits for a tap on its "Delete?" button (rule 10). Off, it
+// sends `configure` without arguments: the movie layout again. Each new connection is told too
+// (onHello): a layout is the connection's.
+const ASK_KEY = "swiped.askBeforeDeleting";
+const askBox = document.getElementById("ask-delete");
+askBox.checked = storedAsk();
+askBox.addEventListener("change", () => {
+  try {
+    localStorage.setItem(ASK_KEY, askBox.checked ? "1" : "0");
+  } catch (error) {
+    console.warn("swiped: cannot keep Ask before deleting in localStorage (it holds for this page only):", error);
+  }
+  sendAsk();
+});
+
+function storedAsk() {
+  try {
+    return localStorage.getItem(ASK_KEY) === "1";
+  } catch (error) {
+    console.warn("swiped: cannot read localStorage; Ask before deleting starts off:", error);
+    return false;
+  }
+}
+
+/** `layout` with its delete action asking first. */
+function askingLayout(base) {
+  const ask = (a) => (a.action === "delete" ? { ...a, confirm: true, confirmLabel: "Delete?" } : a);
+  return { ...base, leading: base.leading.map(ask), trailing: base.trailing.map(ask) };
+}
+
+async function sendAsk() {
+  const on = askBox.checked;
+  // Offline: nothing to tell; the next connection is told in onHello.
+  if (!conn.open) return;
+  if (on && !movieLayout) {
+    const plain = await conn.request("configure");
+    if (!plain.ok) return complain("configure", plain);
+    movieLayout = plain.layout;
+  }
+  const reply = await conn.request("configure", on ? askingLayout(movieLayout) : {});
+  if (askBox.checked !== on) return;  // toggled again meanwhile: that request's reply decides
+  if (!reply.ok) return complain("configure", reply);
+  layout = reply.layout;
+  closedNow(reply.closed);
+  for (const view of views.values()) view.setMovie(view.movie, actionsFor(view.movie));
+}
 
 // --- Toast ----------------------------------------------------------------------------------------
 let toastTimer = 0;
@@ -397,13 +517,22 @@ let toastAction = null;
 function toast(text, undo = null) {
   toastText.textContent = text;
   toastAction = undo;
+  if (undo === null) leaveToast();
   toastUndo.hidden = undo === null;
   toastEl.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { toastEl.hidden = true; toastAction = null; }, 5000);
+  toastTimer = setTimeout(() => { leaveToast(); toastEl.hidden = true; toastAction = null; }, 5000);
+}
+/** Before Undo goes away with the focus on it: the focus goes back to the row it came from (or
+ * the first row), not to <body>. */
+function leaveToast() {
+  if (!toastEl.contains(document.activeElement)) return;
+  const row = lastRow?.isConnected && !lastRow.classList.contains("removing") ? lastRow : list.querySelector(".row:not(.removing)");
+  row?.focus({ preventScroll: true });
 }
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
+  leaveToast();
   toastEl.hidden = true;
   toastAction = null;
   clearTimeout(toastTimer);

@@ -10,8 +10,49 @@ export const TINTS = {
   teal: "#30B0C7", cyan: "#32ADE6", blue: "#007AFF", indigo: "#5856D6", purple: "#AF52DE",
   pink: "#FF2D55", brown: "#A2845E", gray: "#8E8E93",
 };
-/** Tints whose white label would be hard to read: their labels are drawn black. */
-const DARK_TEXT = new Set(["yellow"]);
+
+/** A button's label colour on its tint: black or white, whichever contrasts more (WCAG 2's
+ * contrast ratio), so that every label reads at 4.5:1 or better (white on the system red is
+ * 3.6:1, which axe reports as a serious failure). */
+export function labelColour(hex) {
+  const luminance = relativeLuminance(hex);
+  return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? "#000" : "#fff";
+}
+function relativeLuminance(hex) {
+  const channel = (i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+// --- Poster tiles (issue 29) ------------------------------------------------------------------------
+// No poster files ship: a movie's `image` is drawn as a tile made from its name, the same in
+// every front end (the terminal's too; README, "Web front end", gives the definition).
+/** The tiles' colours, all readable under white text (5:1 or better). */
+export const POSTER_PALETTE = ["#A4262C", "#9A4A00", "#6B6B00", "#2E7D32", "#00695C", "#1565C0", "#5E35B1", "#AD1457"];
+
+/** FNV-1a, 32 bits, of the UTF-8 bytes of `text`. */
+export function fnv1a32(text) {
+  let hash = 2166136261;
+  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
+  return hash >>> 0;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{Nd}]/u;
+
+/** The tile of an image name: its first letter or decimal digit, uppercased when that stays one
+ * code point (else as it is), or "#" when it has none; its colour from the name's hash. */
+export function poster(image) {
+  let letter = "#";
+  for (const ch of image) {  // by code point
+    if (!LETTER_OR_DIGIT.test(ch)) continue;
+    const upper = ch.toUpperCase();
+    letter = [...upper].length === 1 ? upper : ch;
+    break;
+  }
+  return { letter, colour: POSTER_PALETTE[fnv1a32(image) % POSTER_PALETTE.length] };
+}
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 /** SF Symbols the layouts use, as inline SVG (stroke drawings in currentColor). */
@@ -88,6 +129,8 @@ export class RowView {
     li.dataset.movie = movie.id;
     li.dataset.phase = "closed";
     li.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape");
+    // How to use a row, said once in the page (#row-help) for every row.
+    li.setAttribute("aria-describedby", "row-help");
     this.el = li;
     this.buttonsEl = document.createElement("div");
     this.buttonsEl.className = "buttons";
@@ -96,11 +139,16 @@ export class RowView {
     this.ghostEl.setAttribute("aria-hidden", "true");
     this.contentEl = document.createElement("div");
     this.contentEl.className = "content";
+    // The movie's image as a tile (its name's letter on its colour): decoration, the title says it.
+    this.posterEl = document.createElement("span");
+    this.posterEl.className = "poster";
+    this.posterEl.setAttribute("aria-hidden", "true");
+    this.posterImage = null;
     this.titleEl = document.createElement("span");
     this.titleEl.className = "title";
     this.flagsEl = document.createElement("span");
     this.flagsEl.className = "flags";
-    this.contentEl.append(this.titleEl, this.flagsEl);
+    this.contentEl.append(this.posterEl, this.titleEl, this.flagsEl);
     this.actionsEl = document.createElement("div");
     this.actionsEl.className = "a11y-actions";
     this.actionsEl.setAttribute("role", "group");
@@ -113,29 +161,47 @@ export class RowView {
   setMovie(movie, actions) {
     this.movie = movie;
     this.titleEl.textContent = movie.title;
+    const image = movie.image ?? "";
+    if (image !== this.posterImage) {
+      this.posterImage = image;
+      const tile = poster(image);
+      this.posterEl.textContent = tile.letter;  // text, never markup: a name may hold any printable text
+      this.posterEl.style.background = tile.colour;
+      this.posterEl.dataset.image = image;
+    }
     this.flagsEl.replaceChildren();
     const said = [movie.title];
     if (movie.watched) { this.flagsEl.append(flagIcon("eye", "watched")); said.push("watched"); }
     if (movie.watchedWithFriends) { this.flagsEl.append(flagIcon("person.3", "watched with friends")); said.push("watched with friends"); }
     this.el.setAttribute("aria-label", said.join(", "));
-    this.el.setAttribute("aria-description", "Arrow keys reveal its actions, Enter fires the outermost one; Tab reaches them as buttons.");
     this.setActions(this.row?.accessibilityActions ?? actions);
   }
 
-  /** The row's accessibilityActions as buttons (fired with `perform`). */
+  /** The row's accessibilityActions as buttons (fired with `perform`). The buttons are
+   * rewritten in place, so that the one a keyboard is on keeps the focus when its label changes
+   * (a layout's activeLabel, once the action is performed). */
   setActions(actions) {
-    const key = JSON.stringify(actions ?? []);
+    const list = actions ?? [];
+    const key = JSON.stringify(list);
     if (key === this.actionsKey) return;
     this.actionsKey = key;
     this.actionsEl.setAttribute("aria-label", `Actions for ${this.movie.title}`);
-    this.actionsEl.replaceChildren(...(actions ?? []).map((a) => {
-      const b = document.createElement("button");
-      b.type = "button";
+    const els = this.actionsEl.children;
+    list.forEach((a, i) => {
+      let b = els[i];
+      if (!b) {
+        b = document.createElement("button");
+        b.type = "button";
+        this.actionsEl.append(b);
+      }
       b.textContent = a.label;
       b.dataset.perform = a.action;
-      if (a.destructive) b.classList.add("destructive");
-      return b;
-    }));
+      b.classList.toggle("destructive", a.destructive === true);
+    });
+    for (let i = els.length - 1; i >= list.length; i--) {
+      if (els[i].contains(document.activeElement)) this.el.focus({ preventScroll: true });
+      els[i].remove();
+    }
   }
 
   /** Takes the daemon's Row; the caller draws it in the next animation frame. */
@@ -210,8 +276,9 @@ export class RowView {
         el.dataset.key = key;
         el.dataset.action = b.action;
         el.dataset.tint = b.tint;
-        el.style.background = TINTS[b.tint] ?? TINTS.gray;
-        el.style.color = DARK_TEXT.has(b.tint) ? "#000" : "#fff";
+        const tint = TINTS[b.tint] ?? TINTS.gray;
+        el.style.background = tint;
+        el.style.color = labelColour(tint);
         const parts = [];
         const svg = b.icon ? icon(b.icon) : null;
         if (svg) parts.push(svg);
@@ -224,10 +291,16 @@ export class RowView {
       el.style.left = `${x}px`;
       el.style.width = `${w}px`;
       el.hidden = w < 0.5;
-      // Only a button of the row as it rests (or is dragged) can be tapped.
-      el.tabIndex = ratio === 1 && this.row?.phase === "open" ? 0 : -1;
+      // Only a button of the row as it rests open (or asks to confirm) can be tapped.
+      const phase = this.row?.phase;
+      el.tabIndex = ratio === 1 && (phase === "open" || phase === "confirming") ? 0 : -1;
+      // A button that goes away with the focus on it hands the focus to its row, not to <body>.
+      if ((el.hidden || el.tabIndex < 0) && el === document.activeElement) this.el.focus({ preventScroll: true });
     }
-    for (let i = els.length - 1; i >= buttons.length; i--) els[i].remove();
+    for (let i = els.length - 1; i >= buttons.length; i--) {
+      if (els[i] === document.activeElement) this.el.focus({ preventScroll: true });
+      els[i].remove();
+    }
   }
 }
 

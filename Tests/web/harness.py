@@ -12,6 +12,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -221,8 +222,9 @@ def websocket_handshake(port, origin):
         return int(data.split(b" ", 2)[1])
 
 
-def browser(width=420, height=640):
-    """Headless Chromium through Debian's chromedriver (nothing is downloaded)."""
+def browser(width=420, height=640, scrollbars=False):
+    """Headless Chromium through Debian's chromedriver (nothing is downloaded). Scrollbars are
+    hidden (they take no room) unless `scrollbars`: then they take their 15 px, as on a desktop."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -230,10 +232,43 @@ def browser(width=420, height=640):
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 f"--window-size={width},{height}", "--force-device-scale-factor=1",
                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                "--disable-backgrounding-occluded-windows", "--hide-scrollbars", *EXTRA):
+                "--disable-backgrounding-occluded-windows", *([] if scrollbars else ["--hide-scrollbars"]), *EXTRA):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(CHROMEDRIVER, log_output=subprocess.DEVNULL) if _service_takes_log_output()
                             else Service(CHROMEDRIVER), options=options)
+
+
+# axe-core, the accessibility checker that runs in the page (issue 29), from PyPI's
+# axe-selenium-python, which ships its axe.min.js. Debian's Python refuses system-wide pip
+# installs, so it goes into a virtual environment of the tests' own, made on first use. Only the
+# package: --no-deps, because it declares pytest for its own tests. The tests still run on
+# /usr/bin/python3 and put the environment's site-packages after Debian's on sys.path, so Debian's
+# selenium drives (the environment needs no --system-site-packages).
+AXE_PACKAGE = "axe-selenium-python"
+AXE_VERSION = "2.1.6"  # the newest on PyPI (1 Dec 2026); it ships axe-core 3.1.1
+AXE_VENV = os.path.join(ROOT, ".build", "web-venv")
+
+
+def axe(driver):
+    """An axe_selenium_python.Axe on `driver`, installing the pinned package first if it is not."""
+    python = os.path.join(AXE_VENV, "bin", "python")
+    def where():
+        found = subprocess.run([python, "-c", "import importlib.metadata as m, os, axe_selenium_python as a; "
+                                "print(m.version('axe-selenium-python')); print(os.path.dirname(os.path.dirname(a.__file__)))"],
+                               capture_output=True, text=True)
+        lines = found.stdout.split()
+        return lines[1] if found.returncode == 0 and lines[0] == AXE_VERSION else None
+    site = where() if os.access(python, os.X_OK) else None
+    if site is None:
+        subprocess.run(["/usr/bin/python3", "-m", "venv", AXE_VENV], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                        f"{AXE_PACKAGE}=={AXE_VERSION}"], check=True)
+        site = where()
+        assert site is not None, f"{AXE_PACKAGE} {AXE_VERSION} is not in {AXE_VENV} after installing it"
+    if site not in sys.path:
+        sys.path.append(site)  # after Debian's: its selenium is the one imported
+    from axe_selenium_python import Axe
+    return Axe(driver)
 
 
 def _service_takes_log_output():

@@ -1,5 +1,6 @@
 """Regenerates the README's screenshots (`make screenshots`): the list, an open row, a full swipe,
-and (issue 18) another client's finger as a ghost while this page records.
+(issue 18) another client's finger as a ghost while this page records, and (issue 29) a row
+asking before it deletes.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 
@@ -68,6 +69,15 @@ def main(out):
                 wait_until(lambda: page.ghost("forrest_gump") is not None, what="a ghost")
                 time.sleep(2.2)  # the recording's clock shows a few seconds
                 save(driver, out, "web-ghost.png")
+
+            # Issue 29: "Ask before deleting" on, a full swipe asks.
+            page.load()
+            driver.find_element("id", "ask-delete").click()
+            time.sleep(0.3)
+            page.drag("inception", -330, kind="mouse")
+            wait_until(lambda: page.phase("inception") == "confirming", what="a row asking")
+            time.sleep(0.8)  # the spring settles
+            save(driver, out, "web-confirm.png")
         finally:
             driver.quit()
     finally:

@@ -9,10 +9,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (ROOT, WEB, Bridge, Children, Daemon, bridge_command, browser, build_dir, pixel,  # noqa: E402
+from harness import (ROOT, WEB, Bridge, Children, Daemon, axe, bridge_command, browser, build_dir, pixel,  # noqa: E402
                      png_pixels, wait_until, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -111,6 +112,8 @@ class WebTestCase(unittest.TestCase):
     """A daemon, a bridge and a browser for the whole class; the page is loaded again per test."""
     daemon_args = ()
     bridge_user = None
+    window = WINDOW
+    scrollbars = False
 
     @classmethod
     def setUpClass(cls):
@@ -118,7 +121,7 @@ class WebTestCase(unittest.TestCase):
         cls.directory = tempfile.mkdtemp(prefix="swiped-web-")
         try:
             cls.start_servers()
-            cls.driver = browser(*WINDOW)
+            cls.driver = browser(*cls.window, scrollbars=cls.scrollbars)
         except BaseException:
             cls.children.stop_all()
             raise
@@ -475,6 +478,7 @@ class RecordAndShareTests(WebTestCase):
 
     def test_others_fingers_show_as_ghosts_scaled_mirrored_and_gone_on_close(self):
         sharer = self.page  # 500 px wide, ltr
+        sharer_width = sharer.list_width()  # the rows' width, its viewport: the window's less the scrollbar's room
         first = self.driver.current_window_handle
         sharer_client = self.driver.find_element("id", "status").text.rsplit(" ", 1)[1]
         self.driver.find_element("id", "share").click()
@@ -487,7 +491,7 @@ class RecordAndShareTests(WebTestCase):
         watcher = Page(self.driver, self.bridge.url)
         try:
             watcher.load()
-            scale = watcher.list_width() / 500
+            scale = watcher.list_width() / sharer_width
             self.assertNotEqual(scale, 1)
             self.assertIsNone(watcher.ghost("inception"))  # nothing until asked
             self.driver.find_element("id", "watch").click()
@@ -557,6 +561,385 @@ class RecordAndShareTests(WebTestCase):
         self.assertEqual(record.text, "Record")
         self.daemon.start()
         self.page.wait_online(timeout=15)
+
+
+SENT_LINES = """
+    window.sentLines = [];
+    const OriginalSocket = WebSocket;
+    window.WebSocket = class extends OriginalSocket {
+      send(line) { sentLines.push(line); super.send(line); }
+    };"""
+
+# What the focus is on: [row's movie or the element's id or tag, what in the row].
+FOCUS = """const a = document.activeElement;
+    const row = a.closest('.row');
+    if (!row) return [a.id || a.tagName, null];
+    if (a === row) return [row.dataset.movie, 'row'];
+    return [row.dataset.movie, (a.closest('.a11y-actions') ? 'action ' + a.dataset.perform : 'button ' + a.dataset.action)];"""
+
+
+class KeyboardAndAccessibilityTests(WebTestCase):
+    """Issue 29, 1: Tab goes through a row's actions and on, never to <body>; axe finds nothing
+    serious or critical."""
+
+    def focus(self):
+        return tuple(self.page.js(FOCUS))
+
+    def press(self, *keys, shift=False):
+        chain = ActionChains(self.driver)
+        if shift:
+            chain.key_down(Keys.SHIFT)
+        for key in keys:
+            chain.send_keys(key)
+        if shift:
+            chain.key_up(Keys.SHIFT)
+        chain.perform()
+        return self.focus()
+
+    def test_tab_goes_through_a_rows_actions_to_the_next_row_and_shift_tab_comes_back(self):
+        # Every focus that leaves for nothing (<body>) is counted, from here on.
+        self.page.js("""window.focusLost = [];
+            document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
+        self.page.js("document.activeElement.blur()")
+        # From the top of the page, real key presses: the toolbar, then the first row.
+        walk = [self.press(Keys.TAB) for _ in range(5)]
+        self.assertEqual(walk, [("record", None), ("share", None), ("watch", None), ("ask-delete", None), ("godfather", "row")])
+        forward = [self.press(Keys.TAB) for _ in range(5)]
+        self.assertEqual(forward, [("godfather", "action watched"), ("godfather", "action watched-with-friends"),
+                                   ("godfather", "action delete"), ("dark_knight", "row"), ("dark_knight", "action watched")])
+        backward = [self.press(Keys.TAB, shift=True) for _ in range(5)]
+        self.assertEqual(backward, [("dark_knight", "row"), ("godfather", "action delete"),
+                                    ("godfather", "action watched-with-friends"), ("godfather", "action watched"),
+                                    ("godfather", "row")])
+        # The arrows work all along: ↓ from a row and from one of its actions, ← opens, Tab reaches
+        # the open row's button, Escape closes it and goes back to the row.
+        self.assertEqual(self.press(Keys.ARROW_DOWN), ("dark_knight", "row"))
+        self.assertEqual(self.press(Keys.TAB), ("dark_knight", "action watched"))
+        self.assertEqual(self.press(Keys.ARROW_LEFT), ("dark_knight", "action watched"))  # the row's arrows
+        wait_until(lambda: self.page.phase("dark_knight") == "open", what="← on an action to open its row")
+        self.assertEqual(self.press(Keys.ESCAPE), ("dark_knight", "row"))
+        wait_until(lambda: self.page.phase("dark_knight") == "closed", what="Escape to close it")
+        self.assertEqual(self.press(Keys.TAB), ("dark_knight", "action watched"))
+        self.assertEqual(self.press(Keys.ARROW_DOWN), ("pulp_fiction", "row"))
+        self.press(Keys.ARROW_LEFT)
+        wait_until(lambda: self.page.phase("pulp_fiction") == "open", what="← to open pulp_fiction")
+        wait_until(lambda: self.page.js("""return document.querySelector('.row[data-movie="pulp_fiction"] .buttons button').tabIndex""") == 0,
+                   what="its Delete button to rest")
+        self.assertEqual(self.press(Keys.TAB), ("pulp_fiction", "button delete"))
+        self.assertEqual(self.press(Keys.ESCAPE), ("pulp_fiction", "row"))
+        wait_until(lambda: self.page.phase("pulp_fiction") == "closed", what="Escape to close it")
+        self.assertEqual(self.press(Keys.ARROW_UP), ("dark_knight", "row"))
+        # An action performed from the keyboard keeps the focus on it.
+        self.assertEqual(self.press(Keys.TAB), ("dark_knight", "action watched"))
+        self.assertEqual(self.press(Keys.ENTER), ("dark_knight", "action watched"))
+        wait_until(lambda: self.movies()["dark_knight"]["watched"], what="Enter on Watched to perform it")
+        wait_until(lambda: self.page.has_flag("dark_knight", "eye"), what="its eye")
+        self.assertEqual(self.press(Keys.ENTER), ("dark_knight", "action watched"))
+        wait_until(lambda: not self.movies()["dark_knight"]["watched"], what="and back")
+        # A row a pointer focused (no actions shown under it): Tab still goes through its actions.
+        self.page.row("inception").find_element("css selector", ".title").click()
+        self.assertEqual(self.focus(), ("inception", "row"))
+        self.assertEqual(self.page.rect(self.page.row("inception"))[3], 56)  # nothing moved under the pointer
+        self.assertEqual(self.press(Keys.TAB), ("inception", "action watched"))
+        self.assertEqual(self.page.js("return focusLost"), [])
+
+    def test_a_delete_and_its_undo_from_the_keyboard_keep_the_focus_on_the_rows(self):
+        self.page.js("""window.focusLost = [];
+            document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
+        self.page.js("arguments[0].focus()", self.page.row("the_green_mile"))
+        self.assertEqual([self.press(Keys.TAB) for _ in range(3)][-1], ("the_green_mile", "action delete"))
+        self.press(Keys.ENTER)
+        wait_until(lambda: "the_green_mile" not in self.movies(), what="the Delete action to delete")
+        wait_until(lambda: not self.page.js("return !!document.querySelector('.row[data-movie=\"the_green_mile\"]')"),
+                   what="its row gone")
+        self.assertEqual(self.focus(), ("saving_private_ryan", "row"))  # the row before: it was the last
+        self.assertEqual([self.press(Keys.TAB) for _ in range(4)][-1], ("toast-undo", None))
+        self.press(Keys.ENTER)
+        wait_until(lambda: "the_green_mile" in self.movies(), what="Undo")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="the row back")
+        self.assertEqual(self.focus(), ("saving_private_ryan", "row"))  # where it came from, not <body>
+        self.assertEqual(self.page.js("return focusLost"), [])
+
+    def test_a_revealed_button_that_goes_away_with_the_focus_hands_it_to_its_row(self):
+        self.page.js("""window.focusLost = [];
+            document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
+        self.page.js("arguments[0].focus()", self.page.row("forrest_gump"))
+        self.press(Keys.ARROW_RIGHT)
+        wait_until(lambda: self.page.phase("forrest_gump") == "open", what="→ to open the leading edge")
+        wait_until(lambda: self.page.js("""return document.querySelector('.row[data-movie="forrest_gump"] .buttons button').tabIndex""") == 0,
+                   what="its buttons to rest")
+        self.assertEqual(self.press(Keys.TAB), ("forrest_gump", "button watched"))
+        self.press(Keys.ENTER)  # the button's tap: Watched fires, and the row closes
+        wait_until(lambda: self.movies()["forrest_gump"]["watched"], what="Watched")
+        wait_until(lambda: self.page.phase("forrest_gump") == "closed", what="the row to close")
+        wait_until(lambda: self.page.js("""return document.querySelector('.row[data-movie="forrest_gump"] .buttons button').hidden"""),
+                   what="its buttons hidden")
+        self.assertEqual(self.focus(), ("forrest_gump", "row"))
+        self.assertEqual(self.page.js("return focusLost"), [])
+        self.daemon.swipectl("toggle-watched", "forrest_gump")
+
+    def axe_violations(self, axe_run, state):
+        results = axe_run.run()
+        bad = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
+        self.assertEqual(bad, [], f"{state}: {axe_run.report(bad)}")
+
+    def test_axe_finds_nothing_serious_or_critical(self):
+        checker = axe(self.driver)
+        checker.inject()
+        self.axe_violations(checker, "the list")
+        # A row the keyboard is on shows its actions; rows open on either edge show their buttons.
+        self.page.js("arguments[0].focus()", self.page.row("matrix"))
+        ActionChains(self.driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(self.focus(), ("matrix", "action watched"))
+        self.axe_violations(checker, "a row's actions")
+        for movie, dx in (("seven", 150), ("forrest_gump", -90)):
+            self.page.drag(movie, dx, kind="mouse", hold_ms=150)
+            wait_until(lambda: self.page.phase(movie) == "open", what=f"{movie} open")
+            time.sleep(0.8)  # the spring settles: the buttons at their width
+            self.axe_violations(checker, f"{movie} open")
+        # Recording; a row asking to confirm; the Undo toast.
+        self.driver.find_element("id", "record").click()
+        wait_until(lambda: self.driver.find_element("id", "record").get_attribute("aria-pressed") == "true", what="recording")
+        self.driver.find_element("id", "ask-delete").click()
+        self.page.js("localStorage.clear()")
+        self.page.drag("inception", -330, kind="mouse")
+        wait_until(lambda: self.page.phase("inception") == "confirming", what="inception asking")
+        time.sleep(0.5)
+        self.axe_violations(checker, "recording, a row asking to confirm")
+        self.page.row("inception").find_element("css selector", ".buttons button").click()
+        wait_until(lambda: self.driver.find_element("id", "toast-undo").is_displayed(), what="the Undo toast")
+        self.axe_violations(checker, "the Undo toast")
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "inception" in self.movies(), what="inception back")
+
+
+class AskBeforeDeletingTests(WebTestCase):
+    """Issue 29, 2: "Ask before deleting" sends the movie layout asking on delete, kept in
+    localStorage and sent again on every connection; the asking row is drawn as the Row says."""
+
+    def setUp(self):
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SENT_LINES})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.addCleanup(self.page.js, "localStorage.clear()")
+        super().setUp()
+
+    def configures(self):
+        """The `configure` requests the page sent, without their op and id."""
+        sent = [json.loads(line) for line in self.page.js("return sentLines")]
+        return [{k: v for k, v in m.items() if k not in ("op", "id")} for m in sent if m["op"] == "configure"]
+
+    def asking_layout(self):
+        """The movie layout (as the daemon answers `configure` without arguments) asking on delete."""
+        with self.daemon.client() as client:
+            layout = client.request("configure")["layout"]
+        for action in layout["trailing"]:
+            if action["action"] == "delete":
+                action.update(confirm=True, confirmLabel="Delete?")
+        return layout
+
+    def ask(self):
+        box = self.driver.find_element("id", "ask-delete")
+        self.assertFalse(box.is_selected())
+        box.click()
+        wait_until(lambda: self.configures()[-1] == self.asking_layout(), what="configure with the asking layout")
+
+    def assert_asking(self, movie):
+        """`movie`'s row asks: one red button across the revealed strip, "Delete?", no icon."""
+        wait_until(lambda: self.page.phase(movie) == "confirming", what=f"{movie} to ask")
+        time.sleep(0.8)  # the spring settles
+        buttons = self.page.row(movie).find_elements("css selector", ".buttons button:not([hidden])")
+        self.assertEqual([b.text for b in buttons], ["Delete?"])
+        self.assertEqual(buttons[0].find_elements("css selector", "svg"), [])
+        self.assertEqual(buttons[0].value_of_css_property("background-color"), "rgba(255, 59, 48, 1)")
+        left, _, width, _ = self.page.rect(buttons[0])
+        row_left, _, row_width, _ = self.page.rect(self.page.row(movie))
+        self.assertAlmostEqual(width, 70, delta=0.5)
+        self.assertAlmostEqual(left + width, row_left + row_width, delta=0.5)
+        self.assertEqual(buttons[0].get_attribute("tabindex"), "0")
+        self.assertIn(movie, self.movies())
+
+    def test_a_full_swipe_asks_and_a_tap_on_delete_deletes(self):
+        self.assertEqual(self.configures(), [{}])  # off: the movie layout
+        self.ask()
+        self.page.drag("seven", -330, kind="touch")
+        self.assert_asking("seven")
+        self.assertIn("Press Delete again", self.driver.find_element("id", "announce").get_attribute("textContent"))
+        self.page.row("seven").find_element("css selector", ".buttons button").click()
+        wait_until(lambda: "seven" not in self.movies(), what="the tap to delete")
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "seven" in self.movies(), what="Undo")
+        # The keyboard: Enter asks, Enter again deletes.
+        self.page.js("arguments[0].focus()", self.page.row("matrix"))
+        ActionChains(self.driver).send_keys(Keys.ARROW_LEFT).perform()
+        wait_until(lambda: self.page.phase("matrix") == "open", what="matrix open")
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+        self.assert_asking("matrix")
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+        wait_until(lambda: "matrix" not in self.movies(), what="Enter again to delete")
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "matrix" in self.movies(), what="Undo")
+        # Unanswered, it closes after 3 s and nothing is deleted.
+        self.page.drag("inception", -330, kind="mouse")
+        self.assert_asking("inception")
+        wait_until(lambda: self.page.phase("inception") == "closed", timeout=5, what="the 3 s to pass")
+        self.assertIn("inception", self.movies())
+        # Off again: the movie layout, and a full swipe deletes at once.
+        self.driver.find_element("id", "ask-delete").click()
+        wait_until(lambda: self.configures()[-1] == {}, what="configure without arguments")
+        self.page.drag("inception", -330, kind="mouse")
+        wait_until(lambda: "inception" not in self.movies(), what="a delete without asking")
+        self.driver.find_element("id", "toast-undo").click()
+        wait_until(lambda: "inception" in self.movies(), what="Undo")
+
+    def test_the_setting_stays_after_a_reload_and_a_reconnect(self):
+        self.ask()
+        self.page.load()
+        self.assertTrue(self.driver.find_element("id", "ask-delete").is_selected())
+        self.assertEqual(self.configures()[-1], self.asking_layout())
+        self.page.drag("pulp_fiction", -330, kind="mouse")
+        self.assert_asking("pulp_fiction")
+        # A new connection (the daemon restarted) is a new layout: the page sends it again.
+        before = len(self.page.js("return sentLines"))
+        self.daemon.stop()
+        self.daemon.start()
+        self.page.wait_online(timeout=15)
+        wait_until(lambda: any(json.loads(line).get("op") == "configure" for line in self.page.js("return sentLines")[before:]),
+                   what="a configure on the new connection")
+        self.assertEqual(self.configures()[-1], self.asking_layout())
+        self.page.js("arguments[0].focus()", self.page.row("pulp_fiction"))
+        ActionChains(self.driver).send_keys(Keys.TAB, Keys.TAB, Keys.TAB, Keys.ENTER).perform()  # its Delete action
+        self.assert_asking("pulp_fiction")
+
+
+POSTER_PALETTE = ["#A4262C", "#9A4A00", "#6B6B00", "#2E7D32", "#00695C", "#1565C0", "#5E35B1", "#AD1457"]
+
+
+def fnv1a32(text):
+    value = 2166136261
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def poster(image):
+    """Issue 29's tile, as README's "Web front end" defines it (the terminal's the same)."""
+    letter = "#"
+    for ch in image:
+        if unicodedata.category(ch).startswith("L") or unicodedata.category(ch) == "Nd":
+            letter = ch.upper() if len(ch.upper()) == 1 else ch
+            break
+    return letter, POSTER_PALETTE[fnv1a32(image) % len(POSTER_PALETTE)]
+
+
+TILE_NAMES = ["godfather", "dark_knight", "seven", "the_green_mile", "", "_42", "---", "ß", "ŉ", "ǆ", "ﬁlm",
+              "élan", "日本", "٣x", "½b", "Ⅻ", "🎬 Film", "<img src=x onerror=alert(1)>", "i", "İstanbul",
+              "ǰ", "Ωmega", " spaces ", "a" * 300]
+
+
+class PosterTests(WebTestCase):
+    """Issue 29, 3: the movie's image as a tile, defined once for both front ends."""
+
+    def page_posters(self, names):
+        return self.driver.execute_async_script("""const [names, done] = arguments;
+            import(new URL('rows.js', location.href)).then(m =>
+              done({tiles: names.map(n => { const t = m.poster(n); return [t.letter, t.colour]; }),
+                    hashes: names.map(n => m.fnv1a32(n))})).catch(e => done({error: String(e)}));""", names)
+
+    def test_the_tile_is_the_definitions(self):
+        # FNV-1a's published values, then the same function in Python and in the page.
+        self.assertEqual([fnv1a32(t) for t in ("", "a", "foobar")], [0x811C9DC5, 0xE40C292C, 0xBF9CF968])
+        got = self.page_posters(["", "a", "foobar"] + TILE_NAMES)
+        self.assertNotIn("error", got)
+        self.assertEqual(got["hashes"][:3], [0x811C9DC5, 0xE40C292C, 0xBF9CF968])
+        self.assertEqual(got["hashes"][3:], [fnv1a32(n) for n in TILE_NAMES])
+        self.assertEqual([tuple(t) for t in got["tiles"][3:]], [poster(n) for n in TILE_NAMES])
+        # Known values, as the terminal's tests can check them too.
+        self.assertEqual([poster(n) for n in ("godfather", "", "ß", "ŉ", "ǆ", "٣x", "Ⅻ", "🎬 Film")],
+                         [("G", "#2E7D32"), ("#", "#1565C0"), ("ß", "#AD1457"), ("ŉ", "#2E7D32"),
+                          ("Ǆ", "#A4262C"), ("٣", "#AD1457"), ("#", "#9A4A00"), ("F", "#A4262C")])
+
+    def tiles(self):
+        return self.page.js("""return [...document.querySelectorAll('#list .row:not(.removing)')].map(r => {
+            const p = r.querySelector('.poster'), t = r.querySelector('.title').getBoundingClientRect(), b = p.getBoundingClientRect();
+            return {movie: r.dataset.movie, letter: p.textContent, children: p.children.length,
+                    colour: getComputedStyle(p).backgroundColor, text: getComputedStyle(p).color,
+                    left: b.left, width: b.width, titleLeft: t.left};
+        })""")
+
+    def test_every_row_shows_its_tile_before_its_title_an_added_movie_too(self):
+        names = ["<img src=x onerror=\"window.injected=1\">", "ŉ-ǆ", "42 and more", "  ", "x" * 1024]
+        for i, name in enumerate(names):
+            self.daemon.swipectl("add", f"Added {i}", "--image", name)
+        movies = self.movies()
+        wait_until(lambda: len(self.tiles()) == len(movies), what="the added rows")
+        tiles = self.tiles()
+        rgb = lambda hex: f"rgb({int(hex[1:3], 16)}, {int(hex[3:5], 16)}, {int(hex[5:7], 16)})"
+        for tile in tiles:
+            letter, colour = poster(movies[tile["movie"]]["image"])
+            self.assertEqual((tile["letter"], tile["children"], tile["colour"], tile["text"]),
+                             (letter, 0, rgb(colour), "rgb(255, 255, 255)"), tile["movie"])
+        self.assertEqual({movies[t["movie"]]["image"] for t in tiles} >= set(names), True)
+        self.assertGreater(tiles[0]["width"], 20)
+        self.assertEqual({(t["left"], t["width"], t["titleLeft"]) for t in tiles}, {(tiles[0]["left"], tiles[0]["width"], tiles[0]["titleLeft"])})
+        self.assertGreaterEqual(tiles[0]["titleLeft"], tiles[0]["left"] + tiles[0]["width"])
+        self.assertIsNone(self.page.js("return window.injected"))
+
+
+RECORD_SHIFTS = """window.shifts = [];
+    new PerformanceObserver(list => { for (const e of list.getEntries()) shifts.push({
+        value: e.value, at: e.startTime,
+        sources: e.sources.map(s => `${s.node?.id || s.node?.className || s.node?.nodeName}: ${JSON.stringify(s.previousRect)} -> ${JSON.stringify(s.currentRect)}`)}); })
+      .observe({type: 'layout-shift', buffered: true});"""
+
+
+class LayoutShiftTests(WebTestCase):
+    """Issue 29, 4: at 430 px, with scrollbars that take room, nothing moves when Record's text
+    changes or the list grows past the window: Chromium's cumulative layout shift stays 0."""
+    scrollbars = True
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # Chromium's window is at least 500 px wide: the page is shown 430 px wide, as a phone.
+        cls.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": 430, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+
+    def shifts_since(self, start):
+        return [s for s in self.page.js("return shifts") if s["at"] >= start]
+
+    def setUp(self):
+        super().setUp()
+        self.assertEqual(self.page.js("return innerWidth"), 430)
+        self.page.js(RECORD_SHIFTS)
+        time.sleep(0.3)
+
+    def test_recording_shifts_nothing(self):
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "deny"})
+        start = self.page.js("return performance.now()")
+        record = self.driver.find_element("id", "record")
+        record.click()
+        wait_until(lambda: "Recording 0:02" in record.text, timeout=5, what="Recording 0:02")
+        record.click()
+        wait_until(lambda: record.text == "Record", what="Record again")
+        time.sleep(0.3)
+        self.assertEqual(self.shifts_since(start), [])
+
+    def test_the_list_growing_past_the_window_shifts_nothing(self):
+        for movie in ("godfather", "inception"):  # an eye at the rows' far end
+            self.daemon.swipectl("toggle-watched", movie)
+        wait_until(lambda: self.page.has_flag("inception", "eye"), what="the eyes")
+        overflow = "const l = document.getElementById('list'); return l.scrollHeight > l.clientHeight"
+        self.assertFalse(self.page.js(overflow), "the ten rows fit in the window")
+        time.sleep(0.3)
+        start = self.page.js("return performance.now()")
+        width = self.page.list_width()
+        for i in range(4):
+            self.daemon.swipectl("add", f"One more {i}")
+        wait_until(lambda: self.page.js(overflow), what="the list to overflow")
+        time.sleep(0.5)
+        self.assertEqual(self.shifts_since(start), [])
+        self.assertEqual(self.page.list_width(), width)  # and the daemon's viewport with it
 
 
 class ForeignOriginTests(WebTestCase):
