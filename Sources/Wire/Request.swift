@@ -58,6 +58,39 @@ public enum Request: Equatable, Sendable {
     case recording
     case share(on: Bool)
     case peers(watch: Bool)
+
+    /// The op this request is of: ties each case to its `OpSpec.Kind` (a switch with no
+    /// `default:`, so a case added here does not compile until it names its op).
+    public var kind: OpSpec.Kind {
+        switch self {
+        case .ping: .ping
+        case .help: .help
+        case .options: .options
+        case .list: .list
+        case .add: .add
+        case .toggleWatched: .toggleWatched
+        case .toggleWatchedWithFriends: .toggleWatchedWithFriends
+        case .remove: .remove
+        case .restore: .restore
+        case .undo: .undo
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .history: .history
+        case .viewport: .viewport
+        case .configure: .configure
+        case .drag: .drag
+        case .release: .release
+        case .tap: .tap
+        case .open: .open
+        case .perform: .perform
+        case .close: .close
+        case .rows: .rows
+        case .record: .record
+        case .recording: .recording
+        case .share: .share
+        case .peers: .peers
+        }
+    }
 }
 
 /// One decoded line: the raw bytes of its `id` (echoed verbatim in the reply), the op's name
