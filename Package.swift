@@ -14,7 +14,8 @@
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
 //                  layout, frame diff, text widths, springs), no I/O and no clock
-//   swiped <- Daemon; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
+//   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal;
+//   benchmarks and tests as declared below.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -76,7 +77,8 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
         .executableTarget(
-            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire", "Terminal"],
+            name: "swipectl",
+            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],
             swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).

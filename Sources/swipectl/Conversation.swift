@@ -5,7 +5,7 @@ import JSONCodec
 import SwipedClient
 import Wire
 
-final class Session {
+final class Conversation {
     let socket: SocketChoice
     let client: SwipedClient
     /// `--json`: print each reply line as it came.
@@ -17,7 +17,7 @@ final class Session {
         do {
             try self.init(socket, json: json, client: SwipedClient(socketPath: socket.path))
         } catch {
-            throw Session.unreachable(error, socket)
+            throw Conversation.unreachable(error, socket)
         }
     }
 
@@ -30,8 +30,8 @@ final class Session {
     }
 
     /// A new connection to the same socket (`watch`, once the daemon is back).
-    func reconnected() throws(ClientError) -> Session {
-        Session(socket, json: json, client: try SwipedClient(socketPath: socket.path))
+    func reconnected() throws(ClientError) -> Conversation {
+        Conversation(socket, json: json, client: try SwipedClient(socketPath: socket.path))
     }
 
     /// Sends one request. With --json its reply line goes to stdout whatever it says; an

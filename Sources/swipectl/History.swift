@@ -5,21 +5,21 @@ import SwipedClient
 import Wire
 
 enum History {
-    static func run(_ session: Session, from: UInt64?, limit: UInt64?) throws(Failure) {
+    static func run(_ conversation: Conversation, from: UInt64?, limit: UInt64?) throws(Failure) {
         var arguments: [(String, JSON)] = []
         if let from { arguments.append(("from", .number(JSONNumber(Int64(clamping: from))))) }
         if let limit { arguments.append(("limit", .number(JSONNumber(Int64(clamping: limit))))) }
-        let reply = try session.request("history", arguments)
-        if session.json { return }
+        let reply = try conversation.request("history", arguments)
+        if conversation.json { return }
         guard let latest = reply.uint("seq"), case .array(let items)? = reply["events"] else {
-            throw session.lost(ClientError(.protocol, "history reply without seq and events"))
+            throw conversation.lost(ClientError(.protocol, "history reply without seq and events"))
         }
         var table = Table("SEQ", "TIME", "CHANGE", "ID", "TITLE")
         var last = from ?? 0
         for item in items {
             guard case .object(let object) = item, let (event, at) = try? SwipedClient.committedEvent(object)
             else {
-                throw session.lost(ClientError(.protocol, "malformed history event"))
+                throw conversation.lost(ClientError(.protocol, "malformed history event"))
             }
             table.append(
                 String(event.seq), time(at), change(event), event.movie.id,
