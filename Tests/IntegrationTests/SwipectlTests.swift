@@ -243,10 +243,13 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(events.map { $0["kind"] as? String }, ["watched-toggled"])
         XCTAssertTrue(try ok("history").contains("  watched  seven  "))
 
-        // The daemon checks the range: limit 0 is its bad-request.
+        // swipectl checks the range the op table declares (1 to 1000) before it asks.
         let zero = try swipectl("history", "--limit", "0")
-        XCTAssertEqual(zero.status, .exited(1))
-        XCTAssertTrue(zero.standardError.hasPrefix("swipectl: bad-request: "), zero.standardError)
+        XCTAssertEqual(zero.status, .exited(2))
+        XCTAssertEqual(
+            zero.standardError,
+            "swipectl: --limit must be a whole number from 1 to 1000, not '0'\nTry 'swipectl --help'.\n")
+        XCTAssertEqual(try json(try ok("--json", "history", "--limit", "1000"))["seq"] as? Int, 11)
     }
 
     func testCallSendsOneRawLineAndPrintsTheRawReply() throws {
@@ -343,6 +346,14 @@ final class SwipectlTests: DaemonTestCase {
             (["list", "--image", "x"], "--image does not apply to 'list'"),
             (["history", "--from", "-1"], "--from must be a whole number ≥ 0, not '-1'"),
             (["history", "--limit"], "--limit needs a value"),
+            (["history", "--limit", "0"], "--limit must be a whole number from 1 to 1000, not '0'"),
+            (["history", "--limit", "1001"], "--limit must be a whole number from 1 to 1000, not '1001'"),
+            (["watch", "--from", "x"], "--from must be a whole number ≥ 0, not 'x'"),
+            (["swipe", "matrix", "--dx", "2e9"], "--dx must be from -1000000000 to 1000000000, not '2e9'"),
+            (
+                ["swipe", "matrix", "--dx", "-9", "--vx", "-2e9"],
+                "--vx must be from -1000000000 to 1000000000"
+            ),
             (["--socket"], "--socket needs a value"),
             (["--json=yes", "list"], "--json takes no value"),
             (["call", "{\"op\":\"ping\"}\n{\"op\":\"ping\"}"], "JSON must be one line"),
