@@ -48,8 +48,32 @@ final class Conversation {
         }
         if json && echo { Output.out(reply.line + "\n") }
         if transcript != nil { try keepTranscript(reply.line) }
-        if let error = reply.error { throw Failure(.refused, error.description) }
+        if let error = reply.error { throw Conversation.refusal(error, arguments) }
         return reply.object
+    }
+
+    /// The daemon's "no" (status 1). A command on a removed movie also says how to bring it
+    /// back: the daemon's not-found names the seq of its removal (Movies' NotFound.swift).
+    static func refusal(_ error: ClientError, _ arguments: [(String, JSON)]) -> Failure {
+        var failure = Failure(.refused, error.description)
+        if error.code == ErrorCode.notFound.rawValue, error.message.contains(" was removed at seq "),
+            case .string(let movie)? = arguments.first(where: { $0.0 == "movie" })?.1
+        {
+            let word = (movie.hasPrefix("-") ? "-- " : "") + shellQuoted(movie)
+            failure.message += "\nbring it back with `swipectl restore \(word)`"
+            failure.movieRemoved = true
+        }
+        return failure
+    }
+
+    /// `text` as one shell word: as it is when it holds nothing a shell reads, else in single
+    /// quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil
+                || "_.-+/:@%,".unicodeScalars.contains($0)
+        }
+        return plain && !text.isEmpty ? text : "'" + text.replacing("'", with: #"'\''"#) + "'"
     }
 
     /// Keeps the events that came before this reply, then the reply.

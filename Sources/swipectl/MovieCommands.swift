@@ -96,7 +96,9 @@ enum MovieCommands {
             reply = try conversation.request(op, arguments)
         } catch {
             var failure = error
-            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:"),
+                !failure.movieRemoved
+            {
                 failure.message += "\nno title starts with '\(name)' either (see `swipectl list`)"
             }
             throw failure

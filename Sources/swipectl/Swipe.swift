@@ -213,7 +213,9 @@ private struct Run {
             return try conversation.request(op, [("movie", .string(movie))] + arguments, echo: echo)
         } catch {
             var failure = error
-            if let unmatched, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+            if let unmatched, failure.status == .refused, failure.message.hasPrefix("not-found:"),
+                !failure.movieRemoved
+            {
                 failure.message += "\nno title starts with '\(unmatched)' either (see `swipectl list`)"
             }
             throw failure

@@ -162,6 +162,24 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertTrue(again.standardError.hasPrefix("swipectl: not-found: "), again.standardError)
     }
 
+    /// A command on a removed movie says how to bring it back, and that command does.
+    func testACommandOnARemovedMovieSaysHowToRestoreIt() throws {
+        try ok("remove", "seven")
+        let expected =
+            "swipectl: not-found: movie \"seven\" was removed at seq 11\n"
+            + "swipectl: bring it back with `swipectl restore seven`\n"
+        for result in [
+            try swipectl("toggle-watched", "seven"), try swipectl("remove", "seven"),
+            try swipectl("swipe", "seven", "--dx", "-50"),
+        ] {
+            XCTAssertEqual(result.status, .exited(1))
+            XCTAssertEqual(result.standardError, expected)
+        }
+        XCTAssertEqual(try ok("restore", "seven"), "Restored seven \"Se7en\" (seq 12).\n")
+        // An id the daemon never had is not told to be restored.
+        XCTAssertFalse(try swipectl("toggle-watched", "alien").standardError.contains("restore"))
+    }
+
     func testRestoreBringsARemovedMovieBackByItsID() throws {
         XCTAssertEqual(try ok("remove", "se7"), "Removed seven \"Se7en\" (seq 11).\n")
         XCTAssertEqual(try ok("restore", "seven"), "Restored seven \"Se7en\" (seq 12).\n")
