@@ -97,11 +97,15 @@ final class Conversation {
         }
     }
 
+    /// Why a connection never got to hello, in a line.
+    static func notAnswering(_ error: ClientError, _ socket: SocketChoice) -> String {
+        error.kind == .connect
+            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+    }
+
     /// The failure for a connection that never got to hello, with a hint for the usual causes.
     static func unreachable(_ error: ClientError, _ socket: SocketChoice) -> Failure {
-        var message =
-            error.kind == .connect
-            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+        var message = notAnswering(error, socket)
         message += "\n  Tried \(socket.path) because \(socket.reason)."
         if error.message.hasSuffix("No such file or directory")
             || error.message.hasSuffix("Connection refused")

@@ -16,15 +16,24 @@ enum Watch {
     /// Follows the changes until SIGINT or SIGTERM. When the daemon goes away (it restarts, or
     /// says bye), a notice goes to stderr, and swipectl connects again with backoff and
     /// subscribes from the last seq it printed: no gap, no duplicate. With `once`, losing the
-    /// daemon ends the watch (status 3).
+    /// daemon ends the watch (status 3). Each failed attempt to connect again says why, and
+    /// when the next comes.
     static func run(_ conversation: Conversation, from: UInt64?, once: Bool) throws(Failure) {
         let signals = try StopSignals()
         defer { signals.close() }
         var conversation = conversation
         var last = from
         var resumed = false
+        var columns: WatchColumns?
         while true {
             do {
+                if columns == nil && !conversation.json {
+                    // The ids of now, for the ID column's width (the lines are aligned).
+                    let list = try conversation.request("list", echo: false)
+                    let ids = try MovieCommands.decodeMovies(list, conversation).map(\.id)
+                    columns = WatchColumns(latestSeq: list.uint("seq") ?? 0, ids: ids)
+                    if Output.isTerminal, let header = columns?.header { Output.out(header + "\n") }
+                }
                 let seq = try subscribe(conversation, from: last)
                 if resumed {
                     Output.error(
@@ -34,7 +43,7 @@ enum Watch {
                         "watching \(conversation.socket.path) from seq \(from ?? seq); Ctrl-C stops.")
                 }
                 last = last ?? seq
-                if try follow(conversation, signals, &last) { return }
+                if try follow(conversation, signals, &last, &columns) { return }
             } catch let failure {
                 guard failure.status == .unreachable, !once, last != nil else { throw failure }
                 Output.error("\(failure.message); connecting again (Ctrl-C stops).")
@@ -55,15 +64,17 @@ enum Watch {
 
     /// Prints events as they come, keeping `last` at the seq of the last one printed; true when
     /// a stop signal came.
-    private static func follow(_ conversation: Conversation, _ signals: StopSignals, _ last: inout UInt64?)
-        throws(Failure)
+    private static func follow(
+        _ conversation: Conversation, _ signals: StopSignals, _ last: inout UInt64?,
+        _ columns: inout WatchColumns?
+    ) throws(Failure)
         -> Bool
     {
         let socket = conversation.client.connection.fd
         while true {
             // Whatever has already arrived, then wait for more.
             while let event = try next(conversation) {
-                try show(event, conversation)
+                try show(event, conversation, &columns)
                 if case .movie(let change, _) = event.event { last = change.seq }
             }
             var fds = [
@@ -88,7 +99,14 @@ enum Watch {
             let wait = backoff[min(attempt, backoff.count - 1)]
             if poll(&fd, 1, Int32(wait * 1000)) > 0 { return nil }
             attempt += 1
-            if let next = try? conversation.reconnected() { return next }
+            do {
+                return try conversation.reconnected()
+            } catch {
+                let next = backoff[min(attempt, backoff.count - 1)]
+                Output.error(
+                    "\(Conversation.notAnswering(error, conversation.socket)); trying again in \(Swipe.format(next)) s (Ctrl-C stops)."
+                )
+            }
         }
     }
 
@@ -109,11 +127,13 @@ enum Watch {
         }
     }
 
-    private static func show(_ event: EventLine, _ conversation: Conversation) throws(Failure) {
+    private static func show(_ event: EventLine, _ conversation: Conversation, _ columns: inout WatchColumns?)
+        throws(Failure)
+    {
         if conversation.json { Output.out(event.line + "\n") }
         switch event.event {
         case .movie(let change, let at):
-            if !conversation.json { Output.out(History.line(change, at: at) + "\n") }
+            if let line = columns?.line(change, at: at) { Output.out(line + "\n") }
         case .bye(let reason):
             throw Failure(
                 .unreachable, "the daemon at \(conversation.socket.path) ended the session: \(reason)")

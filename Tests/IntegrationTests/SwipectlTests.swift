@@ -198,19 +198,34 @@ final class SwipectlTests: DaemonTestCase {
         try watch.waitForOutput("watching \(daemon.socket) from seq 10", in: .standardError)
         try ok("toggle-watched", "matrix")
         try ok("remove", "inception")
-        try watch.waitForOutput("inception")
+        try ok("toggle-friends", "godfather")
+        try watch.waitForOutput("godfather")
         watch.kill(SIGINT)
         XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(0), watch.standardError)
         let lines = watch.standardOutput.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 2, watch.standardOutput)
-        XCTAssertTrue(
-            lines[0].hasPrefix("11  ") && lines[0].hasSuffix("  watched  matrix  The Matrix"), lines[0])
-        XCTAssertTrue(
-            lines[1].hasPrefix("12  ") && lines[1].hasSuffix("  removed  inception  Inception"), lines[1])
+        XCTAssertEqual(lines.count, 3, watch.standardOutput)  // no header: not a terminal
+        XCTAssertEqual(lines.map { String($0.prefix { $0 != " " }) }, ["11", "12", "13"])
         // The time in between, to the second.
         XCTAssertNotNil(
-            lines[0].range(of: #"^11  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
+            lines[0].range(of: #"^11 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
             lines[0])
+        // Aligned columns: the change, the id and the title start at the same offset on every
+        // line, whatever the lengths of the cells before them.
+        let rows = [
+            ("watched", "matrix", "The Matrix"), ("removed", "inception", "Inception"),
+            ("watched with friends", "godfather", "The Godfather"),
+        ]
+        var starts: [[Int]] = []
+        for (line, (change, id, title)) in zip(lines, rows) {
+            XCTAssertTrue(line.hasSuffix("  " + title), line)
+            let change = try XCTUnwrap(line.range(of: "Z  " + change + " "), line)
+            let id = try XCTUnwrap(line.range(of: "  " + id + "  "), line)
+            starts.append([
+                change.lowerBound.utf16Offset(in: line), id.lowerBound.utf16Offset(in: line),
+                line.utf16.count - title.utf16.count,
+            ])
+        }
+        XCTAssertEqual(Set(starts).count, 1, watch.standardOutput)
     }
 
     func testWatchJSONPrintsTheRawEventsFromSEQAndStopsOnSIGTERM() throws {
