@@ -14,7 +14,8 @@
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
 //                  layout, frame diff, text widths, springs), no I/O and no clock
-//   swiped <- Daemon; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
+//   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal;
+//   benchmarks and tests as declared below.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -76,7 +77,8 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
         .executableTarget(
-            name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire", "Terminal"],
+            name: "swipectl",
+            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],
             swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
@@ -118,6 +120,9 @@ let package = Package(
             dependencies: ["JSONCodec", "Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(
+            name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
+            swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
                     swiftSettings: strict),

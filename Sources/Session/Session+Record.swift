@@ -78,16 +78,4 @@ extension Session {
         if let row { observe(row) }
         for open in list.openRows where open != row { observe(open) }
     }
-
-    /// The engine input a gesture sent, as recorded.
-    static func recorded(_ input: Input) -> RecordedInput? {
-        switch input {
-        case .dragChanged(let row, let dx): .drag(movie: row, dx: dx)
-        case .released(let row, let dx, let vx): .release(movie: row, dx: dx, vx: vx)
-        case .tapped(let row, let action): .tap(movie: row, action: action)
-        case .open(let row, let edge): .open(movie: row, edge: edge)
-        case .perform(let row, let action): .perform(movie: row, action: action)
-        case .close, .timerFired, .rowRemoved, .confirmTimedOut: nil
-        }
-    }
 }

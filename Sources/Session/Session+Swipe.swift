@@ -26,18 +26,6 @@ struct GestureMovie {
     var data: RowData
 }
 
-/// Actions whose firing runs a movie command (protocol.md, "bound" actions).
-enum BoundAction {
-    static func command(for action: String, movie: String) -> MovieCommand? {
-        switch action {
-        case "watched": MovieCommand(.toggleWatched(movie: movie))
-        case "watched-with-friends": MovieCommand(.toggleWatchedWithFriends(movie: movie))
-        case "delete": MovieCommand(.remove(movie: movie))
-        default: nil
-        }
-    }
-}
-
 extension Session {
     func render(_ row: RowID, _ state: borrowing MovieState) -> RowRender {
         let flags = state.movie(row).map {
@@ -141,33 +129,24 @@ extension Session {
         let input = makeInput(movie)
         observeRows(movie, state)
         var copy: SwipeList?
-        let effects: [Effect]
+        let outcome: GestureOutcome
         do throws(SwipeError) {
             if config.mayWrite {
-                effects = try list.send(input)
+                outcome = try GestureOutcome(applying: input, to: &list)
             } else {
                 var list = self.list
-                effects = try list.send(input)
+                outcome = try GestureOutcome(applying: input, to: &list)
                 copy = list
             }
         } catch {
-            if let recorded = Self.recorded(input) { record(recorded, &sink) }
+            if let recorded = RecordedInput(gesture: input) { record(recorded, &sink) }
             return reply(id: id, op: op, error: Self.wireError(error), &sink)
         }
-        var fired: String?
-        var pending: String?
-        for effect in effects {
-            switch effect {
-            case .fire(_, let action): fired = action
-            case .pending(_, let action): pending = action
-            case .schedule, .cancel, .closed: break
-            }
-        }
-        let command = fired.flatMap { BoundAction.command(for: $0, movie: movie) }
-        let bound = command != nil || pending.flatMap { BoundAction.command(for: $0, movie: movie) } != nil
-        if bound && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
+        let (effects, fired, pending) = (outcome.effects, outcome.fired, outcome.pending)
+        let command = fired.flatMap(BoundAction.init(rawValue:))?.command(movie: movie)
+        if outcome.isBound && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
         if let copy { list = copy }
-        if recordingOn, let recorded = Self.recorded(input) { record(recorded, &sink) }
+        if recordingOn, let recorded = RecordedInput(gesture: input) { record(recorded, &sink) }
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         touchedRow(movie, &sink)
         let row = list.render(movie, flags: data.flags)

@@ -480,7 +480,9 @@ public final class Session {
         let level: SessionLog.Level =
             switch error.code {
             case .internal, .storage: .err
-            default: .debug
+            case .badJSON, .badRequest, .unknownOp, .notFound, .conflict, .notRevealed, .tooLarge, .forbidden,
+                .overloaded, .unavailable:
+                .debug
             }
         return SessionLog(level, "request failed", fields)
     }

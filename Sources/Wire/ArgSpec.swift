@@ -92,3 +92,47 @@ public struct ArgSpec: Sendable {
         ArgSpec(name, .integer(min: 0), default: defaultValue, summary)
     }
 }
+
+// The ranges as messages say them, for the decoder's refusals (Request.swift) and for a client
+// that checks its arguments before sending them (swipectl): one wording of one declaration.
+extension ArgSpec {
+    /// A whole number's bounds as a message says them: " from 1 to 1000", " ≥ 0", or "".
+    public var integerBounds: String {
+        guard case .integer(let min, let max) = type else { preconditionFailure("\(name) is not an integer") }
+        return switch (min, max) {
+        case (let min?, let max?): " from \(min) to \(max)"
+        case (let min?, nil): " ≥ \(min)"
+        case (nil, let max?): " ≤ \(max)"
+        case (nil, nil): ""
+        }
+    }
+
+    /// Whether `n` is within a whole-number argument's declared bounds.
+    public func admits(_ n: Int64) -> Bool {
+        guard case .integer(let min, let max) = type else { preconditionFailure("\(name) is not an integer") }
+        return n >= min ?? .min && n <= max ?? .max
+    }
+
+    /// A number argument's declared range, as a message says it: "from -1000000000 to 1000000000",
+    /// or nil when it has none.
+    public var numberBounds: String? {
+        guard case .number(let range) = type else { preconditionFailure("\(name) is not a number") }
+        return range.map { "from \(format($0.lowerBound)) to \(format($0.upperBound))" }
+    }
+
+    /// Whether `x` is within a number argument's declared range.
+    public func admits(_ x: Double) -> Bool {
+        guard case .number(let range) = type else { preconditionFailure("\(name) is not a number") }
+        return range?.contains(x) ?? true
+    }
+}
+
+extension OpSpec {
+    /// The declaration of this op's argument `name`, which it must have.
+    public func arg(_ name: String) -> ArgSpec {
+        guard let arg = args.first(where: { $0.name == name }) else {
+            preconditionFailure("op \(self.name) declares no argument \(name)")
+        }
+        return arg
+    }
+}

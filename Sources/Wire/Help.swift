@@ -80,7 +80,7 @@ enum Help {
         switch arg.type {
         case .actions: out.field("items", Schema.action.name)
         case .array(let of): out.field("items", of)
-        default: break
+        case .string, .integer, .number, .boolean, .any, .object: break
         }
         out.field("required", arg.required)
         if arg.nullable { out.field("nullable", true) }

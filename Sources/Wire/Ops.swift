@@ -1,6 +1,13 @@
 // Every op of protocol v1 with its arguments, in one table: each argument's type, range and
 // default is declared here once (ArgSpec.swift). Request decoding checks arguments against it
-// (Request.swift), and the `help` op prints it (Help.swift), so the two cannot drift apart.
+// (Request.swift), the `help` op prints it (Help.swift), and swipectl checks its options
+// against it, so none of them can drift apart.
+//
+// The op list itself is `OpSpec.Kind`. Every other place that lists the ops is a switch over
+// `Kind` or `Request` with no `default:`, so an op added to `Kind` does not compile until it is
+// declared here (`Ops.declaration`), decoded (`Arguments.build`), taken or left by the fast path
+// (`FastArguments.request(for:)`), given its `Request` (`Request.kind`) and answered (the
+// Session's `handle`). OpsTests checks that each kind decodes to a request of that kind.
 import JSONCodec
 import SwipeEngine
 
@@ -37,9 +44,8 @@ public final class OpSpec: Sendable {
     public let args: [ArgSpec]
     public let summary: String
 
-    init(name: String, scope: Scope, mutates: Bool, args: [ArgSpec], summary: String) {
-        self.name = name
-        guard let kind = Kind(rawValue: name) else { preconditionFailure("op \(name) has no Kind") }
+    init(_ kind: Kind, scope: Scope, mutates: Bool, args: [ArgSpec], summary: String) {
+        name = kind.rawValue
         self.kind = kind
         self.scope = scope
         self.mutates = mutates
@@ -55,171 +61,213 @@ public enum Ops {
         "idempotency key: the same key again returns the first result")
     static let movie = ArgSpec.text("movie", required: true, "movie id")
 
-    public static let all: [OpSpec] = [
-        OpSpec(name: "ping", scope: .session, mutates: false, args: [], summary: "answers {\"ok\":true}"),
-        OpSpec(
-            name: "help", scope: .session, mutates: false, args: [],
-            summary: "this description of protocol 1: ops, objects, errors, events"),
-        OpSpec(
-            name: "options", scope: .session, mutates: false,
-            args: [
-                ArgSpec(
-                    "rows", .string(values: RowForm.allCases.map(\.rawValue)),
-                    default: .string(RowForm.full.rawValue),
-                    "the rows this connection receives: full, or compact (no spring, no accessibilityActions); left out: unchanged, full at connect"
-                )
-            ],
-            summary: "sets this connection's options; no arguments: answers them as they are"),
-        OpSpec(
-            name: "list", scope: .state, mutates: false, args: [],
-            summary: "the movies in list order, and the latest seq"),
-        OpSpec(
-            name: "add", scope: .state, mutates: true,
-            args: [
-                // Blank and over-long titles are the domain's to refuse (Movies), in characters.
-                ArgSpec(
-                    "title", .string(bytes: 0...Limits.stringBytes.upperBound), required: true,
-                    "1 to 200 characters, not blank"),
-                ArgSpec.text("image", "image name (left out: the new movie's id)"), key,
-            ],
-            summary: "adds a movie at the end of the list"),
-        OpSpec(
-            name: "toggle-watched", scope: .state, mutates: true, args: [movie, expect, key],
-            summary: "flips the movie's watched flag"),
-        OpSpec(
-            name: "toggle-watched-with-friends", scope: .state, mutates: true, args: [movie, expect, key],
-            summary: "flips the movie's watched-with-friends flag"),
-        OpSpec(
-            name: "remove", scope: .state, mutates: true, args: [movie, expect, key],
-            summary: "removes the movie; the reply carries its last state"),
-        OpSpec(
-            name: "restore", scope: .state, mutates: true,
-            args: [
-                movie,
-                ArgSpec.sequence("expect", "fail with conflict unless the movie was removed at this seq"),
-                key,
-            ],
-            summary: "brings a removed movie back as it was, at its place in the list"),
-        OpSpec(
-            name: "undo", scope: .state, mutates: true, args: [key],
-            summary: "undoes this connection's latest change not yet undone, with a compensating event"),
-        OpSpec(
-            name: "subscribe", scope: .state, mutates: false,
-            args: [
-                ArgSpec.sequence("from", "send every event after this seq first (left out: only new ones)")
-            ],
-            summary: "pushes every change as a movie event, in order, with no gap"),
-        OpSpec(name: "unsubscribe", scope: .state, mutates: false, args: [], summary: "stops movie events"),
-        OpSpec(
-            name: "history", scope: .state, mutates: false,
-            args: [
-                ArgSpec.sequence("from", default: 0, "events after this seq"),
-                ArgSpec("limit", .integer(min: 1, max: 1000), default: 100, "the most events in the reply"),
-            ],
-            summary: "stored events in order"),
-        OpSpec(
-            name: "viewport", scope: .swipe, mutates: false,
-            args: [
-                ArgSpec(
-                    "width", .number(100...4000), default: .number(JSONNumber(Rules.defaultRowWidth)),
-                    "row width in points (left out: unchanged; the default at connect)"),
-                ArgSpec(
-                    "direction", .string(values: Direction.allCases.map(\.rawValue)),
-                    default: .string(Direction.ltr.rawValue),
-                    "layout direction (left out: unchanged; the default at connect)"),
-            ],
-            summary: "sets this client's row width and layout direction"),
-        OpSpec(
-            name: "configure", scope: .swipe, mutates: false,
-            args: [
-                ArgSpec(
-                    "leading", .actions(maxItems: Limits.actionsPerEdge), default: [],
-                    "leading actions, outermost first"),
-                ArgSpec(
-                    "trailing", .actions(maxItems: Limits.actionsPerEdge), default: [],
-                    "trailing actions, outermost first"),
-                ArgSpec(
-                    "allowsFullSwipeLeading", .boolean, default: true,
-                    "a full swipe may fire the outermost leading action"),
-                ArgSpec(
-                    "allowsFullSwipeTrailing", .boolean, default: true,
-                    "a full swipe may fire the outermost trailing action"),
-                ArgSpec(
-                    "buttonWidth", .number(20...400), default: .number(JSONNumber(Rules.defaultButtonWidth)),
-                    "button width in points"),
-            ],
-            summary: "sets this client's swipe layout; no arguments: the movie layout"),
-        OpSpec(
-            name: "drag", scope: .swipe, mutates: false,
-            args: [movie, ArgSpec.number("dx", required: true, "translation since touch-down, + = right")],
-            summary: "a finger moved on the row"),
-        OpSpec(
-            name: "release", scope: .swipe, mutates: true,
-            args: [
-                movie, ArgSpec.number("dx", "final translation (left out: the last drag's)"),
-                ArgSpec.number("vx", "velocity in points per second (left out: none)"),
-            ],
-            summary: "the finger lifted: snaps open, closes, or fires a full swipe"),
-        OpSpec(
-            name: "tap", scope: .swipe, mutates: true,
-            args: [movie, ArgSpec.text("action", required: true, "a revealed button's action")],
-            summary:
-                "taps a revealed button: fires its action and closes the row (an action that asks to confirm waits for a second tap)"
-        ),
-        OpSpec(
-            name: "close", scope: .swipe, mutates: false,
-            args: [ArgSpec.text("movie", "movie id (left out: every row)")],
-            summary: "closes a row, or every row"),
-        OpSpec(
-            name: "rows", scope: .swipe, mutates: false, args: [],
-            summary: "every row of this client that is not closed"),
-        OpSpec(
-            name: "open", scope: .swipe, mutates: false,
-            args: [
-                movie,
-                ArgSpec(
-                    "edge", .string(values: Edge.allCases.map(\.rawValue)), required: true,
-                    "the edge to reveal; it must have buttons"),
-            ],
-            summary: "opens the row on an edge, as a swipe would, closing this client's other rows"),
-        OpSpec(
-            name: "perform", scope: .swipe, mutates: true,
-            args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
-            summary: "fires an action as a tap on its button would, without it showing"),
-        OpSpec(
-            name: "record", scope: .swipe, mutates: false,
-            args: [
-                ArgSpec(
-                    "on", .boolean, required: true,
-                    "true: close every row and start a new recording of this connection's swipe session (the last one is dropped); false: stop, keeping it for recording"
-                )
-            ],
-            summary:
-                "starts or stops recording this connection's swipe session (at most \(Recording.cap) inputs)"),
-        OpSpec(
-            name: "recording", scope: .swipe, mutates: false, args: [],
-            summary: "this connection's recording (the one going on, else the last), in recording format 1"),
-        OpSpec(
-            name: "share", scope: .swipe, mutates: false,
-            args: [
-                ArgSpec(
-                    "on", .boolean, required: true,
-                    "true: every change of this connection's rows goes to watchers; false: private again (off at connect)"
-                )
-            ],
-            summary: "shares this connection's rows with the connections that watch peers"),
-        OpSpec(
-            name: "peers", scope: .swipe, mutates: false,
-            args: [
-                ArgSpec(
-                    "watch", .boolean, required: true,
-                    "true: receive peer-row events for every change of a sharing connection's rows; false: stop"
-                )
-            ],
-            summary: "the sharing connections and their open rows; starts or stops peer-row events"),
-    ]
+    /// Every op, in the order of `Kind` (the order `help` lists them in).
+    public static let all: [OpSpec] = OpSpec.Kind.allCases.map(declaration)
 
-    /// The op of `kind` (the table has one per kind; `OpSpec.init` checks the names).
+    /// The declaration of `kind`. Longer than a function should be, for a reason: it is the op
+    /// table itself, one case per op, each read on its own.
+    static func declaration(_ kind: OpSpec.Kind) -> OpSpec {
+        switch kind {
+        case .ping:
+            OpSpec(
+                kind, scope: .session, mutates: false, args: [], summary: "answers {\"ok\":true}")
+        case .help:
+            OpSpec(
+                kind, scope: .session, mutates: false, args: [],
+                summary: "this description of protocol 1: ops, objects, errors, events")
+        case .options:
+            OpSpec(
+                kind, scope: .session, mutates: false,
+                args: [
+                    ArgSpec(
+                        "rows", .string(values: RowForm.allCases.map(\.rawValue)),
+                        default: .string(RowForm.full.rawValue),
+                        "the rows this connection receives: full, or compact (no spring, no accessibilityActions); left out: unchanged, full at connect"
+                    )
+                ],
+                summary: "sets this connection's options; no arguments: answers them as they are")
+        case .list:
+            OpSpec(
+                kind, scope: .state, mutates: false, args: [],
+                summary: "the movies in list order, and the latest seq")
+        case .add:
+            OpSpec(
+                kind, scope: .state, mutates: true,
+                args: [
+                    // Blank and over-long titles are the domain's to refuse (Movies), in characters.
+                    ArgSpec(
+                        "title", .string(bytes: 0...Limits.stringBytes.upperBound), required: true,
+                        "1 to 200 characters, not blank"),
+                    ArgSpec.text("image", "image name (left out: the new movie's id)"), key,
+                ],
+                summary: "adds a movie at the end of the list")
+        case .toggleWatched:
+            OpSpec(
+                kind, scope: .state, mutates: true, args: [movie, expect, key],
+                summary: "flips the movie's watched flag")
+        case .toggleWatchedWithFriends:
+            OpSpec(
+                kind, scope: .state, mutates: true, args: [movie, expect, key],
+                summary: "flips the movie's watched-with-friends flag")
+        case .remove:
+            OpSpec(
+                kind, scope: .state, mutates: true, args: [movie, expect, key],
+                summary: "removes the movie; the reply carries its last state")
+        case .restore:
+            OpSpec(
+                kind, scope: .state, mutates: true,
+                args: [
+                    movie,
+                    ArgSpec.sequence("expect", "fail with conflict unless the movie was removed at this seq"),
+                    key,
+                ],
+                summary: "brings a removed movie back as it was, at its place in the list")
+        case .undo:
+            OpSpec(
+                kind, scope: .state, mutates: true, args: [key],
+                summary: "undoes this connection's latest change not yet undone, with a compensating event")
+        case .subscribe:
+            OpSpec(
+                kind, scope: .state, mutates: false,
+                args: [
+                    ArgSpec.sequence(
+                        "from", "send every event after this seq first (left out: only new ones)")
+                ],
+                summary: "pushes every change as a movie event, in order, with no gap")
+        case .unsubscribe:
+            OpSpec(
+                kind, scope: .state, mutates: false, args: [], summary: "stops movie events")
+        case .history:
+            OpSpec(
+                kind, scope: .state, mutates: false,
+                args: [
+                    ArgSpec.sequence("from", default: 0, "events after this seq"),
+                    ArgSpec(
+                        "limit", .integer(min: 1, max: 1000), default: 100, "the most events in the reply"),
+                ],
+                summary: "stored events in order")
+        case .viewport:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    ArgSpec(
+                        "width", .number(100...4000), default: .number(JSONNumber(Rules.defaultRowWidth)),
+                        "row width in points (left out: unchanged; the default at connect)"),
+                    ArgSpec(
+                        "direction", .string(values: Direction.allCases.map(\.rawValue)),
+                        default: .string(Direction.ltr.rawValue),
+                        "layout direction (left out: unchanged; the default at connect)"),
+                ],
+                summary: "sets this client's row width and layout direction")
+        case .configure:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    ArgSpec(
+                        "leading", .actions(maxItems: Limits.actionsPerEdge), default: [],
+                        "leading actions, outermost first"),
+                    ArgSpec(
+                        "trailing", .actions(maxItems: Limits.actionsPerEdge), default: [],
+                        "trailing actions, outermost first"),
+                    ArgSpec(
+                        "allowsFullSwipeLeading", .boolean, default: true,
+                        "a full swipe may fire the outermost leading action"),
+                    ArgSpec(
+                        "allowsFullSwipeTrailing", .boolean, default: true,
+                        "a full swipe may fire the outermost trailing action"),
+                    ArgSpec(
+                        "buttonWidth", .number(20...400),
+                        default: .number(JSONNumber(Rules.defaultButtonWidth)),
+                        "button width in points"),
+                ],
+                summary: "sets this client's swipe layout; no arguments: the movie layout")
+        case .drag:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    movie, ArgSpec.number("dx", required: true, "translation since touch-down, + = right"),
+                ],
+                summary: "a finger moved on the row")
+        case .release:
+            OpSpec(
+                kind, scope: .swipe, mutates: true,
+                args: [
+                    movie, ArgSpec.number("dx", "final translation (left out: the last drag's)"),
+                    ArgSpec.number("vx", "velocity in points per second (left out: none)"),
+                ],
+                summary: "the finger lifted: snaps open, closes, or fires a full swipe")
+        case .tap:
+            OpSpec(
+                kind, scope: .swipe, mutates: true,
+                args: [movie, ArgSpec.text("action", required: true, "a revealed button's action")],
+                summary:
+                    "taps a revealed button: fires its action and closes the row (an action that asks to confirm waits for a second tap)"
+            )
+        case .close:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [ArgSpec.text("movie", "movie id (left out: every row)")],
+                summary: "closes a row, or every row")
+        case .rows:
+            OpSpec(
+                kind, scope: .swipe, mutates: false, args: [],
+                summary: "every row of this client that is not closed")
+        case .open:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    movie,
+                    ArgSpec(
+                        "edge", .string(values: Edge.allCases.map(\.rawValue)), required: true,
+                        "the edge to reveal; it must have buttons"),
+                ],
+                summary: "opens the row on an edge, as a swipe would, closing this client's other rows")
+        case .perform:
+            OpSpec(
+                kind, scope: .swipe, mutates: true,
+                args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
+                summary: "fires an action as a tap on its button would, without it showing")
+        case .record:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    ArgSpec(
+                        "on", .boolean, required: true,
+                        "true: close every row and start a new recording of this connection's swipe session (the last one is dropped); false: stop, keeping it for recording"
+                    )
+                ],
+                summary:
+                    "starts or stops recording this connection's swipe session (at most \(Recording.cap) inputs)"
+            )
+        case .recording:
+            OpSpec(
+                kind, scope: .swipe, mutates: false, args: [],
+                summary:
+                    "this connection's recording (the one going on, else the last), in recording format 1")
+        case .share:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    ArgSpec(
+                        "on", .boolean, required: true,
+                        "true: every change of this connection's rows goes to watchers; false: private again (off at connect)"
+                    )
+                ],
+                summary: "shares this connection's rows with the connections that watch peers")
+        case .peers:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    ArgSpec(
+                        "watch", .boolean, required: true,
+                        "true: receive peer-row events for every change of a sharing connection's rows; false: stop"
+                    )
+                ],
+                summary: "the sharing connections and their open rows; starts or stops peer-row events")
+        }
+    }
+
+    /// The op of `kind` (`all` has one per kind, made by `declaration`).
     public static func spec(_ kind: OpSpec.Kind) -> OpSpec {
         all.first { $0.kind == kind }!
     }

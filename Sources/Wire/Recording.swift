@@ -90,9 +90,6 @@ public struct Recording: Equatable, Sendable {
     public static let format = 1
     /// The most inputs a recording holds: the next one cuts it (recording stops).
     public static let cap = 10_000
-    /// The actions whose firing runs a movie command (protocol.md, "bound" actions): a replay
-    /// reports them as fired and changes nothing.
-    public static let boundActions: Set<String> = ["watched", "watched-with-friends", "delete"]
 
     public var layout: Layout
     public var viewport: Viewport

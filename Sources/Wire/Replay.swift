@@ -67,10 +67,11 @@ public enum Replay {
                 steps.append(
                     ReplayStep(t: t, kind: kind, row: nil, form: form, event: false, note: .closed(closed)))
             }
+            /// A gesture, applied as the connection applied it (`GestureOutcome`).
             func gesture(_ input: Input, _ row: RowID) {
-                let effects: [Effect]
+                let outcome: GestureOutcome
                 do throws(SwipeError) {
-                    effects = try list.send(input)
+                    outcome = try GestureOutcome(applying: input, to: &list)
                 } catch {
                     steps.append(
                         ReplayStep(
@@ -78,17 +79,16 @@ public enum Replay {
                             note: .refused(WireError(swipe: error))))
                     return
                 }
-                apply(effects)
-                var note: ReplayStep.Note?
-                for effect in effects {
-                    switch effect {
-                    case .fire(_, let action):
-                        note = .fired(action: action, bound: Recording.boundActions.contains(action))
-                    case .pending(_, let action):
-                        note = .pending(action: action)
-                    case .schedule, .cancel, .closed: break
+                apply(outcome.effects)
+                // What the connection's reply names: the action waiting, else the one fired.
+                let note: ReplayStep.Note? =
+                    if let action = outcome.pending {
+                        .pending(action: action)
+                    } else if let action = outcome.fired {
+                        .fired(action: action, bound: BoundAction(rawValue: action) != nil)
+                    } else {
+                        nil
                     }
-                }
                 reply(row, note)
             }
             switch entry.input {
@@ -100,11 +100,11 @@ public enum Replay {
             case .configure(let layout):
                 closedAll()
                 list.layout = layout
-            case .drag(let row, let dx): gesture(.dragChanged(row: row, dx: dx), row)
-            case .release(let row, let dx, let vx): gesture(.released(row: row, dx: dx, vx: vx), row)
-            case .tap(let row, let action): gesture(.tapped(row: row, action: action), row)
-            case .open(let row, let edge): gesture(.open(row: row, edge: edge), row)
-            case .perform(let row, let action): gesture(.perform(row: row, action: action), row)
+            case .drag, .release, .tap, .open, .perform:
+                guard let (input, row) = entry.input.gesture else {
+                    preconditionFailure("\(entry.input) is not a gesture")
+                }
+                gesture(input, row)
             case .close(nil): closedAll()
             case .close(let row?):
                 apply(list.close(row: row))

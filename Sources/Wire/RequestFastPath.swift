@@ -143,6 +143,11 @@ struct FastArguments {
         // Bit sets, not variadic lists: a variadic argument is an array made at each call.
         @inline(__always) func takes(_ allowed: UInt16) -> Bool { arguments & ~allowed == 0 }
         let movieBit = FastKey.movie.bit
+        /// The arguments of the three changes of one movie, which take the same.
+        @inline(__always) func movieMutation() -> (String, MutationOptions)? {
+            guard takes(movieBit | FastKey.expect.bit | FastKey.key.bit), let movie else { return nil }
+            return (movie, MutationOptions(expect: expect, key: key))
+        }
         switch op {
         case .ping: return takes(0) ? .ping : nil
         case .list: return takes(0) ? .list : nil
@@ -161,14 +166,15 @@ struct FastArguments {
         case .close:
             guard takes(movieBit) else { return nil }
             return .close(movie: movie)
-        case .toggleWatched, .toggleWatchedWithFriends, .remove:
-            guard takes(movieBit | FastKey.expect.bit | FastKey.key.bit), let movie else { return nil }
-            let options = MutationOptions(expect: expect, key: key)
-            switch op {
-            case .toggleWatched: return .toggleWatched(movie: movie, options: options)
-            case .toggleWatchedWithFriends: return .toggleWatchedWithFriends(movie: movie, options: options)
-            default: return .remove(movie: movie, options: options)
-            }
+        case .toggleWatched:
+            guard let (movie, options) = movieMutation() else { return nil }
+            return .toggleWatched(movie: movie, options: options)
+        case .toggleWatchedWithFriends:
+            guard let (movie, options) = movieMutation() else { return nil }
+            return .toggleWatchedWithFriends(movie: movie, options: options)
+        case .remove:
+            guard let (movie, options) = movieMutation() else { return nil }
+            return .remove(movie: movie, options: options)
         case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
             .record, .recording, .share, .peers:
             return nil

@@ -1,6 +1,9 @@
 // The command line, parsed once into a plain value. Options may come before or after the
-// command (as with systemctl); `--` ends them, for a title that starts with '-'.
+// command (as with systemctl); `--` ends them, for a title that starts with '-'. An option
+// that becomes an op's argument is checked against the range Wire's op table declares for it
+// (compiled in): what the daemon would refuse is a usage error here, worded as the daemon would.
 import SwipeEngine
+import Wire
 
 /// What swipectl was asked to do.
 enum Command: Equatable {
@@ -164,10 +167,13 @@ enum Arguments {
         case "remove": command = .remove(movie: operand)
         case "restore": command = .restore(movie: operand)
         case "watch":
-            command = .watch(from: try number("--from", values["--from"]), once: values["--once"] != nil)
+            command = .watch(
+                from: try number("--from", values["--from"], for: .subscribe, "from"),
+                once: values["--once"] != nil)
         case "history":
             command = .history(
-                from: try number("--from", values["--from"]), limit: try number("--limit", values["--limit"]))
+                from: try number("--from", values["--from"], for: .history, "from"),
+                limit: try number("--limit", values["--limit"], for: .history, "limit"))
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             command = .call(line: operand)
@@ -207,13 +213,20 @@ enum Arguments {
         switch (values["--dx"], values["--open"]) {
         case (let dx?, nil):
             if values["--tap"] != nil { throw Failure.usage("--tap goes with --open EDGE, not --dx") }
-            let steps = try number("--steps", values["--steps"])
+            let steps = try values["--steps"].map { (text) throws(Failure) in
+                guard let steps = UInt64(text) else {
+                    throw Failure.usage("--steps must be a whole number ≥ 0, not '\(text)'")
+                }
+                return steps
+            }
             if let steps, steps < 1 || steps > 1000 {
                 throw Failure.usage("--steps must be 1 to 1000, not \(steps)")
             }
             let gesture = Gesture.drag(
-                dx: try points("--dx", dx),
-                vx: try values["--vx"].map { (v) throws(Failure) in try points("--vx", v) },
+                dx: try points("--dx", dx, Ops.spec(.drag).arg("dx")),
+                vx: try values["--vx"].map { (v) throws(Failure) in
+                    try points("--vx", v, Ops.spec(.release).arg("vx"))
+                },
                 steps: steps.map { Int($0) })
             return .swipe(movie: movie, gesture: gesture, verbose: verbose)
         case (nil, let edge?):
@@ -231,19 +244,27 @@ enum Arguments {
         }
     }
 
-    /// A finite number of points (or points per second), such as -300 or 12.5.
-    private static func points(_ option: String, _ text: String) throws(Failure) -> Double {
+    /// A finite number of points (or points per second), such as -300 or 12.5, within the range
+    /// the op table declares for `arg`.
+    private static func points(_ option: String, _ text: String, _ arg: ArgSpec) throws(Failure) -> Double {
         guard let value = Double(text), value.isFinite, !text.hasPrefix("+") else {
             throw Failure.usage("\(option) must be a number of points, such as -300, not '\(text)'")
+        }
+        if !arg.admits(value), let bounds = arg.numberBounds {
+            throw Failure.usage("\(option) must be \(bounds), not '\(text)'")
         }
         return value
     }
 
-    /// A whole number ≥ 0 (its range is the daemon's to check).
-    private static func number(_ option: String, _ text: String?) throws(Failure) -> UInt64? {
+    /// A whole number for the argument `arg` of `op`, within the bounds the op table declares.
+    private static func number(_ option: String, _ text: String?, for op: OpSpec.Kind, _ arg: String)
+        throws(Failure) -> UInt64?
+    {
         guard let text else { return nil }
-        guard let value = UInt64(text) else {
-            throw Failure.usage("\(option) must be a whole number ≥ 0, not '\(text)'")
+        let spec = Ops.spec(op).arg(arg)
+        // Only whole numbers ≥ 0 reach an op (every one of them is a seq or a count).
+        guard let value = UInt64(text), let n = Int64(exactly: value), spec.admits(n) else {
+            throw Failure.usage("\(option) must be a whole number\(spec.integerBounds), not '\(text)'")
         }
         return value
     }

@@ -3,17 +3,18 @@ import SwipedClient
 import Wire
 
 enum Call {
-    static func run(_ session: Session, line: String) throws(Failure) {
+    static func run(_ conversation: Conversation, line: String) throws(Failure) {
         let reply: String
         do {
-            reply = try session.client.callRaw(line)
+            reply = try conversation.client.callRaw(line)
         } catch {
-            throw session.lost(error)
+            throw conversation.lost(error)
         }
         Output.out(reply + "\n")
         guard let object = try? SwipedClient.object(Array(reply.utf8)) else {
             throw Failure(
-                .unreachable, "the daemon at \(session.socket.path) sent a line that is not a JSON object")
+                .unreachable,
+                "the daemon at \(conversation.socket.path) sent a line that is not a JSON object")
         }
         if object.bool("ok") != true {
             let error = object.object("error")

@@ -6,16 +6,16 @@ import SwipedClient
 import Wire
 
 enum DaemonHelp {
-    static func run(_ session: Session) throws(Failure) {
-        let reply = try session.request("help")
-        if session.json { return }
+    static func run(_ conversation: Conversation) throws(Failure) {
+        let reply = try conversation.request("help")
+        if conversation.json { return }
         guard case .array(let items)? = reply["ops"] else {
-            throw session.lost(ClientError(.protocol, "help reply without ops"))
+            throw conversation.lost(ClientError(.protocol, "help reply without ops"))
         }
         let ops = items.compactMap(\.objectValue)
         let objects = entries(reply, "objects")
-        let hello = session.client.hello
-        var text = "\(hello.server) at \(session.socket.path), protocol \(reply.uint("protocol") ?? 0)"
+        let hello = conversation.client.hello
+        var text = "\(hello.server) at \(conversation.socket.path), protocol \(reply.uint("protocol") ?? 0)"
         text +=
             hello.writer
             ? "; this client may change the movies.\n" : "; this client may only read and swipe.\n"

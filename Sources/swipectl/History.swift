@@ -5,21 +5,21 @@ import SwipedClient
 import Wire
 
 enum History {
-    static func run(_ session: Session, from: UInt64?, limit: UInt64?) throws(Failure) {
+    static func run(_ conversation: Conversation, from: UInt64?, limit: UInt64?) throws(Failure) {
         var arguments: [(String, JSON)] = []
         if let from { arguments.append(("from", .number(JSONNumber(Int64(clamping: from))))) }
         if let limit { arguments.append(("limit", .number(JSONNumber(Int64(clamping: limit))))) }
-        let reply = try session.request("history", arguments)
-        if session.json { return }
+        let reply = try conversation.request("history", arguments)
+        if conversation.json { return }
         guard let latest = reply.uint("seq"), case .array(let items)? = reply["events"] else {
-            throw session.lost(ClientError(.protocol, "history reply without seq and events"))
+            throw conversation.lost(ClientError(.protocol, "history reply without seq and events"))
         }
         var table = Table("SEQ", "TIME", "CHANGE", "ID", "TITLE")
         var last = from ?? 0
         for item in items {
             guard case .object(let object) = item, let (event, at) = try? SwipedClient.committedEvent(object)
             else {
-                throw session.lost(ClientError(.protocol, "malformed history event"))
+                throw conversation.lost(ClientError(.protocol, "malformed history event"))
             }
             table.append(
                 String(event.seq), time(at), change(event), event.movie.id,
@@ -60,8 +60,63 @@ enum History {
         return String(at[..<dot]) + "Z"
     }
 
-    /// One line for `watch`: seq, time, change, id and title, two spaces apart.
-    static func line(_ event: CommittedEvent, at: String) -> String {
-        "\(event.seq)  \(time(at))  \(change(event))  \(event.movie.id)  \(TerminalText.escaped(event.movie.title))"
+}
+
+/// `watch`'s lines: the columns of `history`'s table (SEQ, TIME, CHANGE, ID, TITLE), two cells
+/// apart. A stream cannot be measured before it is printed, so each column starts as wide as
+/// what it will usually hold (the seq of now, the longest change, the longest id of the list at
+/// the start) and only grows: a wider cell widens its column from that line on.
+struct WatchColumns {
+    /// The cells of SEQ, TIME, CHANGE and ID (TITLE, the last, is never padded).
+    private(set) var widths: [Int]
+
+    init(latestSeq: UInt64, ids: [String]) {
+        widths = [
+            max(3, String(latestSeq).count), TerminalText.width("2026-11-30T04:43:34Z"),
+            WatchColumns.widestChange, ids.map(TerminalText.width).max() ?? 2,
+        ]
+        widths[3] = max(widths[3], 2)
     }
+
+    /// The column titles, aligned as the lines are.
+    var header: String { row(["SEQ", "TIME", "CHANGE", "ID", "TITLE"]) }
+
+    /// One event's line.
+    mutating func line(_ event: CommittedEvent, at: String) -> String {
+        let cells = [
+            String(event.seq), History.time(at), History.change(event), event.movie.id,
+            TerminalText.escaped(event.movie.title),
+        ]
+        for column in widths.indices {
+            widths[column] = max(widths[column], TerminalText.width(cells[column]))
+        }
+        return row(cells)
+    }
+
+    private func row(_ cells: [String]) -> String {
+        var line = ""
+        for (column, cell) in cells.enumerated() {
+            line += cell
+            if column < widths.count {
+                line += String(repeating: " ", count: widths[column] - TerminalText.width(cell) + 2)
+            }
+        }
+        return line
+    }
+
+    /// The widest change `History.change` words for an event that undoes nothing.
+    static let widestChange: Int = {
+        let kinds = [
+            MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled, MovieEvent.Kind.watchedWithFriendsToggled,
+            MovieEvent.Kind.removed, MovieEvent.Kind.restored,
+        ]
+        return kinds.flatMap { kind in
+            [false, true].map { flag in
+                let movie = Movie(
+                    id: "", title: "", image: "", watched: flag, watchedWithFriends: flag, version: 0)
+                return TerminalText.width(
+                    History.change(CommittedEvent(seq: 0, kind: kind, movie: movie, at: 0)))
+            }
+        }.max()!
+    }()
 }

@@ -11,10 +11,10 @@ enum MovieCommands {
         var op: String { self == .watched ? "toggle-watched" : "toggle-watched-with-friends" }
     }
 
-    static func list(_ session: Session) throws(Failure) {
-        let reply = try session.request("list")
-        if session.json { return }
-        let movies = try decodeMovies(reply, session)
+    static func list(_ conversation: Conversation) throws(Failure) {
+        let reply = try conversation.request("list")
+        if conversation.json { return }
+        let movies = try decodeMovies(reply, conversation)
         var table = Table("ID", "TITLE", "WATCHED")
         for movie in movies { table.append(movie.id, TerminalText.escaped(movie.title), indicators(movie)) }
         // On a terminal, long titles (then long ids) are cut so that each movie stays on one line.
@@ -27,19 +27,19 @@ enum MovieCommands {
         Output.out(text)
     }
 
-    static func add(_ session: Session, title: String, image: String?) throws(Failure) {
+    static func add(_ conversation: Conversation, title: String, image: String?) throws(Failure) {
         var arguments: [(String, JSON)] = [("title", .string(title))]
         if let image { arguments.append(("image", .string(image))) }
-        let (seq, movie) = try mutation(session, "add", arguments)
-        if session.json { return }
+        let (seq, movie) = try mutation(conversation, "add", arguments)
+        if conversation.json { return }
         Output.out("Added \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
-    static func toggle(_ session: Session, _ flag: Flag, _ name: String) throws(Failure) {
-        let (id, known) = try resolve(session, name)
+    static func toggle(_ conversation: Conversation, _ flag: Flag, _ name: String) throws(Failure) {
+        let (id, known) = try resolve(conversation, name)
         let (seq, movie) = try mutation(
-            session, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
-        if session.json { return }
+            conversation, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
+        if conversation.json { return }
         let state: String
         switch flag {
         case .watched: state = movie.watched ? "watched 👁" : "not watched"
@@ -49,19 +49,19 @@ enum MovieCommands {
         Output.out("\(movie.id) \"\(TerminalText.escaped(movie.title))\": \(state) (seq \(seq)).\n")
     }
 
-    static func remove(_ session: Session, _ name: String) throws(Failure) {
-        let (id, known) = try resolve(session, name)
+    static func remove(_ conversation: Conversation, _ name: String) throws(Failure) {
+        let (id, known) = try resolve(conversation, name)
         let (seq, movie) = try mutation(
-            session, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
-        if session.json { return }
+            conversation, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
+        if conversation.json { return }
         Output.out("Removed \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
     /// MOVIE is the id of a removed movie, sent as is: a removed movie is not in `list`, whose
     /// titles a name is matched against.
-    static func restore(_ session: Session, _ id: String) throws(Failure) {
-        let (seq, movie) = try mutation(session, "restore", [("movie", .string(id))])
-        if session.json { return }
+    static func restore(_ conversation: Conversation, _ id: String) throws(Failure) {
+        let (seq, movie) = try mutation(conversation, "restore", [("movie", .string(id))])
+        if conversation.json { return }
         Output.out("Restored \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
@@ -75,10 +75,10 @@ enum MovieCommands {
 
     /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
     /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
-    static func resolve(_ session: Session, _ name: String) throws(Failure) -> (
+    static func resolve(_ conversation: Conversation, _ name: String) throws(Failure) -> (
         id: String, known: Bool
     ) {
-        let movies = try decodeMovies(session.request("list", echo: false), session)
+        let movies = try decodeMovies(conversation.request("list", echo: false), conversation)
         switch MovieName.resolve(name, in: movies) {
         case .id(let id): return (id, true)
         case .none: return (name, false)
@@ -88,15 +88,17 @@ enum MovieCommands {
 
     /// A mutation's reply as (seq, movie). A not-found for a MOVIE that matched no title says so.
     private static func mutation(
-        _ session: Session, _ op: String, _ arguments: [(String, JSON)],
+        _ conversation: Conversation, _ op: String, _ arguments: [(String, JSON)],
         unmatched name: String? = nil
     ) throws(Failure) -> (UInt64, Movie) {
         let reply: JSONObject
         do {
-            reply = try session.request(op, arguments)
+            reply = try conversation.request(op, arguments)
         } catch {
             var failure = error
-            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:"),
+                !failure.movieRemoved
+            {
                 failure.message += "\nno title starts with '\(name)' either (see `swipectl list`)"
             }
             throw failure
@@ -104,21 +106,21 @@ enum MovieCommands {
         guard let seq = reply.uint("seq"), let value = reply["movie"],
             let movie = try? SwipedClient.movie(value)
         else {
-            throw session.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
+            throw conversation.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
         }
         return (seq, movie)
     }
 
-    static func decodeMovies(_ reply: JSONObject, _ session: Session) throws(Failure) -> [Movie] {
+    static func decodeMovies(_ reply: JSONObject, _ conversation: Conversation) throws(Failure) -> [Movie] {
         guard case .array(let items)? = reply["movies"] else {
-            throw session.lost(ClientError(.protocol, "list reply without movies"))
+            throw conversation.lost(ClientError(.protocol, "list reply without movies"))
         }
         var movies: [Movie] = []
         for item in items {
             do {
                 movies.append(try SwipedClient.movie(item))
             } catch {
-                throw session.lost(error)
+                throw conversation.lost(error)
             }
         }
         return movies

@@ -20,6 +20,8 @@ enum ExitStatus: Int32 {
 struct Failure: Error {
     var status: ExitStatus
     var message: String
+    /// The daemon refused because the movie was removed, and `message` says how to restore it.
+    var movieRemoved = false
 
     init(_ status: ExitStatus, _ message: String) {
         self.status = status

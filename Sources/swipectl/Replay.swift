@@ -10,7 +10,14 @@ import Wire
 
 enum ReplayCommand {
     static func run(file: String, expect: String?) throws(Failure) {
-        let json = try parse(try Files.read(file), file)
+        let bytes = try Files.read(file)
+        if holdsRows(bytes) {
+            throw Failure(
+                .refused,
+                "\(file) is not a recording: it holds the rows a connection got, one line each (a .rows file); replay the recording they came with, and give this file to --expect"
+            )
+        }
+        let json = try parse(bytes, file)
         let recording: Recording
         do {
             recording = try Recording(json: json)
@@ -35,6 +42,21 @@ enum ReplayCommand {
         }
         guard let expect else { return }
         try compare(rows, with: try expectedRows(expect), expect)
+    }
+
+    /// Whether `bytes` are lines of JSON objects with rows and no recording: what `swipe
+    /// --record FILE` writes to FILE.rows, and `--expect` reads.
+    static func holdsRows(_ bytes: [UInt8]) -> Bool {
+        var rows = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"))
+        where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+            guard case .object(let object)? = try? JSONParser.parse(Array(line)), object["recording"] == nil
+            else {
+                return false
+            }
+            if object["row"] != nil { rows += 1 }
+        }
+        return rows > 0
     }
 
     /// The rows of an expect file: every line that is a JSON object with a `row` (a reply, a

@@ -13,9 +13,12 @@ enum Swipe {
     /// and 20 points per report is a brisk swipe.
     static let maxStep: Double = 20
 
-    static func run(_ session: Session, _ name: String, _ gesture: Gesture, verbose: Bool) throws(Failure) {
-        let (id, known) = try MovieCommands.resolve(session, name)
-        let swipe = Run(session: session, movie: id, unmatched: known ? nil : name, verbose: verbose)
+    static func run(_ conversation: Conversation, _ name: String, _ gesture: Gesture, verbose: Bool)
+        throws(Failure)
+    {
+        let (id, known) = try MovieCommands.resolve(conversation, name)
+        let swipe = Run(
+            conversation: conversation, movie: id, unmatched: known ? nil : name, verbose: verbose)
         switch gesture {
         case .drag(let dx, let vx, let steps):
             try swipe.drag(dx, steps: steps ?? max(1, Int((abs(dx) / maxStep).rounded(.up))))
@@ -33,18 +36,18 @@ enum Swipe {
     /// recording written to FILE and the lines with a row that the connection got to
     /// FILE.rows, as `swipectl replay FILE --expect FILE.rows` reads them.
     static func record(
-        _ session: Session, _ name: String, _ gesture: Gesture, verbose: Bool, into file: String
+        _ conversation: Conversation, _ name: String, _ gesture: Gesture, verbose: Bool, into file: String
     ) throws(Failure) {
-        try session.request("record", [("on", .bool(true))], echo: false)
-        session.transcript = []
-        try run(session, name, gesture, verbose: verbose)
-        let reply = try session.request("recording", echo: false)
+        try conversation.request("record", [("on", .bool(true))], echo: false)
+        conversation.transcript = []
+        try run(conversation, name, gesture, verbose: verbose)
+        let reply = try conversation.request("recording", echo: false)
         guard let recording = reply["recording"] else {
             throw Failure(.unreachable, "the daemon's recording reply has no recording")
         }
-        let lines = session.transcript ?? []
-        session.transcript = nil
-        try session.request("record", [("on", .bool(false))], echo: false)
+        let lines = conversation.transcript ?? []
+        conversation.transcript = nil
+        try conversation.request("record", [("on", .bool(false))], echo: false)
         var out = JSONWriter()
         out.value(recording)
         out.newline()
@@ -58,7 +61,7 @@ enum Swipe {
             }
         }
         try Files.write(Array(rows.map { $0 + "\n" }.joined().utf8), to: file + ".rows")
-        if !session.json {
+        if !conversation.json {
             Output.out("recorded \(rows.count) rows into \(file) (rows: \(file).rows)\n")
         }
     }
@@ -94,7 +97,7 @@ extension String {
 
 /// One gesture's requests and what they print.
 private struct Run {
-    let session: Session
+    let conversation: Conversation
     let movie: String
     /// MOVIE as given, when it matched no id or title (for the not-found message).
     let unmatched: String?
@@ -119,7 +122,7 @@ private struct Run {
 
     /// Opens the row on `edge` (the `open` op: rule 11); then taps `action` when given.
     func open(_ edge: Edge, thenTap action: String?) throws(Failure) {
-        let layout = try session.request("configure", echo: false).object("layout")
+        let layout = try conversation.request("configure", echo: false).object("layout")
         let actions = Run.actions(layout, .leading) + Run.actions(layout, .trailing)
         guard actions.contains(where: { $0.edge == edge }) else {
             throw Failure(.refused, "the \(edge.rawValue) edge of \(movie)'s row has no buttons")
@@ -168,13 +171,13 @@ private struct Run {
     // MARK: - Printing
 
     func show(_ step: String, _ row: RowRender) {
-        if !session.json { Output.out(Swipe.line(step, row) + "\n") }
+        if !conversation.json { Output.out(Swipe.line(step, row) + "\n") }
     }
 
     /// What a tap or perform did: an action waiting for its confirmation (rule 10), or `fired`.
     func show(outcome reply: JSONObject) throws(Failure) {
         if let action = reply.object("pending")?.string("action") {
-            if !session.json {
+            if !conversation.json {
                 Output.out(
                     "pending \(action): the row asks to confirm it (tap it within \(Swipe.format(Rules.confirmTimeout)) s)\n"
                 )
@@ -187,7 +190,7 @@ private struct Run {
     /// What fired, if anything; a bound action whose command failed is a failure (status 1).
     func show(fired: JSONObject?) throws(Failure) {
         guard let fired, let action = fired.string("action") else {
-            if !session.json { Output.out("nothing fired\n") }
+            if !conversation.json { Output.out("nothing fired\n") }
             return
         }
         if let error = fired.object("error") {
@@ -196,7 +199,7 @@ private struct Run {
                 "\(action) fired, but its command failed: \(error.string("code") ?? "error"): "
                     + (error.string("message") ?? ""))
         }
-        if session.json { return }
+        if conversation.json { return }
         Output.out("fired \(action)" + (fired.uint("seq").map { " (seq \($0))" } ?? "") + "\n")
     }
 
@@ -207,10 +210,12 @@ private struct Run {
         -> JSONObject
     {
         do {
-            return try session.request(op, [("movie", .string(movie))] + arguments, echo: echo)
+            return try conversation.request(op, [("movie", .string(movie))] + arguments, echo: echo)
         } catch {
             var failure = error
-            if let unmatched, failure.status == .refused, failure.message.hasPrefix("not-found:") {
+            if let unmatched, failure.status == .refused, failure.message.hasPrefix("not-found:"),
+                !failure.movieRemoved
+            {
                 failure.message += "\nno title starts with '\(unmatched)' either (see `swipectl list`)"
             }
             throw failure
@@ -221,7 +226,7 @@ private struct Run {
         do {
             return try SwipedClient.row(reply.object("row"))
         } catch {
-            throw session.lost(error)
+            throw conversation.lost(error)
         }
     }
 }

@@ -1,4 +1,4 @@
-// From the parsed command line to a command run against one session.
+// From the parsed command line to a command run against one conversation.
 import Wire
 
 enum Swipectl {
@@ -21,7 +21,7 @@ enum Swipectl {
                         environment: environment)
                     return .ok
                 }
-                try run(invocation.command, Session(socket, json: invocation.json))
+                try run(invocation.command, Conversation(socket, json: invocation.json))
             }
             return .ok
         } catch {
@@ -30,23 +30,23 @@ enum Swipectl {
         }
     }
 
-    static func run(_ command: Command, _ session: Session) throws(Failure) {
+    static func run(_ command: Command, _ conversation: Conversation) throws(Failure) {
         switch command {
-        case .list: try MovieCommands.list(session)
-        case .add(let title, let image): try MovieCommands.add(session, title: title, image: image)
-        case .toggleWatched(let movie): try MovieCommands.toggle(session, .watched, movie)
-        case .toggleFriends(let movie): try MovieCommands.toggle(session, .friends, movie)
-        case .remove(let movie): try MovieCommands.remove(session, movie)
-        case .restore(let movie): try MovieCommands.restore(session, movie)
-        case .watch(let from, let once): try Watch.run(session, from: from, once: once)
-        case .history(let from, let limit): try History.run(session, from: from, limit: limit)
-        case .call(let line): try Call.run(session, line: line)
-        case .help: try DaemonHelp.run(session)
+        case .list: try MovieCommands.list(conversation)
+        case .add(let title, let image): try MovieCommands.add(conversation, title: title, image: image)
+        case .toggleWatched(let movie): try MovieCommands.toggle(conversation, .watched, movie)
+        case .toggleFriends(let movie): try MovieCommands.toggle(conversation, .friends, movie)
+        case .remove(let movie): try MovieCommands.remove(conversation, movie)
+        case .restore(let movie): try MovieCommands.restore(conversation, movie)
+        case .watch(let from, let once): try Watch.run(conversation, from: from, once: once)
+        case .history(let from, let limit): try History.run(conversation, from: from, limit: limit)
+        case .call(let line): try Call.run(conversation, line: line)
+        case .help: try DaemonHelp.run(conversation)
         case .swipe(let movie, let gesture, let verbose):
-            try Swipe.run(session, movie, gesture, verbose: verbose)
-        case .tui: preconditionFailure("tui runs without a Session (main)")
+            try Swipe.run(conversation, movie, gesture, verbose: verbose)
+        case .tui: preconditionFailure("tui runs without a Conversation (main)")
         case .recordedSwipe(let movie, let gesture, let verbose, let file):
-            try Swipe.record(session, movie, gesture, verbose: verbose, into: file)
+            try Swipe.record(conversation, movie, gesture, verbose: verbose, into: file)
         case .replay:
             preconditionFailure("replay needs no daemon; main runs it")
         }

@@ -26,7 +26,7 @@ enum Tui {
         do {
             connection = try StreamConnection(socketPath: socket.path)
         } catch {
-            throw Session.unreachable(error, socket)
+            throw Conversation.unreachable(error, socket)
         }
         let colorterm = environment["COLORTERM"] ?? ""
         let options = TuiApp.Options(

@@ -16,52 +16,65 @@ enum Watch {
     /// Follows the changes until SIGINT or SIGTERM. When the daemon goes away (it restarts, or
     /// says bye), a notice goes to stderr, and swipectl connects again with backoff and
     /// subscribes from the last seq it printed: no gap, no duplicate. With `once`, losing the
-    /// daemon ends the watch (status 3).
-    static func run(_ session: Session, from: UInt64?, once: Bool) throws(Failure) {
+    /// daemon ends the watch (status 3). Each failed attempt to connect again says why, and
+    /// when the next comes.
+    static func run(_ conversation: Conversation, from: UInt64?, once: Bool) throws(Failure) {
         let signals = try StopSignals()
         defer { signals.close() }
-        var session = session
+        var conversation = conversation
         var last = from
         var resumed = false
+        var columns: WatchColumns?
         while true {
             do {
-                let seq = try subscribe(session, from: last)
+                if columns == nil && !conversation.json {
+                    // The ids of now, for the ID column's width (the lines are aligned).
+                    let list = try conversation.request("list", echo: false)
+                    let ids = try MovieCommands.decodeMovies(list, conversation).map(\.id)
+                    columns = WatchColumns(latestSeq: list.uint("seq") ?? 0, ids: ids)
+                    if Output.isTerminal, let header = columns?.header { Output.out(header + "\n") }
+                }
+                let seq = try subscribe(conversation, from: last)
                 if resumed {
-                    Output.error("reconnected to \(session.socket.path); resuming after seq \(last ?? seq).")
+                    Output.error(
+                        "reconnected to \(conversation.socket.path); resuming after seq \(last ?? seq).")
                 } else {
-                    Output.error("watching \(session.socket.path) from seq \(from ?? seq); Ctrl-C stops.")
+                    Output.error(
+                        "watching \(conversation.socket.path) from seq \(from ?? seq); Ctrl-C stops.")
                 }
                 last = last ?? seq
-                if try follow(session, signals, &last) { return }
+                if try follow(conversation, signals, &last, &columns) { return }
             } catch let failure {
                 guard failure.status == .unreachable, !once, last != nil else { throw failure }
                 Output.error("\(failure.message); connecting again (Ctrl-C stops).")
-                guard let next = try reconnect(session, signals) else { return }
-                session = next
+                guard let next = try reconnect(conversation, signals) else { return }
+                conversation = next
                 resumed = true
             }
         }
     }
 
     /// Subscribes from `from` (nil: from now) and returns the daemon's seq.
-    private static func subscribe(_ session: Session, from: UInt64?) throws(Failure) -> UInt64 {
+    private static func subscribe(_ conversation: Conversation, from: UInt64?) throws(Failure) -> UInt64 {
         var arguments: [(String, JSON)] = []
         if let from { arguments.append(("from", .number(JSONNumber(Int64(clamping: from))))) }
-        let reply = try session.request("subscribe", arguments, echo: false)
+        let reply = try conversation.request("subscribe", arguments, echo: false)
         return reply.uint("seq") ?? 0
     }
 
     /// Prints events as they come, keeping `last` at the seq of the last one printed; true when
     /// a stop signal came.
-    private static func follow(_ session: Session, _ signals: StopSignals, _ last: inout UInt64?)
-        throws(Failure)
+    private static func follow(
+        _ conversation: Conversation, _ signals: StopSignals, _ last: inout UInt64?,
+        _ columns: inout WatchColumns?
+    ) throws(Failure)
         -> Bool
     {
-        let socket = session.client.connection.fd
+        let socket = conversation.client.connection.fd
         while true {
             // Whatever has already arrived, then wait for more.
-            while let event = try next(session) {
-                try show(event, session)
+            while let event = try next(conversation) {
+                try show(event, conversation, &columns)
                 if case .movie(let change, _) = event.event { last = change.seq }
             }
             var fds = [
@@ -76,28 +89,37 @@ enum Watch {
         }
     }
 
-    /// A new session once the daemon answers again; nil when a stop signal came first.
-    private static func reconnect(_ session: Session, _ signals: StopSignals) throws(Failure) -> Session? {
+    /// A new conversation once the daemon answers again; nil when a stop signal came first.
+    private static func reconnect(_ conversation: Conversation, _ signals: StopSignals) throws(Failure)
+        -> Conversation?
+    {
         var attempt = 0
         while true {
             var fd = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
             let wait = backoff[min(attempt, backoff.count - 1)]
             if poll(&fd, 1, Int32(wait * 1000)) > 0 { return nil }
             attempt += 1
-            if let next = try? session.reconnected() { return next }
+            do {
+                return try conversation.reconnected()
+            } catch {
+                let next = backoff[min(attempt, backoff.count - 1)]
+                Output.error(
+                    "\(Conversation.notAnswering(error, conversation.socket)); trying again in \(Swipe.format(next)) s (Ctrl-C stops)."
+                )
+            }
         }
     }
 
     /// The next whole event already received; nil when none has (yet).
-    private static func next(_ session: Session) throws(Failure) -> EventLine? {
+    private static func next(_ conversation: Conversation) throws(Failure) -> EventLine? {
         do {
-            guard let event = try session.client.nextEventLine(timeout: 0) else {
-                throw Failure(.unreachable, "the daemon at \(session.socket.path) closed the connection")
+            guard let event = try conversation.client.nextEventLine(timeout: 0) else {
+                throw Failure(.unreachable, "the daemon at \(conversation.socket.path) closed the connection")
             }
             return event
         } catch let error as ClientError {
             if error.kind == .timeout { return nil }
-            throw session.lost(error)
+            throw conversation.lost(error)
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -105,13 +127,16 @@ enum Watch {
         }
     }
 
-    private static func show(_ event: EventLine, _ session: Session) throws(Failure) {
-        if session.json { Output.out(event.line + "\n") }
+    private static func show(_ event: EventLine, _ conversation: Conversation, _ columns: inout WatchColumns?)
+        throws(Failure)
+    {
+        if conversation.json { Output.out(event.line + "\n") }
         switch event.event {
         case .movie(let change, let at):
-            if !session.json { Output.out(History.line(change, at: at) + "\n") }
+            if let line = columns?.line(change, at: at) { Output.out(line + "\n") }
         case .bye(let reason):
-            throw Failure(.unreachable, "the daemon at \(session.socket.path) ended the session: \(reason)")
+            throw Failure(
+                .unreachable, "the daemon at \(conversation.socket.path) ended the session: \(reason)")
         case .row, .other:
             break
         }

@@ -31,6 +31,14 @@ final class ReplaySwipectlTests: DaemonTestCase {
             rows.last?.hasPrefix(#"{"event":"row","row":{"movie":"seven","offset":0,"phase":"closed""#)
                 ?? false)
         XCTAssertTrue(rows.last?.hasSuffix(#","removed":true}"#) ?? false)
+        // The rows are not a recording, and replay says so in those words.
+        let wrong = try Subprocess.run(
+            try Binaries.swipectl, ["replay", file + ".rows"], environment: ["SWIPED_SOCKET": "/nonexistent"])
+        XCTAssertEqual(wrong.status, .exited(1))
+        XCTAssertEqual(
+            wrong.standardError,
+            "swipectl: \(file).rows is not a recording: it holds the rows a connection got, one line each (a .rows file); replay the recording they came with, and give this file to --expect\n"
+        )
 
         // The replay needs no daemon: one line per step, the last the removal's row event.
         let replay = try Subprocess.run(

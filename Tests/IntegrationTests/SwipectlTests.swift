@@ -162,6 +162,24 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertTrue(again.standardError.hasPrefix("swipectl: not-found: "), again.standardError)
     }
 
+    /// A command on a removed movie says how to bring it back, and that command does.
+    func testACommandOnARemovedMovieSaysHowToRestoreIt() throws {
+        try ok("remove", "seven")
+        let expected =
+            "swipectl: not-found: movie \"seven\" was removed at seq 11\n"
+            + "swipectl: bring it back with `swipectl restore seven`\n"
+        for result in [
+            try swipectl("toggle-watched", "seven"), try swipectl("remove", "seven"),
+            try swipectl("swipe", "seven", "--dx", "-50"),
+        ] {
+            XCTAssertEqual(result.status, .exited(1))
+            XCTAssertEqual(result.standardError, expected)
+        }
+        XCTAssertEqual(try ok("restore", "seven"), "Restored seven \"Se7en\" (seq 12).\n")
+        // An id the daemon never had is not told to be restored.
+        XCTAssertFalse(try swipectl("toggle-watched", "alien").standardError.contains("restore"))
+    }
+
     func testRestoreBringsARemovedMovieBackByItsID() throws {
         XCTAssertEqual(try ok("remove", "se7"), "Removed seven \"Se7en\" (seq 11).\n")
         XCTAssertEqual(try ok("restore", "seven"), "Restored seven \"Se7en\" (seq 12).\n")
@@ -180,19 +198,34 @@ final class SwipectlTests: DaemonTestCase {
         try watch.waitForOutput("watching \(daemon.socket) from seq 10", in: .standardError)
         try ok("toggle-watched", "matrix")
         try ok("remove", "inception")
-        try watch.waitForOutput("inception")
+        try ok("toggle-friends", "godfather")
+        try watch.waitForOutput("godfather")
         watch.kill(SIGINT)
         XCTAssertEqual(try watch.wait(timeout: .seconds(5)), .exited(0), watch.standardError)
         let lines = watch.standardOutput.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 2, watch.standardOutput)
-        XCTAssertTrue(
-            lines[0].hasPrefix("11  ") && lines[0].hasSuffix("  watched  matrix  The Matrix"), lines[0])
-        XCTAssertTrue(
-            lines[1].hasPrefix("12  ") && lines[1].hasSuffix("  removed  inception  Inception"), lines[1])
+        XCTAssertEqual(lines.count, 3, watch.standardOutput)  // no header: not a terminal
+        XCTAssertEqual(lines.map { String($0.prefix { $0 != " " }) }, ["11", "12", "13"])
         // The time in between, to the second.
         XCTAssertNotNil(
-            lines[0].range(of: #"^11  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
+            lines[0].range(of: #"^11 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
             lines[0])
+        // Aligned columns: the change, the id and the title start at the same offset on every
+        // line, whatever the lengths of the cells before them.
+        let rows = [
+            ("watched", "matrix", "The Matrix"), ("removed", "inception", "Inception"),
+            ("watched with friends", "godfather", "The Godfather"),
+        ]
+        var starts: [[Int]] = []
+        for (line, (change, id, title)) in zip(lines, rows) {
+            XCTAssertTrue(line.hasSuffix("  " + title), line)
+            let change = try XCTUnwrap(line.range(of: "Z  " + change + " "), line)
+            let id = try XCTUnwrap(line.range(of: "  " + id + "  "), line)
+            starts.append([
+                change.lowerBound.utf16Offset(in: line), id.lowerBound.utf16Offset(in: line),
+                line.utf16.count - title.utf16.count,
+            ])
+        }
+        XCTAssertEqual(Set(starts).count, 1, watch.standardOutput)
     }
 
     func testWatchJSONPrintsTheRawEventsFromSEQAndStopsOnSIGTERM() throws {
@@ -243,10 +276,13 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(events.map { $0["kind"] as? String }, ["watched-toggled"])
         XCTAssertTrue(try ok("history").contains("  watched  seven  "))
 
-        // The daemon checks the range: limit 0 is its bad-request.
+        // swipectl checks the range the op table declares (1 to 1000) before it asks.
         let zero = try swipectl("history", "--limit", "0")
-        XCTAssertEqual(zero.status, .exited(1))
-        XCTAssertTrue(zero.standardError.hasPrefix("swipectl: bad-request: "), zero.standardError)
+        XCTAssertEqual(zero.status, .exited(2))
+        XCTAssertEqual(
+            zero.standardError,
+            "swipectl: --limit must be a whole number from 1 to 1000, not '0'\nTry 'swipectl --help'.\n")
+        XCTAssertEqual(try json(try ok("--json", "history", "--limit", "1000"))["seq"] as? Int, 11)
     }
 
     func testCallSendsOneRawLineAndPrintsTheRawReply() throws {
@@ -343,6 +379,14 @@ final class SwipectlTests: DaemonTestCase {
             (["list", "--image", "x"], "--image does not apply to 'list'"),
             (["history", "--from", "-1"], "--from must be a whole number ≥ 0, not '-1'"),
             (["history", "--limit"], "--limit needs a value"),
+            (["history", "--limit", "0"], "--limit must be a whole number from 1 to 1000, not '0'"),
+            (["history", "--limit", "1001"], "--limit must be a whole number from 1 to 1000, not '1001'"),
+            (["watch", "--from", "x"], "--from must be a whole number ≥ 0, not 'x'"),
+            (["swipe", "matrix", "--dx", "2e9"], "--dx must be from -1000000000 to 1000000000, not '2e9'"),
+            (
+                ["swipe", "matrix", "--dx", "-9", "--vx", "-2e9"],
+                "--vx must be from -1000000000 to 1000000000"
+            ),
             (["--socket"], "--socket needs a value"),
             (["--json=yes", "list"], "--json takes no value"),
             (["call", "{\"op\":\"ping\"}\n{\"op\":\"ping\"}"], "JSON must be one line"),

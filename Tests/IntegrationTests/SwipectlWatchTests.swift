@@ -16,11 +16,15 @@ final class SwipectlWatchTests: XCTestCase {
 
         XCTAssertEqual(try daemon.stop(), .exited(0))
         try watch.waitForOutput("ended the session: shutdown; connecting again", in: .standardError)
+        // Each attempt that fails says why and when the next comes.
+        try watch.waitForOutput(
+            "swipectl: cannot connect to \(daemon.socket): No such file or directory; trying again in 0.2 s (Ctrl-C stops).\n",
+            in: .standardError)
         daemon = try TestDaemon(restarting: daemon)
         // Changes right after the restart, whether the watch is back yet or not.
         try daemon.ok("toggle-watched", "seven")
         try daemon.ok("remove", "inception")
-        try watch.waitForOutput("  removed  inception  ")
+        try watch.waitForOutput("  inception  ")
         // Waited for, not read once: the line on stderr may be collected just after the events
         // on stdout.
         try watch.waitForOutput("reconnected to \(daemon.socket); resuming after seq 11.", in: .standardError)

@@ -124,6 +124,27 @@ final class OpsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 20)
     }
 
+    /// The op list is `OpSpec.Kind`: the table declares every kind, in that order, under its
+    /// name, and a request of each kind decodes (from its required arguments alone) to a
+    /// `Request` of that kind, whichever decoder takes it.
+    func testEveryKindIsDeclaredAndDecodesToARequestOfItsKind() {
+        XCTAssertEqual(Ops.all.map(\.kind), OpSpec.Kind.allCases)
+        for kind in OpSpec.Kind.allCases {
+            let op = Ops.spec(kind)
+            XCTAssertEqual(op.name, kind.rawValue)
+            XCTAssertIdentical(Ops.named(kind.rawValue), op)
+            let members =
+                [#""op":"\#(op.name)""#]
+                + op.args.filter(\.required).map { #""\#($0.name)":\#(Self.valid($0))"# }
+            let line = "{" + members.joined(separator: ",") + "}"
+            guard case .success(let request) = decode(line).result else {
+                XCTFail("\(line) refused")
+                continue
+            }
+            XCTAssertEqual(request.kind, kind, line)
+        }
+    }
+
     /// The fields of a configure action: lengths and values from `Schema.action`.
     func testEveryActionFieldBoundIsTheDecodersBound() {
         let configure = Ops.spec(.configure)

@@ -5,7 +5,7 @@ import JSONCodec
 import SwipedClient
 import Wire
 
-final class Session {
+final class Conversation {
     let socket: SocketChoice
     let client: SwipedClient
     /// `--json`: print each reply line as it came.
@@ -17,7 +17,7 @@ final class Session {
         do {
             try self.init(socket, json: json, client: SwipedClient(socketPath: socket.path))
         } catch {
-            throw Session.unreachable(error, socket)
+            throw Conversation.unreachable(error, socket)
         }
     }
 
@@ -30,8 +30,8 @@ final class Session {
     }
 
     /// A new connection to the same socket (`watch`, once the daemon is back).
-    func reconnected() throws(ClientError) -> Session {
-        Session(socket, json: json, client: try SwipedClient(socketPath: socket.path))
+    func reconnected() throws(ClientError) -> Conversation {
+        Conversation(socket, json: json, client: try SwipedClient(socketPath: socket.path))
     }
 
     /// Sends one request. With --json its reply line goes to stdout whatever it says; an
@@ -48,8 +48,32 @@ final class Session {
         }
         if json && echo { Output.out(reply.line + "\n") }
         if transcript != nil { try keepTranscript(reply.line) }
-        if let error = reply.error { throw Failure(.refused, error.description) }
+        if let error = reply.error { throw Conversation.refusal(error, arguments) }
         return reply.object
+    }
+
+    /// The daemon's "no" (status 1). A command on a removed movie also says how to bring it
+    /// back: the daemon's not-found names the seq of its removal (Movies' NotFound.swift).
+    static func refusal(_ error: ClientError, _ arguments: [(String, JSON)]) -> Failure {
+        var failure = Failure(.refused, error.description)
+        if error.code == ErrorCode.notFound.rawValue, error.message.contains(" was removed at seq "),
+            case .string(let movie)? = arguments.first(where: { $0.0 == "movie" })?.1
+        {
+            let word = (movie.hasPrefix("-") ? "-- " : "") + shellQuoted(movie)
+            failure.message += "\nbring it back with `swipectl restore \(word)`"
+            failure.movieRemoved = true
+        }
+        return failure
+    }
+
+    /// `text` as one shell word: as it is when it holds nothing a shell reads, else in single
+    /// quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil
+                || "_.-+/:@%,".unicodeScalars.contains($0)
+        }
+        return plain && !text.isEmpty ? text : "'" + text.replacing("'", with: #"'\''"#) + "'"
     }
 
     /// Keeps the events that came before this reply, then the reply.
@@ -73,11 +97,15 @@ final class Session {
         }
     }
 
+    /// Why a connection never got to hello, in a line.
+    static func notAnswering(_ error: ClientError, _ socket: SocketChoice) -> String {
+        error.kind == .connect
+            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+    }
+
     /// The failure for a connection that never got to hello, with a hint for the usual causes.
     static func unreachable(_ error: ClientError, _ socket: SocketChoice) -> Failure {
-        var message =
-            error.kind == .connect
-            ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
+        var message = notAnswering(error, socket)
         message += "\n  Tried \(socket.path) because \(socket.reason)."
         if error.message.hasSuffix("No such file or directory")
             || error.message.hasSuffix("Connection refused")

@@ -1,0 +1,55 @@
+// The blocking typed client (SwipedClient.swift) on a fake daemon: requests carry ids their
+// replies echo, events that come between are kept in order, and a reply out of order, a bye
+// while waiting and a connection that closes before hello are each their own error.
+import Foundation
+import JSONCodec
+import XCTest
+
+@testable import SwipedClient
+
+final class SwipedClientTests: XCTestCase {
+    func testEventsBetweenRepliesAreKeptInOrder() throws {
+        let daemon = try FakeDaemon()
+        let event = #"{"event":"peer-row","client":3}"#
+        daemon.serve([
+            .write(hello), .readLine, .write(event + "\n" + #"{"id":1,"ok":true,"#), .pause,
+            .write(#""seq":10}"# + "\n"), .readLine, .write(#"{"ok":true}"# + "\n"), .close,
+        ])
+        let client = try SwipedClient(socketPath: daemon.path, timeout: 5)
+        XCTAssertEqual(client.hello.seq, 10)
+        XCTAssertEqual(try client.call("ping").uint("seq"), 10)
+        XCTAssertEqual(client.pendingEvents.count, 1)
+        client.sendsIDs = false
+        XCTAssertEqual(try client.exchange("list", [("from", .number(JSONNumber(3)))]).line, #"{"ok":true}"#)
+        XCTAssertEqual(try client.nextEventLine(timeout: 0)?.line, event)
+        XCTAssertNil(try client.nextEventLine(timeout: 5), "the daemon closed")
+        XCTAssertEqual(daemon.finish(), [#"{"id":1,"op":"ping"}"#, #"{"op":"list","from":3}"#])
+    }
+
+    func testAReplyOutOfOrderAByeAndAnEarlyCloseAreErrors() throws {
+        let daemon = try FakeDaemon()
+        daemon.serve([
+            .write(hello), .readLine, .write(#"{"id":7,"ok":true}"# + "\n"), .readLine,
+            .write(#"{"event":"bye","reason":"shutdown"}"# + "\n"), .close,
+        ])
+        let client = try SwipedClient(socketPath: daemon.path, timeout: 5)
+        XCTAssertThrowsError(try client.call("ping")) {
+            XCTAssertEqual(($0 as? ClientError)?.message, #"reply out of order: {"id":7,"ok":true}"#)
+        }
+        XCTAssertThrowsError(try client.call("ping")) {
+            XCTAssertEqual(
+                $0 as? ClientError, ClientError(.closed, code: "shutdown", "the daemon said bye: shutdown"))
+        }
+        _ = daemon.finish()
+
+        let silent = try FakeDaemon()
+        silent.serve([.close])
+        XCTAssertThrowsError(try SwipedClient(socketPath: silent.path, timeout: 5)) {
+            XCTAssertEqual(
+                $0 as? ClientError,
+                ClientError(.closed, "the daemon at \(silent.path) closed the connection before saying hello")
+            )
+        }
+        _ = silent.finish()
+    }
+}
