@@ -64,8 +64,8 @@ public enum Ops {
     /// Every op, in the order of `Kind` (the order `help` lists them in).
     public static let all: [OpSpec] = OpSpec.Kind.allCases.map(declaration)
 
-    /// The declaration of `kind`. Longer than a function should be, for a reason: it is the op
-    /// table itself, one case per op, each read on its own.
+    // Long: it is the op table itself, one case per op, each read on its own.
+    /// The declaration of `kind`.
     static func declaration(_ kind: OpSpec.Kind) -> OpSpec {
         switch kind {
         case .ping:

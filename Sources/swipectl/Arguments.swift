@@ -158,43 +158,51 @@ enum Arguments {
             throw Failure.usage("\(spec.operands[0]) must not be empty")
         }
 
-        let command: Command
+        let command = try command(name, operand, values)
+        return .run(Invocation(socket: socket, json: json, command: command))
+    }
+
+    /// The command `name` names, from its operand and options (`parse` has checked that they
+    /// are the ones it takes).
+    private static func command(_ name: String, _ operand: String, _ values: [String: String]) throws(Failure)
+        -> Command
+    {
         switch name {
-        case "list": command = .list
-        case "add": command = .add(title: operand, image: values["--image"])
-        case "toggle-watched": command = .toggleWatched(movie: operand)
-        case "toggle-friends": command = .toggleFriends(movie: operand)
-        case "remove": command = .remove(movie: operand)
-        case "restore": command = .restore(movie: operand)
+        case "list": return .list
+        case "add": return .add(title: operand, image: values["--image"])
+        case "toggle-watched": return .toggleWatched(movie: operand)
+        case "toggle-friends": return .toggleFriends(movie: operand)
+        case "remove": return .remove(movie: operand)
+        case "restore": return .restore(movie: operand)
         case "watch":
-            command = .watch(
+            return .watch(
                 from: try number("--from", values["--from"], for: .subscribe, "from"),
                 once: values["--once"] != nil)
         case "history":
-            command = .history(
+            return .history(
                 from: try number("--from", values["--from"], for: .history, "from"),
                 limit: try number("--limit", values["--limit"], for: .history, "limit"))
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
-            command = .call(line: operand)
+            return .call(line: operand)
         case "tui":
             if values["--record-dir"]?.isEmpty == true {
                 throw Failure.usage("--record-dir needs a directory")
             }
-            command = .tui(
+            return .tui(
                 ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil,
                 recordDirectory: values["--record-dir"])
         case "swipe":
             let swipe = try swipe(operand, values)
             if let file = values["--record"], case .swipe(let movie, let gesture, let verbose) = swipe {
-                command = .recordedSwipe(movie: movie, gesture: gesture, verbose: verbose, file: file)
+                return .recordedSwipe(movie: movie, gesture: gesture, verbose: verbose, file: file)
             } else {
-                command = swipe
+                return swipe
             }
-        case "replay": command = .replay(file: operand, expect: values["--expect"])
-        default: command = .help
+        case "replay": return .replay(file: operand, expect: values["--expect"])
+        case "help": return .help
+        default: preconditionFailure("'\(name)' is in Arguments.commands but has no case here")
         }
-        return .run(Invocation(socket: socket, json: json, command: command))
     }
 
     /// `swipe MOVIE`: exactly one of --dx, --open and --perform; --vx and --steps go with --dx,
