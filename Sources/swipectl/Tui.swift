@@ -29,7 +29,7 @@ enum Tui {
             throw Session.unreachable(error, socket)
         }
         let colorterm = environment["COLORTERM"] ?? ""
-        let options = TuiApp.Options(
+        let options = TuiOptions(
             socket: socket.path, ascii: ascii, direction: rtl ? .rtl : .ltr,
             trueColor: colorterm == "truecolor" || colorterm == "24bit",
             recordDirectory: recordDirectory ?? ".")
