@@ -141,6 +141,7 @@ public enum ScreenLayout {
         case .lost: x = grid.put("recording lost  ", x: x, y: 0, Style(foreground: .indexed(196)))
         }
         if model.sharing { x = grid.put("sharing  ", x: x, y: 0, Style(bold: true)) }
+        if model.confirmDelete { x = grid.put("confirm delete  ", x: x, y: 0, Style(bold: true)) }
         if let peers = model.ghosts { x = grid.put("ghosts \(peers)  ", x: x, y: 0, Style(faint: true)) }
         grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
         let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
@@ -279,13 +280,28 @@ public enum ScreenLayout {
             grid.put(
                 TextWidth.truncated(" " + SafeText.plain(status), to: grid.width), x: 0, y: statusLine, style)
         }
-        let keys =
-            model.prompt != nil
-            ? " Enter adds  Esc cancels"
-            : model.ascii
-                ? " j/k select  h/l open  Enter fire  w f d  a add  r rec  g ghosts  ? help  q quit"
-                : " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit"
+        let keys = model.prompt != nil ? " Enter adds  Esc cancels" : self.keys(model, width: grid.width)
         grid.put(TextWidth.truncated(keys, to: grid.width), x: 0, y: keysLine, Style(faint: true))
+    }
+
+    /// The keys the footer names, in their order, and which to leave out first when the line
+    /// is too narrow for all of them (1 first, then 2…; 0: never). `?` names them all.
+    private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
+        [
+            (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
+            (ascii ? "Enter fire" : "⏎ fire", 0), ("w f d", 0), ("a add", 0), ("r rec", 0), ("g ghosts", 0),
+            ("c confirm", 1), ("? help", 0), ("q quit", 0),
+        ]
+    }
+
+    /// The footer's line of keys for a terminal `width` columns wide.
+    public static func keys(_ model: ScreenModel, width: Int) -> String {
+        var keys = footerKeys(ascii: model.ascii)
+        var line: String { " " + keys.map(\.text).joined(separator: "  ") }
+        for order in 1...1 where TextWidth.width(line) > width {
+            keys.removeAll { $0.dropOrder == order }
+        }
+        return line
     }
 
     public static let helpLines = [
@@ -301,6 +317,7 @@ public enum ScreenLayout {
         "r          record; again: stop, save to a file",
         "s          share your rows with others",
         "g          show others' rows faintly (ghosts)",
+        "c          ask before deleting (on / off)",
         "?          this help         q Ctrl-C  quit",
     ]
 

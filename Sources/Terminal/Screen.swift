@@ -123,6 +123,8 @@ public struct ScreenModel: Equatable, Sendable {
     public var sharing = false
     /// nil: other people's fingers are not shown; else how many connections share theirs (`g`).
     public var ghosts: Int?
+    /// Whether the daemon's layout asks before deleting (`c`, `--confirm-delete`).
+    public var confirmDelete = false
 
     public init(daemon: String) { self.daemon = daemon }
 }

@@ -25,6 +25,33 @@ public enum TuiRequest: Equatable, Sendable {
     /// `quiet`: asked again on a new connection, not by a key (the reconnect says its say).
     case share(on: Bool, quiet: Bool)
     case peers(watch: Bool, quiet: Bool)
+    /// The movie layout, asking before a delete or not (`TuiRequest.layout(confirmDelete:)`).
+    case configure(confirmDelete: Bool, quiet: Bool)
+}
+
+extension TuiRequest {
+    /// What delete's confirming button says.
+    public static let confirmDeleteLabel = "Delete?"
+
+    /// The daemon's default movie layout, its delete asking to be confirmed when
+    /// `confirmDelete` (`configure` replaces the whole layout, so all of it is sent).
+    public static func layout(confirmDelete: Bool) -> Layout {
+        func asking(_ actions: [ActionSpec]) -> [ActionSpec] {
+            actions.map { spec in
+                guard spec.action == "delete" else { return spec }
+                var spec = spec
+                spec.confirm = true
+                spec.confirmLabel = confirmDeleteLabel
+                return spec
+            }
+        }
+        var layout = MovieLayout.standard
+        if confirmDelete {
+            layout.leading = asking(layout.leading)
+            layout.trailing = asking(layout.trailing)
+        }
+        return layout
+    }
 }
 
 /// What a `fired` object in a reply says.
@@ -76,8 +103,8 @@ public enum TuiReply: Equatable, Sendable {
     /// A reply this client cannot read, in words (for `list`, whose reply it cannot do without).
     case unreadable(String)
     case list(seq: UInt64, movies: [Movie])
-    /// A reply whose `closed` lists rows that are closed now (subscribe, viewport, close
-    /// without a movie, record on).
+    /// A reply whose `closed` lists rows that are closed now (subscribe, viewport, configure,
+    /// close without a movie, record on).
     case closed([String])
     /// A row's reply: the row (nil with `unreadable` when it could not be read), and what fired
     /// or waits for its confirmation.

@@ -12,16 +12,19 @@ public struct TuiOptions: Equatable, Sendable {
     public var trueColor: Bool
     /// Where `r` saves recordings (as messages name it).
     public var recordDirectory: String
+    /// `--confirm-delete`: "Ask before deleting" is on from the start.
+    public var confirmDelete: Bool
 
     public init(
         socket: String, ascii: Bool = false, direction: Direction = .ltr, trueColor: Bool = false,
-        recordDirectory: String = "."
+        recordDirectory: String = ".", confirmDelete: Bool = false
     ) {
         self.socket = socket
         self.ascii = ascii
         self.direction = direction
         self.trueColor = trueColor
         self.recordDirectory = recordDirectory
+        self.confirmDelete = confirmDelete
     }
 }
 
@@ -129,9 +132,11 @@ public struct TuiState: Equatable, Sendable {
     public var recordedRows: [String] = []
     /// Whether a `record` or `recording` is on its way (`r` waits for it).
     public var recordBusy = false
-    /// What the person asked for with `s` and `g`; asked again on a new connection.
+    /// What the person asked for with `s`, `g` and `c` ("Ask before deleting"); asked for
+    /// again on a new connection.
     public var sharing = false
     public var watching = false
+    public var confirmDelete: Bool
     public var peers: [Int: TuiPeer] = [:]
 
     public init(options: TuiOptions, columns: Int, lines: Int) {
@@ -141,5 +146,6 @@ public struct TuiState: Equatable, Sendable {
         model.trueColor = options.trueColor
         self.columns = columns
         self.lines = lines
+        confirmDelete = options.confirmDelete
     }
 }

@@ -55,6 +55,8 @@ extension TuiStateMachine {
         }
         state.attempt = 0
         sendViewport(now)
+        // `configure` is per connection too: a new one has the daemon's default layout.
+        if state.confirmDelete { send(.configure(confirmDelete: true, quiet: true), now) }
         if let lastSeq = state.lastSeq {
             // Catch up from the last event seen: no gap, no duplicate.
             send(.subscribe(from: lastSeq), now)
@@ -103,6 +105,15 @@ extension TuiStateMachine {
             lose(why, now)
         case (.list, .list(let seq, let movies)):
             list(seq: seq, movies, now)
+        case (.configure(let on, let quiet), .closed(let ids)):
+            closed(ids, now)
+            state.confirmDelete = on
+            state.model.confirmDelete = on
+            if quiet { return }
+            say(
+                on
+                    ? "Ask before deleting: on (a delete waits for its “\(TuiRequest.confirmDeleteLabel)” button or Enter)"
+                    : "Ask before deleting: off", now)
         case (_, .closed(let ids)):
             if case .record(on: true) = request { recordingStarted(now) }
             closed(ids, now)

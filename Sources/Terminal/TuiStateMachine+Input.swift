@@ -51,6 +51,7 @@ extension TuiStateMachine {
         case .character("r"): toggleRecording(now)
         case .character("s"): send(.share(on: !state.sharing, quiet: false), now)
         case .character("g"): send(.peers(watch: !state.watching, quiet: false), now)
+        case .character("c"): send(.configure(confirmDelete: !state.confirmDelete, quiet: false), now)
         case .escape: closeAll(now)
         case .character, .control, .tab, .backspace, .insert, .delete, .function: break
         }

@@ -34,7 +34,33 @@ enum TuiWire {
         case .recording: ("recording", [])
         case .share(let on, _): ("share", [("on", .bool(on))])
         case .peers(let watch, _): ("peers", [("watch", .bool(watch))])
+        case .configure(let confirmDelete, _):
+            ("configure", layout(TuiRequest.layout(confirmDelete: confirmDelete)))
         }
+    }
+
+    /// `configure`'s arguments for `layout` (protocol.md, "configure").
+    static func layout(_ layout: Layout) -> [(String, JSON)] {
+        func action(_ spec: ActionSpec) -> JSON {
+            var o = JSONObject()
+            o.append("action", .string(spec.action))
+            let strings = [
+                ("label", spec.label), ("icon", spec.icon), ("tint", spec.tint),
+                ("role", spec.role?.rawValue),
+                ("activeLabel", spec.activeLabel), ("activeIcon", spec.activeIcon),
+            ]
+            for case (let key, let value?) in strings { o.append(key, .string(value)) }
+            if spec.confirm { o.append("confirm", .bool(true)) }
+            if let label = spec.confirmLabel { o.append("confirmLabel", .string(label)) }
+            return .object(o)
+        }
+        return [
+            ("leading", .array(layout.leading.map(action))),
+            ("trailing", .array(layout.trailing.map(action))),
+            ("allowsFullSwipeLeading", .bool(layout.allowsFullSwipeLeading)),
+            ("allowsFullSwipeTrailing", .bool(layout.allowsFullSwipeTrailing)),
+            ("buttonWidth", .number(JSONNumber(layout.buttonWidth))),
+        ]
     }
 
     /// The reply to `request`, decoded for it.
@@ -44,7 +70,7 @@ enum TuiWire {
         switch request {
         case .list:
             return list(o)
-        case .subscribe, .viewport, .closeAll:
+        case .subscribe, .viewport, .closeAll, .configure:
             return .closed(closed(o))
         case .record(on: true):
             return .closed(closed(o))

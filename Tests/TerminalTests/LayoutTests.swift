@@ -240,7 +240,7 @@ final class LayoutTests: XCTestCase {
                Se7en
                👥 With friends
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  c confirm  ? help  q quit
             """)
         XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
         XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
@@ -439,6 +439,24 @@ final class LayoutTests: XCTestCase {
         XCTAssertTrue(
             gridLine(ScreenLayout.render(m, width: 80, height: 14), 0).hasPrefix(
                 " swiped  ● connected  seq 12  writer  recording lost  ./swiped.sock"))
+    }
+
+    /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the
+    /// footer does when there is room for it.
+    func testTheHeaderHelpAndFooterNameAskBeforeDeleting() {
+        var m = model()
+        m.confirmDelete = true
+        XCTAssertEqual(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0),
+            " swiped  ● connected  seq 12  writer  confirm delete  ./swi…")
+        XCTAssertTrue(ScreenLayout.helpLines.contains("c          ask before deleting (on / off)"))
+        m.help = true
+        XCTAssertTrue(ScreenLayout.render(m, width: 60, height: 20).text.contains("ask before deleting"))
+        let all = " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  c confirm  ? help  q quit"
+        XCTAssertEqual(ScreenLayout.keys(m, width: TextWidth.width(all)), all)
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: TextWidth.width(all) - 1),
+            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit")
     }
 }
 

@@ -262,6 +262,92 @@ final class TuiStateMachineSharingTests: XCTestCase {
     }
 }
 
+/// "Ask before deleting": `c` and `--confirm-delete`.
+final class TuiConfirmDeleteTests: XCTestCase {
+    func testTheLayoutIsTheDaemonsDefaultWithDeleteAskingToBeConfirmed() {
+        XCTAssertEqual(TuiRequest.layout(confirmDelete: false), MovieLayout.standard)
+        var expected = MovieLayout.standard
+        expected.trailing[0].confirm = true
+        expected.trailing[0].confirmLabel = "Delete?"
+        XCTAssertEqual(expected.trailing[0].action, "delete")
+        XCTAssertEqual(TuiRequest.layout(confirmDelete: true), expected)
+    }
+
+    func testTheKeyTurnsItOnAndOffAndTheReplySaysSo() {
+        var store = Fixture.listed()
+        store.check(
+            { $0.input(.char("c"), at: 1) }, [.redraw, .send(.configure(confirmDelete: true, quiet: false))])
+        store.check(
+            { $0.replied(to: .configure(confirmDelete: true, quiet: false), .closed(["seven"]), at: 1) },
+            [.redraw]
+        ) {
+            $0.confirmDelete = true
+            $0.model.confirmDelete = true
+            $0.model.status = "Ask before deleting: on (a delete waits for its “Delete?” button or Enter)"
+            $0.statusUntil = 5
+        }
+        store.check(
+            { $0.input(.char("c"), at: 2) }, [.redraw, .send(.configure(confirmDelete: false, quiet: false))])
+        store.check(
+            {
+                $0.replied(
+                    to: .configure(confirmDelete: false, quiet: false),
+                    .refused(description: "e: no", message: "no"), at: 2)
+            }, [.redraw]
+        ) {
+            $0.model.status = "no"
+            $0.model.statusIsError = true
+            $0.statusUntil = 6
+        }
+        store.check(
+            { $0.replied(to: .configure(confirmDelete: false, quiet: false), .closed([]), at: 3) }, [.redraw]
+        ) {
+            $0.confirmDelete = false
+            $0.model.confirmDelete = false
+            $0.model.status = "Ask before deleting: off"
+            $0.model.statusIsError = false
+            $0.statusUntil = 7
+        }
+    }
+
+    /// `configure` lasts as long as its connection: it is sent on each one, quietly.
+    func testTheOptionAsksOnTheFirstConnectionAndAfterEveryReconnect() {
+        var store = TuiTestStore(TuiOptions(socket: "s", confirmDelete: true))
+        XCTAssertTrue(store.state.confirmDelete)
+        XCTAssertFalse(store.state.model.confirmDelete, "not before the daemon said so")
+        let hello: [TuiAction] = [
+            .redraw, .send(.viewport(width: 400, direction: .ltr)),
+            .send(.configure(confirmDelete: true, quiet: true)),
+            .send(.list),
+        ]
+        store.check({ $0.hello(writer: true, seq: 7, at: 0) }, hello) { $0.model.connection = .connected }
+        store.check(
+            { $0.replied(to: .configure(confirmDelete: true, quiet: true), .closed([]), at: 0) }, [.redraw]
+        ) {
+            $0.model.confirmDelete = true
+        }
+        store.check({ $0.lost("x", at: 1) }, [.disconnect, .redraw]) {
+            $0.connected = false
+            $0.model.connection = .reconnecting(attempt: 1)
+            $0.model.status = "Lost the daemon (x); reconnecting…"
+            $0.model.statusIsError = true
+            $0.reconnectAt = 1 + 0.1
+            $0.attempt = 1
+        }
+        store.check({ $0.connected(at: 2) }, [.redraw]) {
+            $0.connected = true
+            $0.model.connection = .connecting
+        }
+        store.check({ $0.hello(writer: true, seq: 7, at: 2) }, hello) {
+            $0.model.connection = .connected
+            $0.model.status = "Reconnected; caught up from seq 7"
+            $0.model.statusIsError = false
+            $0.statusUntil = 6
+            $0.attempt = 0
+        }
+    }
+}
+
 extension TuiTestStore {
     /// Outside a recording, a row's line is kept nowhere.
     mutating func receivedRowLineIsIgnored(
