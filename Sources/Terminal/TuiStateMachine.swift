@@ -83,7 +83,7 @@ public struct TuiStateMachine: Sendable {
             let height = entry.removedAt.map { max(0, 1 - (now - $0) / Self.collapseTime) } ?? 1
             rows.append(
                 RowView(
-                    id: id, title: entry.movie.title, watched: entry.movie.watched,
+                    id: id, title: entry.movie.title, image: entry.movie.image, watched: entry.movie.watched,
                     watchedWithFriends: entry.movie.watchedWithFriends, offset: offset, buttons: buttons,
                     buttonsOffset: buttonsOffset, phase: render?.phase ?? .closed, height: height,
                     ghosts: ghosts[id] ?? []))

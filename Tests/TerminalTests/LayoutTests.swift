@@ -28,7 +28,8 @@ final class LayoutTests: XCTestCase {
         m.rows = movies.map { id, title, watched, friends in
             let r = renders[id]
             return RowView(
-                id: id, title: title, watched: watched, watchedWithFriends: friends, offset: r?.offset ?? 0,
+                id: id, title: title, image: id, watched: watched, watchedWithFriends: friends,
+                offset: r?.offset ?? 0,
                 buttons: r?.buttons ?? [], buttonsOffset: r?.offset ?? 0, phase: r?.phase ?? .closed)
         }
         return m
@@ -49,13 +50,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
@@ -76,13 +77,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
                                              ✖
-            riends                         Delete
+            h friends                      Delete
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
@@ -114,13 +115,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────
-                  ◉             👥         The Godfather
-               Watched     With Friends    ◉ Watched
+                  ◉             👥         G  The Godfather
+               Watched     With Friends       ◉ Watched
             ····························································
-             ▶ Se7en
-               👥 With friends
+             ▶ S  Se7en
+                  👥 With friends
             ····························································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ····························································
 
@@ -147,13 +148,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-                          ◉                ▶ The God
-                       Watched               ◉ Watch
+                          ◉                ▶ G  The
+                       Watched                  ◉ Wa
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
@@ -172,10 +173,10 @@ final class LayoutTests: XCTestCase {
                                ◉
                             Watched
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
@@ -195,13 +196,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────
-                                                        The Godfather ◀
-                                                            ◉ Watched
+                                                     The Godfather G  ◀
+                                                         ◉ Watched
             ····························································
-                                    Se7en         👥            ◉
-                          👥 With friends    With Friends    Watched
+                                 Se7en S          👥            ◉
+                       👥 With friends       With Friends    Watched
             ····························································
-                                                          東京物語 🎬
+                                                       東京物語 🎬 T
 
             ····························································
 
@@ -218,11 +219,11 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  se
             ────────────────────────
-            er              ✖
-                          Delete
+            ather           ✖
+            d             Delete
             ························
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
 
              ↑↓ select  ←→ open  ⏎ …
             """)
@@ -234,11 +235,11 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────────────────────────────────────────────
-            er                                                                                          ✖
-                                                                                                      Delete
+            ather                                                                                       ✖
+            d                                                                                         Delete
             ····································································································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
 
              ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  c confirm  ? help  q quit
             """)
@@ -257,13 +258,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  * connected  seq 12  writer  .…
             ----------------------------------------
-             > The Godfather
-               [w] Watched
+             > G  The Godfather
+                  [w] Watched
             ........................................
-               Se7en
-               [f] With friends
+               S  Se7en
+                  [f] With friends
             ........................................
-               東京物語 🎬
+               T  東京物語 🎬
 
 
 
@@ -291,7 +292,7 @@ final class LayoutTests: XCTestCase {
         let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
         let line = String(grid.text.split(separator: "\n")[6])
         XCTAssertEqual(
-            String(line.reversed().drop { $0 == " " }.reversed()), "ends                         Delete?")
+            String(line.reversed().drop { $0 == " " }.reversed()), "friends                      Delete?")
         XCTAssertEqual(grid[26, 5].style.background, .indexed(203))
         XCTAssertEqual(grid[25, 5].style.background, nil)
     }
@@ -365,13 +366,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
-               Se7en                 ┆      ✖
-               👥 With friends       ┆    Delete
+               S  Se7en              ┆      ✖
+                  👥 With friends    ┆    Delete
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
@@ -385,7 +386,7 @@ final class LayoutTests: XCTestCase {
             }
         }
         XCTAssertEqual(grid[25, 5].style, Style(foreground: red, faint: true), "the edge")
-        XCTAssertEqual(grid[3, 5].style, Style(bold: true), "the row's own title, as it was")
+        XCTAssertEqual(grid[6, 5].style, Style(bold: true), "the row's own title, as it was")
         XCTAssertEqual(grid[6, 6].style, Style(faint: true))
         XCTAssertEqual(grid[30, 7].text, "·")
         XCTAssertFalse(grid[30, 7].style.faint && grid[30, 7].style.foreground != nil, "not on the rule")
@@ -439,6 +440,28 @@ final class LayoutTests: XCTestCase {
         XCTAssertTrue(
             gridLine(ScreenLayout.render(m, width: 80, height: 14), 0).hasPrefix(
                 " swiped  ● connected  seq 12  writer  recording lost  ./swiped.sock"))
+    }
+
+    /// Each row starts with its poster tile: the image's letter, white and bold, on its colour
+    /// (true colour when the terminal has it, else the nearest of the 256), two cells wide.
+    func testEachRowShowsItsImagesPosterTileBeforeItsTitle() {
+        var m = model()
+        m.rows[0].image = "été"
+        m.rows[1].image = ""
+        m.trueColor = true
+        let grid = ScreenLayout.render(m, width: 40, height: 14)
+        XCTAssertEqual(gridLine(grid, 2).prefix(18), " ▶ É  The Godfathe")
+        XCTAssertEqual(gridLine(grid, 5).prefix(11), "   #  Se7en")
+        let tile = Style(foreground: .rgb(255, 255, 255), background: .rgb(0xAD, 0x14, 0x57), bold: true)
+        XCTAssertEqual([grid[3, 2].style, grid[4, 2].style], [tile, tile])
+        XCTAssertEqual(grid[5, 2].style.background, .indexed(236), "the selected row's own background")
+        XCTAssertEqual(grid[3, 5].style.background, .rgb(0x15, 0x65, 0xC0))
+        m.trueColor = false
+        let palette = ScreenLayout.render(m, width: 40, height: 14)
+        XCTAssertEqual(palette[3, 2].style.background, .indexed(125))
+        m.rows[0].image = "godfather"  // #2E7D32: green, not the gray the ramp has nearer
+        XCTAssertEqual(ScreenLayout.render(m, width: 40, height: 14)[3, 2].style.background, .indexed(29))
+        XCTAssertEqual(palette[3, 2].style.foreground, .indexed(231))
     }
 
     /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the
