@@ -162,7 +162,7 @@ public enum ScreenLayout {
             grid.fill(line: top + l, from: content.lowerBound, to: content.upperBound, base)
         }
         let tile = rowText(
-            model, row, selected: selected, top: top, lines: lines, shift: shift, content: content, &grid)
+            model, row, selected: selected, top: top, lines: lines, content: content, &grid)
         for (button, columns) in buttonColumns(row, width: width, scale: scale) where !columns.isEmpty {
             let fill = Style(
                 foreground: Palette.onTint(button.tint, trueColor: model.trueColor),
@@ -194,10 +194,9 @@ public enum ScreenLayout {
     /// that side. Returns the tile's columns on line 0.
     @discardableResult
     private static func rowText(
-        _ model: ScreenModel, _ row: RowView, selected: Bool, top: Int, lines: Int, shift: Int,
-        content: Range<Int>, _ grid: inout Grid
+        _ model: ScreenModel, _ row: RowView, selected: Bool, top: Int, lines: Int, content: Range<Int>,
+        _ grid: inout Grid
     ) -> Range<Int> {
-        let width = grid.width
         let rtl = model.direction == .rtl
         let background = selected ? Color.indexed(236) : nil
         let marker = selected ? (model.ascii ? (rtl ? "<" : ">") : (rtl ? "◀" : "▶")) : " "
@@ -205,12 +204,15 @@ public enum ScreenLayout {
         // The marker's three columns, the tile's two and a blank before the title.
         let indent = 6
         let titleStyle = Style(background: background, bold: true)
+        // The text keeps to what the content still covers: the background slides with the
+        // finger, but an open row keeps its marker and the start of its title in view, cut
+        // with "…" before its buttons (one column spare, as in a closed row).
+        let room = content.count - 1
         let title = TextWidth.truncated(
-            rtl ? SafeText.escaped(row.title) + " " : " " + SafeText.escaped(row.title), to: width - 1 - 5)
-        let titleWidth = TextWidth.width(title)
+            rtl ? SafeText.escaped(row.title) + " " : " " + SafeText.escaped(row.title), to: room - 5)
         // Where the line starts: the content's left edge in ltr; in rtl, right-aligned at its
         // right edge.
-        var x = rtl ? shift + width - 5 - titleWidth : shift
+        var x = rtl ? content.upperBound - 5 - TextWidth.width(title) : content.lowerBound
         let parts =
             rtl
             ? [
@@ -234,9 +236,9 @@ public enum ScreenLayout {
         let pad = String(repeating: " ", count: indent)
         let text = TextWidth.truncated(
             rtl ? indicators.joined(separator: "  ") + pad : pad + indicators.joined(separator: "  "),
-            to: width - 1)
+            to: room)
         grid.put(
-            text, x: rtl ? shift + width - TextWidth.width(text) : shift, y: top + 1,
+            text, x: rtl ? content.upperBound - TextWidth.width(text) : content.lowerBound, y: top + 1,
             Style(background: background, faint: true), clip: content)
         return tileColumns
     }
@@ -323,7 +325,8 @@ public enum ScreenLayout {
     private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
         [
             (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
-            (ascii ? "Enter fire" : "⏎ fire", 0), ("w f d", 0), ("a add", 0), ("r rec", 0), ("g ghosts", 0),
+            (ascii ? "Enter fire" : "⏎ fire", 0), ("w f d", 2), ("a add", 3), ("r rec", 0), ("s share", 0),
+            ("g ghosts", 0),
             ("c confirm", 1), ("? help", 0), ("q quit", 0),
         ]
     }
@@ -332,7 +335,7 @@ public enum ScreenLayout {
     public static func keys(_ model: ScreenModel, width: Int) -> String {
         var keys = footerKeys(ascii: model.ascii)
         var line: String { " " + keys.map(\.text).joined(separator: "  ") }
-        for order in 1...1 where TextWidth.width(line) > width {
+        for order in 1...3 where TextWidth.width(line) > width {
             keys.removeAll { $0.dropOrder == order }
         }
         return line

@@ -61,7 +61,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
     }
 
@@ -80,15 +80,15 @@ final class LayoutTests: XCTestCase {
              ▶ G  The Godfather
                   ◉ Watched
             ········································
-                                             ✖
-            h friends                      Delete
+               S  Se7en                      ✖
+                  👥 With friends          Delete
             ········································
                T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         // 60 points are 12 columns: 28 to 39, red (SwiftUI's red, nearest of the 256 colours).
         for x in 0..<40 {
@@ -126,7 +126,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
             """)
         XCTAssertEqual(grid[0, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
         XCTAssertEqual(grid[14, 2].style.background, .indexed(Palette.nearest256(88, 86, 214)))
@@ -148,8 +148,8 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-                          ◉                ▶ G  The
-                       Watched                  ◉ Wa
+                          ◉                ▶ G  Th…
+                       Watched                  ◉ …
             ········································
                S  Se7en
                   👥 With friends
@@ -159,7 +159,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         _ = try list.send(.released(row: "godfather", dx: nil, vx: nil))
         let fired = render(list, "godfather")
@@ -181,7 +181,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         XCTAssertEqual(grid[39, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
     }
@@ -207,7 +207,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
             """)
     }
 
@@ -219,8 +219,8 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  se
             ────────────────────────
-            ather           ✖
-            d             Delete
+             ▶ G  Th…       ✖
+                  ◉ …     Delete
             ························
                S  Se7en
                   👥 With friends
@@ -235,13 +235,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────────────────────────────────────────────
-            ather                                                                                       ✖
-            d                                                                                         Delete
+             ▶ G  The Godfather                                                                         ✖
+                  ◉ Watched                                                                           Delete
             ····································································································
                S  Se7en
                   👥 With friends
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  c confirm  ? help  q quit
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit
             """)
         XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
         XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
@@ -292,7 +292,7 @@ final class LayoutTests: XCTestCase {
         let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
         let line = String(grid.text.split(separator: "\n")[6])
         XCTAssertEqual(
-            String(line.reversed().drop { $0 == " " }.reversed()), "friends                      Delete?")
+            String(line.reversed().drop { $0 == " " }.reversed()), "      👥 With friends        Delete?")
         XCTAssertEqual(grid[26, 5].style.background, .indexed(203))
         XCTAssertEqual(grid[25, 5].style.background, nil)
     }
@@ -377,7 +377,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         let red = Color.indexed(Palette.nearest256(255, 59, 48))
         for x in 26..<40 {
@@ -408,10 +408,14 @@ final class LayoutTests: XCTestCase {
         for x in 26..<40 { XCTAssertEqual(grid[x, 5].style.background, red, "column \(x)") }
         XCTAssertFalse(grid[30, 5].style.faint)
         XCTAssertTrue(gridLine(grid, 6).hasSuffix("Delete    "), gridLine(grid, 6))
-        // The ghost's strip, -150 points: 30 columns, 10 to 25 not under own buttons; the
-        // title (shifted by the own offset, -14 columns) is off to the left, its indicator line
-        // text keeps its characters in faint red.
-        XCTAssertEqual(grid[9, 5].text, "┆")
+        // The ghost's strip, -150 points: 30 columns, 10 to 25 not under own buttons. The
+        // title and the indicators stay in view (this row is open: its text keeps to what its
+        // content covers) and keep their characters, in faint red where the strip crosses
+        // them; the ghost's edge, at 9, falls on a letter on both lines and is not drawn.
+        XCTAssertEqual(gridLine(grid, 5).prefix(11), " ▶ S  Se7en")
+        XCTAssertEqual(grid[9, 5].text, "e")
+        XCTAssertEqual(grid[9, 5].style, Style(background: .indexed(236), bold: true))
+        XCTAssertEqual(grid[10, 5].style, Style(foreground: red, background: .indexed(236), faint: true))
         XCTAssertEqual(grid[12, 6].style, Style(foreground: red, background: .indexed(236), faint: true))
         // The ghost's icon where the row is blank, its label not (it would cross own buttons).
         XCTAssertEqual(grid[24, 5].text, "✖")
@@ -419,9 +423,7 @@ final class LayoutTests: XCTestCase {
         let alone = ScreenLayout.render(
             model(["seven": render(own, "seven")], selected: 1), width: 40, height: 14)
         for y in 0..<14 where y != 5 {
-            var expected = gridLine(alone, y)
-            if y == 6 { expected = String(expected.prefix(9)) + "┆" + String(expected.dropFirst(10)) }
-            XCTAssertEqual(gridLine(grid, y), expected, "line \(y)")
+            XCTAssertEqual(gridLine(grid, y), gridLine(alone, y), "line \(y)")
         }
     }
 
@@ -464,6 +466,45 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(palette[3, 2].style.foreground, .indexed(231))
     }
 
+    /// An open row, either edge, either direction: its selection marker, its tile and the start
+    /// of its title stay in view (cut with "…" before its buttons), so one can tell which row
+    /// is open.
+    func testAnOpenRowKeepsItsMarkerAndTheStartOfItsTitle() throws {
+        for direction in [Direction.ltr, .rtl] {
+            for edge in [Edge.leading, .trailing] {
+                var list = engine(columns: 40, direction)
+                _ = try list.send(.open(row: "godfather", edge: edge))
+                let row = render(list, "godfather")
+                let grid = ScreenLayout.render(model(["godfather": row], direction), width: 40, height: 14)
+                let line = gridLine(grid, 2)
+                let what = "\(direction) \(edge): \(line)"
+                XCTAssertNotEqual(row.offset, 0)
+                if direction == .ltr {
+                    XCTAssertTrue(line.contains(" ▶ G  Th"), what)
+                } else {
+                    XCTAssertTrue(line.contains("Th") && line.contains("G  ◀ "), what)
+                }
+            }
+        }
+    }
+
+    /// The footer names s share next to g ghosts; in 80 columns it leaves out w f d (and
+    /// then a add) to keep them, ? help and q quit.
+    func testTheFooterNamesShareNextToGhosts() {
+        var m = model()
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 80),
+            " ↑↓ select  ←→ open  ⏎ fire  a add  r rec  s share  g ghosts  ? help  q quit")
+        m.ascii = true
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 80),
+            " j/k select  h/l open  Enter fire  r rec  s share  g ghosts  ? help  q quit")
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 100),
+            " j/k select  h/l open  Enter fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
+        )
+    }
+
     /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the
     /// footer does when there is room for it.
     func testTheHeaderHelpAndFooterNameAskBeforeDeleting() {
@@ -475,11 +516,12 @@ final class LayoutTests: XCTestCase {
         XCTAssertTrue(ScreenLayout.helpLines.contains("c          ask before deleting (on / off)"))
         m.help = true
         XCTAssertTrue(ScreenLayout.render(m, width: 60, height: 20).text.contains("ask before deleting"))
-        let all = " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  c confirm  ? help  q quit"
+        let all =
+            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
         XCTAssertEqual(ScreenLayout.keys(m, width: TextWidth.width(all)), all)
         XCTAssertEqual(
             ScreenLayout.keys(m, width: TextWidth.width(all) - 1),
-            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit")
+            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  ? help  q quit")
     }
 }
 
