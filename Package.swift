@@ -12,8 +12,8 @@
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
-//   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
-//                  layout, frame diff, text widths, springs), no I/O and no clock
+//   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (its state machine,
+//                  input parser, layout, frame diff, text widths, springs), no I/O and no clock
 //   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal;
 //   benchmarks and tests as declared below.
 import PackageDescription

@@ -141,6 +141,7 @@ public enum ScreenLayout {
         case .lost: x = grid.put("recording lost  ", x: x, y: 0, Style(foreground: .indexed(196)))
         }
         if model.sharing { x = grid.put("sharing  ", x: x, y: 0, Style(bold: true)) }
+        if model.confirmDelete { x = grid.put("confirm delete  ", x: x, y: 0, Style(bold: true)) }
         if let peers = model.ghosts { x = grid.put("ghosts \(peers)  ", x: x, y: 0, Style(faint: true)) }
         grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
         let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
@@ -160,29 +161,8 @@ public enum ScreenLayout {
         for l in 0..<min(lines, 2) {
             grid.fill(line: top + l, from: content.lowerBound, to: content.upperBound, base)
         }
-        let rtl = model.direction == .rtl
-        let marker = selected ? (model.ascii ? (rtl ? "<" : ">") : (rtl ? "◀" : "▶")) : " "
-        let title = SafeText.escaped(row.title)
-        var indicators: [String] = []
-        if row.watched { indicators.append((model.ascii ? "[w]" : "◉") + " Watched") }
-        if row.watchedWithFriends { indicators.append((model.ascii ? "[f]" : "👥") + " With friends") }
-        // In rtl a line reads from the right: the marker and the indent are on that side.
-        let texts = [
-            (
-                rtl ? title + " \(marker) " : " \(marker) " + title,
-                Style(background: base.background, bold: true)
-            ),
-            (
-                rtl ? indicators.joined(separator: "  ") + "   " : "   " + indicators.joined(separator: "  "),
-                Style(background: base.background, faint: true)
-            ),
-        ]
-        for l in 0..<min(lines, 2) {
-            let (text, style) = texts[l]
-            let fitted = TextWidth.truncated(text, to: width - 1)
-            let x = rtl ? shift + width - TextWidth.width(fitted) : shift
-            grid.put(fitted, x: x, y: top + l, style, clip: content)
-        }
+        let tile = rowText(
+            model, row, selected: selected, top: top, lines: lines, content: content, &grid)
         for (button, columns) in buttonColumns(row, width: width, scale: scale) where !columns.isEmpty {
             let fill = Style(
                 foreground: Palette.onTint(button.tint, trueColor: model.trueColor),
@@ -202,29 +182,86 @@ public enum ScreenLayout {
         }
         let own = buttonColumns(row, width: width, scale: scale).map(\.columns)
         for ghost in row.ghosts {
-            self.ghost(ghost, model, top: top, lines: min(lines, 2), under: own, &grid)
+            self.ghost(ghost, model, top: top, lines: min(lines, 2), under: own, tile: tile, &grid)
         }
         if lines >= 3 {
             grid.put(String(repeating: model.ascii ? "." : "·", count: width), x: 0, y: top + 2, faint(model))
         }
     }
 
+    /// Line 0: the selection marker, the poster tile and the title; line 1: the indicators,
+    /// under the title. In rtl a line reads from the right: the marker and the tile are on
+    /// that side. Returns the tile's columns on line 0.
+    @discardableResult
+    private static func rowText(
+        _ model: ScreenModel, _ row: RowView, selected: Bool, top: Int, lines: Int, content: Range<Int>,
+        _ grid: inout Grid
+    ) -> Range<Int> {
+        let rtl = model.direction == .rtl
+        let background = selected ? Color.indexed(236) : nil
+        let marker = selected ? (model.ascii ? (rtl ? "<" : ">") : (rtl ? "◀" : "▶")) : " "
+        let tile = PosterTile(image: row.image)
+        // The marker's three columns, the tile's two and a blank before the title.
+        let indent = 6
+        let titleStyle = Style(background: background, bold: true)
+        // The text keeps to what the content still covers: the background slides with the
+        // finger, but an open row keeps its marker and the start of its title in view, cut
+        // with "…" before its buttons (one column spare, as in a closed row).
+        let room = content.count - 1
+        let title = TextWidth.truncated(
+            rtl ? SafeText.escaped(row.title) + " " : " " + SafeText.escaped(row.title), to: room - 5)
+        // Where the line starts: the content's left edge in ltr; in rtl, right-aligned at its
+        // right edge.
+        var x = rtl ? content.upperBound - 5 - TextWidth.width(title) : content.lowerBound
+        let parts =
+            rtl
+            ? [
+                (title, titleStyle), (tile.text, tile.style(trueColor: model.trueColor)),
+                (" \(marker) ", titleStyle),
+            ]
+            : [
+                (" \(marker) ", titleStyle), (tile.text, tile.style(trueColor: model.trueColor)),
+                (title, titleStyle),
+            ]
+        var tileColumns = 0..<0
+        for (i, (text, style)) in parts.enumerated() {
+            let start = x
+            x = grid.put(text, x: x, y: top, style, clip: content)
+            if i == 1 { tileColumns = (start..<x).clamped(to: content) }  // the tile, in either order
+        }
+        guard lines >= 2 else { return tileColumns }
+        var indicators: [String] = []
+        if row.watched { indicators.append((model.ascii ? "[w]" : "◉") + " Watched") }
+        if row.watchedWithFriends { indicators.append((model.ascii ? "[f]" : "👥") + " With friends") }
+        let pad = String(repeating: " ", count: indent)
+        let text = TextWidth.truncated(
+            rtl ? indicators.joined(separator: "  ") + pad : pad + indicators.joined(separator: "  "),
+            to: room)
+        grid.put(
+            text, x: rtl ? content.upperBound - TextWidth.width(text) : content.lowerBound, y: top + 1,
+            Style(background: background, faint: true), clip: content)
+        return tileColumns
+    }
+
     /// Another person's finger, faintly: the strip their offset reveals takes their buttons'
     /// tints as faint text colour (the cells keep what this row shows there), their labels
     /// where this row is blank, and a faint ┆ at their content's edge (where blank too). This
-    /// row's own buttons stay on top: a ghost is never drawn over them, nor hides a letter.
+    /// row's own buttons and its poster tile stay on top: a ghost is never drawn over them, nor
+    /// hides a letter.
     private static func ghost(
         _ ghost: Ghost, _ model: ScreenModel, top: Int, lines: Int, under own: [Range<Int>],
-        _ grid: inout Grid
+        tile: Range<Int>, _ grid: inout Grid
     ) {
         let width = grid.width
         let scale = scale(columns: width)
-        func free(_ x: Int) -> Bool { x >= 0 && x < width && !own.contains { $0.contains(x) } }
+        func free(_ x: Int, _ line: Int) -> Bool {
+            x >= 0 && x < width && !own.contains { $0.contains(x) } && !(line == 0 && tile.contains(x))
+        }
         var edgeTint: String?
         for (button, columns) in buttonColumns(ghost, width: width, scale: scale) where !columns.isEmpty {
             let style = Style(foreground: Palette.color(button.tint, trueColor: model.trueColor), faint: true)
             for l in 0..<lines {
-                for x in columns where free(x) {
+                for x in columns where free(x, l) {
                     // A wide character takes one style for both its cells, even when the strip
                     // cuts it in half (a terminal draws both halves with its lead's).
                     let lead = grid[x, top + l].isContinuation ? x - 1 : x
@@ -246,7 +283,7 @@ public enum ScreenLayout {
                 let x = columns.lowerBound + (columns.count - TextWidth.width(text)) / 2
                 let span = x..<(x + TextWidth.width(text))
                 // Only where this row shows nothing: a ghost never hides a title.
-                guard span.allSatisfy({ free($0) && grid[$0, top + l].text == " " }) else { continue }
+                guard span.allSatisfy({ free($0, l) && grid[$0, top + l].text == " " }) else { continue }
                 var style = style
                 style.background = grid[x, top + l].style.background
                 grid.put(text, x: x, y: top + l, style, clip: span)
@@ -254,9 +291,9 @@ public enum ScreenLayout {
             edgeTint = ghost.offset < 0 ? (edgeTint ?? button.tint) : button.tint
         }
         let x = Int((ghost.offset / scale).rounded()) + (ghost.offset < 0 ? width - 1 : 0)
-        guard ghost.offset != 0, free(x) else { return }
+        guard ghost.offset != 0 else { return }
         let color = edgeTint.map { Palette.color($0, trueColor: model.trueColor) }
-        for l in 0..<lines where grid[x, top + l].text == " " {
+        for l in 0..<lines where free(x, l) && grid[x, top + l].text == " " {
             let background = grid[x, top + l].style.background
             grid.put(
                 model.ascii ? ":" : "┆", x: x, y: top + l,
@@ -279,13 +316,29 @@ public enum ScreenLayout {
             grid.put(
                 TextWidth.truncated(" " + SafeText.plain(status), to: grid.width), x: 0, y: statusLine, style)
         }
-        let keys =
-            model.prompt != nil
-            ? " Enter adds  Esc cancels"
-            : model.ascii
-                ? " j/k select  h/l open  Enter fire  w f d  a add  r rec  g ghosts  ? help  q quit"
-                : " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit"
+        let keys = model.prompt != nil ? " Enter adds  Esc cancels" : self.keys(model, width: grid.width)
         grid.put(TextWidth.truncated(keys, to: grid.width), x: 0, y: keysLine, Style(faint: true))
+    }
+
+    /// The keys the footer names, in their order, and which to leave out first when the line
+    /// is too narrow for all of them (1 first, then 2…; 0: never). `?` names them all.
+    private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
+        [
+            (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
+            (ascii ? "Enter fire" : "⏎ fire", 0), ("w f d", 2), ("a add", 3), ("r rec", 0), ("s share", 0),
+            ("g ghosts", 0),
+            ("c confirm", 1), ("? help", 0), ("q quit", 0),
+        ]
+    }
+
+    /// The footer's line of keys for a terminal `width` columns wide.
+    public static func keys(_ model: ScreenModel, width: Int) -> String {
+        var keys = footerKeys(ascii: model.ascii)
+        var line: String { " " + keys.map(\.text).joined(separator: "  ") }
+        for order in 1...3 where TextWidth.width(line) > width {
+            keys.removeAll { $0.dropOrder == order }
+        }
+        return line
     }
 
     public static let helpLines = [
@@ -301,6 +354,7 @@ public enum ScreenLayout {
         "r          record; again: stop, save to a file",
         "s          share your rows with others",
         "g          show others' rows faintly (ghosts)",
+        "c          ask before deleting (on / off)",
         "?          this help         q Ctrl-C  quit",
     ]
 

@@ -30,8 +30,9 @@ public enum Palette {
         return trueColor ? .rgb(r, g, b) : .indexed(nearest256(r, g, b))
     }
 
-    /// The nearest colour of xterm's 6×6×6 cube (16–231) or gray ramp (232–255).
-    public static func nearest256(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+    /// The nearest colour of xterm's 6×6×6 cube (16–231) or, unless `grays` is false (a colour
+    /// that must keep its hue), of its gray ramp (232–255).
+    public static func nearest256(_ r: UInt8, _ g: UInt8, _ b: UInt8, grays: Bool = true) -> UInt8 {
         let levels = [0, 95, 135, 175, 215, 255]
         func nearestLevel(_ v: Int) -> Int {
             var best = 0
@@ -49,7 +50,7 @@ public enum Palette {
         let average = (Int(r) + Int(g) + Int(b)) / 3
         let grayIndex = max(0, min(23, (average - 8 + 5) / 10))
         let gray = 8 + grayIndex * 10
-        if distance((gray, gray, gray)) < distance(cube) { return UInt8(232 + grayIndex) }
+        if grays && distance((gray, gray, gray)) < distance(cube) { return UInt8(232 + grayIndex) }
         return UInt8(16 + 36 * ri + 6 * gi + bi)
     }
 

@@ -7,6 +7,8 @@ import SwipeEngine
 public struct RowView: Equatable, Sendable {
     public var id: String
     public var title: String
+    /// The movie's image name, drawn as its poster tile (`PosterTile`).
+    public var image: String
     public var watched: Bool
     public var watchedWithFriends: Bool
     /// The content's offset drawn now (points, + = moved right): the engine's offset, or where
@@ -24,12 +26,14 @@ public struct RowView: Equatable, Sendable {
     public var ghosts: [Ghost]
 
     public init(
-        id: String, title: String, watched: Bool = false, watchedWithFriends: Bool = false,
+        id: String, title: String, image: String = "", watched: Bool = false,
+        watchedWithFriends: Bool = false,
         offset: Double = 0, buttons: [ButtonRender] = [], buttonsOffset: Double = 0, phase: Phase = .closed,
         height: Double = 1, ghosts: [Ghost] = []
     ) {
         self.id = id
         self.title = title
+        self.image = image
         self.watched = watched
         self.watchedWithFriends = watchedWithFriends
         self.offset = offset
@@ -123,6 +127,8 @@ public struct ScreenModel: Equatable, Sendable {
     public var sharing = false
     /// nil: other people's fingers are not shown; else how many connections share theirs (`g`).
     public var ghosts: Int?
+    /// Whether the daemon's layout asks before deleting (`c`, `--confirm-delete`).
+    public var confirmDelete = false
 
     public init(daemon: String) { self.daemon = daemon }
 }

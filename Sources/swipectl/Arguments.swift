@@ -24,8 +24,9 @@ enum Command: Equatable {
     /// A gesture on MOVIE's row, on one connection (Swipe.swift).
     case swipe(movie: String, gesture: Gesture, verbose: Bool)
     /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout, `--record-dir`
-    /// where `r` saves recordings (nil: the current directory).
-    case tui(ascii: Bool, rtl: Bool, recordDirectory: String?)
+    /// where `r` saves recordings (nil: the current directory), `--confirm-delete`: ask before
+    /// deleting from the start.
+    case tui(ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool = false)
     /// `swipe … --record FILE`: the same, recorded into FILE (and its rows into FILE.rows).
     case recordedSwipe(movie: String, gesture: Gesture, verbose: Bool, file: String)
     /// A recording replayed on the engine, no daemon (Replay.swift).
@@ -76,7 +77,7 @@ enum Arguments {
             ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose", "--record"]
         ),
         ("replay", ["FILE"], ["--expect"]),
-        ("tui", [], ["--ascii", "--rtl", "--record-dir"]),
+        ("tui", [], ["--ascii", "--rtl", "--record-dir", "--confirm-delete"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -124,7 +125,7 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--verbose", "--once", "--ascii", "--rtl":
+            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform",
@@ -191,7 +192,7 @@ enum Arguments {
             }
             return .tui(
                 ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil,
-                recordDirectory: values["--record-dir"])
+                recordDirectory: values["--record-dir"], confirmDelete: values["--confirm-delete"] != nil)
         case "swipe":
             let swipe = try swipe(operand, values)
             if let file = values["--record"], case .swipe(let movie, let gesture, let verbose) = swipe {

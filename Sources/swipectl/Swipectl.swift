@@ -15,10 +15,11 @@ enum Swipectl {
                     return .ok
                 }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
-                if case .tui(let ascii, let rtl, let recordDirectory) = invocation.command {
+                if case .tui(let ascii, let rtl, let recordDirectory, let confirmDelete) = invocation.command
+                {
                     try Tui.run(
                         socket: socket, ascii: ascii, rtl: rtl, recordDirectory: recordDirectory,
-                        environment: environment)
+                        confirmDelete: confirmDelete, environment: environment)
                     return .ok
                 }
                 try run(invocation.command, Conversation(socket, json: invocation.json))

@@ -15,7 +15,8 @@ enum Tui {
     static let escapeWait = 0.03
 
     static func run(
-        socket: SocketChoice, ascii: Bool, rtl: Bool, recordDirectory: String?, environment: [String: String]
+        socket: SocketChoice, ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool,
+        environment: [String: String]
     ) throws(Failure) {
         // A directory given is checked before the screen is taken (the default, the current
         // directory, when `r` is pressed): a recording must have somewhere to go.
@@ -29,10 +30,10 @@ enum Tui {
             throw Conversation.unreachable(error, socket)
         }
         let colorterm = environment["COLORTERM"] ?? ""
-        let options = TuiApp.Options(
+        let options = TuiOptions(
             socket: socket.path, ascii: ascii, direction: rtl ? .rtl : .ltr,
             trueColor: colorterm == "truecolor" || colorterm == "24bit",
-            recordDirectory: recordDirectory ?? ".")
+            recordDirectory: recordDirectory ?? ".", confirmDelete: confirmDelete)
         let signals = try TuiSignals()
         defer { signals.close() }
         let terminal = try TuiTerminal()

@@ -27,10 +27,11 @@ enum Usage {
                                     open the row on that edge, then tap one of its buttons
           swipe MOVIE --perform ACTION
                                     fire one of the row's actions without swiping
-          tui [--ascii] [--rtl] [--record-dir DIR]
+          tui [--ascii] [--rtl] [--record-dir DIR] [--confirm-delete]
                                     the terminal front end: drag rows with the mouse or use
                                     the keys (? shows them), live; --ascii: no symbols; r
-                                    records into DIR (default: the current directory)
+                                    records into DIR (default: the current directory);
+                                    --confirm-delete: ask before deleting (c toggles it)
           swipe … --record FILE     also record the gesture's session into FILE, and the rows
                                     the connection received into FILE.rows
           replay FILE [--expect ROWS]

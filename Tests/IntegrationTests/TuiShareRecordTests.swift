@@ -80,11 +80,15 @@ final class TuiGhostTests: TuiTestCase {
             [self] in
             isGhost($0, line: 3, 0..<7, colour: 77, showing: "Watched")
                 && isGhost($0, line: 3, 7..<14, colour: 62, showing: "With F…")
-                && isGhost($0, line: 2, 3..<7, colour: 77, showing: "The")
+                && isGhost($0, line: 2, 5..<7, colour: 77, showing: "T")
+                && isGhost($0, line: 2, 7..<14, colour: 62, showing: "he Godf")
         }
         try tmux.waitForScreen("one ghost in the header") { $0.contains("ghosts 1") }
         XCTAssertEqual(styledCells(screen, line: 3)[14].text, "┆", "the edge of their content")
-        XCTAssertTrue(Tmux.line(try tmux.capture(), 2).hasPrefix(" ▶ The Godfather"), "the title stays")
+        // The poster tile keeps its own colours under a ghost: white on its green (29).
+        XCTAssertEqual(styledCells(screen, line: 2)[3].text, "G")
+        XCTAssertEqual(styledCells(screen, line: 2)[3].sgr, ["1", "38;5;231", "48;5;29"])
+        XCTAssertTrue(Tmux.line(try tmux.capture(), 2).hasPrefix(" ▶ G  The Godfather"), "the title stays")
 
         // A drag of 200 of 800 points: 100 points here, 20 columns from the right; Delete in
         // faint red (203) on 60 to 79, its label where the row is blank, the edge at 59.
@@ -96,7 +100,8 @@ final class TuiGhostTests: TuiTestCase {
         let text = try tmux.capture()
         XCTAssertEqual(column(of: "┆", in: text, line: 5), 59, text)
         XCTAssertEqual(column(of: "Delete", in: text, line: 6), 67, text)
-        XCTAssertTrue(Tmux.line(text, 5).hasPrefix("   The Dark Knight"), "this row did not move:\n\(text)")
+        XCTAssertTrue(
+            Tmux.line(text, 5).hasPrefix("   D  The Dark Knight"), "this row did not move:\n\(text)")
         // Rule 8: the sharer's drag closed its open godfather, so that ghost went.
         XCTAssertTrue(text.contains("ghosts 1"), text)
         XCTAssertNil(column(of: "┆", in: text, line: 3), text)
@@ -204,7 +209,7 @@ final class TuiRecordTests: TuiTestCase {
         for column in stride(from: 10, through: 70, by: 10) { try tmux.mouse(drag: column, 3) }
         try tmux.mouse(release: 70, 3)
         try waitFor("godfather to be watched") { try movies()["godfather"]?["watched"] as? Bool == true }
-        try tmux.waitForScreen("the row to close") { Tmux.line($0, 2).hasPrefix(" ▶ The Godfather") }
+        try tmux.waitForScreen("the row to close") { Tmux.line($0, 2).hasPrefix(" ▶ G  The Godfather") }
         // f on the selected row (perform), and another client's change of a shown movie.
         try tmux.send(keys: "f")
         try waitFor("with friends") { try movies()["godfather"]?["watchedWithFriends"] as? Bool == true }

@@ -28,7 +28,8 @@ final class LayoutTests: XCTestCase {
         m.rows = movies.map { id, title, watched, friends in
             let r = renders[id]
             return RowView(
-                id: id, title: title, watched: watched, watchedWithFriends: friends, offset: r?.offset ?? 0,
+                id: id, title: title, image: id, watched: watched, watchedWithFriends: friends,
+                offset: r?.offset ?? 0,
                 buttons: r?.buttons ?? [], buttonsOffset: r?.offset ?? 0, phase: r?.phase ?? .closed)
         }
         return m
@@ -49,18 +50,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
     }
 
@@ -76,18 +77,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
-                                             ✖
-            riends                         Delete
+               S  Se7en                      ✖
+                  👥 With friends          Delete
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         // 60 points are 12 columns: 28 to 39, red (SwiftUI's red, nearest of the 256 colours).
         for x in 0..<40 {
@@ -114,18 +115,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────
-                  ◉             👥         The Godfather
-               Watched     With Friends    ◉ Watched
+                  ◉             👥         G  The Godfather
+               Watched     With Friends       ◉ Watched
             ····························································
-             ▶ Se7en
-               👥 With friends
+             ▶ S  Se7en
+                  👥 With friends
             ····························································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
             """)
         XCTAssertEqual(grid[0, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
         XCTAssertEqual(grid[14, 2].style.background, .indexed(Palette.nearest256(88, 86, 214)))
@@ -147,18 +148,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-                          ◉                ▶ The God
-                       Watched               ◉ Watch
+                          ◉                ▶ G  Th…
+                       Watched                  ◉ …
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         _ = try list.send(.released(row: "godfather", dx: nil, vx: nil))
         let fired = render(list, "godfather")
@@ -172,15 +173,15 @@ final class LayoutTests: XCTestCase {
                                ◉
                             Watched
             ········································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         XCTAssertEqual(grid[39, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
     }
@@ -195,18 +196,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────
-                                                        The Godfather ◀
-                                                            ◉ Watched
+                                                     The Godfather G  ◀
+                                                         ◉ Watched
             ····························································
-                                    Se7en         👥            ◉
-                          👥 With friends    With Friends    Watched
+                                 Se7en S          👥            ◉
+                       👥 With friends       With Friends    Watched
             ····························································
-                                                          東京物語 🎬
+                                                       東京物語 🎬 T
 
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts …
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
             """)
     }
 
@@ -218,11 +219,11 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  se
             ────────────────────────
-            er              ✖
-                          Delete
+             ▶ G  Th…       ✖
+                  ◉ …     Delete
             ························
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
 
              ↑↓ select  ←→ open  ⏎ …
             """)
@@ -234,13 +235,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  ./swiped.sock
             ────────────────────────────────────────────────────────────────────────────────────────────────────
-            er                                                                                          ✖
-                                                                                                      Delete
+             ▶ G  The Godfather                                                                         ✖
+                  ◉ Watched                                                                           Delete
             ····································································································
-               Se7en
-               👥 With friends
+               S  Se7en
+                  👥 With friends
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  g ghosts  ? help  q quit
+             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit
             """)
         XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
         XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
@@ -257,13 +258,13 @@ final class LayoutTests: XCTestCase {
             """
              swiped  * connected  seq 12  writer  .…
             ----------------------------------------
-             > The Godfather
-               [w] Watched
+             > G  The Godfather
+                  [w] Watched
             ........................................
-               Se7en
-               [f] With friends
+               S  Se7en
+                  [f] With friends
             ........................................
-               東京物語 🎬
+               T  東京物語 🎬
 
 
 
@@ -291,7 +292,7 @@ final class LayoutTests: XCTestCase {
         let grid = ScreenLayout.render(model(["seven": row]), width: 40, height: 14)
         let line = String(grid.text.split(separator: "\n")[6])
         XCTAssertEqual(
-            String(line.reversed().drop { $0 == " " }.reversed()), "ends                         Delete?")
+            String(line.reversed().drop { $0 == " " }.reversed()), "      👥 With friends        Delete?")
         XCTAssertEqual(grid[26, 5].style.background, .indexed(203))
         XCTAssertEqual(grid[25, 5].style.background, nil)
     }
@@ -365,18 +366,18 @@ final class LayoutTests: XCTestCase {
             """
              swiped  ● connected  seq 12  writer  .…
             ────────────────────────────────────────
-             ▶ The Godfather
-               ◉ Watched
+             ▶ G  The Godfather
+                  ◉ Watched
             ········································
-               Se7en                 ┆      ✖
-               👥 With friends       ┆    Delete
+               S  Se7en              ┆      ✖
+                  👥 With friends    ┆    Delete
             ········································
-               東京物語 🎬
+               T  東京物語 🎬
 
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a a…
+             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
             """)
         let red = Color.indexed(Palette.nearest256(255, 59, 48))
         for x in 26..<40 {
@@ -385,7 +386,7 @@ final class LayoutTests: XCTestCase {
             }
         }
         XCTAssertEqual(grid[25, 5].style, Style(foreground: red, faint: true), "the edge")
-        XCTAssertEqual(grid[3, 5].style, Style(bold: true), "the row's own title, as it was")
+        XCTAssertEqual(grid[6, 5].style, Style(bold: true), "the row's own title, as it was")
         XCTAssertEqual(grid[6, 6].style, Style(faint: true))
         XCTAssertEqual(grid[30, 7].text, "·")
         XCTAssertFalse(grid[30, 7].style.faint && grid[30, 7].style.foreground != nil, "not on the rule")
@@ -407,10 +408,14 @@ final class LayoutTests: XCTestCase {
         for x in 26..<40 { XCTAssertEqual(grid[x, 5].style.background, red, "column \(x)") }
         XCTAssertFalse(grid[30, 5].style.faint)
         XCTAssertTrue(gridLine(grid, 6).hasSuffix("Delete    "), gridLine(grid, 6))
-        // The ghost's strip, -150 points: 30 columns, 10 to 25 not under own buttons; the
-        // title (shifted by the own offset, -14 columns) is off to the left, its indicator line
-        // text keeps its characters in faint red.
-        XCTAssertEqual(grid[9, 5].text, "┆")
+        // The ghost's strip, -150 points: 30 columns, 10 to 25 not under own buttons. The
+        // title and the indicators stay in view (this row is open: its text keeps to what its
+        // content covers) and keep their characters, in faint red where the strip crosses
+        // them; the ghost's edge, at 9, falls on a letter on both lines and is not drawn.
+        XCTAssertEqual(gridLine(grid, 5).prefix(11), " ▶ S  Se7en")
+        XCTAssertEqual(grid[9, 5].text, "e")
+        XCTAssertEqual(grid[9, 5].style, Style(background: .indexed(236), bold: true))
+        XCTAssertEqual(grid[10, 5].style, Style(foreground: red, background: .indexed(236), faint: true))
         XCTAssertEqual(grid[12, 6].style, Style(foreground: red, background: .indexed(236), faint: true))
         // The ghost's icon where the row is blank, its label not (it would cross own buttons).
         XCTAssertEqual(grid[24, 5].text, "✖")
@@ -418,9 +423,7 @@ final class LayoutTests: XCTestCase {
         let alone = ScreenLayout.render(
             model(["seven": render(own, "seven")], selected: 1), width: 40, height: 14)
         for y in 0..<14 where y != 5 {
-            var expected = gridLine(alone, y)
-            if y == 6 { expected = String(expected.prefix(9)) + "┆" + String(expected.dropFirst(10)) }
-            XCTAssertEqual(gridLine(grid, y), expected, "line \(y)")
+            XCTAssertEqual(gridLine(grid, y), gridLine(alone, y), "line \(y)")
         }
     }
 
@@ -439,6 +442,86 @@ final class LayoutTests: XCTestCase {
         XCTAssertTrue(
             gridLine(ScreenLayout.render(m, width: 80, height: 14), 0).hasPrefix(
                 " swiped  ● connected  seq 12  writer  recording lost  ./swiped.sock"))
+    }
+
+    /// Each row starts with its poster tile: the image's letter, white and bold, on its colour
+    /// (true colour when the terminal has it, else the nearest of the 256), two cells wide.
+    func testEachRowShowsItsImagesPosterTileBeforeItsTitle() {
+        var m = model()
+        m.rows[0].image = "été"
+        m.rows[1].image = ""
+        m.trueColor = true
+        let grid = ScreenLayout.render(m, width: 40, height: 14)
+        XCTAssertEqual(gridLine(grid, 2).prefix(18), " ▶ É  The Godfathe")
+        XCTAssertEqual(gridLine(grid, 5).prefix(11), "   #  Se7en")
+        let tile = Style(foreground: .rgb(255, 255, 255), background: .rgb(0xAD, 0x14, 0x57), bold: true)
+        XCTAssertEqual([grid[3, 2].style, grid[4, 2].style], [tile, tile])
+        XCTAssertEqual(grid[5, 2].style.background, .indexed(236), "the selected row's own background")
+        XCTAssertEqual(grid[3, 5].style.background, .rgb(0x15, 0x65, 0xC0))
+        m.trueColor = false
+        let palette = ScreenLayout.render(m, width: 40, height: 14)
+        XCTAssertEqual(palette[3, 2].style.background, .indexed(125))
+        m.rows[0].image = "godfather"  // #2E7D32: green, not the gray the ramp has nearer
+        XCTAssertEqual(ScreenLayout.render(m, width: 40, height: 14)[3, 2].style.background, .indexed(29))
+        XCTAssertEqual(palette[3, 2].style.foreground, .indexed(231))
+    }
+
+    /// An open row, either edge, either direction: its selection marker, its tile and the start
+    /// of its title stay in view (cut with "…" before its buttons), so one can tell which row
+    /// is open.
+    func testAnOpenRowKeepsItsMarkerAndTheStartOfItsTitle() throws {
+        for direction in [Direction.ltr, .rtl] {
+            for edge in [Edge.leading, .trailing] {
+                var list = engine(columns: 40, direction)
+                _ = try list.send(.open(row: "godfather", edge: edge))
+                let row = render(list, "godfather")
+                let grid = ScreenLayout.render(model(["godfather": row], direction), width: 40, height: 14)
+                let line = gridLine(grid, 2)
+                let what = "\(direction) \(edge): \(line)"
+                XCTAssertNotEqual(row.offset, 0)
+                if direction == .ltr {
+                    XCTAssertTrue(line.contains(" ▶ G  Th"), what)
+                } else {
+                    XCTAssertTrue(line.contains("Th") && line.contains("G  ◀ "), what)
+                }
+            }
+        }
+    }
+
+    /// The footer names s share next to g ghosts; in 80 columns it leaves out w f d (and
+    /// then a add) to keep them, ? help and q quit.
+    func testTheFooterNamesShareNextToGhosts() {
+        var m = model()
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 80),
+            " ↑↓ select  ←→ open  ⏎ fire  a add  r rec  s share  g ghosts  ? help  q quit")
+        m.ascii = true
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 80),
+            " j/k select  h/l open  Enter fire  r rec  s share  g ghosts  ? help  q quit")
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: 100),
+            " j/k select  h/l open  Enter fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
+        )
+    }
+
+    /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the
+    /// footer does when there is room for it.
+    func testTheHeaderHelpAndFooterNameAskBeforeDeleting() {
+        var m = model()
+        m.confirmDelete = true
+        XCTAssertEqual(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0),
+            " swiped  ● connected  seq 12  writer  confirm delete  ./swi…")
+        XCTAssertTrue(ScreenLayout.helpLines.contains("c          ask before deleting (on / off)"))
+        m.help = true
+        XCTAssertTrue(ScreenLayout.render(m, width: 60, height: 20).text.contains("ask before deleting"))
+        let all =
+            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
+        XCTAssertEqual(ScreenLayout.keys(m, width: TextWidth.width(all)), all)
+        XCTAssertEqual(
+            ScreenLayout.keys(m, width: TextWidth.width(all) - 1),
+            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  ? help  q quit")
     }
 }
 

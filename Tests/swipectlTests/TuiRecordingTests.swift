@@ -13,8 +13,14 @@ final class TuiRecordingTests: XCTestCase {
         XCTAssertEqual(
             try Arguments.parse(["tui", "--ascii"]),
             .run(Invocation(command: .tui(ascii: true, rtl: false, recordDirectory: nil))))
+        XCTAssertEqual(
+            try Arguments.parse(["tui", "--confirm-delete"]),
+            .run(
+                Invocation(command: .tui(ascii: false, rtl: false, recordDirectory: nil, confirmDelete: true))
+            ))
         for arguments in [
             ["tui", "--record-dir="], ["list", "--record-dir", "/tmp"], ["tui", "--record-dir"],
+            ["tui", "--confirm-delete=yes"], ["list", "--confirm-delete"],
         ] {
             XCTAssertThrowsError(try Arguments.parse(arguments), "\(arguments)") { error in
                 XCTAssertEqual((error as? Failure)?.status, .usage)

@@ -1,0 +1,151 @@
+// Everything `swipectl tui` knows, as one value: what `TuiStateMachine` changes and its tests
+// compare whole.
+import Movies
+import SwipeEngine
+
+/// How the front end was started.
+public struct TuiOptions: Equatable, Sendable {
+    /// The daemon's socket, as the header shows it.
+    public var socket: String
+    public var ascii: Bool
+    public var direction: Direction
+    public var trueColor: Bool
+    /// Where `r` saves recordings (as messages name it).
+    public var recordDirectory: String
+    /// `--confirm-delete`: "Ask before deleting" is on from the start.
+    public var confirmDelete: Bool
+
+    public init(
+        socket: String, ascii: Bool = false, direction: Direction = .ltr, trueColor: Bool = false,
+        recordDirectory: String = ".", confirmDelete: Bool = false
+    ) {
+        self.socket = socket
+        self.ascii = ascii
+        self.direction = direction
+        self.trueColor = trueColor
+        self.recordDirectory = recordDirectory
+        self.confirmDelete = confirmDelete
+    }
+}
+
+public struct TuiState: Equatable, Sendable {
+    /// A movie in list order; `removedAt`: when its removal arrived (it collapses, then goes),
+    /// `removedSeq`: that removal's seq.
+    public struct Entry: Equatable, Sendable {
+        public var movie: Movie
+        public var removedAt: Double?
+        public var removedSeq: UInt64?
+
+        public init(movie: Movie, removedAt: Double? = nil, removedSeq: UInt64? = nil) {
+            self.movie = movie
+            self.removedAt = removedAt
+            self.removedSeq = removedSeq
+        }
+    }
+
+    /// The buttons a row showed last and the offset they were for: a closing row keeps drawing
+    /// them while it slides back.
+    public struct Buttons: Equatable, Sendable {
+        public var buttons: [ButtonRender]
+        public var offset: Double
+
+        public init(_ buttons: [ButtonRender], offset: Double) {
+            self.buttons = buttons
+            self.offset = offset
+        }
+    }
+
+    /// A finger (the mouse button) down on a row.
+    public struct Press: Equatable, Sendable {
+        public struct Sample: Equatable, Sendable {
+            public var time: Double
+            public var dx: Double
+
+            public init(time: Double, dx: Double) {
+                self.time = time
+                self.dx = dx
+            }
+        }
+
+        public var movie: String
+        public var column: Int
+        /// The action whose button the press began on.
+        public var button: String?
+        public var dragged = false
+        public var lastDX = 0.0
+        /// The drag's steps of the last 0.2 s, for the velocity at release.
+        public var samples: [Sample] = []
+
+        public init(movie: String, column: Int, button: String?) {
+            self.movie = movie
+            self.column = column
+            self.button = button
+        }
+    }
+
+    /// A delete `u` can undo until `until`.
+    public struct Undo: Equatable, Sendable {
+        public var movie: String
+        public var title: String
+        public var seq: UInt64
+        public var until: Double
+
+        public init(movie: String, title: String, seq: UInt64, until: Double) {
+            self.movie = movie
+            self.title = title
+            self.seq = seq
+            self.until = until
+        }
+    }
+
+    /// What a frame is drawn from (its rows are filled in by `frame(at:)`).
+    public var model: ScreenModel
+    public var columns: Int
+    public var lines: Int
+    /// Whether there is a connection (made, perhaps not yet greeted): requests can be sent.
+    public var connected = true
+    /// Whether the terminal said it knows synchronized output (mode 2026): frames are then
+    /// wrapped in it, so that it shows each one whole.
+    public var synchronizedOutput = false
+
+    public var entries: [Entry] = []
+    /// Each row's last render from the daemon, while it is not closed at rest.
+    public var renders: [String: RowRender] = [:]
+    public var lastButtons: [String: Buttons] = [:]
+    public var motions: [String: Motion] = [:]
+    /// The seq of the last event applied (nil until the first list).
+    public var lastSeq: UInt64?
+    public var press: Press?
+    public var undo: Undo?
+    /// A delete whose `removed` event has not arrived yet (replies and events may come in
+    /// either order): the undo hint starts when it does.
+    public var pendingUndo: UInt64?
+    /// When the status line's message ends.
+    public var statusUntil: Double?
+    /// Reconnect attempts since the last hello.
+    public var attempt = 0
+    public var reconnectAt: Double?
+    /// While recording: the lines with a row this connection received since `record` said on
+    /// (the rows a replay of the recording must give); then, until it is saved, those up to
+    /// the `record` that stopped it.
+    public var transcript: [String]?
+    public var recordedRows: [String] = []
+    /// Whether a `record` or `recording` is on its way (`r` waits for it).
+    public var recordBusy = false
+    /// What the person asked for with `s`, `g` and `c` ("Ask before deleting"); asked for
+    /// again on a new connection.
+    public var sharing = false
+    public var watching = false
+    public var confirmDelete: Bool
+    public var peers: [Int: TuiPeer] = [:]
+
+    public init(options: TuiOptions, columns: Int, lines: Int) {
+        model = ScreenModel(daemon: options.socket)
+        model.ascii = options.ascii
+        model.direction = options.direction
+        model.trueColor = options.trueColor
+        self.columns = columns
+        self.lines = lines
+        confirmDelete = options.confirmDelete
+    }
+}

@@ -1,0 +1,187 @@
+// The terminal front end's requests, replies and events as protocol 1 writes them: the model
+// (Terminal's TuiStateMachine) speaks in typed values, this is where they meet the JSON.
+import JSONCodec
+import Movies
+import SwipeEngine
+import SwipedClient
+import Terminal
+
+enum TuiWire {
+    /// `request` as an op and its arguments.
+    static func line(_ request: TuiRequest) -> (op: String, arguments: [(String, JSON)]) {
+        switch request {
+        case .list: ("list", [])
+        case .subscribe(let from): ("subscribe", [("from", .number(JSONNumber(Int64(clamping: from))))])
+        case .viewport(let width, let direction):
+            ("viewport", [("width", .number(JSONNumber(width))), ("direction", .string(direction.rawValue))])
+        case .drag(let movie, let dx): ("drag", [("movie", .string(movie)), ("dx", .number(JSONNumber(dx)))])
+        case .release(let movie, let vx):
+            ("release", [("movie", .string(movie)), ("vx", .number(JSONNumber(vx)))])
+        case .tap(let movie, let action): ("tap", [("movie", .string(movie)), ("action", .string(action))])
+        case .open(let movie, let edge):
+            ("open", [("movie", .string(movie)), ("edge", .string(edge.rawValue))])
+        case .close(let movie): ("close", [("movie", .string(movie))])
+        case .closeAll: ("close", [])
+        case .perform(let movie, let action):
+            ("perform", [("movie", .string(movie)), ("action", .string(action))])
+        case .add(let title): ("add", [("title", .string(title))])
+        case .restore(let movie, let expect, _):
+            (
+                "restore",
+                [("movie", .string(movie)), ("expect", .number(JSONNumber(Int64(clamping: expect))))]
+            )
+        case .record(let on): ("record", [("on", .bool(on))])
+        case .recording: ("recording", [])
+        case .share(let on, _): ("share", [("on", .bool(on))])
+        case .peers(let watch, _): ("peers", [("watch", .bool(watch))])
+        case .configure(let confirmDelete, _):
+            ("configure", layout(TuiRequest.layout(confirmDelete: confirmDelete)))
+        }
+    }
+
+    /// `configure`'s arguments for `layout` (protocol.md, "configure").
+    static func layout(_ layout: Layout) -> [(String, JSON)] {
+        func action(_ spec: ActionSpec) -> JSON {
+            var o = JSONObject()
+            o.append("action", .string(spec.action))
+            let strings = [
+                ("label", spec.label), ("icon", spec.icon), ("tint", spec.tint),
+                ("role", spec.role?.rawValue),
+                ("activeLabel", spec.activeLabel), ("activeIcon", spec.activeIcon),
+            ]
+            for case (let key, let value?) in strings { o.append(key, .string(value)) }
+            if spec.confirm { o.append("confirm", .bool(true)) }
+            if let label = spec.confirmLabel { o.append("confirmLabel", .string(label)) }
+            return .object(o)
+        }
+        return [
+            ("leading", .array(layout.leading.map(action))),
+            ("trailing", .array(layout.trailing.map(action))),
+            ("allowsFullSwipeLeading", .bool(layout.allowsFullSwipeLeading)),
+            ("allowsFullSwipeTrailing", .bool(layout.allowsFullSwipeTrailing)),
+            ("buttonWidth", .number(JSONNumber(layout.buttonWidth))),
+        ]
+    }
+
+    /// The reply to `request`, decoded for it.
+    static func reply(_ reply: Reply, to request: TuiRequest) -> TuiReply {
+        if let error = reply.error { return .refused(description: error.description, message: error.message) }
+        let o = reply.object
+        switch request {
+        case .list:
+            return list(o)
+        case .subscribe, .viewport, .closeAll, .configure:
+            return .closed(closed(o))
+        case .record(on: true):
+            return .closed(closed(o))
+        case .drag, .release, .tap, .open, .close, .perform:
+            return row(o)
+        case .recording:
+            return .recording(
+                o["recording"].map { recording in
+                    TuiRecordingSummary(
+                        inputs: recording.objectValue?.uint("inputs"),
+                        cut: recording.objectValue?.bool("cut") == true)
+                })
+        case .peers(let watch, _):
+            return watch ? peers(o) : .peers([:])
+        case .add, .restore, .record(on: false), .share:
+            return .ok
+        }
+    }
+
+    private static func closed(_ o: JSONObject) -> [String] {
+        guard case .array(let ids)? = o["closed"] else { return [] }
+        return ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
+    }
+
+    private static func list(_ o: JSONObject) -> TuiReply {
+        guard let seq = o.uint("seq"), case .array(let items)? = o["movies"] else {
+            return .unreadable("the daemon sent a list without seq and movies")
+        }
+        var movies: [Movie] = []
+        for item in items {
+            do {
+                movies.append(try SwipedClient.movie(item))
+            } catch {
+                return .unreadable("the daemon sent a list this client cannot read: \(error.message)")
+            }
+        }
+        return .list(seq: seq, movies: movies)
+    }
+
+    private static func row(_ o: JSONObject) -> TuiReply {
+        var row: RowRender?
+        var unreadable: String?
+        do {
+            row = try SwipedClient.row(o.object("row"))
+        } catch {
+            unreadable = error.message
+        }
+        let fired = o.object("fired").map { fired in
+            TuiFired(
+                action: fired.string("action") ?? "?",
+                error: fired.object("error").map { $0.string("message") ?? "?" }, seq: fired.uint("seq"))
+        }
+        return .row(row, unreadable: unreadable, fired: fired, pending: o.object("pending")?.string("action"))
+    }
+
+    /// A `peers` reply: each sharing connection's rows that are not closed.
+    private static func peers(_ o: JSONObject) -> TuiReply {
+        var peers: [Int: TuiPeer] = [:]
+        var unreadable: String?
+        guard case .array(let items)? = o["peers"] else { return .peers([:]) }
+        for case .object(let item) in items {
+            guard let client = item.uint("client"), case .array(let rows)? = item["rows"] else { continue }
+            let viewport = item.object("viewport")
+            var peer = TuiPeer(width: viewport?.double("width") ?? 0)
+            peer.direction = viewport?.string("direction").flatMap(Direction.init(rawValue:)) ?? .ltr
+            for case .object(let row) in rows {
+                do {
+                    let render = try SwipedClient.row(row)
+                    if render.phase != .closed { peer.rows[render.row] = render }
+                } catch {
+                    unreadable = error.message
+                }
+            }
+            peers[Int(client)] = peer
+        }
+        return .peers(peers, unreadable: unreadable)
+    }
+
+    static func event(_ event: ServerEvent) -> TuiEvent {
+        switch event {
+        case .movie(let committed, _):
+            return .movie(committed)
+        case .row(let row, let removed, let cancelled):
+            return .row(row, removed: removed, cancelled: cancelled)
+        case .bye(let reason):
+            return .bye(reason: reason)
+        case .other(name: "peer-row", let o):
+            guard let client = o.uint("client").map(Int.init) else { return .other }
+            let viewport = o.object("viewport")
+            let width = viewport?.double("width")
+            let direction = viewport?.string("direction").flatMap(Direction.init(rawValue:))
+            do {
+                return .peerRow(
+                    client: client, row: try SwipedClient.row(o.object("row")), width: width,
+                    direction: direction)
+            } catch {
+                return .peerRow(
+                    client: client, row: nil, unreadable: error.message, width: width, direction: direction)
+            }
+        case .other:
+            return .other
+        }
+    }
+
+    /// Whether `message` holds a Row of this connection's own: a reply's or a `row` event's
+    /// (not a peer's).
+    static func hasRow(_ message: StreamConnection.Message) -> Bool {
+        switch message {
+        case .reply(_, let reply): reply.object["row"] != nil
+        case .event(.row): true
+        case .hello, .event: false
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import JSONCodec
+import SwipeEngine
+import Terminal
+import XCTest
+
+@testable import SwipedClient
+@testable import swipectl
+
+/// `request` as the line StreamConnection writes for it (without its id).
+private func line(_ request: TuiRequest) -> String {
+    let (op, arguments) = TuiWire.line(request)
+    var out = JSONWriter()
+    out.object { w in
+        w.field("op", op)
+        for (key, value) in arguments { w.field(key, value) }
+    }
+    return String(decoding: out.bytes, as: UTF8.self)
+}
+
+/// The terminal front end's requests as protocol lines, and replies decoded for their request.
+final class TuiWireTests: XCTestCase {
+    /// "Ask before deleting" sends the whole default layout (configure replaces it), its delete
+    /// asking with a "Delete?" button; off, the same layout without.
+    func testConfigureSendsTheDefaultLayoutWithDeleteAskingToBeConfirmed() {
+        let leading =
+            #""leading":[{"action":"watched","label":"Watched","icon":"eye","tint":"green","activeIcon":"eye.slash"},"#
+            + #"{"action":"watched-with-friends","label":"With Friends","icon":"person.3","tint":"indigo"}]"#
+        let end = #""allowsFullSwipeLeading":true,"allowsFullSwipeTrailing":true,"buttonWidth":70}"#
+        XCTAssertEqual(
+            line(.configure(confirmDelete: true, quiet: false)),
+            #"{"op":"configure","# + leading
+                + #","trailing":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive","#
+                + #""confirm":true,"confirmLabel":"Delete?"}],"# + end)
+        XCTAssertEqual(
+            line(.configure(confirmDelete: false, quiet: true)),
+            #"{"op":"configure","# + leading
+                + #","trailing":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive"}],"#
+                + end)
+    }
+}
+
+/// Replies decoded for the request they answer, as the state machine takes them.
+final class TuiWireReplyTests: XCTestCase {
+    func reply(_ line: String, to request: TuiRequest) throws -> TuiReply {
+        let object = try SwipedClient.object(Array(line.utf8))
+        return TuiWire.reply(Reply(object: object, line: line), to: request)
+    }
+
+    func testEachRequestsReplyIsDecodedForIt() throws {
+        XCTAssertEqual(
+            try reply(#"{"id":1,"ok":false,"error":{"code":"not-found","message":"no movie x"}}"#, to: .list),
+            .refused(description: "not-found: no movie x", message: "no movie x"))
+        XCTAssertEqual(
+            try reply(#"{"id":1,"ok":true,"seq":3}"#, to: .list),
+            .unreadable("the daemon sent a list without seq and movies"))
+        XCTAssertEqual(
+            try reply(#"{"id":1,"ok":true,"seq":3,"movies":[]}"#, to: .list), .list(seq: 3, movies: []))
+        XCTAssertEqual(
+            try reply(#"{"id":2,"ok":true,"closed":["a","b"]}"#, to: .closeAll), .closed(["a", "b"]))
+        XCTAssertEqual(try reply(#"{"id":2,"ok":true}"#, to: .record(on: true)), .closed([]))
+        XCTAssertEqual(try reply(#"{"id":2,"ok":true}"#, to: .record(on: false)), .ok)
+        XCTAssertEqual(
+            try reply(#"{"id":3,"ok":true,"recording":{"inputs":2,"cut":true}}"#, to: .recording),
+            .recording(TuiRecordingSummary(inputs: 2, cut: true)))
+        XCTAssertEqual(try reply(#"{"id":3,"ok":true}"#, to: .recording), .recording(nil))
+        XCTAssertEqual(
+            try reply(#"{"id":4,"ok":true,"peers":[]}"#, to: .peers(watch: false, quiet: false)), .peers([:]))
+        let fired = try reply(
+            #"{"id":5,"ok":true,"fired":{"action":"delete","seq":9},"pending":{"action":"x"}}"#,
+            to: .perform(movie: "m", action: "delete"))
+        XCTAssertEqual(
+            fired,
+            .row(
+                nil, unreadable: "malformed row object", fired: TuiFired(action: "delete", seq: 9),
+                pending: "x"))
+        XCTAssertEqual(
+            try reply(
+                #"{"id":5,"ok":true,"fired":{"action":"watched","error":{"message":"gone"}}}"#,
+                to: .tap(movie: "m", action: "watched")),
+            .row(nil, unreadable: "malformed row object", fired: TuiFired(action: "watched", error: "gone")))
+    }
+
+    func testOtherRequestsAsLines() {
+        XCTAssertEqual(line(.subscribe(from: 7)), #"{"op":"subscribe","from":7}"#)
+        XCTAssertEqual(
+            line(.restore(movie: "m", expect: 8, title: "M")), #"{"op":"restore","movie":"m","expect":8}"#)
+        XCTAssertEqual(line(.closeAll), #"{"op":"close"}"#)
+        XCTAssertEqual(line(.close(movie: "m")), #"{"op":"close","movie":"m"}"#)
+        XCTAssertEqual(
+            line(.open(movie: "m", edge: .trailing)), #"{"op":"open","movie":"m","edge":"trailing"}"#)
+        XCTAssertEqual(line(.share(on: true, quiet: true)), #"{"op":"share","on":true}"#)
+        XCTAssertEqual(
+            line(.viewport(width: 400, direction: .rtl)), #"{"op":"viewport","width":400,"direction":"rtl"}"#)
+    }
+}
