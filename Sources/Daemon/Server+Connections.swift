@@ -144,13 +144,12 @@ extension Server {
             case .done(let n):
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
                 c.session.clock = loop.now
-                store.withState { c.session.received(bytes, $0, &sink) }
+                round(c) { session, state, sink in session.received(bytes, state, &sink) }
             case .wouldBlock:
                 break
             case .eof:
-                store.withState { c.session.readEnded($0, &sink) }
+                round(c) { session, state, sink in session.readEnded(state, &sink) }
             }
-            perform(c)
         } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
             // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
             // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
@@ -192,8 +191,7 @@ extension Server {
         while true {
             if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
-            let answered = store.withState { c.session.resume($0, &sink) }
-            perform(c)
+            let answered = round(c) { session, state, sink in session.resume(state, &sink) }
             if c.session.pendingOutput == 0 { break }
             // Lines answered: write them, then answer more if that made room. Each such round
             // answers a line already read, so there are finitely many.
@@ -223,99 +221,123 @@ extension Server {
         }
     }
 
-    // MARK: - The Session's actions
+    // MARK: - A round with a session
 
-    /// Carries out what `c`'s session asked for, then feeds it what that gave rise to.
-    func perform(_ c: Connection) {
+    /// One round between the manager and `c`'s session, the only way a session is fed: `input`
+    /// gives it one fact, with the committed state lent to it and the sink for its actions;
+    /// then the actions are carried out (`perform`). Writing is left to the caller, who calls
+    /// `afterWork(c)` when done with `c`: at once, or once for a batch (`deliver` answers every
+    /// writer before wording events for subscribers).
+    @inline(__always)
+    @discardableResult
+    func round<R>(_ c: Connection, _ input: (Session, borrowing MovieState, inout SessionActions) -> R) -> R {
+        let result = store.withState { input(c.session, $0, &sink) }
+        perform(c)
+        return result
+    }
+
+    /// What carrying out an action can give rise to that `c`'s session must hear, while the
+    /// sink, which its answer would go to, is being drained: a command refused as overloaded, a
+    /// timer that could not be made, the answer to `peers`.
+    enum Fact {
+        case refused(ticket: UInt64, WireError)
+        case timerFired(SessionTimer)
+        case peers(ticket: UInt64, watch: Bool)
+    }
+
+    /// Carries out the actions in the sink (all `c`'s, in order), then feeds `c`'s session the
+    /// facts they gave rise to, one at a time: each fact's own actions, and the facts those give
+    /// rise to, are dealt with before the next fact (depth first, as if each fact had been fed
+    /// in where it arose).
+    private func perform(_ c: Connection) {
         if sink.isEmpty { return }
-        sink.drain { action in
-            switch consume action {
-            case .submit(let ticket, let op, let command):
-                submit(command, op: op, ticket: ticket, from: c)
-            case .read(let ticket, let request):
-                let token = takeToken()
-                pending[token] = Pending(client: c.client, ticket: ticket, what: .read)
-                store.read(request, token: token)
-                storeTouched = true
-            case .arm(let timer, let microseconds):
-                arm(timer, after: microseconds, on: c)
-            case .cancel(let timer):
-                c.timers.removeValue(forKey: timer)?.cancel()
-            case .subscription(let active):
-                subscribers[c.client] = active ? c : nil
-            case .log(let entry):
-                journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
-            case .sharing(let active):
-                if active { sharers[c.client] = c }
-            case .peerRowsChanged:
-                peerRowsChanged(c)
-            case .peers(let ticket, let watch):
-                deferred.append((c, .peers(ticket: ticket, watch: watch)))
-            }
-        }
-        while !deferred.isEmpty {
-            let facts = deferred
-            deferred = []
-            for (c, fact) in facts where connections[c.client] === c {
-                if case .peers(let ticket, let watch) = fact {
-                    answerPeers(c, ticket: ticket, watch: watch)
-                    perform(c)
-                    continue
-                }
-                store.withState { state in
-                    switch fact {
-                    case .refused(let ticket, let error):
-                        c.session.commandAnswered(ticket, .failure(error), state, &sink)
-                    case .timerFired(let timer):
-                        c.session.clock = loop.now
-                        c.session.timerFired(timer, state, &sink)
-                    case .peers:
-                        break
+        // A stack: the next fact to feed in is the last. Empty, and so not allocated, unless
+        // some fact arises.
+        var facts: [Fact] = []
+        while true {
+            let start = facts.count
+            sink.drain { action in
+                switch consume action {
+                case .submit(let ticket, let op, let command):
+                    if let refused = submit(command, op: op, ticket: ticket, from: c) {
+                        facts.append(refused)
                     }
+                case .read(let ticket, let request):
+                    pending[ticket] = Pending(client: c.client, what: .read)
+                    store.read(request, token: ticket)
+                    storeTouched = true
+                case .arm(let timer, let microseconds):
+                    if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
+                case .cancel(let timer):
+                    c.timers.removeValue(forKey: timer)?.cancel()
+                case .subscription(let active):
+                    subscribers[c.client] = active ? c : nil
+                case .log(let entry):
+                    journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+                case .sharing(let active):
+                    if active { sharers[c.client] = c }
+                case .peerRowsChanged:
+                    peerRowsChanged(c)
+                case .peers(let ticket, let watch):
+                    facts.append(.peers(ticket: ticket, watch: watch))
                 }
-                perform(c)
             }
+            if facts.count - start > 1 { facts[start...].reverse() }
+            // A connection closed meanwhile hears nothing more (every fact here is c's).
+            guard !facts.isEmpty, connections[c.client] === c else { return }
+            feed(facts.removeLast(), to: c)
         }
     }
 
-    func takeToken() -> UInt64 {
-        defer { nextToken += 1 }
-        return nextToken
+    /// Gives `c`'s session `fact`; its actions go to the sink, for `perform`.
+    private func feed(_ fact: Fact, to c: Connection) {
+        switch fact {
+        case .refused(let ticket, let error):
+            store.withState { c.session.commandAnswered(ticket, .failure(error), $0, &sink) }
+        case .timerFired(let timer):
+            c.session.clock = loop.now
+            store.withState { c.session.timerFired(timer, $0, &sink) }
+        case .peers(let ticket, let watch):
+            answerPeers(c, ticket: ticket, watch: watch)
+        }
     }
 
-    private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection) {
+    /// Hands `command` to the store under `ticket`; or, past the limit of commands waiting for
+    /// the disk, refuses it (the refusal is the session's to hear).
+    private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection)
+        -> Fact?
+    {
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             journal.log(
                 .warning, "command refused",
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
-            deferred.append((c, .refused(ticket: ticket, error)))
-            return
+            return .refused(ticket: ticket, error)
         }
-        let token = takeToken()
-        pending[token] = Pending(
-            client: c.client, ticket: ticket, what: .command(op: op, movie: command.movieID))
-        store.submit(command, token: token)
+        pending[ticket] = Pending(client: c.client, what: .command(op: op, movie: command.movieID))
+        store.submit(command, token: ticket)
         storeTouched = true
+        return nil
     }
 
-    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) {
+    /// Arms `timer` for `c`; when no timer can be made, what the session must hear instead.
+    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) -> Fact? {
         if let existing = c.timers[timer] {
             existing.arm(afterMicroseconds: microseconds)
-            return
+            return nil
         }
         do {
             let made = try loop.makeTimer(description: timer.description) { [unowned self, unowned c] in
                 c.timers[timer] = nil
                 guard connections[c.client] === c else { return }
                 c.session.clock = loop.now
-                store.withState { c.session.timerFired(timer, $0, &sink) }
-                perform(c)
+                round(c) { session, state, sink in session.timerFired(timer, state, &sink) }
                 afterWork(c)
             }
             made.arm(afterMicroseconds: microseconds)
             c.timers[timer] = made
+            return nil
         } catch {
             switch timer {
             case .closeRow, .confirmRow, .retryCatchUp:
@@ -324,13 +346,14 @@ extension Server {
                 journal.log(
                     .err, "cannot create a timer, firing it now",
                     [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
-                deferred.append((c, .timerFired(timer)))
+                return .timerFired(timer)
             case .goodbye:
                 // Firing it now would close the connection before its bye is written: without
                 // it, the connection closes once the bye is written or the peer goes.
                 journal.log(
                     .err, "cannot create a timer, going on without it",
                     [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
+                return nil
             }
         }
     }

@@ -59,8 +59,7 @@ extension Server {
                         Encode.peerRow(&out, client: client, viewport: viewport, row: row, form: form)
                         worded[form] = out.bytes
                     }
-                    w.session.peerRow(worded[form]!, &sink)
-                    perform(w)
+                    round(w) { session, _, sink in session.peerRow(worded[form]!, &sink) }
                     touched[w.client] = w
                     // A flush carries many rows: write as they come, so that the backlog rule
                     // (--max-queue) counts what the watcher does not read, not one flush's size.
@@ -82,7 +81,8 @@ extension Server {
     /// What a watcher's output may hold in a flush before it is written.
     static var peerWriteChunk: Int { 4096 }
 
-    /// `peers`: every sharing connection's open rows, now.
+    /// `peers`: every sharing connection's open rows, now (fed to `c` while `perform` runs: the
+    /// caller carries out its actions).
     func answerPeers(_ c: Connection, ticket: UInt64, watch: Bool) {
         watchers[c.client] = watch ? c : nil
         let peers = store.withState { state in

@@ -32,16 +32,15 @@ final class Server<S: Store> {
 
     var connections = SerialTable<Connection>()
     var nextClient: UInt64 = 1
-    var nextToken: UInt64 = 1
-    /// What the store owes an answer to, by token: which session asked, under which ticket.
+    /// What the store owes an answer to, by ticket: which client asked, and what. The ticket is
+    /// the session's, handed to the store as the request's token: the sink below numbers the
+    /// tickets of every session, so they are unique across the daemon (`SessionActions` says
+    /// which numbers a request has, and why the store keeps its own).
     var pending = SerialTable<Pending>()
     /// Connections subscribed to live movie events.
     var subscribers: [UInt64: Connection] = [:]
-    /// The sessions' actions: one sink for all, drained after each input (`perform`).
+    /// The sessions' actions: one sink for all, drained after each input (`round`).
     var sink = SessionActions()
-    /// Facts for sessions that arose while their actions were carried out (a command refused
-    /// as overloaded, a timer that could not be made): fed in once the sink is drained.
-    var deferred: [(Connection, Deferred)] = []
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
@@ -69,7 +68,6 @@ final class Server<S: Store> {
 
     struct Pending {
         let client: UInt64
-        let ticket: UInt64
         let what: What
 
         enum What {
@@ -77,12 +75,6 @@ final class Server<S: Store> {
             case command(op: String, movie: String?)
             case read
         }
-    }
-
-    enum Deferred {
-        case refused(ticket: UInt64, WireError)
-        case timerFired(SessionTimer)
-        case peers(ticket: UInt64, watch: Bool)
     }
 
     /// Opens the listening socket, then the store with `openStore` (a start that fails on the
@@ -253,8 +245,7 @@ final class Server<S: Store> {
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
-            c.session.goodbye(.shutdown, &sink)
-            perform(c)
+            round(c) { session, _, sink in session.goodbye(.shutdown, &sink) }
             afterWork(c)
         }
         if connections.isEmpty {
