@@ -108,8 +108,8 @@ extension Server {
         Encode.bye(&line, reason: reason)
         let written = line.bytes.withUnsafeBytes { bytes -> String? in
             do {
-                _ = try writeNonBlocking(fd, bytes)
-                return nil
+                let n = try writeNonBlocking(fd, bytes)
+                return n == bytes.count ? nil : "the socket took \(n) of its \(bytes.count) bytes"
             } catch {
                 return "\(error)"
             }
@@ -126,8 +126,8 @@ extension Server {
     // MARK: - Connection I/O
 
     func handleIO(_ c: Connection, events: UInt32) {
-        if events & UInt32(EPOLLOUT.rawValue) != 0 {
-            guard flush(c) else { return drop(c, reason: "peer gone") }
+        if events & UInt32(EPOLLOUT.rawValue) != 0, let failure = flush(c) {
+            return writeFailed(c, failure)
         }
         if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, c.session.wantsRead
         {
@@ -159,23 +159,40 @@ extension Server {
         afterWork(c)
     }
 
-    /// Writes as much of the session's output as the socket takes. False when the peer is gone.
-    func flush(_ c: Connection) -> Bool {
+    /// Writes as much of the session's output as the socket takes; the error that stopped it,
+    /// if one did (the caller closes the connection: `writeFailed`).
+    func flush(_ c: Connection) -> SystemError? {
         while c.session.pendingOutput > 0 {
-            let result = c.session.withPendingOutput { bytes -> IOResult in
-                do {
-                    return try writeNonBlocking(c.fd, bytes)
+            let result = c.session.withPendingOutput { bytes -> Result<Int, SystemError> in
+                do throws(SystemError) {
+                    return .success(try writeNonBlocking(c.fd, bytes))
                 } catch {
-                    return .eof
+                    return .failure(error)
                 }
             }
             switch result {
-            case .done(let n): c.session.consumed(n)
-            case .wouldBlock: return true
-            case .eof: return false
+            case .success(0): return nil
+            case .success(let n): c.session.consumed(n)
+            case .failure(let error): return error
             }
         }
-        return true
+        return nil
+    }
+
+    /// Closes `c` after a write to it failed. A peer that went (EPIPE, ECONNRESET) is how
+    /// connections end: a debug entry. Any other error is a fault worth a warning; either way
+    /// nothing more can be written, and the connection is closed.
+    func writeFailed(_ c: Connection, _ error: SystemError) {
+        if error.peerGone {
+            journal.log(
+                .debug, "client gone while written to", [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+            drop(c, reason: "peer gone")
+        } else {
+            journal.log(
+                .warning, "cannot write to a client, closing it",
+                [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+            drop(c, reason: "write error")
+        }
     }
 
     /// After any work on `c`: write what it has, let it catch up with what waited for room,
@@ -189,7 +206,7 @@ extension Server {
         // would keep its lines read and not answered for ever, a subscriber catching up would
         // not read its next page until the log changes again.
         while true {
-            if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
+            if c.session.pendingOutput > 0, let failure = flush(c) { return writeFailed(c, failure) }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
             let answered = round(c) { session, state, sink in session.resume(state, &sink) }
             if c.session.pendingOutput == 0 { break }
@@ -201,7 +218,7 @@ extension Server {
             // room the session waits for, and nothing else would tell it: one more round. That
             // round has nothing to write; it answers lines, or it ends (`resume` words output
             // only by answering).
-            if !flush(c) { return drop(c, reason: "peer gone") }
+            if let failure = flush(c) { return writeFailed(c, failure) }
             if c.session.pendingOutput > 0 { break }
         }
         if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason.description) }

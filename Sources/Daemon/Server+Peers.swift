@@ -48,11 +48,12 @@ extension Server {
         let farewells = peerFarewells
         peerFarewells.removeAll()
         var touched: [UInt64: Connection] = [:]
-        var gone: Set<UInt64> = []
+        /// Watchers a write failed to: closed once the flush is done.
+        var gone: [UInt64: SystemError] = [:]
         func send(client: UInt64, viewport: Viewport, rows: [RowRender]) {
             for row in rows {
                 var worded: [RowForm: [UInt8]] = [:]
-                for w in watchers.values where w.client != client && !gone.contains(w.client) {
+                for w in watchers.values where w.client != client && gone[w.client] == nil {
                     let form = w.session.rowFormNow
                     if worded[form] == nil {
                         var out = JSONWriter()
@@ -63,7 +64,9 @@ extension Server {
                     touched[w.client] = w
                     // A flush carries many rows: write as they come, so that the backlog rule
                     // (--max-queue) counts what the watcher does not read, not one flush's size.
-                    if w.session.pendingOutput >= Self.peerWriteChunk, !flush(w) { gone.insert(w.client) }
+                    if w.session.pendingOutput >= Self.peerWriteChunk, let failure = flush(w) {
+                        gone[w.client] = failure
+                    }
                 }
             }
         }
@@ -74,7 +77,7 @@ extension Server {
             if !c.session.isSharing { sharers[c.client] = nil }
         }
         for w in touched.values {
-            if gone.contains(w.client) { drop(w, reason: "peer gone") } else { afterWork(w) }
+            if let failure = gone[w.client] { writeFailed(w, failure) } else { afterWork(w) }
         }
     }
 

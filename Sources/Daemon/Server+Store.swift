@@ -143,7 +143,7 @@ extension Server {
                 if c.session.takesLiveEventsDirectly {
                     // Nothing of c's waits, so the event goes out now, without a copy: the first
                     // subscribers read it while the last are still being written to.
-                    let written = writeNow(c, line!.bytes)
+                    guard let written = writeNow(c, line!.bytes) else { continue }
                     round(c) { session, _, sink in
                         session.liveEvent(seq: event.seq, line: line!.bytes, written: written, &sink)
                     }
@@ -166,17 +166,21 @@ extension Server {
         return rowsChanged
     }
 
-    /// How much of `bytes` the socket takes now. A full socket, a peer gone, or an error
-    /// leave the rest queued: the connection's next flush (`afterWork`, since it then has
-    /// output pending) meets the same condition and deals with it as for any other output.
-    private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int {
-        let result: IOResult
-        do {
-            result = try bytes.withUnsafeBytes { raw throws(SystemError) in try writeNonBlocking(c.fd, raw) }
-        } catch {
-            return 0
+    /// How much of `bytes` the socket takes now: the rest is queued by the caller, and written
+    /// when the socket has room. Nil when the write failed: then `c` is closed (`writeFailed`).
+    private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int? {
+        let result = bytes.withUnsafeBytes { raw -> Result<Int, SystemError> in
+            do throws(SystemError) {
+                return .success(try writeNonBlocking(c.fd, raw))
+            } catch {
+                return .failure(error)
+            }
         }
-        if case .done(let n) = result { return n }
-        return 0
+        switch result {
+        case .success(let n): return n
+        case .failure(let error):
+            writeFailed(c, error)
+            return nil
+        }
     }
 }
