@@ -28,7 +28,13 @@ extension Server {
                     journal.log(
                         .warning, "cannot accept: out of file descriptors, pausing accepts for 100 ms",
                         [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
-                    listenSource?.events = 0
+                    do {
+                        try listenSource?.watch(0)
+                    } catch {
+                        journal.log(
+                            .err, "cannot pause accepts, trying to accept again at once",
+                            [("ERROR", "\(error)")])
+                    }
                     acceptPauseTimer?.arm(afterMicroseconds: 100_000)
                     return
                 default:

@@ -52,6 +52,8 @@ final class Server<S: Store> {
     var shuttingDown = false
     var exitCode: Int32 = 0
     var statusDirty = false
+    /// Whether a message to the service manager failed already (`notify` logs the first only).
+    var notifyFailed = false
     /// Scratch buffer for reads, shared by every connection (one read at a time).
     var readBuffer: UnsafeMutableRawBufferPointer
 
@@ -138,11 +140,11 @@ final class Server<S: Store> {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
             }
-            Notify.ready(status: statusLine())
+            notify(Notify.ready(status: statusLine()))
             try loop.run()
         } catch {
             journal.log(.crit, "event loop failed, stopping", [("ERROR", "\(error)")])
-            Notify.stopping(status: "Failed: event loop: \(error)")
+            notify(Notify.stopping(status: "Failed: event loop: \(error)"))
             exitCode = 1
         }
         listener.removeSocketFile()
@@ -187,15 +189,26 @@ final class Server<S: Store> {
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
             if statusDirty {
                 statusDirty = false
-                Notify.status(statusLine())
+                notify(Notify.status(statusLine()))
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
-        acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
-            listenSource?.events = UInt32(EPOLLIN.rawValue)
+        acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in resumeAccepts()
         }
-        if loop.enableWatchdog() {
+        if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
+        }
+    }
+
+    /// The end of a pause of accepts (out of file descriptors: `acceptAll`). Should the listener
+    /// not be watched again, no client could ever connect: try again, every 100 ms.
+    private func resumeAccepts() {
+        do {
+            try listenSource?.watch(UInt32(EPOLLIN.rawValue))
+        } catch {
+            journal.log(
+                .err, "cannot watch the listening socket again, retrying in 100 ms", [("ERROR", "\(error)")])
+            acceptPauseTimer?.arm(afterMicroseconds: 100_000)
         }
     }
 
@@ -209,6 +222,23 @@ final class Server<S: Store> {
         return line + " " + note
     }
 
+    /// Tells the service manager `assignments` (Notify). A failure is logged the first time
+    /// only: STATUS= lines go out up to once a second, and the daemon serves on all the same.
+    func notify(_ assignments: String) {
+        do {
+            try Notify.send(assignments)
+        } catch {
+            guard !notifyFailed else { return }
+            notifyFailed = true
+            journal.log(
+                .warning, "cannot notify the service manager, serving on (later failures are not logged)",
+                [
+                    ("ERROR", "\(error)"),
+                    ("NOTIFY", assignments.split(separator: "\n").joined(separator: " ")),
+                ])
+        }
+    }
+
     /// STATUS= at most once a second: a burst of connects must not become a burst of datagrams.
     func markStatusDirty() {
         statusDirty = true
@@ -218,7 +248,7 @@ final class Server<S: Store> {
     // MARK: - Signals
 
     private func reload() {
-        Notify.reloading()
+        notify(Notify.reloading)
         writers = WritersPolicy(group: config.writersGroup)
         journal.log(
             .notice, "reloaded",
@@ -226,13 +256,13 @@ final class Server<S: Store> {
                 ("WRITERS", config.writersGroup ?? "everyone"),
                 ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
             ])
-        Notify.ready(status: statusLine())
+        notify(Notify.ready(status: statusLine()))
     }
 
     private func beginShutdown(signal: Int32) {
         guard !shuttingDown else { return }
         shuttingDown = true
-        Notify.stopping(status: "Stopping: finishing pending commits.")
+        notify(Notify.stopping(status: "Stopping: finishing pending commits."))
         journal.log(
             .notice, "stopping",
             [
@@ -261,7 +291,7 @@ final class Server<S: Store> {
         journal.log(
             .crit, "storage I/O error: stopping so that systemd restarts from what is on disk",
             [("ERROR", error)])
-        Notify.stopping(status: "Failed: storage I/O error: \(error)")
+        notify(Notify.stopping(status: "Failed: storage I/O error: \(error)"))
         exitCode = 1
         shuttingDown = true
         loop.exit(code: 1)

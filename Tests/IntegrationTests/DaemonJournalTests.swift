@@ -138,4 +138,29 @@ final class DaemonJournalTests: XCTestCase {
         XCTAssertEqual(disconnected["REASON"], "peer gone")
         XCTAssertFalse(mine.contains { ($0["PRIORITY"].flatMap(Int.init) ?? 0) <= 4 }, "\(mine)")
     }
+
+    /// A service manager that cannot be told (here $NOTIFY_SOCKET names nothing): one warning,
+    /// for the first message (READY=1); the daemon serves on, and its later messages (STATUS=,
+    /// STOPPING=1) fail without another entry.
+    func testAServiceManagerThatCannotBeToldIsOneWarning() throws {
+        let journal = try PrivateJournal(
+            script:
+                #"NOTIFY_SOCKET="$TEST_DIR/nobody" exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state""#,
+            environment: ["SWIPED": try Binaries.swiped])
+        let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+        _ = try client.readJSON()
+        XCTAssertNotNil(try client.ok(["op": "ping"]))
+        // The connect made the status line stale: it is sent (and fails) within a second.
+        Thread.sleep(forTimeInterval: 1.2)
+        client.close()
+        let run = try journal.stop()
+        XCTAssertEqual(run.status, .exited(0), run.output)
+        let warnings = run.entries(identifier: "swiped").filter {
+            $0["MESSAGE"] == "cannot notify the service manager, serving on (later failures are not logged)"
+        }
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertEqual(warnings.first?["PRIORITY"], "4")
+        XCTAssertEqual(warnings.first?["ERROR"], "sd_notify: No such file or directory")
+        XCTAssertEqual(warnings.first?["NOTIFY"]?.hasPrefix("READY=1 STATUS=Serving 0 clients"), true)
+    }
 }
