@@ -20,14 +20,16 @@ extension Server {
         for _ in 0..<64 {
             let fd = swiped_accept(listener.fd)
             if fd < 0 {
-                switch errno {
+                // Taken now: the journal's entries are worded later, after calls that set errno.
+                let error = SystemError("accept")
+                switch error.errno {
                 case EAGAIN, EINTR, ECONNABORTED: return
                 case EMFILE, ENFILE:
                     // The listener stays readable while the backlog waits: without a pause this
                     // would spin. Stop watching it for 100 ms; closing connections frees fds.
                     journal.log(
                         .warning, "cannot accept: out of file descriptors, pausing accepts for 100 ms",
-                        [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
+                        [("ERROR", "\(error)"), ("CLIENTS", "\(connections.count)")])
                     do {
                         try listenSource?.watch(0)
                     } catch {
@@ -38,8 +40,7 @@ extension Server {
                     acceptPauseTimer?.arm(afterMicroseconds: 100_000)
                     return
                 default:
-                    journal.log(
-                        .err, "accept failed, ignoring", [("ERROR", "\(SystemError("accept"))")])
+                    journal.log(.err, "accept failed, ignoring", [("ERROR", "\(error)")])
                     return
                 }
             }
@@ -47,7 +48,9 @@ extension Server {
         }
     }
 
-    private func peer(of fd: Int32) -> Peer {
+    /// Who `client` is. Credentials that cannot be read leave it unknown (uid and gid -1),
+    /// which `--writers` never lets write; groups that cannot be read leave it its primary one.
+    private func peer(of fd: Int32, client: UInt64) -> Peer {
         var peer = Peer()
         var pid: Int32 = 0
         var uid: UInt32 = 0
@@ -56,6 +59,11 @@ extension Server {
             peer.pid = pid
             peer.uid = uid
             peer.gid = gid
+        } else {
+            let error = SystemError("getsockopt SO_PEERCRED")
+            journal.log(
+                .warning, "cannot read a client's credentials, serving it as an unknown user",
+                [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
         }
         if writers.group != nil {
             // Most peers have a handful of groups; one in more than 256 gets a second try with
@@ -67,16 +75,22 @@ extension Server {
                     peer.groups = Array(groups[0..<Int(n)])
                     break
                 }
-                if errno != ERANGE { break }
+                if errno != ERANGE || capacity == 65_536 {
+                    let error = SystemError("getsockopt SO_PEERGROUPS")
+                    journal.log(
+                        .warning, "cannot read a client's groups, serving it with its primary group only",
+                        [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
+                    break
+                }
             }
         }
         return peer
     }
 
     private func accepted(_ fd: Int32) {
-        let peer = peer(of: fd)
         let client = nextClient
         nextClient += 1
+        let peer = peer(of: fd, client: client)
         guard connections.count < maxClients, !shuttingDown else {
             return refuse(
                 fd, client: client, peer: peer, reason: shuttingDown ? .shutdown : .tooManyClients)
