@@ -144,8 +144,10 @@ public struct Listener {
         }
     }
 
-    /// Removes the socket file this process bound (not one systemd owns).
-    public func removeSocketFile() {
-        if let boundPath { unlink(boundPath) }
+    /// Removes the socket file this process bound (not one systemd owns); why not, if it could
+    /// not (a file already gone is no failure).
+    public func removeSocketFile() -> String? {
+        guard let boundPath, unlink(boundPath) != 0, errno != ENOENT else { return nil }
+        return "unlink '\(boundPath)': \(String(cString: strerror(errno)))"
     }
 }

@@ -112,7 +112,7 @@ final class Server<S: Store> {
             store = try openStore(config)
         } catch {
             close(listener.fd)
-            listener.removeSocketFile()
+            Self.removeSocketFile(listener, journal)
             throw StartError("\(error)")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -147,8 +147,16 @@ final class Server<S: Store> {
             notify(Notify.stopping(status: "Failed: event loop: \(error)"))
             exitCode = 1
         }
-        listener.removeSocketFile()
+        Self.removeSocketFile(listener, journal)
         return exitCode
+    }
+
+    /// Static: a start that fails after binding removes it before the server is whole.
+    private static func removeSocketFile(_ listener: Listener, _ journal: Journal) {
+        guard let failure = listener.removeSocketFile() else { return }
+        journal.log(
+            .warning, "cannot remove the socket file, leaving it (the next start replaces it)",
+            [("ERROR", failure)])
     }
 
     /// The file limit and the clients it allows: a line each when they are not what was asked.
