@@ -26,16 +26,6 @@ extension Server {
 
     func armPeerFlush() {
         guard !peerFlushArmed else { return }
-        if peerTimer == nil {
-            do {
-                peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
-            } catch {
-                journal.log(
-                    .err, "cannot create the peer-rows timer, sending peer rows at once",
-                    [("ERROR", "\(error)")])
-                return flushPeerRows()
-            }
-        }
         peerFlushArmed = true
         peerTimer?.arm(afterMicroseconds: Session.peerInterval)
     }

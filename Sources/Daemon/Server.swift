@@ -201,8 +201,12 @@ final class Server<S: Store> {
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
-        acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in resumeAccepts()
+        acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
+            resumeAccepts()
         }
+        // Made here, as the others, not at the first share: made then, a failure had to send the
+        // rows at once, from inside `perform`, which was draining the sink the rows go to.
+        peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
         if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
         }
