@@ -260,9 +260,10 @@ extension Server {
 
     // MARK: - A round with a session
 
-    /// One round between the manager and `c`'s session, the only way a session is fed: `input`
-    /// gives it one fact, with the committed state lent to it and the sink for its actions;
-    /// then the actions are carried out (`perform`). Writing is left to the caller, who calls
+    /// One round between the manager and `c`'s session, which every input to a session goes
+    /// through: `input` gives it one fact, with the committed state lent to it and the sink for
+    /// its actions; then the actions are carried out, and the facts they give rise to fed in
+    /// (`perform`). Writing is left to the caller, who calls
     /// `afterWork(c)` when done with `c`: at once, or once for a batch (`deliver` answers every
     /// writer before wording events for subscribers).
     @inline(__always)

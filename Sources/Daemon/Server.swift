@@ -151,7 +151,8 @@ final class Server<S: Store> {
         return exitCode
     }
 
-    /// Static: a start that fails after binding removes it before the server is whole.
+    /// Static, for `init`: a start that fails once the socket is bound removes its file before
+    /// the server is whole.
     private static func removeSocketFile(_ listener: Listener, _ journal: Journal) {
         guard let failure = listener.removeSocketFile() else { return }
         journal.log(
@@ -204,8 +205,9 @@ final class Server<S: Store> {
         acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
             resumeAccepts()
         }
-        // Made here, as the others, not at the first share: made then, a failure had to send the
-        // rows at once, from inside `perform`, which was draining the sink the rows go to.
+        // Made here, as the others, not at the first share: that is inside `perform`, where a
+        // failure could not be answered by sending the rows at once (the sink they go to is
+        // being drained).
         peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
         if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
