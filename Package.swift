@@ -75,7 +75,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Thin executables.
-        .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
+        .executableTarget(name: "swiped", dependencies: ["Daemon", "Wire"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl",
             dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],

@@ -42,6 +42,9 @@ final class ConnectionPoller {
         let n = ready.withUnsafeMutableBufferPointer { buffer in
             epoll_wait(fd, buffer.baseAddress, Int32(buffer.count), 0)
         }
+        // Nothing ready, or a signal came first (the set stays readable: sd-event comes back).
+        // Any other error is a set or a buffer that is not what this object made.
+        precondition(n >= 0 || errno == EINTR, "the connections' epoll set: \(SystemError("epoll_wait"))")
         guard n > 0 else { return }
         for i in 0..<Int(n) {
             let event = ready[i]

@@ -2,6 +2,11 @@
 // watchdog. Each source is a small object that keeps its Swift handler alive and unrefs its
 // sd_event_source when cancelled or released, so a connection that goes away takes its sources
 // with it. Everything here runs on the loop's thread; nothing is shared with other threads.
+//
+// sd-event's calls are checked. Those that can fail for want of memory or descriptors throw, to
+// a caller who says what happens next; the others fail only on misuse (a finished loop, a forked
+// process, a source of another type), so a failure stops the daemon with the call's name and
+// errno, rather than leave a timer unarmed that the daemon waits for.
 import CSystemd
 
 #if canImport(Glibc)
@@ -20,21 +25,39 @@ public final class EventLoop {
 
     deinit { sd_event_unref(event) }
 
-    /// Sends WATCHDOG=1 at half of $WATCHDOG_USEC when the service manager asked for it.
-    public func enableWatchdog() -> Bool { sd_event_set_watchdog(event, 1) > 0 }
+    /// Sends WATCHDOG=1 at half of $WATCHDOG_USEC when the service manager asked for it (true),
+    /// or does nothing (false, not asked).
+    public func enableWatchdog() throws(SystemError) -> Bool {
+        let r = sd_event_set_watchdog(event, 1)
+        guard r >= 0 else { throw SystemError("sd_event_set_watchdog", errno: -r) }
+        return r > 0
+    }
 
     public func run() throws(SystemError) {
         let r = sd_event_loop(event)
         if r < 0 { throw SystemError("sd_event_loop", errno: -r) }
     }
 
-    public func exit(code: Int32 = 0) { _ = sd_event_exit(event, code) }
+    public func exit(code: Int32 = 0) {
+        let r = sd_event_exit(event, code)
+        precondition(r >= 0, "sd_event_exit(\(code)): \(SystemError("sd_event_exit", errno: -r))")
+    }
 
     /// Now on CLOCK_MONOTONIC, in µs, as cached by the loop for this iteration.
     public var now: UInt64 {
         var usec: UInt64 = 0
-        _ = sd_event_now(event, CLOCK_MONOTONIC, &usec)
+        let r = sd_event_now(event, CLOCK_MONOTONIC, &usec)
+        precondition(r >= 0, "\(SystemError("sd_event_now", errno: -r))")
         return usec
+    }
+
+    /// Names `source` for sd-event's own debug output; on failure (out of memory) releases it.
+    private static func describe(_ source: OpaquePointer?, _ description: String) throws(SystemError) {
+        let r = sd_event_source_set_description(source, description)
+        guard r >= 0 else {
+            sd_event_source_disable_unref(source)
+            throw SystemError("sd_event_source_set_description", errno: -r)
+        }
     }
 
     // MARK: - I/O
@@ -44,11 +67,15 @@ public final class EventLoop {
         fileprivate let handler: (UInt32) -> Void
         fileprivate init(handler: @escaping (UInt32) -> Void) { self.handler = handler }
 
-        /// The epoll events watched (EPOLLIN, EPOLLOUT…); changing them is one epoll_ctl.
-        public var events: UInt32 = 0 {
-            didSet {
-                if events != oldValue, let source { _ = sd_event_source_set_io_events(source, events) }
-            }
+        /// The epoll events watched (EPOLLIN, EPOLLOUT…).
+        public fileprivate(set) var events: UInt32 = 0
+
+        /// Watches for `events` instead: one epoll_ctl, which may fail (out of memory).
+        public func watch(_ events: UInt32) throws(SystemError) {
+            guard events != self.events, let source else { return }
+            let r = sd_event_source_set_io_events(source, events)
+            guard r >= 0 else { throw SystemError("sd_event_source_set_io_events", errno: -r) }
+            self.events = events
         }
 
         public func cancel() {
@@ -71,7 +98,7 @@ public final class EventLoop {
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque())
         guard r >= 0 else { throw SystemError("sd_event_add_io", errno: -r) }
-        sd_event_source_set_description(s, description)
+        try Self.describe(s, description)
         box.source = s
         box.events = events
         return box
@@ -83,22 +110,39 @@ public final class EventLoop {
     public final class Timer {
         fileprivate var source: OpaquePointer?
         fileprivate let handler: () -> Void
-        fileprivate init(handler: @escaping () -> Void) { self.handler = handler }
+        /// As given to `makeTimer`, for the messages below.
+        let description: String
+        fileprivate init(description: String, handler: @escaping () -> Void) {
+            self.description = description
+            self.handler = handler
+        }
 
+        /// Fails only on misuse (a loop finished, or `usec` past the clock's end): see the top.
         public func arm(afterMicroseconds usec: UInt64) {
             guard let source else { return }
-            _ = sd_event_source_set_time_relative(source, usec)
-            _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+            var r = sd_event_source_set_time_relative(source, usec)
+            precondition(
+                r >= 0,
+                "timer \(description), in \(usec) µs: \(SystemError("sd_event_source_set_time_relative", errno: -r))"
+            )
+            r = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+            precondition(
+                r >= 0, "timer \(description): \(SystemError("sd_event_source_set_enabled", errno: -r))")
         }
 
         public func disarm() {
-            if let source { _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF)) }
+            guard let source else { return }
+            let r = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
+            precondition(
+                r >= 0, "timer \(description): \(SystemError("sd_event_source_set_enabled", errno: -r))")
         }
 
         public var isArmed: Bool {
             guard let source else { return false }
             var state: Int32 = 0
-            _ = sd_event_source_get_enabled(source, &state)
+            let r = sd_event_source_get_enabled(source, &state)
+            precondition(
+                r >= 0, "timer \(description): \(SystemError("sd_event_source_get_enabled", errno: -r))")
             return state != Int32(SD_EVENT_OFF)
         }
 
@@ -113,7 +157,7 @@ public final class EventLoop {
     /// A disarmed timer; `arm` starts it. Accuracy 1 ms: a close 0.5 s after a full swipe need
     /// not wake the CPU at an exact microsecond.
     public func makeTimer(description: String, _ handler: @escaping () -> Void) throws(SystemError) -> Timer {
-        let box = Timer(handler: handler)
+        let box = Timer(description: description, handler: handler)
         var s: OpaquePointer?
         let r = sd_event_add_time_relative(
             event, &s, CLOCK_MONOTONIC, UInt64.max / 2, 1000,
@@ -122,9 +166,9 @@ public final class EventLoop {
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque())
         guard r >= 0 else { throw SystemError("sd_event_add_time_relative", errno: -r) }
-        sd_event_source_set_description(s, description)
-        _ = sd_event_source_set_enabled(s, Int32(SD_EVENT_OFF))
+        try Self.describe(s, description)
         box.source = s
+        box.disarm()
         return box
     }
 
@@ -151,7 +195,7 @@ public final class EventLoop {
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque())
         guard r >= 0 else { throw SystemError("sd_event_add_post", errno: -r) }
-        sd_event_source_set_description(s, description)
+        try Self.describe(s, description)
         box.source = s
         return box
     }
@@ -195,8 +239,8 @@ public final class EventLoop {
                     return 0
                 }, Unmanaged.passUnretained(box).toOpaque())
             guard r >= 0 else { throw SystemError("sd_event_add_signal", errno: -r) }
+            try Self.describe(s, "\(description)-\(signal)")
             box.source = s
-            _ = sd_event_source_set_description(s, "\(description)-\(signal)")
             sources.append(box)
         }
         return sources

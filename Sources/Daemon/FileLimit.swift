@@ -33,10 +33,16 @@ enum FileLimit {
             return Outcome(soft: 1024, hard: 1024, failure: "getrlimit: \(String(cString: strerror(errno)))")
         }
         var target = limit.rlim_max
+        var failure: String?
         if target == rlim_t.max {  // RLIM_INFINITY
-            target = nrOpen() ?? limit.rlim_cur
+            switch nrOpen() {
+            case .read(let most): target = most
+            case .unread(let why):
+                target = limit.rlim_cur
+                failure = why
+            }
         }
-        var outcome = Outcome(soft: clamp(limit.rlim_cur), hard: clamp(target))
+        var outcome = Outcome(soft: clamp(limit.rlim_cur), hard: clamp(target), failure: failure)
         guard limit.rlim_cur < target else { return outcome }
         var raised = limit
         raised.rlim_cur = target
@@ -53,14 +59,27 @@ enum FileLimit {
 
     private static func clamp(_ value: rlim_t) -> Int { value > rlim_t(Int.max) ? Int.max : Int(value) }
 
-    private static func nrOpen() -> rlim_t? {
-        let fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    private enum NrOpen {
+        case read(rlim_t)
+        case unread(String)
+    }
+
+    /// The kernel's most descriptors per process, or why it could not be read (then the soft
+    /// limit stays, and the caller says so).
+    private static func nrOpen() -> NrOpen {
+        let path = "/proc/sys/fs/nr_open"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .unread("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
+        guard n > 0 else {
+            return .unread("read \(path): \(n < 0 ? String(cString: strerror(errno)) : "empty")")
+        }
         let digits = buffer[0..<n].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        return UInt64(String(decoding: digits, as: UTF8.self)).map { rlim_t($0) }
+        guard let most = UInt64(String(decoding: digits, as: UTF8.self)) else {
+            return .unread("\(path): not a number")
+        }
+        return .read(rlim_t(most))
     }
 }

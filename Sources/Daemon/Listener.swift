@@ -34,9 +34,15 @@ public struct Listener {
                 description:
                     "the socket passed by systemd (fd \(fd)) is not a listening AF_UNIX stream socket")
         }
+        // A blocking listener would stop the whole loop in accept(2) when a client gives up
+        // between the wake-up and the accept: not a socket to serve from.
         let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
+        else {
+            throw ListenError(
+                description:
+                    "the socket passed by systemd (fd \(fd)): fcntl: \(String(cString: strerror(errno)))")
+        }
         return Listener(
             fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
     }
@@ -50,10 +56,15 @@ public struct Listener {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw ListenError(description: "'\(path)' exists and is not a socket; not replacing it")
             }
-            if isLive(&address) {
+            if try isLive(&address, path) {
                 throw ListenError(description: "another daemon is listening on '\(path)'; not replacing it")
             }
-            unlink(path)  // stale: nobody accepts on it
+            // Stale: nobody accepts on it.
+            guard unlink(path) == 0 else {
+                throw ListenError(
+                    description:
+                        "cannot remove the stale socket '\(path)': \(String(cString: strerror(errno)))")
+            }
         }
         let fd = socket(
             AF_UNIX,
@@ -73,7 +84,13 @@ public struct Listener {
             close(fd)
             throw ListenError(description: "bind '\(path)': \(String(cString: strerror(bindErrno)))")
         }
-        chmod(path, 0o660)
+        // The umask made it so already; this states it, and fails loudly should it not hold.
+        guard chmod(path, 0o660) == 0 else {
+            let e = errno
+            close(fd)
+            unlink(path)
+            throw ListenError(description: "chmod '\(path)': \(String(cString: strerror(e)))")
+        }
         guard listen(fd, SOMAXCONN) == 0 else {
             let e = errno
             close(fd)
@@ -96,10 +113,15 @@ public struct Listener {
         return address
     }
 
-    /// A socket file is live when a connect to it succeeds.
-    private static func isLive(_ address: inout sockaddr_un) -> Bool {
+    /// A socket file is live when a connect to it succeeds. Without a socket to probe with,
+    /// nothing can be said: the start fails rather than remove a live daemon's socket.
+    private static func isLive(_ address: inout sockaddr_un, _ path: String) throws(ListenError) -> Bool {
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { return false }
+        guard probe >= 0 else {
+            throw ListenError(
+                description:
+                    "cannot tell whether '\(path)' is served: socket: \(String(cString: strerror(errno)))")
+        }
         defer { close(probe) }
         let r = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -122,8 +144,10 @@ public struct Listener {
         }
     }
 
-    /// Removes the socket file this process bound (not one systemd owns).
-    public func removeSocketFile() {
-        if let boundPath { unlink(boundPath) }
+    /// Removes the socket file this process bound (not one systemd owns); why not, if it could
+    /// not (a file already gone is no failure).
+    public func removeSocketFile() -> String? {
+        guard let boundPath, unlink(boundPath) != 0, errno != ENOENT else { return nil }
+        return "unlink '\(boundPath)': \(String(cString: strerror(errno)))"
     }
 }

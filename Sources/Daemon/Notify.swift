@@ -4,12 +4,14 @@
 import CSystemd
 
 public enum Notify {
-    public static func send(_ assignments: String) {
-        _ = sd_notify(0, assignments)
+    /// Sends `assignments`; throws when $NOTIFY_SOCKET is set and the message did not get there.
+    public static func send(_ assignments: String) throws(SystemError) {
+        let r = sd_notify(0, assignments)
+        guard r >= 0 else { throw SystemError("sd_notify", errno: -r) }
     }
 
-    public static func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
-    public static func status(_ status: String) { send("STATUS=\(status)") }
-    public static func stopping(status: String) { send("STOPPING=1\nSTATUS=\(status)") }
-    public static func reloading() { send("RELOADING=1") }
+    public static func ready(status: String) -> String { "READY=1\nSTATUS=\(status)" }
+    public static func status(_ status: String) -> String { "STATUS=\(status)" }
+    public static func stopping(status: String) -> String { "STOPPING=1\nSTATUS=\(status)" }
+    public static let reloading = "RELOADING=1"
 }

@@ -20,20 +20,27 @@ extension Server {
         for _ in 0..<64 {
             let fd = swiped_accept(listener.fd)
             if fd < 0 {
-                switch errno {
+                // Taken now: the journal's entries are worded later, after calls that set errno.
+                let error = SystemError("accept")
+                switch error.errno {
                 case EAGAIN, EINTR, ECONNABORTED: return
                 case EMFILE, ENFILE:
                     // The listener stays readable while the backlog waits: without a pause this
                     // would spin. Stop watching it for 100 ms; closing connections frees fds.
                     journal.log(
                         .warning, "cannot accept: out of file descriptors, pausing accepts for 100 ms",
-                        [("ERROR", "\(SystemError("accept"))"), ("CLIENTS", "\(connections.count)")])
-                    listenSource?.events = 0
+                        [("ERROR", "\(error)"), ("CLIENTS", "\(connections.count)")])
+                    do {
+                        try listenSource?.watch(0)
+                    } catch {
+                        journal.log(
+                            .err, "cannot pause accepts, trying to accept again at once",
+                            [("ERROR", "\(error)")])
+                    }
                     acceptPauseTimer?.arm(afterMicroseconds: 100_000)
                     return
                 default:
-                    journal.log(
-                        .err, "accept failed, ignoring", [("ERROR", "\(SystemError("accept"))")])
+                    journal.log(.err, "accept failed, ignoring", [("ERROR", "\(error)")])
                     return
                 }
             }
@@ -41,7 +48,9 @@ extension Server {
         }
     }
 
-    private func peer(of fd: Int32) -> Peer {
+    /// Who `client` is. Credentials that cannot be read leave it unknown (uid and gid -1),
+    /// which `--writers` never lets write; groups that cannot be read leave it its primary one.
+    private func peer(of fd: Int32, client: UInt64) -> Peer {
         var peer = Peer()
         var pid: Int32 = 0
         var uid: UInt32 = 0
@@ -50,6 +59,11 @@ extension Server {
             peer.pid = pid
             peer.uid = uid
             peer.gid = gid
+        } else {
+            let error = SystemError("getsockopt SO_PEERCRED")
+            journal.log(
+                .warning, "cannot read a client's credentials, serving it as an unknown user",
+                [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
         }
         if writers.group != nil {
             // Most peers have a handful of groups; one in more than 256 gets a second try with
@@ -61,16 +75,22 @@ extension Server {
                     peer.groups = Array(groups[0..<Int(n)])
                     break
                 }
-                if errno != ERANGE { break }
+                if errno != ERANGE || capacity == 65_536 {
+                    let error = SystemError("getsockopt SO_PEERGROUPS")
+                    journal.log(
+                        .warning, "cannot read a client's groups, serving it with its primary group only",
+                        [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
+                    break
+                }
             }
         }
         return peer
     }
 
     private func accepted(_ fd: Int32) {
-        let peer = peer(of: fd)
         let client = nextClient
         nextClient += 1
+        let peer = peer(of: fd, client: client)
         guard connections.count < maxClients, !shuttingDown else {
             return refuse(
                 fd, client: client, peer: peer, reason: shuttingDown ? .shutdown : .tooManyClients)
@@ -108,8 +128,8 @@ extension Server {
         Encode.bye(&line, reason: reason)
         let written = line.bytes.withUnsafeBytes { bytes -> String? in
             do {
-                _ = try writeNonBlocking(fd, bytes)
-                return nil
+                let n = try writeNonBlocking(fd, bytes)
+                return n == bytes.count ? nil : "the socket took \(n) of its \(bytes.count) bytes"
             } catch {
                 return "\(error)"
             }
@@ -126,8 +146,8 @@ extension Server {
     // MARK: - Connection I/O
 
     func handleIO(_ c: Connection, events: UInt32) {
-        if events & UInt32(EPOLLOUT.rawValue) != 0 {
-            guard flush(c) else { return drop(c, reason: "peer gone") }
+        if events & UInt32(EPOLLOUT.rawValue) != 0, let failure = flush(c) {
+            return writeFailed(c, failure)
         }
         if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, c.session.wantsRead
         {
@@ -144,13 +164,12 @@ extension Server {
             case .done(let n):
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
                 c.session.clock = loop.now
-                store.withState { c.session.received(bytes, $0, &sink) }
+                round(c) { session, state, sink in session.received(bytes, state, &sink) }
             case .wouldBlock:
                 break
             case .eof:
-                store.withState { c.session.readEnded($0, &sink) }
+                round(c) { session, state, sink in session.readEnded(state, &sink) }
             }
-            perform(c)
         } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
             // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
             // is read from it: nothing can reach it any more. epoll reports EPOLLHUP whatever the
@@ -160,23 +179,40 @@ extension Server {
         afterWork(c)
     }
 
-    /// Writes as much of the session's output as the socket takes. False when the peer is gone.
-    func flush(_ c: Connection) -> Bool {
+    /// Writes as much of the session's output as the socket takes; the error that stopped it,
+    /// if one did (the caller closes the connection: `writeFailed`).
+    func flush(_ c: Connection) -> SystemError? {
         while c.session.pendingOutput > 0 {
-            let result = c.session.withPendingOutput { bytes -> IOResult in
-                do {
-                    return try writeNonBlocking(c.fd, bytes)
+            let result = c.session.withPendingOutput { bytes -> Result<Int, SystemError> in
+                do throws(SystemError) {
+                    return .success(try writeNonBlocking(c.fd, bytes))
                 } catch {
-                    return .eof
+                    return .failure(error)
                 }
             }
             switch result {
-            case .done(let n): c.session.consumed(n)
-            case .wouldBlock: return true
-            case .eof: return false
+            case .success(0): return nil
+            case .success(let n): c.session.consumed(n)
+            case .failure(let error): return error
             }
         }
-        return true
+        return nil
+    }
+
+    /// Closes `c` after a write to it failed. A peer that went (EPIPE, ECONNRESET) is how
+    /// connections end: a debug entry. Any other error is a fault worth a warning; either way
+    /// nothing more can be written, and the connection is closed.
+    func writeFailed(_ c: Connection, _ error: SystemError) {
+        if error.peerGone {
+            journal.log(
+                .debug, "client gone while written to", [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+            drop(c, reason: "peer gone")
+        } else {
+            journal.log(
+                .warning, "cannot write to a client, closing it",
+                [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
+            drop(c, reason: "write error")
+        }
     }
 
     /// After any work on `c`: write what it has, let it catch up with what waited for room,
@@ -190,10 +226,9 @@ extension Server {
         // would keep its lines read and not answered for ever, a subscriber catching up would
         // not read its next page until the log changes again.
         while true {
-            if c.session.pendingOutput > 0, !flush(c) { return drop(c, reason: "peer gone") }
+            if c.session.pendingOutput > 0, let failure = flush(c) { return writeFailed(c, failure) }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
-            let answered = store.withState { c.session.resume($0, &sink) }
-            perform(c)
+            let answered = round(c) { session, state, sink in session.resume(state, &sink) }
             if c.session.pendingOutput == 0 { break }
             // Lines answered: write them, then answer more if that made room. Each such round
             // answers a line already read, so there are finitely many.
@@ -203,7 +238,7 @@ extension Server {
             // room the session waits for, and nothing else would tell it: one more round. That
             // round has nothing to write; it answers lines, or it ends (`resume` words output
             // only by answering).
-            if !flush(c) { return drop(c, reason: "peer gone") }
+            if let failure = flush(c) { return writeFailed(c, failure) }
             if c.session.pendingOutput > 0 { break }
         }
         if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason.description) }
@@ -223,99 +258,124 @@ extension Server {
         }
     }
 
-    // MARK: - The Session's actions
+    // MARK: - A round with a session
 
-    /// Carries out what `c`'s session asked for, then feeds it what that gave rise to.
-    func perform(_ c: Connection) {
+    /// One round between the manager and `c`'s session, which every input to a session goes
+    /// through: `input` gives it one fact, with the committed state lent to it and the sink for
+    /// its actions; then the actions are carried out, and the facts they give rise to fed in
+    /// (`perform`). Writing is left to the caller, who calls
+    /// `afterWork(c)` when done with `c`: at once, or once for a batch (`deliver` answers every
+    /// writer before wording events for subscribers).
+    @inline(__always)
+    @discardableResult
+    func round<R>(_ c: Connection, _ input: (Session, borrowing MovieState, inout SessionActions) -> R) -> R {
+        let result = store.withState { input(c.session, $0, &sink) }
+        perform(c)
+        return result
+    }
+
+    /// What carrying out an action can give rise to that `c`'s session must hear, while the
+    /// sink, which its answer would go to, is being drained: a command refused as overloaded, a
+    /// timer that could not be made, the answer to `peers`.
+    enum Fact {
+        case refused(ticket: UInt64, WireError)
+        case timerFired(SessionTimer)
+        case peers(ticket: UInt64, watch: Bool)
+    }
+
+    /// Carries out the actions in the sink (all `c`'s, in order), then feeds `c`'s session the
+    /// facts they gave rise to, one at a time: each fact's own actions, and the facts those give
+    /// rise to, are dealt with before the next fact (depth first, as if each fact had been fed
+    /// in where it arose).
+    private func perform(_ c: Connection) {
         if sink.isEmpty { return }
-        sink.drain { action in
-            switch consume action {
-            case .submit(let ticket, let op, let command):
-                submit(command, op: op, ticket: ticket, from: c)
-            case .read(let ticket, let request):
-                let token = takeToken()
-                pending[token] = Pending(client: c.client, ticket: ticket, what: .read)
-                store.read(request, token: token)
-                storeTouched = true
-            case .arm(let timer, let microseconds):
-                arm(timer, after: microseconds, on: c)
-            case .cancel(let timer):
-                c.timers.removeValue(forKey: timer)?.cancel()
-            case .subscription(let active):
-                subscribers[c.client] = active ? c : nil
-            case .log(let entry):
-                journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
-            case .sharing(let active):
-                if active { sharers[c.client] = c }
-            case .peerRowsChanged:
-                peerRowsChanged(c)
-            case .peers(let ticket, let watch):
-                deferred.append((c, .peers(ticket: ticket, watch: watch)))
-            }
-        }
-        while !deferred.isEmpty {
-            let facts = deferred
-            deferred = []
-            for (c, fact) in facts where connections[c.client] === c {
-                if case .peers(let ticket, let watch) = fact {
-                    answerPeers(c, ticket: ticket, watch: watch)
-                    perform(c)
-                    continue
-                }
-                store.withState { state in
-                    switch fact {
-                    case .refused(let ticket, let error):
-                        c.session.commandAnswered(ticket, .failure(error), state, &sink)
-                    case .timerFired(let timer):
-                        c.session.clock = loop.now
-                        c.session.timerFired(timer, state, &sink)
-                    case .peers:
-                        break
+        // A stack: the next fact to feed in is the last. Empty, and so not allocated, unless
+        // some fact arises.
+        var facts: [Fact] = []
+        while true {
+            let start = facts.count
+            sink.drain { action in
+                switch consume action {
+                case .submit(let ticket, let op, let command):
+                    if let refused = submit(command, op: op, ticket: ticket, from: c) {
+                        facts.append(refused)
                     }
+                case .read(let ticket, let request):
+                    pending[ticket] = Pending(client: c.client, what: .read)
+                    store.read(request, token: ticket)
+                    storeTouched = true
+                case .arm(let timer, let microseconds):
+                    if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
+                case .cancel(let timer):
+                    c.timers.removeValue(forKey: timer)?.cancel()
+                case .subscription(let active):
+                    subscribers[c.client] = active ? c : nil
+                case .log(let entry):
+                    journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+                case .sharing(let active):
+                    if active { sharers[c.client] = c }
+                case .peerRowsChanged:
+                    peerRowsChanged(c)
+                case .peers(let ticket, let watch):
+                    facts.append(.peers(ticket: ticket, watch: watch))
                 }
-                perform(c)
             }
+            if facts.count - start > 1 { facts[start...].reverse() }
+            // A connection closed meanwhile hears nothing more (every fact here is c's).
+            guard !facts.isEmpty, connections[c.client] === c else { return }
+            feed(facts.removeLast(), to: c)
         }
     }
 
-    func takeToken() -> UInt64 {
-        defer { nextToken += 1 }
-        return nextToken
+    /// Gives `c`'s session `fact`; its actions go to the sink, for `perform`.
+    private func feed(_ fact: Fact, to c: Connection) {
+        switch fact {
+        case .refused(let ticket, let error):
+            store.withState { c.session.commandAnswered(ticket, .failure(error), $0, &sink) }
+        case .timerFired(let timer):
+            c.session.clock = loop.now
+            store.withState { c.session.timerFired(timer, $0, &sink) }
+        case .peers(let ticket, let watch):
+            answerPeers(c, ticket: ticket, watch: watch)
+        }
     }
 
-    private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection) {
+    /// Hands `command` to the store under `ticket`; or, past the limit of commands waiting for
+    /// the disk, refuses it (the refusal is the session's to hear).
+    private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection)
+        -> Fact?
+    {
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             journal.log(
                 .warning, "command refused",
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
-            deferred.append((c, .refused(ticket: ticket, error)))
-            return
+            return .refused(ticket: ticket, error)
         }
-        let token = takeToken()
-        pending[token] = Pending(
-            client: c.client, ticket: ticket, what: .command(op: op, movie: command.movieID))
-        store.submit(command, token: token)
+        pending[ticket] = Pending(client: c.client, what: .command(op: op, movie: command.movieID))
+        store.submit(command, token: ticket)
         storeTouched = true
+        return nil
     }
 
-    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) {
+    /// Arms `timer` for `c`; when no timer can be made, what the session must hear instead.
+    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) -> Fact? {
         if let existing = c.timers[timer] {
             existing.arm(afterMicroseconds: microseconds)
-            return
+            return nil
         }
         do {
             let made = try loop.makeTimer(description: timer.description) { [unowned self, unowned c] in
                 c.timers[timer] = nil
                 guard connections[c.client] === c else { return }
                 c.session.clock = loop.now
-                store.withState { c.session.timerFired(timer, $0, &sink) }
-                perform(c)
+                round(c) { session, state, sink in session.timerFired(timer, state, &sink) }
                 afterWork(c)
             }
             made.arm(afterMicroseconds: microseconds)
             c.timers[timer] = made
+            return nil
         } catch {
             switch timer {
             case .closeRow, .confirmRow, .retryCatchUp:
@@ -324,13 +384,14 @@ extension Server {
                 journal.log(
                     .err, "cannot create a timer, firing it now",
                     [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
-                deferred.append((c, .timerFired(timer)))
+                return .timerFired(timer)
             case .goodbye:
                 // Firing it now would close the connection before its bye is written: without
                 // it, the connection closes once the bye is written or the peer goes.
                 journal.log(
                     .err, "cannot create a timer, going on without it",
                     [("CLIENT", "\(c.client)"), ("TIMER", timer.description), ("ERROR", "\(error)")])
+                return nil
             }
         }
     }

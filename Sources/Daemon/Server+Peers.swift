@@ -26,16 +26,6 @@ extension Server {
 
     func armPeerFlush() {
         guard !peerFlushArmed else { return }
-        if peerTimer == nil {
-            do {
-                peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
-            } catch {
-                journal.log(
-                    .err, "cannot create the peer-rows timer, sending peer rows at once",
-                    [("ERROR", "\(error)")])
-                return flushPeerRows()
-            }
-        }
         peerFlushArmed = true
         peerTimer?.arm(afterMicroseconds: Session.peerInterval)
     }
@@ -48,23 +38,25 @@ extension Server {
         let farewells = peerFarewells
         peerFarewells.removeAll()
         var touched: [UInt64: Connection] = [:]
-        var gone: Set<UInt64> = []
+        /// Watchers a write failed to: closed once the flush is done.
+        var gone: [UInt64: SystemError] = [:]
         func send(client: UInt64, viewport: Viewport, rows: [RowRender]) {
             for row in rows {
                 var worded: [RowForm: [UInt8]] = [:]
-                for w in watchers.values where w.client != client && !gone.contains(w.client) {
+                for w in watchers.values where w.client != client && gone[w.client] == nil {
                     let form = w.session.rowFormNow
                     if worded[form] == nil {
                         var out = JSONWriter()
                         Encode.peerRow(&out, client: client, viewport: viewport, row: row, form: form)
                         worded[form] = out.bytes
                     }
-                    w.session.peerRow(worded[form]!, &sink)
-                    perform(w)
+                    round(w) { session, _, sink in session.peerRow(worded[form]!, &sink) }
                     touched[w.client] = w
                     // A flush carries many rows: write as they come, so that the backlog rule
                     // (--max-queue) counts what the watcher does not read, not one flush's size.
-                    if w.session.pendingOutput >= Self.peerWriteChunk, !flush(w) { gone.insert(w.client) }
+                    if w.session.pendingOutput >= Self.peerWriteChunk, let failure = flush(w) {
+                        gone[w.client] = failure
+                    }
                 }
             }
         }
@@ -75,14 +67,15 @@ extension Server {
             if !c.session.isSharing { sharers[c.client] = nil }
         }
         for w in touched.values {
-            if gone.contains(w.client) { drop(w, reason: "peer gone") } else { afterWork(w) }
+            if let failure = gone[w.client] { writeFailed(w, failure) } else { afterWork(w) }
         }
     }
 
     /// What a watcher's output may hold in a flush before it is written.
     static var peerWriteChunk: Int { 4096 }
 
-    /// `peers`: every sharing connection's open rows, now.
+    /// `peers`: every sharing connection's open rows, now (fed to `c` while `perform` runs: the
+    /// caller carries out its actions).
     func answerPeers(_ c: Connection, ticket: UInt64, watch: Bool) {
         watchers[c.client] = watch ? c : nil
         let peers = store.withState { state in

@@ -43,8 +43,7 @@ extension Server {
             log(outcome, waiting)
             guard let c = connections[waiting.client] else { continue }
             let result = outcome.result.mapError(WireError.init)
-            store.withState { c.session.commandAnswered(waiting.ticket, result, $0, &sink) }
-            perform(c)
+            round(c) { session, state, sink in session.commandAnswered(outcome.token, result, state, &sink) }
             touched.append(c)
         }
         for outcome in batch.reads {
@@ -53,8 +52,7 @@ extension Server {
             }
             guard let c = connections[waiting.client] else { continue }
             let result = outcome.result.mapError(WireError.init)
-            store.withState { c.session.readAnswered(waiting.ticket, result, $0, &sink) }
-            perform(c)
+            round(c) { session, state, sink in session.readAnswered(outcome.token, result, state, &sink) }
             touched.append(c)
         }
         // The writers' replies first (what they wait for), then the events: with 10,000
@@ -82,7 +80,7 @@ extension Server {
     /// Fields are worked out only when the entry goes somewhere (an autoclosure).
     private func log(_ outcome: CommandResult, _ waiting: Pending) {
         if case .read = waiting.what {
-            preconditionFailure("token \(outcome.token) is a read, answered as a command")
+            preconditionFailure("ticket \(outcome.token) is a read, answered as a command")
         }
         // Asked first: binding the op and the movie below copies two strings, and the fields'
         // autoclosure captures copies of them, on every reply (≈ 300 instructions, callgrind),
@@ -145,38 +143,44 @@ extension Server {
                 if c.session.takesLiveEventsDirectly {
                     // Nothing of c's waits, so the event goes out now, without a copy: the first
                     // subscribers read it while the last are still being written to.
-                    let written = writeNow(c, line!.bytes)
-                    c.session.liveEvent(seq: event.seq, line: line!.bytes, written: written, &sink)
+                    guard let written = writeNow(c, line!.bytes) else { continue }
+                    round(c) { session, _, sink in
+                        session.liveEvent(seq: event.seq, line: line!.bytes, written: written, &sink)
+                    }
                 } else {
-                    c.session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
+                    round(c) { session, _, sink in
+                        session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
+                    }
                 }
-                perform(c)
             }
         }
         // Then the rows, once per connection for the whole batch (in order for each): most
         // clients have no row open, and `hasOpenRows` answers without hashing an id.
         for c in connections.values where c.session.hasOpenRows {
             if c.session.isRecording { c.session.clock = loop.now }
-            store.withState { state in
-                for event in events { c.session.movieChanged(event, state, &sink) }
+            round(c) { session, state, sink in
+                for event in events { session.movieChanged(event, state, &sink) }
             }
-            perform(c)
             rowsChanged.append(c)
         }
         return rowsChanged
     }
 
-    /// How much of `bytes` the socket takes now. A full socket, a peer gone, or an error
-    /// leave the rest queued: the connection's next flush (`afterWork`, since it then has
-    /// output pending) meets the same condition and deals with it as for any other output.
-    private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int {
-        let result: IOResult
-        do {
-            result = try bytes.withUnsafeBytes { raw throws(SystemError) in try writeNonBlocking(c.fd, raw) }
-        } catch {
-            return 0
+    /// How much of `bytes` the socket takes now: the rest is queued by the caller, and written
+    /// when the socket has room. Nil when the write failed: then `c` is closed (`writeFailed`).
+    private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int? {
+        let result = bytes.withUnsafeBytes { raw -> Result<Int, SystemError> in
+            do throws(SystemError) {
+                return .success(try writeNonBlocking(c.fd, raw))
+            } catch {
+                return .failure(error)
+            }
         }
-        if case .done(let n) = result { return n }
-        return 0
+        switch result {
+        case .success(let n): return n
+        case .failure(let error):
+            writeFailed(c, error)
+            return nil
+        }
     }
 }

@@ -32,16 +32,15 @@ final class Server<S: Store> {
 
     var connections = SerialTable<Connection>()
     var nextClient: UInt64 = 1
-    var nextToken: UInt64 = 1
-    /// What the store owes an answer to, by token: which session asked, under which ticket.
+    /// What the store owes an answer to, by ticket: which client asked, and what. The ticket is
+    /// the session's, handed to the store as the request's token: the sink below numbers the
+    /// tickets of every session, so they are unique across the daemon (`SessionActions` says
+    /// which numbers a request has, and why the store keeps its own).
     var pending = SerialTable<Pending>()
     /// Connections subscribed to live movie events.
     var subscribers: [UInt64: Connection] = [:]
-    /// The sessions' actions: one sink for all, drained after each input (`perform`).
+    /// The sessions' actions: one sink for all, drained after each input (`round`).
     var sink = SessionActions()
-    /// Facts for sessions that arose while their actions were carried out (a command refused
-    /// as overloaded, a timer that could not be made): fed in once the sink is drained.
-    var deferred: [(Connection, Deferred)] = []
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
@@ -53,6 +52,8 @@ final class Server<S: Store> {
     var shuttingDown = false
     var exitCode: Int32 = 0
     var statusDirty = false
+    /// Whether a message to the service manager failed already (`notify` logs the first only).
+    var notifyFailed = false
     /// Scratch buffer for reads, shared by every connection (one read at a time).
     var readBuffer: UnsafeMutableRawBufferPointer
 
@@ -69,7 +70,6 @@ final class Server<S: Store> {
 
     struct Pending {
         let client: UInt64
-        let ticket: UInt64
         let what: What
 
         enum What {
@@ -77,12 +77,6 @@ final class Server<S: Store> {
             case command(op: String, movie: String?)
             case read
         }
-    }
-
-    enum Deferred {
-        case refused(ticket: UInt64, WireError)
-        case timerFired(SessionTimer)
-        case peers(ticket: UInt64, watch: Bool)
     }
 
     /// Opens the listening socket, then the store with `openStore` (a start that fails on the
@@ -118,7 +112,7 @@ final class Server<S: Store> {
             store = try openStore(config)
         } catch {
             close(listener.fd)
-            listener.removeSocketFile()
+            Self.removeSocketFile(listener, journal)
             throw StartError("\(error)")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -146,15 +140,24 @@ final class Server<S: Store> {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
             }
-            Notify.ready(status: statusLine())
+            notify(Notify.ready(status: statusLine()))
             try loop.run()
         } catch {
             journal.log(.crit, "event loop failed, stopping", [("ERROR", "\(error)")])
-            Notify.stopping(status: "Failed: event loop: \(error)")
+            notify(Notify.stopping(status: "Failed: event loop: \(error)"))
             exitCode = 1
         }
-        listener.removeSocketFile()
+        Self.removeSocketFile(listener, journal)
         return exitCode
+    }
+
+    /// Static, for `init`: a start that fails once the socket is bound removes its file before
+    /// the server is whole.
+    private static func removeSocketFile(_ listener: Listener, _ journal: Journal) {
+        guard let failure = listener.removeSocketFile() else { return }
+        journal.log(
+            .warning, "cannot remove the socket file, leaving it (the next start replaces it)",
+            [("ERROR", failure)])
     }
 
     /// The file limit and the clients it allows: a line each when they are not what was asked.
@@ -195,15 +198,31 @@ final class Server<S: Store> {
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
             if statusDirty {
                 statusDirty = false
-                Notify.status(statusLine())
+                notify(Notify.status(statusLine()))
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
         acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
-            listenSource?.events = UInt32(EPOLLIN.rawValue)
+            resumeAccepts()
         }
-        if loop.enableWatchdog() {
+        // Made here, as the others, not at the first share: that is inside `perform`, where a
+        // failure could not be answered by sending the rows at once (the sink they go to is
+        // being drained).
+        peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
+        if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
+        }
+    }
+
+    /// The end of a pause of accepts (out of file descriptors: `acceptAll`). Should the listener
+    /// not be watched again, no client could ever connect: try again, every 100 ms.
+    private func resumeAccepts() {
+        do {
+            try listenSource?.watch(UInt32(EPOLLIN.rawValue))
+        } catch {
+            journal.log(
+                .err, "cannot watch the listening socket again, retrying in 100 ms", [("ERROR", "\(error)")])
+            acceptPauseTimer?.arm(afterMicroseconds: 100_000)
         }
     }
 
@@ -217,6 +236,23 @@ final class Server<S: Store> {
         return line + " " + note
     }
 
+    /// Tells the service manager `assignments` (Notify). A failure is logged the first time
+    /// only: STATUS= lines go out up to once a second, and the daemon serves on all the same.
+    func notify(_ assignments: String) {
+        do {
+            try Notify.send(assignments)
+        } catch {
+            guard !notifyFailed else { return }
+            notifyFailed = true
+            journal.log(
+                .warning, "cannot notify the service manager, serving on (later failures are not logged)",
+                [
+                    ("ERROR", "\(error)"),
+                    ("NOTIFY", assignments.split(separator: "\n").joined(separator: " ")),
+                ])
+        }
+    }
+
     /// STATUS= at most once a second: a burst of connects must not become a burst of datagrams.
     func markStatusDirty() {
         statusDirty = true
@@ -226,7 +262,7 @@ final class Server<S: Store> {
     // MARK: - Signals
 
     private func reload() {
-        Notify.reloading()
+        notify(Notify.reloading)
         writers = WritersPolicy(group: config.writersGroup)
         journal.log(
             .notice, "reloaded",
@@ -234,13 +270,13 @@ final class Server<S: Store> {
                 ("WRITERS", config.writersGroup ?? "everyone"),
                 ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
             ])
-        Notify.ready(status: statusLine())
+        notify(Notify.ready(status: statusLine()))
     }
 
     private func beginShutdown(signal: Int32) {
         guard !shuttingDown else { return }
         shuttingDown = true
-        Notify.stopping(status: "Stopping: finishing pending commits.")
+        notify(Notify.stopping(status: "Stopping: finishing pending commits."))
         journal.log(
             .notice, "stopping",
             [
@@ -253,8 +289,7 @@ final class Server<S: Store> {
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
-            c.session.goodbye(.shutdown, &sink)
-            perform(c)
+            round(c) { session, _, sink in session.goodbye(.shutdown, &sink) }
             afterWork(c)
         }
         if connections.isEmpty {
@@ -270,7 +305,7 @@ final class Server<S: Store> {
         journal.log(
             .crit, "storage I/O error: stopping so that systemd restarts from what is on disk",
             [("ERROR", error)])
-        Notify.stopping(status: "Failed: storage I/O error: \(error)")
+        notify(Notify.stopping(status: "Failed: storage I/O error: \(error)"))
         exitCode = 1
         shuttingDown = true
         loop.exit(code: 1)

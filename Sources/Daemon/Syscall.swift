@@ -14,6 +14,10 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+
+    /// Whether a send failed because the peer went (closed its end, or was reset): how
+    /// connections end, not a fault of the daemon's.
+    var peerGone: Bool { errno == EPIPE || errno == ECONNRESET }
 }
 
 @discardableResult
@@ -27,7 +31,7 @@ func syscall<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SystemErr
     }
 }
 
-/// Outcome of a non-blocking read or write: bytes moved, would block, or the peer is gone.
+/// Outcome of a non-blocking read: bytes read, would block, or the peer is gone.
 enum IOResult: Equatable {
     case done(Int)
     case wouldBlock
@@ -49,15 +53,16 @@ func readNonBlocking(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) th
     }
 }
 
-func writeNonBlocking(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult {
+/// How many bytes of `buffer` the socket took: 0 when it is full. A peer gone is an error like
+/// any other here (`SystemError.peerGone` tells it apart), so that whoever handles it has errno.
+func writeNonBlocking(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int {
     while true {
         // MSG_NOSIGNAL: a peer that vanished must cost an EPIPE, not the whole daemon.
         let n = send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
-        if n >= 0 { return .done(n) }
+        if n >= 0 { return n }
         switch errno {
         case EINTR: continue
-        case EAGAIN: return .wouldBlock
-        case EPIPE, ECONNRESET: return .eof
+        case EAGAIN: return 0
         default: throw SystemError("send")
         }
     }

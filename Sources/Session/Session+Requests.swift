@@ -119,7 +119,7 @@ extension Session {
     func submit(
         _ command: consuming MovieCommand, _ reply: consuming CommandReply, _ sink: inout SessionActions
     ) {
-        let ticket = takeTicket()
+        let ticket = sink.takeTicket()
         let op = reply.op
         replies.park(.command(ticket: ticket, reply))
         sink.append(.submit(ticket: ticket, op: op, command))
@@ -188,7 +188,7 @@ extension Session {
                 replies.dropFirst()
                 replies.push { Encode.list(&$0, id: id, seq: state.lastSeq, movies: state.movies) }
             case .history(let id, let from, let limit):
-                let ticket = takeTicket()
+                let ticket = sink.takeTicket()
                 replies.replaceFirst(with: .read(ticket: ticket, id: id))
                 sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
                 return
@@ -201,7 +201,7 @@ extension Session {
                     sink.append(.log(requestFailed("undo", error)))
                     continue
                 }
-                let ticket = takeTicket()
+                let ticket = sink.takeTicket()
                 replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo.original)))
                 sink.append(.submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: key)))
                 return
@@ -245,7 +245,7 @@ extension Session {
         guard let current = subscription, current.catchUp == .idle, current.cursor < state.lastSeq,
             replies.queued < config.maxQueue / 2, isOpenForEvents
         else { return }
-        let ticket = takeTicket()
+        let ticket = sink.takeTicket()
         subscription?.catchUp = .reading(ticket: ticket)
         sink.append(.read(ticket: ticket, .events(after: current.cursor, limit: Session.catchUpPage)))
     }

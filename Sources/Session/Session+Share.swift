@@ -43,7 +43,7 @@ extension Session {
 
     func peers(watch: Bool, id: [UInt8]?, _ sink: inout SessionActions) {
         watching = watch
-        let ticket = takeTicket()
+        let ticket = sink.takeTicket()
         replies.park(.read(ticket: ticket, id: id))
         sink.append(.peers(ticket: ticket, watch: watch))
     }

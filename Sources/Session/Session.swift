@@ -125,7 +125,6 @@ public final class Session {
     var armedRows: Set<RowID> = []
     /// The rows whose confirmation timer (`SessionTimer.confirmRow`) is armed.
     var armedConfirms: Set<RowID> = []
-    var nextTicket: UInt64 = 1
     /// This connection's changes, for `undo`: nil until its first (UndoHistory.swift).
     var undoHistory: UndoHistory?
     public private(set) var requests: UInt64 = 0
@@ -461,11 +460,6 @@ public final class Session {
         case .reading, .paused, .halfClosed, .closed:
             break
         }
-    }
-
-    func takeTicket() -> UInt64 {
-        defer { nextTicket += 1 }
-        return nextTicket
     }
 
     func requestFailed(_ op: String?, _ error: WireError) -> SessionLog {

@@ -72,8 +72,27 @@ public struct SessionLog: Equatable, Sendable {
 /// input. The manager reuses one sink, so appending allocates only while it grows.
 public struct SessionActions: Sendable {
     public private(set) var actions: [SessionAction] = []
+    /// The next ticket: what a session's `submit`, `read` and `peers` are answered by.
+    ///
+    /// Tickets come from the sink, not from each Session, because the manager lends one sink to
+    /// every session: so a ticket is unique across the daemon, and the manager hands it to the
+    /// store as the request's token as it is, keeping no numbers of its own (a manager's token
+    /// per request and a table from it back to the session's ticket did only that). A request
+    /// has then two numbers on its way: this ticket, from the socket to the store and back; and,
+    /// inside a store, the number of what carries it to disk, which stays the store's own: one
+    /// SQLite group commit carries the commands of many tickets, and a PostgreSQL commit token
+    /// is written with the event so that a commit whose answer a broken connection lost can be
+    /// found again, which needs a number unique beyond this process's life.
+    private var nextTicket: UInt64 = 1
 
     public init() {}
+
+    /// A ticket not handed out before by this sink.
+    @inline(__always)
+    mutating func takeTicket() -> UInt64 {
+        defer { nextTicket += 1 }
+        return nextTicket
+    }
 
     @inline(__always)
     mutating func append(_ action: consuming SessionAction) { actions.append(action) }

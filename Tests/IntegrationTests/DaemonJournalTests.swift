@@ -101,4 +101,66 @@ final class DaemonJournalTests: XCTestCase {
             XCTAssertFalse(entries.contains { $0["PRIORITY"] == "7" }, "\(level ?? "info")")
         }
     }
+
+    /// A client that went before the daemon wrote to it: the failed write is a debug entry
+    /// with its errno, and the disconnect says "peer gone"; no warning (a peer going is how
+    /// connections end). The daemon is stopped (SIGSTOP) while the client connects, asks and
+    /// closes, so that its first write, the hello, meets the closed socket.
+    func testAWriteToAClientThatWentIsADebugEntryNotAWarning() throws {
+        let journal = try PrivateJournal(
+            script:
+                #"exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state" --log-level debug"#,
+            environment: ["SWIPED": try Binaries.swiped])
+        let first = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+        let id = try XCTUnwrap(int(try first.readJSON()["client"])) + 1
+        // The daemon's pid, as journald recorded it (the namespace is the mounts' only).
+        let started = try journal.entries().first { $0["MESSAGE"] == "swiped started" }
+        let daemon = try XCTUnwrap(started?["_PID"].flatMap { pid_t($0) }, "\(String(describing: started))")
+        XCTAssertEqual(kill(daemon, SIGSTOP), 0)
+        do {
+            defer { kill(daemon, SIGCONT) }
+            let gone = try LineClient(path: journal.directory.file("s.sock"))
+            try gone.send(#"{"op":"ping"}"#)
+            gone.close()
+        }
+        _ = try poll(until: .seconds(5), "the disconnect entry") {
+            let entries = try journal.entries()
+            return entries.contains { $0["MESSAGE"] == "client disconnected" && $0["CLIENT"] == "\(id)" }
+                ? true : nil
+        }
+        let run = try journal.stop()
+        XCTAssertEqual(run.status, .exited(0), run.output)
+        let mine = run.entries(identifier: "swiped").filter { $0["CLIENT"] == "\(id)" }
+        let failed = try XCTUnwrap(mine.first { $0["MESSAGE"] == "client gone while written to" }, "\(mine)")
+        XCTAssertEqual(failed["PRIORITY"], "7")
+        XCTAssertEqual(failed["ERROR"], "send: Broken pipe")
+        let disconnected = try XCTUnwrap(mine.first { $0["MESSAGE"] == "client disconnected" }, "\(mine)")
+        XCTAssertEqual(disconnected["REASON"], "peer gone")
+        XCTAssertFalse(mine.contains { ($0["PRIORITY"].flatMap(Int.init) ?? 0) <= 4 }, "\(mine)")
+    }
+
+    /// A service manager that cannot be told (here $NOTIFY_SOCKET names nothing): one warning,
+    /// for the first message (READY=1); the daemon serves on, and its later messages (STATUS=,
+    /// STOPPING=1) fail without another entry.
+    func testAServiceManagerThatCannotBeToldIsOneWarning() throws {
+        let journal = try PrivateJournal(
+            script:
+                #"NOTIFY_SOCKET="$TEST_DIR/nobody" exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state""#,
+            environment: ["SWIPED": try Binaries.swiped])
+        let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+        _ = try client.readJSON()
+        XCTAssertNotNil(try client.ok(["op": "ping"]))
+        // The connect made the status line stale: it is sent (and fails) within a second.
+        Thread.sleep(forTimeInterval: 1.2)
+        client.close()
+        let run = try journal.stop()
+        XCTAssertEqual(run.status, .exited(0), run.output)
+        let warnings = run.entries(identifier: "swiped").filter {
+            $0["MESSAGE"] == "cannot notify the service manager, serving on (later failures are not logged)"
+        }
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertEqual(warnings.first?["PRIORITY"], "4")
+        XCTAssertEqual(warnings.first?["ERROR"], "sd_notify: No such file or directory")
+        XCTAssertEqual(warnings.first?["NOTIFY"]?.hasPrefix("READY=1 STATUS=Serving 0 clients"), true)
+    }
 }
