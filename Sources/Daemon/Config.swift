@@ -165,17 +165,25 @@ public struct Config: Equatable, Sendable {
         if let conninfo = config.postgres, let why = PostgresStore.refusal(conninfo: conninfo) {
             return .usageError("\(postgresFrom) \(why)")
         }
-        config.socketPath =
-            socket
-            ?? nonEmpty("RUNTIME_DIRECTORY").map { firstPath($0) + "/swiped.sock" }
+        config.socketPath = socket ?? defaultSocketPath(nonEmpty)
+        config.stateDirectory = state ?? defaultStateDirectory(nonEmpty)
+        return .run(config)
+    }
+
+    /// Without --socket: systemd's RuntimeDirectory=, then the user's runtime directory, then
+    /// the working directory (`make run`).
+    static func defaultSocketPath(_ nonEmpty: (String) -> String?) -> String {
+        nonEmpty("RUNTIME_DIRECTORY").map { firstPath($0) + "/swiped.sock" }
             ?? nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/swiped.sock" }
             ?? "./swiped.sock"
-        config.stateDirectory =
-            state
-            ?? nonEmpty("STATE_DIRECTORY").map(firstPath)
+    }
+
+    /// Without --state: systemd's StateDirectory=, then the user's state directory, then the
+    /// working directory.
+    static func defaultStateDirectory(_ nonEmpty: (String) -> String?) -> String {
+        nonEmpty("STATE_DIRECTORY").map(firstPath)
             ?? nonEmpty("XDG_STATE_HOME").map { $0 + "/swiped" }
             ?? "./swiped-state"
-        return .run(config)
     }
 
     struct UsageError: Error {
