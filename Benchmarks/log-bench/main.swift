@@ -9,6 +9,7 @@
 // DIR must be on a real disk (not tmpfs) for fsync to mean anything; default /var/tmp.
 import Dispatch
 import EventLog
+import StoreTestSupport
 import Foundation
 import Movies
 

@@ -1,6 +1,7 @@
 // The hold after a slow commit (Sources/EventLog/CommitHold.swift): the rule, then the writer
 // thread following it on a disk made slow on purpose (FaultInjection).
 import EventLog
+import StoreTestSupport
 import Foundation
 import TestSupport
 import XCTest

@@ -1,4 +1,5 @@
 import EventLog
+import StoreTestSupport
 import Foundation
 import TestSupport
 import XCTest

@@ -1,5 +1,5 @@
-// The one place where the errors of the layers below become a store's errors.
-import EventLog
+// A refused command as a store's error, and the rules every store applies to commands and keys.
+// (The event log's errors become a store's in StoreSQLite's StoreError+LogError.swift.)
 import Movies
 
 extension StoreError {
@@ -13,28 +13,13 @@ extension StoreError {
         }
     }
 
-    init(_ e: LogError) {
-        switch e {
-        case .full(let m): self.init(.storage, "the disk is full; nothing was saved (\(m))")
-        case .io(let m):
-            self.init(.storage, "I/O error writing the event log; the daemon stops (\(m))", fatal: true)
-        case .keyConflict(let m): self.init(.internal, "idempotency key already in the log (\(m))")
-        default: self.init(.storage, e.message)
-        }
-    }
-
-    /// Opening: the log's own message, which names the file.
-    init(opening e: LogError) {
-        self.init(.storage, e.message, fatal: e.isFatal)
-    }
-
-    static func keyReused(_ key: String) -> StoreError {
+    package static func keyReused(_ key: String) -> StoreError {
         StoreError(
             .conflict, "key \(String(reflecting: key)) was already used for a different command", reason: .key
         )
     }
 
-    static let closed = StoreError(.internal, "the store is closed")
+    package static let closed = StoreError(.internal, "the store is closed")
 }
 
 extension MovieCommand {
@@ -42,7 +27,7 @@ extension MovieCommand {
     /// key: the same kind on the same movie, or an add of the same title and image (a missing
     /// image being the id, as `decide` makes it). One rule for pending and committed keys, and
     /// for every store.
-    func wrote(_ event: MovieEvent) -> Bool {
+    package func wrote(_ event: MovieEvent) -> Bool {
         switch (op, event) {
         case (.add(let title, let image), .added(let id, let t, let i)):
             return title == t && (image ?? id) == i

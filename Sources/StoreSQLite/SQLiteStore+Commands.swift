@@ -2,6 +2,7 @@
 // reported by `completions()`; and the recovery after a failed commit.
 import EventLog
 import Movies
+import StoreCore
 
 extension SQLiteStore {
     public func submit(_ command: consuming MovieCommand, token: UInt64) {

@@ -8,6 +8,7 @@
 import EventLog
 import Glibc
 import Movies
+import StoreCore
 
 public final class PostgresStore: Store {
     /// `PostgreSQL <db> on <host>`, for the journal (never the connection string).
@@ -100,12 +101,22 @@ public final class PostgresStore: Store {
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
-            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis)
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: PGDirectCommit())
+    }
+
+    /// `open`, with the commits sent through `commitPath` (a test's faults: PGCommitPath.swift).
+    package static func open(
+        conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000,
+        safetyNetMillis: Int32 = 1_000, relistenMillis: Int32 = 5, commitPath: any PGCommitPath
+    ) throws(StoreError) -> PostgresStore {
+        try PostgresStore(
+            conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath)
     }
 
     private init(
         conninfo: String, durability: Durability, snapshotEvery: UInt64, safetyNetMillis: Int32,
-        relistenMillis: Int32
+        relistenMillis: Int32, commitPath: any PGCommitPath
     ) throws(StoreError) {
         let start = SystemClock.wallMicroseconds()
         if let why = PGConnection.refusal(conninfo) {
@@ -143,7 +154,7 @@ public final class PostgresStore: Store {
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
             snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),
-            relistenMillis: max(0, relistenMillis))
+            relistenMillis: max(0, relistenMillis), commitPath: commitPath)
         info.micros = SystemClock.wallMicroseconds() - start
         startup = info
     }

@@ -2,6 +2,7 @@
 // implementation the contract tests hold to the same outcomes as the SQLite one.
 import EventLog
 import Movies
+import StoreCore
 
 /// The movie catalogue with its log in memory. Behaves as `SQLiteStore` does on every outcome:
 /// commands are decided at `submit` against the projected state (refusals and key replays are

@@ -12,6 +12,7 @@ import EventLog
 import Foundation
 import Glibc
 import Movies
+import StoreCore
 
 final class PostgresWorker: @unchecked Sendable {
     /// A command handed over by the loop, under the loop's token.
@@ -70,6 +71,9 @@ final class PostgresWorker: @unchecked Sendable {
     private var running = true
     /// `listening`, for a test to read.
     private var listeningNow = true
+
+    /// How each transaction's commit pipeline reaches the server (PGCommitPath.swift).
+    private let commitPath: any PGCommitPath
 
     // Owned by the worker thread.
     private let conninfo: String
@@ -147,8 +151,10 @@ final class PostgresWorker: @unchecked Sendable {
 
     init(
         connection: PGConnection, conninfo: String, durability: Durability, state: MovieState,
-        snapshotSeq: UInt64, snapshotEvery: UInt64, safetyNetMillis: Int32, relistenMillis: Int32
+        snapshotSeq: UInt64, snapshotEvery: UInt64, safetyNetMillis: Int32, relistenMillis: Int32,
+        commitPath: any PGCommitPath
     ) throws(StoreError) {
+        self.commitPath = commitPath
         self.safetyNetMillis = safetyNetMillis
         relistenNanos = UInt64(relistenMillis) * 1_000_000
         do throws(LogError) {
@@ -931,7 +937,8 @@ final class PostgresWorker: @unchecked Sendable {
             // waiting for the WAL flush), the flush in a transaction of its own, then the
             // notification in another (`PGStatement.notify` says why not in the flush's); the
             // reply to it comes once everything above is on disk.
-            _ = try conn.run(
+            _ = try commitPath.run(
+                conn,
                 (early == 0 ? [(.walFlushed, [])] : []) + [
                     (
                         .append,
@@ -943,9 +950,9 @@ final class PostgresWorker: @unchecked Sendable {
                     (.commit, []),
                     (.begin, []), (.flush, []), (.commit, []),
                     (.begin, []), (.notify, [.int64(Int64(n))]), (.commit, []),
-                ], appending: true, early: early
+                ], early: early
             ) { rows in
-                guard let flushed = rows?.int64(0, 0), let readBefore, !PostgresFaults.walUnflushed,
+                guard let flushed = rows?.int64(0, 0), let readBefore,
                     UInt64(bitPattern: flushed) >= readBefore
                 else { return }
                 handOver(through: head)

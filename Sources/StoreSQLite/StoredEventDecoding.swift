@@ -2,6 +2,7 @@
 // after it. Used on the loop thread (an idempotent replay) and on the reader thread (pages).
 import EventLog
 import Movies
+import StoreCore
 
 enum StoredEventDecoding {
     /// Decodes `stored` (in seq order). A movie comes from the event's payload when it records

@@ -7,24 +7,24 @@ import Movies
 /// the *projected* state (committed plus pending); refusals and key outcomes known at once are
 /// kept in `answered` for the next `completions()`. The store hands `queued` on to be committed
 /// and reports each entry with `Entry.report(_:into:)`.
-struct CommandQueue {
-    struct Entry {
-        var token: UInt64
-        var command: MovieCommand
-        var event: MovieEvent
+package struct CommandQueue {
+    package struct Entry {
+        package var token: UInt64
+        package var command: MovieCommand
+        package var event: MovieEvent
         /// The movie right after the event, as projected (stored with the event for history).
-        var after: Movie?
-        var waiters: [UInt64] = []  // later submissions with the same key
+        package var after: Movie?
+        package var waiters: [UInt64] = []  // later submissions with the same key
 
         /// Reports `result` to the command and to every later submission of its key.
-        func report(_ result: Result<CommittedEvent, StoreError>, into out: inout Completions) {
+        package func report(_ result: Result<CommittedEvent, StoreError>, into out: inout Completions) {
             Self.report(result, token: token, waiters: waiters, into: &out)
         }
 
         /// `report`, given an entry's token and waiters: a method called on an array's element
         /// had the whole entry copied first (its command, event and movie, a dozen references:
         /// about 400 instructions with its destruction), on every commit of every command.
-        static func report(
+        package static func report(
             _ result: Result<CommittedEvent, StoreError>, token: UInt64, waiters: [UInt64],
             into out: inout Completions
         ) {
@@ -36,21 +36,21 @@ struct CommandQueue {
     }
 
     /// The committed state plus every entry decided and not yet committed or failed.
-    var projected: MovieState
+    package var projected: MovieState
     /// Decided, not yet handed on to be committed.
-    var queued: [Entry] = []
+    package var queued: [Entry] = []
     /// Handed on but not written because an earlier commit failed: decided again, before what is
     /// queued, by `redecide(after:_:)`.
-    var aborted: [Entry] = []
+    package var aborted: [Entry] = []
     /// Outcomes known at `submit` (refusals, key replays), for the next `completions()`.
-    var answered: [CommandResult] = []
+    package var answered: [CommandResult] = []
 
-    init(projecting state: MovieState) {
+    package init(projecting state: MovieState) {
         projected = state
     }
 
     @inline(__always)
-    mutating func answer(
+    package mutating func answer(
         _ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false
     ) {
         answered.append(CommandResult(token: token, result: result, replayed: replayed))
@@ -58,7 +58,7 @@ struct CommandQueue {
 
     /// Decides `command` against the projected state: queued when accepted, answered when refused.
     @inline(__always)
-    mutating func decide(_ command: consuming MovieCommand, token: UInt64) {
+    package mutating func decide(_ command: consuming MovieCommand, token: UInt64) {
         do throws(CommandError) {
             let (event, after) = try projected.decideAndApply(command)
             queued.append(Entry(token: token, command: command, event: event, after: after))
@@ -71,13 +71,13 @@ struct CommandQueue {
 
     /// A command whose key is pending in `queued` or `aborted` waits for it, or is a conflict
     /// when the key wrote another command. Returns whether it is dealt with.
-    mutating func join(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
+    package mutating func join(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
         Self.join(key, command, token, &queued, &answered)
             || Self.join(key, command, token, &aborted, &answered)
     }
 
     /// As `join(_:_:token:)`, for entries the store holds (handed on, not yet committed).
-    mutating func join(_ key: String, _ command: MovieCommand, token: UInt64, among entries: inout [Entry])
+    package mutating func join(_ key: String, _ command: MovieCommand, token: UInt64, among entries: inout [Entry])
         -> Bool
     {
         Self.join(key, command, token, &entries, &answered)
@@ -100,7 +100,7 @@ struct CommandQueue {
 
     /// After a failed commit: decides what was aborted and what is queued again, in order,
     /// against the committed `state`; those now refused fail in `out`.
-    mutating func redecide(after state: MovieState, _ out: inout Completions) {
+    package mutating func redecide(after state: MovieState, _ out: inout Completions) {
         projected = state
         let again = aborted + queued
         aborted = []
@@ -116,13 +116,13 @@ struct CommandQueue {
     }
 
     /// Fails every entry of `entries` with `error` in `out`.
-    static func fail(_ entries: some Sequence<Entry>, _ error: StoreError, _ out: inout Completions) {
+    package static func fail(_ entries: some Sequence<Entry>, _ error: StoreError, _ out: inout Completions) {
         for e in entries { e.report(.failure(error), into: &out) }
     }
 
     /// The store stopped: fails what is aborted and queued with `error`, and projects the
     /// committed `state` again.
-    mutating func failAll(_ error: StoreError, reverting state: MovieState, _ out: inout Completions) {
+    package mutating func failAll(_ error: StoreError, reverting state: MovieState, _ out: inout Completions) {
         Self.fail(aborted, error, &out)
         Self.fail(queued, error, &out)
         aborted = []

@@ -7,15 +7,16 @@
 import CLibPQ
 import Foundation
 import Glibc
+import StoreCore
 
 /// Why a query failed: the connection broke (nothing more is known about the statements sent),
 /// or the server refused a statement (the connection is still usable; the transaction, if one
 /// was open, is aborted).
-enum PGFailure: Error, Equatable {
+package enum PGFailure: Error, Equatable {
     case lost(String)
     case failed(sqlState: String, message: String)
 
-    var message: String {
+    package var message: String {
         switch self {
         case .lost(let m): m
         case .failed(_, let m): m
@@ -34,7 +35,7 @@ struct PGRows {
 /// after a position are read as a range `seq > $1 AND seq <= $2` (positions are dense, so a
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
-enum PGStatement: CaseIterable {
+package enum PGStatement: CaseIterable {
     case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, append
     case commit, walFlushed, flush, notify, listen, unlisten
 
@@ -175,7 +176,7 @@ struct CopyRow {
 }
 
 /// A parameter in PostgreSQL's binary form.
-enum PGParam {
+package enum PGParam {
     case int64(Int64)
     case int64s([Int64])
     case texts([String?])
@@ -251,7 +252,7 @@ enum PGParam {
 }
 
 /// The rows of one prepared statement, in binary (freed with it).
-final class PGResult {
+package final class PGResult {
     private let raw: OpaquePointer
     let count: Int
 
@@ -287,7 +288,7 @@ final class PGResult {
 
 /// A libpq connection owned by one thread at a time (libpq allows a connection to move between
 /// threads, not to be used by two at once).
-final class PGConnection: @unchecked Sendable {
+package final class PGConnection: @unchecked Sendable {
     private let conn: OpaquePointer
     /// What `send` queues a statement's parameters in, kept from statement to statement: the
     /// values' bytes, and libpq's arrays of their pointers, lengths and formats (binary).
@@ -357,25 +358,14 @@ final class PGConnection: @unchecked Sendable {
         return "PostgreSQL \(db) on \(host)\(port.isEmpty ? "" : ":" + port)"
     }
 
-    var socket: Int32 { PQsocket(conn) }
+    package var socket: Int32 { PQsocket(conn) }
 
     var isBroken: Bool { PQstatus(conn) != CONNECTION_OK }
 
     /// Runs `sql` (one or more statements, no parameters) in one round trip; returns the rows of
     /// each statement that returned rows, in order.
-    func execute(_ sql: String, appending: Bool = false) throws(PGFailure) -> [PGRows] {
-        let fault = appending ? PostgresFaults.take() : nil
-        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-        guard PQsendQuery(conn, sql) == 1 else {
-            fault?.1?()
-            throw .lost(PGConnection.message(conn))
-        }
-        if fault?.0 == .afterCommitSent {
-            // PQsendQuery on a blocking connection has written the whole query: the server
-            // reads it before the end of the stream, runs it and commits.
-            throw PGConnection.answerLost(socket, then: fault?.1)
-        }
-        fault?.1?()
+    func execute(_ sql: String) throws(PGFailure) -> [PGRows] {
+        guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
         var out: [PGRows] = []
         var failure: PGFailure?
         while let result = PQgetResult(conn) {
@@ -412,17 +402,6 @@ final class PGConnection: @unchecked Sendable {
         return out
     }
 
-    /// The injected break after a commit was sent: the socket is shut and the answer is not
-    /// read. Shutting it alone left a race: a server quick enough had its whole answer in the
-    /// socket's buffer before the shutdown, libpq read it, and the commit was answered as usual,
-    /// so the break was only seen at the next read (a test meant to cover a commit in doubt then
-    /// covered a plain reconnection).
-    private static func answerLost(_ socket: Int32, then: (@Sendable () -> Void)?) -> PGFailure {
-        _ = shutdown(socket, Int32(SHUT_RDWR))
-        then?()
-        return .lost("the connection broke after the commit was sent (injected by a test)")
-    }
-
     /// Whether the statements of `PGStatement` are prepared on this connection (at its first
     /// pipeline: the tables may not exist before the schema is created).
     private var prepared = false
@@ -434,14 +413,21 @@ final class PGConnection: @unchecked Sendable {
     /// and Execute, then one Sync), parameters and results in binary. Returns each statement's
     /// rows (nil for a statement without rows). A statement that fails aborts the ones after
     /// it, and an open transaction (an explicit BEGIN earlier) is left aborted: the caller rolls
-    /// back. `appending`: the statements commit appended events (where a test breaks the
-    /// connection: PostgresFaults). `early`: the index of a statement whose rows the server
-    /// sends at once (a Flush message behind it), handed to `onEarly` while the statements
-    /// after it run; not called when it or a statement before it failed.
-    func run(
-        _ steps: [(PGStatement, [PGParam])], appending: Bool = false, early: Int = -1,
-        onEarly: (PGResult?) -> Void = { _ in }
+    /// back. `early`: the index of a statement whose rows the server sends at once (a Flush
+    /// message behind it), handed to `onEarly` while the statements after it run; not called
+    /// when it or a statement before it failed.
+    package func run(
+        _ steps: [(PGStatement, [PGParam])], early: Int = -1, onEarly: (PGResult?) -> Void = { _ in }
     ) throws(PGFailure) -> [PGResult?] {
+        try sendPipeline(steps, early: early)
+        return try receivePipeline(steps, early: early, onEarly: onEarly)
+    }
+
+    /// `run`'s first half: sends `steps` and the Sync, and returns with the connection in
+    /// pipeline mode (`receivePipeline` reads the results and leaves it); on a failure it has
+    /// left pipeline mode. Apart from `run` only for a test's fault (PostgresFaults), which
+    /// breaks the connection between the halves.
+    package func sendPipeline(_ steps: [(PGStatement, [PGParam])], early: Int) throws(PGFailure) {
         if !prepared {
             for s in PGStatement.allCases {
                 guard let r = PQprepare(conn, s.name, s.sql, 0, nil) else {
@@ -454,26 +440,25 @@ final class PGConnection: @unchecked Sendable {
             }
             prepared = true
         }
-        let fault = appending ? PostgresFaults.take() : nil
-        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         guard PQenterPipelineMode(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
-        defer { _ = PQexitPipelineMode(conn) }
         for (index, (statement, params)) in steps.enumerated() {
             guard send(statement.name, params), index != early || PQsendFlushRequest(conn) == 1 else {
-                fault?.1?()
+                _ = PQexitPipelineMode(conn)
                 throw .lost(PGConnection.message(conn))
             }
         }
         // On a blocking connection PQpipelineSync writes everything queued before it returns.
         guard PQpipelineSync(conn) == 1 else {
-            fault?.1?()
+            _ = PQexitPipelineMode(conn)
             throw .lost(PGConnection.message(conn))
         }
-        if fault?.0 == .afterCommitSent {
-            // The server has the whole pipeline: it runs it and commits.
-            throw PGConnection.answerLost(socket, then: fault?.1)
-        }
-        fault?.1?()
+    }
+
+    /// `run`'s second half: reads the results of `steps`, sent by `sendPipeline`.
+    private func receivePipeline(
+        _ steps: [(PGStatement, [PGParam])], early: Int, onEarly: (PGResult?) -> Void
+    ) throws(PGFailure) -> [PGResult?] {
+        defer { _ = PQexitPipelineMode(conn) }
         var out: [PGResult?] = []
         var failed: PGFailure?
         failedStep = nil
@@ -801,57 +786,5 @@ extension String {
 extension Substring {
     fileprivate func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
-
-/// Test-only fault injection for the PostgreSQL store: breaks the connection around the next
-/// statement string that commits appended events, so that a test sees a commit in doubt.
-/// `package`: the package's tests see it, the public API does not.
-package enum PostgresFaults {
-    package enum Break: Sendable {
-        /// The connection breaks before the commit is sent: nothing is written.
-        case beforeCommit
-        /// The commit reaches the server whole, then the connection breaks before its answer.
-        case afterCommitSent
-    }
-
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var armed: Break?
-    nonisolated(unsafe) private static var then: (@Sendable () -> Void)?
-
-    /// Breaks the connection once, at the next commit of appended events, then calls `then` on
-    /// the store's thread (a test stops the database there, so that the store cannot reconnect).
-    package static func breakNextCommit(_ how: Break, then: (@Sendable () -> Void)? = nil) {
-        lock.lock()
-        armed = how
-        self.then = then
-        lock.unlock()
-    }
-
-    nonisolated(unsafe) private static var unflushed = false
-
-    /// While on, the store reads the WAL's flushed position as 0: no event another daemon wrote
-    /// is handed over before this daemon's own flush (PostgresWorker.commit).
-    package static func reportWALUnflushed(_ on: Bool) {
-        lock.lock()
-        unflushed = on
-        lock.unlock()
-    }
-
-    static var walUnflushed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return unflushed
-    }
-
-    /// The armed fault, disarmed, and what to do after it.
-    static func take() -> (Break, (@Sendable () -> Void)?)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let how = armed else { return nil }
-        let after = then
-        armed = nil
-        then = nil
-        return (how, after)
     }
 }
