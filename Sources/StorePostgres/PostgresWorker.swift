@@ -864,9 +864,8 @@ final class PostgresWorker: @unchecked Sendable {
             for attempt in jobs {
                 let job = attempt.job
                 if let key = job.command.key, let row = keyed[key] {
-                    let result: Result<CommittedEvent, StoreError> =
-                        job.command.wrote(row.event) ? .success(row.committed) : .failure(.keyReused(key))
-                    answers.append(.answered(token: job.token, result, replayed: true))
+                    let result = CommandQueue.replay(job.command, key: key, loggedAs: row.event, row.committed)
+                    answers.append(.answered(token: job.token, result, replayed: result.isSuccess))
                     answered.append(attempt)
                     continue
                 }
