@@ -28,17 +28,26 @@ extension MovieCommand {
     /// image being the id, as `decide` makes it). One rule for pending and committed keys, and
     /// for every store.
     package func wrote(_ event: MovieEvent) -> Bool {
-        switch (op, event) {
-        case (.add(let title, let image), .added(let id, let t, let i)):
+        // By the command's op, each matched against the one kind of event it writes: a `default`
+        // over the pairs would also have swallowed a new op, answered "another command" forever.
+        switch op {
+        case .add(let title, let image):
+            guard case .added(let id, let t, let i) = event else { return false }
             return title == t && (image ?? id) == i
-        case (.toggleWatched(let m), .watchedToggled(let id)),
-            (.toggleWatchedWithFriends(let m), .watchedWithFriendsToggled(let id)),
-            (.remove(let m), .removed(let id)), (.restore(let m), .restored(let id)):
+        case .toggleWatched(let m):
+            guard case .watchedToggled(let id) = event else { return false }
             return m == id
-        case (.undo(let u), _):
+        case .toggleWatchedWithFriends(let m):
+            guard case .watchedWithFriendsToggled(let id) = event else { return false }
+            return m == id
+        case .remove(let m):
+            guard case .removed(let id) = event else { return false }
+            return m == id
+        case .restore(let m):
+            guard case .restored(let id) = event else { return false }
+            return m == id
+        case .undo(let u):
             return u.movie == event.movieID && u.compensation.kind == event.kind
-        default:
-            return false
         }
     }
 }
