@@ -9,9 +9,9 @@
 // DIR must be on a real disk (not tmpfs) for fsync to mean anything; default /var/tmp.
 import Dispatch
 import EventLog
-import StoreTestSupport
 import Foundation
 import Movies
+import StoreTestSupport
 
 var baseDir = "/var/tmp"
 var seconds = 2.0

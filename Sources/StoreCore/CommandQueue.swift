@@ -95,13 +95,14 @@ package struct CommandQueue {
     /// A command whose key is pending in `queued` or `aborted` waits for it, or is a conflict
     /// when the key wrote another command. Returns whether it is dealt with.
     package mutating func join(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        Self.join(key, command, token, &queued, &answered) || Self.join(key, command, token, &aborted, &answered)
+        Self.join(key, command, token, &queued, &answered)
+            || Self.join(key, command, token, &aborted, &answered)
     }
 
     /// As `join(_:_:token:)`, for entries the store holds (handed on, not yet committed).
-    package mutating func join(_ key: String, _ command: MovieCommand, token: UInt64, among entries: inout [Entry])
-        -> Bool
-    {
+    package mutating func join(
+        _ key: String, _ command: MovieCommand, token: UInt64, among entries: inout [Entry]
+    ) -> Bool {
         Self.join(key, command, token, &entries, &answered)
     }
 
@@ -181,7 +182,8 @@ package struct CommandQueue {
 
     /// The store stopped: fails what is aborted and queued with `error`, and projects the
     /// committed `state` again.
-    package mutating func failAll(_ error: StoreError, reverting state: MovieState, _ out: inout Completions) {
+    package mutating func failAll(_ error: StoreError, reverting state: MovieState, _ out: inout Completions)
+    {
         Self.fail(aborted, error, &out)
         Self.fail(queued, error, &out)
         aborted = []

@@ -209,10 +209,12 @@ extension PostgresWorker {
             rollback(conn)
             fatal(
                 StoreError(
-                    .storage, "swiped_head says \(head), the events end at \(state.lastSeq): the log is damaged"))
+                    .storage,
+                    "swiped_head says \(head), the events end at \(state.lastSeq): the log is damaged"))
             return nil
         }
-        return Locked(head: head, readBefore: readBefore, keyRows: keysAt.flatMap { r[$0] }.map { [$0] } ?? [])
+        return Locked(
+            head: head, readBefore: readBefore, keyRows: keysAt.flatMap { r[$0] }.map { [$0] } ?? [])
     }
 
     /// Step 1's end, when more than a page behind (rare: a daemon catches up whenever it is
@@ -264,7 +266,8 @@ extension PostgresWorker {
     /// committed: it is decided again, first (it is the older).
     func takeInDoubt(_ tx: inout Transaction) {
         guard !inDoubtOrder.isEmpty else { return }
-        tx.attempts = inDoubtOrder.compactMap { t in inDoubt[t].map { Attempt(job: $0, token: t) } } + tx.attempts
+        tx.attempts =
+            inDoubtOrder.compactMap { t in inDoubt[t].map { Attempt(job: $0, token: t) } } + tx.attempts
         inDoubt = [:]
         inDoubtOrder = []
     }
@@ -346,7 +349,8 @@ extension PostgresWorker {
             // Nothing was written by this transaction; whether what it read is on disk is not
             // known: the commands are answered as if the database were unreachable.
             lost(why)
-            return emit(d.answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
+            return emit(
+                d.answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
         } catch {
             rollback(conn)
             dropUnflushed()
@@ -447,7 +451,9 @@ extension PostgresWorker {
         rollback(conn)
         dropUnflushed()
         let e = StoreError(.storage, "PostgreSQL refused the commit: \(error.message)")
-        emit(d.answers + d.accepted.map { .answered(token: $0.attempt.job.token, .failure(e), replayed: false) })
+        emit(
+            d.answers
+                + d.accepted.map { .answered(token: $0.attempt.job.token, .failure(e), replayed: false) })
     }
 
     // MARK: - Helpers

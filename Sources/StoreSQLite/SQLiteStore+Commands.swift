@@ -167,7 +167,8 @@ extension SQLiteStore {
             precondition(seq == state.lastSeq + 1, "log seq \(seq) after state \(state.lastSeq)")
             guard let event = batch[i].event, let movie = state.apply(event, seq: seq) else {
                 preconditionFailure(
-                    "decided event \(String(describing: batch[i].event)) does not apply to the committed state")
+                    "decided event \(String(describing: batch[i].event)) does not apply to the committed state"
+                )
             }
             let ce = CommittedEvent(
                 seq: seq, kind: stored[i].kind, movie: movie, at: stored[i].at,

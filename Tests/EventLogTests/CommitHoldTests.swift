@@ -1,8 +1,8 @@
 // The hold after a slow commit (Sources/EventLog/CommitHold.swift): the rule, then the writer
 // thread following it on a disk made slow on purpose (FaultInjection).
 import EventLog
-import StoreTestSupport
 import Foundation
+import StoreTestSupport
 import TestSupport
 import XCTest
 

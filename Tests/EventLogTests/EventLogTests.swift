@@ -1,6 +1,6 @@
 import EventLog
-import StoreTestSupport
 import Foundation
+import StoreTestSupport
 import TestSupport
 import XCTest
 
