@@ -11,6 +11,7 @@ import Dispatch
 import EventLog
 import Foundation
 import Movies
+import StoreTestSupport
 
 var baseDir = "/var/tmp"
 var seconds = 2.0

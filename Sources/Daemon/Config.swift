@@ -2,7 +2,9 @@
 // Precedence for paths follows systemd's conventions: an explicit option, then the directory
 // systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
 // directories, then the working directory, so `swiped` with no options runs anywhere.
-import Store
+import StoreCore
+import StorePostgres
+import StoreSQLite
 import Wire
 
 #if canImport(Glibc)

@@ -6,7 +6,8 @@
 // mutation there would cost more than the mutation's own work); nothing when stderr is itself
 // connected to the journal ($JOURNAL_STREAM), which would log every entry twice.
 import CSystemd
-import Store
+import StoreCore
+import StoreSQLite
 
 #if canImport(Glibc)
     import Glibc

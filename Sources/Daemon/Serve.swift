@@ -1,7 +1,9 @@
 // The daemon's entry point: picks the store from the configuration and runs the manager over
 // it. The manager is generic over its store and is instantiated here, inside this module, so
 // that the compiler specialises it (no witness-table calls on the request path).
-import Store
+import StoreCore
+import StorePostgres
+import StoreSQLite
 
 #if canImport(Glibc)
     import Glibc

@@ -5,7 +5,7 @@ import CSystemd
 import JSONCodec
 import Movies
 import Session
-import Store
+import StoreCore
 import Wire
 
 #if canImport(Glibc)

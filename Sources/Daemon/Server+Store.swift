@@ -3,7 +3,7 @@
 import JSONCodec
 import Movies
 import Session
-import Store
+import StoreCore
 import Wire
 
 extension Server {

@@ -6,7 +6,7 @@ import CSystemd
 import JSONCodec
 import Movies
 import Session
-import Store
+import StoreCore
 import SwipeEngine
 import Wire
 

@@ -3,7 +3,7 @@
 // order; events the server pushes on its own (movie events, hello, bye) never wait.
 import JSONCodec
 import Movies
-import Store
+import StoreCore
 import SwipeEngine
 import Wire
 

@@ -4,7 +4,7 @@
 // pipelined behind them are worded when due (read-your-writes).
 import JSONCodec
 import Movies
-import Store
+import StoreCore
 import SwipeEngine
 import Wire
 

@@ -2,7 +2,7 @@
 // after a full swipe and for a confirmation's timeout, `row` events for rows the server changed,
 // and bound actions turned into movie commands.
 import Movies
-import Store
+import StoreCore
 import SwipeEngine
 import Wire
 

@@ -12,7 +12,7 @@
 // (a gesture's movie, `list`, the latest seq) but never keeps it.
 import JSONCodec
 import Movies
-import Store
+import StoreCore
 import SwipeEngine
 import Wire
 

@@ -3,7 +3,7 @@
 // Bytes for the peer are not actions: they accumulate in the Session's output
 // (`Session.pendingOutput`), which the manager writes whenever it is not empty.
 import Movies
-import Store
+import StoreCore
 import SwipeEngine
 
 public enum SessionAction: Equatable, Sendable {

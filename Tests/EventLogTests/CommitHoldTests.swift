@@ -2,6 +2,7 @@
 // thread following it on a disk made slow on purpose (FaultInjection).
 import EventLog
 import Foundation
+import StoreTestSupport
 import TestSupport
 import XCTest
 

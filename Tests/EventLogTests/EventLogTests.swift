@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StoreTestSupport
 import TestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import JSONCodec
 import Session
-import Store
+import StoreCore
+import StoreTestSupport
 import TestSupport
 import Wire
 import XCTest

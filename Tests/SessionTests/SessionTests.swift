@@ -2,7 +2,8 @@ import Foundation
 import JSONCodec
 import Movies
 import Session
-import Store
+import StoreCore
+import StoreTestSupport
 import SwipeEngine
 import Wire
 import XCTest

@@ -2,7 +2,7 @@
 // each field as a 32-bit length, -1 for NULL, and its bytes), as start-up reads the log.
 import XCTest
 
-@testable import Store
+@testable import StorePostgres
 
 final class CopyRowTests: XCTestCase {
     /// A row's bytes from its fields (nil: NULL).

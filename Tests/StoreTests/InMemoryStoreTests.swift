@@ -1,5 +1,6 @@
 import Movies
-import Store
+import StoreCore
+import StoreTestSupport
 import XCTest
 
 /// The in-memory store's test hooks: what a fake store must be able to make happen, with the

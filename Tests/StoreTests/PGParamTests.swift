@@ -3,7 +3,7 @@
 // interpolation.
 import XCTest
 
-@testable import Store
+@testable import StorePostgres
 
 final class PGParamTests: XCTestCase {
     /// PostgreSQL's binary forms, built the obvious way.

@@ -6,10 +6,12 @@
 import Foundation
 import Glibc
 import Movies
+import StoreCore
+import StoreTestSupport
 import TestSupport
 import XCTest
 
-@testable import Store
+@testable import StorePostgres
 
 final class PostgresStoreTests: XCTestCase {
     override class func tearDown() {
@@ -410,9 +412,9 @@ final class PostgresStoreTests: XCTestCase {
     /// The same, with the WAL's flushed position read as 0 (a fault of the test's): the event
     /// waits for the transaction's own flush, and comes with its own commit, first.
     func testAnotherStoresEventNotKnownOnDiskWaitsForThisTransactionsFlush() throws {
-        PostgresFaults.reportWALUnflushed(true)
-        defer { PostgresFaults.reportWALUnflushed(false) }
-        let (b, blocker, _) = try busyStoreBlockedAfterReadingAnotherStoresEvent()
+        let faults = PostgresFaults()
+        faults.reportWALUnflushed(true)
+        let (b, blocker, _) = try busyStoreBlockedAfterReadingAnotherStoresEvent(commitPath: faults)
         defer { b.close() }
         XCTAssertEqual(b.collect(until: { _ in false }, seconds: 0.5), Completions())
         _ = try blocker.execute("ROLLBACK")
@@ -502,13 +504,14 @@ final class PostgresStoreTests: XCTestCase {
     /// toggle (seq 12, on disk when A answered it), the WAL flushed, then a session holding swiped_events in
     /// EXCLUSIVE mode (reads go on, inserts wait), then a command on B: B's transaction has
     /// read seq 12 under the lock, and its append waits for the session (seen in pg_locks).
-    private func busyStoreBlockedAfterReadingAnotherStoresEvent() throws -> (
-        PostgresStore, PGConnection, String
-    ) {
+    private func busyStoreBlockedAfterReadingAnotherStoresEvent(
+        commitPath: any PGCommitPath = PGDirectCommit()
+    ) throws -> (PostgresStore, PGConnection, String) {
         let db = try SharedCluster.newNamedDatabase()
         let a = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000)
         defer { a.close() }
-        let b = try PostgresStore.open(conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 60_000)
+        let b = try PostgresStore.open(
+            conninfo: db.conninfo, safetyNetMillis: 60_000, relistenMillis: 60_000, commitPath: commitPath)
         XCTAssertEqual(b.submitOK(MovieCommand(.toggleWatched(movie: "matrix")))?.seq, 11)
         XCTAssertFalse(b.worker.isListening)
         XCTAssertEqual(a.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
@@ -551,9 +554,10 @@ final class PostgresStoreTests: XCTestCase {
 
     func testACommitWhoseAnswerWasLostIsAnsweredFromTheLog() throws {
         let db = try SharedCluster.newNamedDatabase()
-        let store = try PostgresStore.open(conninfo: db.conninfo)
+        let faults = PostgresFaults()
+        let store = try PostgresStore.open(conninfo: db.conninfo, commitPath: faults)
         defer { store.close() }
-        PostgresFaults.breakNextCommit(.afterCommitSent)
+        faults.breakNextCommit(.afterCommitSent)
         store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "k"), token: 1)
         store.submit(MovieCommand(.remove(movie: "matrix")), token: 2)
         let c = store.settle(results: 2)
@@ -572,9 +576,10 @@ final class PostgresStoreTests: XCTestCase {
 
     func testACommitThatNeverReachedTheServerIsDecidedAgain() throws {
         let db = try SharedCluster.newNamedDatabase()
-        let store = try PostgresStore.open(conninfo: db.conninfo)
+        let faults = PostgresFaults()
+        let store = try PostgresStore.open(conninfo: db.conninfo, commitPath: faults)
         defer { store.close() }
-        PostgresFaults.breakNextCommit(.beforeCommit)
+        faults.breakNextCommit(.beforeCommit)
         store.submit(MovieCommand(.toggleWatched(movie: "seven"), expect: 7), token: 1)
         let c = store.settle(results: 1)
         XCTAssertTrue(c.notes.contains { $0.message.hasPrefix("PostgreSQL connection lost") }, "\(c.notes)")
@@ -640,11 +645,12 @@ final class PostgresStoreTests: XCTestCase {
 
     func testACommitStillInDoubtWhenTheStoreClosesIsAnsweredStorageNeverUnavailable() throws {
         let db = try SharedCluster.newNamedDatabase()
-        let store = try PostgresStore.open(conninfo: db.conninfo)
+        let faults = PostgresFaults()
+        let store = try PostgresStore.open(conninfo: db.conninfo, commitPath: faults)
         let cluster = try SharedCluster.get()
         // The connection breaks with the commit sent, and the database is gone before the
         // store can reconnect and find out.
-        PostgresFaults.breakNextCommit(.afterCommitSent) {
+        faults.breakNextCommit(.afterCommitSent) {
             do { try cluster.stopImmediate() } catch { XCTFail("stopping the cluster: \(error)") }
         }
         store.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"), token: 1)

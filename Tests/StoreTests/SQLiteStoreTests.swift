@@ -2,7 +2,9 @@ import EventLog
 import Foundation
 import Glibc
 import Movies
-import Store
+import StoreCore
+import StoreSQLite
+import StoreTestSupport
 import XCTest
 
 /// What only the SQLite store has: a log that outlives it, snapshots, files that may be damaged,

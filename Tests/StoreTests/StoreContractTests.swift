@@ -5,7 +5,10 @@
 // inherits (a subclass that only says how to make a store would run nothing). A failure names
 // the implementation it happened with.
 import Movies
-import Store
+import StoreCore
+import StorePostgres
+import StoreSQLite
+import StoreTestSupport
 import TestSupport
 import XCTest
 

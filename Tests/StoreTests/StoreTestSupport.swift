@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import Movies
-import Store
+import StoreCore
+import StorePostgres
+import StoreSQLite
+import StoreTestSupport
 import XCTest
 
 /// A fresh directory for a store's state, not created yet (opening creates it), removed at the

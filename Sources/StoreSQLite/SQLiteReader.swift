@@ -9,6 +9,7 @@ import CSQLite
 import EventLog
 import Foundation
 import Movies
+import StoreCore
 
 final class SQLiteReader: @unchecked Sendable {
     struct Job {

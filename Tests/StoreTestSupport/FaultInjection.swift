@@ -1,11 +1,11 @@
 import CSQLite
 import Foundation
 
-/// Test-only fault injection: an SQLite VFS wrapping the default one ("unix") that can make
+/// Fault injection for the SQLite log: an SQLite VFS wrapping the default one ("unix") that can make
 /// fsync fail (SQLITE_IOERR_FSYNC) or writes fail as if the disk were full (SQLITE_FULL).
 /// `install()` makes it the process's default VFS, so every connection opened afterwards
 /// (EventLog, GroupCommitter, SQLiteStore) goes through it; `uninstall()` restores "unix".
-/// `package`: the package's tests see it, the public API does not.
+/// In StoreTestSupport, which only tests and log-bench link: the daemon ships without it.
 package enum FaultInjection {
     package static let vfsName = "swiped-faults"
 

@@ -2,6 +2,7 @@
 // implementation the contract tests hold to the same outcomes as the SQLite one.
 import EventLog
 import Movies
+import StoreCore
 
 /// The movie catalogue with its log in memory. Behaves as `SQLiteStore` does on every outcome:
 /// commands are decided at `submit` against the projected state (refusals and key replays are
@@ -144,11 +145,7 @@ public final class InMemoryStore: Store {
         if commands.join(key, command, token: token) { return true }
         if commands.join(key, command, token: token, among: &flushed) { return true }
         guard let (seq, event) = keys[key] else { return false }
-        if command.wrote(event) {
-            commands.answer(token, .success(log[Int(seq) - 1]), replayed: true)
-        } else {
-            commands.answer(token, .failure(.keyReused(key)))
-        }
+        commands.answer(token, command, key: key, loggedAs: event, log[Int(seq) - 1])
         return true
     }
 
@@ -165,21 +162,24 @@ public final class InMemoryStore: Store {
             return commands.redecide(after: state, &out)
         }
         var again = false
-        for var entry in batch {
+        for entry in batch {
             if !refusals.isEmpty {
                 entry.report(.failure(refusals.removeFirst()), into: &out)
                 again = true
                 continue
             }
-            if again {
+            let event: MovieEvent
+            if !again, let decided = entry.event {
+                event = decided
+            } else {
                 do throws(CommandError) {
-                    entry.event = try state.decide(entry.command)
+                    event = try state.decide(entry.command)
                 } catch {
                     entry.report(.failure(StoreError(error)), into: &out)
                     continue
                 }
             }
-            let ce = commit(entry.event, key: entry.command.key, undoes: entry.command.undoes)
+            let ce = commit(event, key: entry.command.key, undoes: entry.command.undoes)
             out.committed.append(ce)
             entry.report(.success(ce), into: &out)
         }

@@ -4,6 +4,7 @@
 // the events after it.
 import EventLog
 import Movies
+import StoreCore
 
 enum PostgresSchema {
     /// The newest schema this build knows.

@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import Glibc
 import Movies
+import StoreCore
 
 /// The movie catalogue on a durable event log, owned by the daemon's single-threaded loop.
 ///

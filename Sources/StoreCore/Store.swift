@@ -159,7 +159,7 @@ public struct ReadResult: Equatable, Sendable {
     /// The answer to a read of the events after `after` that needs no reading: `.closed` once
     /// the store is closed, an empty page when nothing is committed after `after` (or `limit`
     /// is not positive). Nil when the log must be read.
-    static func withoutReading(
+    package static func withoutReading(
         token: UInt64, after: UInt64, limit: Int, closed: Bool, latestSeq: UInt64
     ) -> ReadResult? {
         if closed { return ReadResult(token: token, result: .failure(.closed)) }

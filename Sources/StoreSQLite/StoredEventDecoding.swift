@@ -2,6 +2,7 @@
 // after it. Used on the loop thread (an idempotent replay) and on the reader thread (pages).
 import EventLog
 import Movies
+import StoreCore
 
 enum StoredEventDecoding {
     /// Decodes `stored` (in seq order). A movie comes from the event's payload when it records
@@ -45,8 +46,11 @@ enum StoredEventDecoding {
         var movies: [UInt64: Movie] = [:]
         do throws(LogError) {
             for x in try log.events(stream: stream, upTo: upTo) {
-                guard let ev = try? MovieEvent(stream: x.stream, kind: x.kind, payload: x.payload) else {
-                    throw .corrupt("\(log.path): event \(x.seq) cannot be decoded")
+                let ev: MovieEvent
+                do throws(MovieDecodingError) {
+                    ev = try MovieEvent(stream: x.stream, kind: x.kind, payload: x.payload)
+                } catch {
+                    throw .corrupt("\(log.path): event \(x.seq) cannot be decoded: \(error.message)")
                 }
                 if let m = s.apply(ev, seq: x.seq) { movies[x.seq] = m }
             }

@@ -1,4 +1,5 @@
 import Glibc
+import StoreCore
 
 /// An exclusive `flock` on `<dir>/lock`: one store per state directory, so the log has one writer.
 final class DirectoryLock {

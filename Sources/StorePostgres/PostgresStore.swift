@@ -8,6 +8,7 @@
 import EventLog
 import Glibc
 import Movies
+import StoreCore
 
 public final class PostgresStore: Store {
     /// `PostgreSQL <db> on <host>`, for the journal (never the connection string).
@@ -29,42 +30,28 @@ public final class PostgresStore: Store {
     }
     public private(set) var startup = Startup()
 
-    /// A command submitted and not yet answered.
-    struct Flight {
-        var command: MovieCommand
-        /// What the command gives against the projected state; nil for a command the projection
-        /// refused: another daemon may have made it right, or its key may be in the log, so
-        /// the store thread decides it.
-        var event: MovieEvent?
-        /// Later submissions with the same key.
-        var waiters: [UInt64] = []
+    typealias Entry = CommandQueue.Entry
 
-        /// Whether `other`, under the same key, is this command again.
-        func isSame(_ other: MovieCommand) -> Bool {
-            if let event { return other.wrote(event) }
-            return other.op == command.op
-        }
-    }
-
-    /// The committed state plus every command in flight, as decided here.
-    var projected: MovieState
-    /// Outcomes known at `submit`, for the next `completions()`.
-    var answered: [CommandResult] = []
-    /// Submitted, not yet handed to the store thread, in order.
-    var outgoing: [UInt64] = []
-    /// Submitted and not yet answered, by token (outgoing or handed), and the order handed.
-    var inFlight: [UInt64: Flight] = [:]
-    var handed: [UInt64] = []
-    /// The token in flight for each key in flight (one at most: a command with the same key
-    /// waits for it or is refused), so that a keyed command finds it without a scan.
-    var inFlightKeys: [String: UInt64] = [:]
+    /// Decided against the projected state (the committed state plus every command in flight)
+    /// and not yet handed to the store thread (`commands.queued`); outcomes known at `submit`
+    /// (`commands.answered`). A command the projection refuses (`not-found`, `conflict`) is
+    /// queued undecided: another daemon may have made it right, or its key may be in the log,
+    /// so the store thread decides it.
+    var commands: CommandQueue
+    /// Handed to the store thread and not yet answered, by token, and the order handed.
+    var handed: [UInt64: Entry] = [:]
+    var handedOrder: [UInt64] = []
+    /// The token handed for each key handed (one at most: a command with the same key waits for
+    /// it or is refused), so that a keyed command finds it without a scan.
+    var handedKeys: [String: UInt64] = [:]
     /// The projection no longer follows from the committed state and what is in flight (another
     /// daemon's event arrived, or a command was refused at commit): projected again once
     /// nothing is in flight.
     var projectionStale = false
-    /// Keys of the newest events applied since start (at most `keysKept`), for replays answered
-    /// at once. Older keys are looked up by the store thread, in the database.
-    var keys: [String: CommittedEvent] = [:]
+    /// Keys of the newest events applied since start (at most `keysKept`), with the event each
+    /// wrote, for replays answered at once. Older keys are looked up by the store thread, in
+    /// the database.
+    var keys: [String: (event: MovieEvent, committed: CommittedEvent)] = [:]
     /// The keys in `keys`, oldest first from `keysHead`.
     var keyOrder: [String] = []
     var keysHead = 0
@@ -100,12 +87,22 @@ public final class PostgresStore: Store {
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
-            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis)
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: PGDirectCommit())
+    }
+
+    /// `open`, with the commits sent through `commitPath` (a test's faults: PGCommitPath.swift).
+    package static func open(
+        conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000,
+        safetyNetMillis: Int32 = 1_000, relistenMillis: Int32 = 5, commitPath: any PGCommitPath
+    ) throws(StoreError) -> PostgresStore {
+        try PostgresStore(
+            conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath)
     }
 
     private init(
         conninfo: String, durability: Durability, snapshotEvery: UInt64, safetyNetMillis: Int32,
-        relistenMillis: Int32
+        relistenMillis: Int32, commitPath: any PGCommitPath
     ) throws(StoreError) {
         let start = SystemClock.wallMicroseconds()
         if let why = PGConnection.refusal(conninfo) {
@@ -136,14 +133,14 @@ public final class PostgresStore: Store {
         info.snapshotSeq = loaded.snapshotSeq
         info.replayed = loaded.replayed
         info.snapshotIgnored = loaded.ignored
-        projected = loaded.state
+        commands = CommandQueue(projecting: loaded.state, refusesAtSubmit: false)
         let every = max(1, snapshotEvery)
         worker = try PostgresWorker(
             connection: conn, conninfo: conninfo, durability: durability, state: loaded.state,
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
             snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),
-            relistenMillis: max(0, relistenMillis))
+            relistenMillis: max(0, relistenMillis), commitPath: commitPath)
         info.micros = SystemClock.wallMicroseconds() - start
         startup = info
     }
@@ -182,30 +179,15 @@ public final class PostgresStore: Store {
 
     public func submit(_ command: consuming MovieCommand, token: UInt64) {
         submitted += 1
-        if let fatal { return answer(token, .failure(fatal)) }
-        if closed { return answer(token, .failure(.closed)) }
-        if statusNote != nil { return answer(token, .failure(PostgresStore.unavailable)) }
+        if let fatal { return commands.answer(token, .failure(fatal)) }
+        if closed { return commands.answer(token, .failure(.closed)) }
+        if statusNote != nil { return commands.answer(token, .failure(PostgresStore.unavailable)) }
         if let key = command.key, answeredByKey(key, command, token: token) { return }
-        var decided: MovieEvent?
-        do throws(CommandError) {
-            let event = try projected.decide(command)
-            projected.apply(event, seq: projected.lastSeq + 1)
-            decided = event
-        } catch {
-            // Only what no state could make right is refused here (a blank title). Anything else
-            // this view refuses (`not-found`, `conflict`) another daemon may already have made
-            // right (added the movie, moved its version): the store thread decides it at commit,
-            // against the database's state, as the decision across daemons must be.
-            if case .badRequest = error { return answer(token, .failure(StoreError(error))) }
-        }
-        if let key = command.key { inFlightKeys[key] = token }
-        inFlight[token] = Flight(command: command, event: decided)
-        outgoing.append(token)
-    }
-
-    private func answer(_ token: UInt64, _ result: Result<CommittedEvent, StoreError>, replayed: Bool = false)
-    {
-        answered.append(CommandResult(token: token, result: result, replayed: replayed))
+        // Only what no state could make right is refused here (a blank title); anything else
+        // this view refuses another daemon may already have made right (added the movie, moved
+        // its version): the store thread decides it at commit, against the database's state,
+        // as the decision across daemons must be.
+        commands.decide(command, token: token)
     }
 
     static let unavailable = StoreError(
@@ -214,37 +196,28 @@ public final class PostgresStore: Store {
     /// A key pending here waits for it; a key applied since start is answered from memory; else
     /// the store thread looks it up in the log at commit.
     private func answeredByKey(_ key: String, _ command: MovieCommand, token: UInt64) -> Bool {
-        if let t = inFlightKeys[key] {
-            guard var e = inFlight[t], e.command.key == key else {
-                preconditionFailure("key \(key) is in flight as \(t), which is not")
-            }
-            if e.isSame(command) {
-                e.waiters.append(token)
-                inFlight[t] = e
-            } else {
-                answer(token, .failure(.keyReused(key)))
-            }
+        if commands.join(key, command, token: token) { return true }
+        if let t = handedKeys[key] {
+            guard handed[t] != nil else { preconditionFailure("key \(key) is handed as \(t), which is not") }
+            commands.join(command, token: token, pending: &handed[t]!)
             return true
         }
         guard let original = keys[key] else { return false }
-        if command.wrote(MovieEvent(original)) {
-            answer(token, .success(original), replayed: true)
-        } else {
-            answer(token, .failure(.keyReused(key)))
-        }
+        commands.answer(token, command, key: key, loggedAs: original.event, original.committed)
         return true
     }
 
     public func flush() {
-        guard !outgoing.isEmpty, fatal == nil, !closed else { return }
+        guard !commands.queued.isEmpty, fatal == nil, !closed else { return }
         var jobs: [PostgresWorker.Job] = []
-        jobs.reserveCapacity(outgoing.count)
-        for t in outgoing {
-            guard let e = inFlight[t] else { continue }
-            jobs.append(PostgresWorker.Job(token: t, command: e.command))
-            handed.append(t)
+        jobs.reserveCapacity(commands.queued.count)
+        for e in commands.queued {
+            jobs.append(PostgresWorker.Job(token: e.token, command: e.command))
+            if let key = e.command.key { handedKeys[key] = e.token }
+            handed[e.token] = e
+            handedOrder.append(e.token)
         }
-        outgoing = []
+        commands.queued.removeAll(keepingCapacity: true)
         worker.submit(jobs)
     }
 
@@ -267,11 +240,11 @@ public final class PostgresStore: Store {
 
     public func completions() -> Completions {
         var out = Completions()
-        if !answered.isEmpty { swap(&out.commands, &answered) }
+        if !commands.answered.isEmpty { swap(&out.commands, &commands.answered) }
         if !answeredReads.isEmpty { swap(&out.reads, &answeredReads) }
         for o in worker.drain() { collect(o, &out) }
-        if projectionStale && inFlight.isEmpty {
-            projected = state
+        if projectionStale && handed.isEmpty && commands.queued.isEmpty {
+            commands.projected = state
             projectionStale = false
         }
         if fatal == nil && !closed { flush() }
@@ -287,28 +260,22 @@ public final class PostgresStore: Store {
                 preconditionFailure("event \(ce.seq) does not follow the committed state at \(state.lastSeq)")
             }
             out.committed.append(ce)
-            if let key { remember(key, ce) }
+            if let key { remember(key, event, ce) }
             if let token, let e = landed(token) {
-                out.commands.append(CommandResult(token: token, result: .success(ce)))
-                for t in e.waiters {
-                    out.commands.append(CommandResult(token: t, result: .success(ce), replayed: true))
-                }
+                e.report(.success(ce), into: &out)
             } else {
                 // Another daemon's event: the projection did not include it. Folded in at its own
                 // seq (so the movie has the version clients see in its event), on top of what
                 // is in flight; projected again exactly once nothing is in flight.
                 projectionStale = true
-                projected.apply(event, seq: ce.seq)
+                commands.projected.apply(event, seq: ce.seq)
             }
         case .answered(let token, let result, let replayed):
             guard let e = landed(token) else {
                 preconditionFailure("the store thread answered \(token), which is not in flight")
             }
             projectionStale = true
-            out.commands.append(CommandResult(token: token, result: result, replayed: replayed))
-            for t in e.waiters {
-                out.commands.append(CommandResult(token: t, result: result, replayed: true))
-            }
+            Entry.report(result, token: token, waiters: e.waiters, replayed: replayed, into: &out)
         case .read(var r):
             readsInFlight -= 1
             if case .success(let events) = r.result, let last = events.last, last.seq > state.lastSeq {
@@ -324,18 +291,18 @@ public final class PostgresStore: Store {
             fatal = e
             out.fatal = e
         }
-        if inFlight.count < handed.count / 2 { handed.removeAll { inFlight[$0] == nil } }
+        if handed.count < handedOrder.count / 2 { handedOrder.removeAll { handed[$0] == nil } }
     }
 
-    /// The command in flight as `token`, now answered: no longer in flight.
-    private func landed(_ token: UInt64) -> Flight? {
-        guard let e = inFlight.removeValue(forKey: token) else { return nil }
-        if let key = e.command.key { inFlightKeys[key] = nil }
+    /// The command handed as `token`, now answered: no longer in flight.
+    private func landed(_ token: UInt64) -> Entry? {
+        guard let e = handed.removeValue(forKey: token) else { return nil }
+        if let key = e.command.key { handedKeys[key] = nil }
         return e
     }
 
-    private func remember(_ key: String, _ ce: CommittedEvent) {
-        keys[key] = ce
+    private func remember(_ key: String, _ event: MovieEvent, _ ce: CommittedEvent) {
+        keys[key] = (event, ce)
         keyOrder.append(key)
         guard keyOrder.count - keysHead > PostgresStore.keysKept else { return }
         keys[keyOrder[keysHead]] = nil
@@ -367,33 +334,14 @@ public final class PostgresStore: Store {
         // Whatever the thread did not answer (it stopped after a fatal error).
         var left = Completions()
         let unknown = StoreError(.storage, "the store closed before this command's outcome was known")
-        for t in handed + outgoing {
-            guard let e = inFlight.removeValue(forKey: t) else { continue }
-            let result: Result<CommittedEvent, StoreError> = .failure(fatal ?? unknown)
-            left.commands.append(CommandResult(token: t, result: result))
-            for w in e.waiters {
-                left.commands.append(CommandResult(token: w, result: result, replayed: true))
-            }
-        }
-        handed = []
-        outgoing = []
-        inFlightKeys = [:]
+        CommandQueue.fail(handedOrder.compactMap { handed[$0] }, fatal ?? unknown, &left)
+        CommandQueue.fail(commands.queued, fatal ?? unknown, &left)
+        handed = [:]
+        handedOrder = []
+        handedKeys = [:]
+        commands.queued = []
         reported += left.commands.count
         out.append(left)
         return out
-    }
-}
-
-extension MovieEvent {
-    /// The event a committed event records (for matching a key's command against it).
-    init(_ ce: CommittedEvent) {
-        let id = ce.movie.id
-        switch ce.kind {
-        case Kind.added: self = .added(id: id, title: ce.movie.title, image: ce.movie.image)
-        case Kind.watchedToggled: self = .watchedToggled(id: id)
-        case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: id)
-        case Kind.removed: self = .removed(id: id)
-        default: self = .restored(id: id)
-        }
     }
 }

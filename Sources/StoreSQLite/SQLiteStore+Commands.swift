@@ -2,6 +2,7 @@
 // reported by `completions()`; and the recovery after a failed commit.
 import EventLog
 import Movies
+import StoreCore
 
 extension SQLiteStore {
     public func submit(_ command: consuming MovieCommand, token: UInt64) {
@@ -64,16 +65,16 @@ extension SQLiteStore {
             if commands.join(key, command, token: token, among: &inFlight[b].entries) { return true }
         }
         do throws(StoreError) {
-            guard let replay = try replay(key: key, command: command) else { return false }
-            commands.answer(token, .success(replay), replayed: true)
+            guard let (event, committed) = try logged(key: key) else { return false }
+            commands.answer(token, command, key: key, loggedAs: event, committed)
         } catch {
             commands.answer(token, .failure(error))
         }
         return true
     }
 
-    /// The original result of a key already in the log, or nil when the key is new.
-    private func replay(key: String, command: MovieCommand) throws(StoreError) -> CommittedEvent? {
+    /// The event a key already in the log wrote, and its outcome; nil when the key is new.
+    private func logged(key: String) throws(StoreError) -> (MovieEvent, CommittedEvent)? {
         let stored: StoredEvent?
         do throws(LogError) {
             stored = try keyLog.event(forKey: key)
@@ -87,9 +88,11 @@ extension SQLiteStore {
         } catch {
             throw StoreError(.internal, "\(path): event \(stored.seq) cannot be decoded: \(error.message)")
         }
-        guard command.wrote(event) else { throw .keyReused(key) }
-        return try StoredEventDecoding.committedEvents([stored], from: keyLog) { [state] in state.movie($0) }
-            .first
+        let committed = try StoredEventDecoding.committedEvents([stored], from: keyLog) { [state] in
+            state.movie($0)
+        }
+        precondition(committed.count == 1, "one stored event decoded to \(committed.count)")
+        return (event, committed[0])
     }
 
     // MARK: - Commits
@@ -102,7 +105,9 @@ extension SQLiteStore {
         var events: [NewEvent] = []
         events.reserveCapacity(commands.queued.count)
         for i in commands.queued.indices {
-            let event = commands.queued[i].event
+            guard let event = commands.queued[i].event else {
+                preconditionFailure("an undecided command in a store that refuses at submit")
+            }
             let payload =
                 if let after = commands.queued[i].after {
                     event.payload(after: after, undoes: commands.queued[i].command.undoes)
@@ -160,8 +165,10 @@ extension SQLiteStore {
         for i in 0..<min(batch.count, stored.count) {
             let seq = stored[i].seq
             precondition(seq == state.lastSeq + 1, "log seq \(seq) after state \(state.lastSeq)")
-            guard let movie = state.apply(batch[i].event, seq: seq) else {
-                preconditionFailure("decided event \(batch[i].event) does not apply to the committed state")
+            guard let event = batch[i].event, let movie = state.apply(event, seq: seq) else {
+                preconditionFailure(
+                    "decided event \(String(describing: batch[i].event)) does not apply to the committed state"
+                )
             }
             let ce = CommittedEvent(
                 seq: seq, kind: stored[i].kind, movie: movie, at: stored[i].at,

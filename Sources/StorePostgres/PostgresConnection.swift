@@ -7,15 +7,16 @@
 import CLibPQ
 import Foundation
 import Glibc
+import StoreCore
 
 /// Why a query failed: the connection broke (nothing more is known about the statements sent),
 /// or the server refused a statement (the connection is still usable; the transaction, if one
 /// was open, is aborted).
-enum PGFailure: Error, Equatable {
+package enum PGFailure: Error, Equatable {
     case lost(String)
     case failed(sqlState: String, message: String)
 
-    var message: String {
+    package var message: String {
         switch self {
         case .lost(let m): m
         case .failed(_, let m): m
@@ -23,271 +24,9 @@ enum PGFailure: Error, Equatable {
     }
 }
 
-/// The rows of one statement's result, as text (NULL is nil).
-struct PGRows {
-    var rows: [[String?]]
-}
-
-/// The statements of the store's transactions, catch-up and reads, prepared once per connection
-/// (docs/postgres.md, "The statements and what they cost"). Each is planned once (plan_cache_mode =
-/// force_generic_plan), so each is written for a generic plan that is an index scan: the events
-/// after a position are read as a range `seq > $1 AND seq <= $2` (positions are dense, so a
-/// range of n positions is the next n events), which a generic plan estimates as a small range
-/// of the primary key, where `seq > $1` alone is estimated as a third of the table.
-enum PGStatement: CaseIterable {
-    case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, append
-    case commit, walFlushed, flush, notify, listen, unlisten
-
-    var name: String {
-        switch self {
-        case .begin: "swiped_begin"
-        case .appendLock: "swiped_append_lock"
-        case .headAndWALEnd: "swiped_head_and_wal_end"
-        case .lockHead: "swiped_lock_head"
-        case .head: "swiped_head"
-        case .eventsBetween: "swiped_events_between"
-        case .eventsWithKeys: "swiped_events_with_keys"
-        case .append: "swiped_append"
-        case .commit: "swiped_commit"
-        case .walFlushed: "swiped_wal_flushed"
-        case .flush: "swiped_flush"
-        case .notify: "swiped_notify"
-        case .listen: "swiped_listen"
-        case .unlisten: "swiped_unlisten"
-        }
-    }
-
-    var sql: String {
-        switch self {
-        case .begin: "BEGIN"
-        case .appendLock:
-            // Appends take turns under this lock, then the head's row lock (`lockHead`). Taking
-            // it writes nothing, so the WAL end that `headAndWALEnd` reads behind it comes
-            // before every record of this transaction (the row lock writes one). The row lock
-            // is kept: a daemon of an earlier build takes only that one, and with both, a
-            // change of the head between the two statements shows that such a daemon committed
-            // in between (docs/postgres.md, "Handing over what other daemons wrote").
-            "SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))"
-        case .headAndWALEnd:
-            // The head, and where the WAL ends: every commit of events so far ended before it
-            // (they all committed under these locks, which this transaction holds), and none of
-            // this transaction's records did.
-            "SELECT seq, pg_current_wal_insert_lsn() FROM swiped_head WHERE id = 1"
-        case .lockHead: "SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE"
-        case .head: "SELECT seq FROM swiped_head WHERE id = 1"
-        case .eventsBetween:
-            "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > $1::bigint AND seq <= $2::bigint ORDER BY seq"
-        case .eventsWithKeys:
-            "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key = ANY($1::text[])"
-        case .append:
-            // One statement for any number of events (a column of each as an array) and the new
-            // head ($8): the INSERT and UPDATE of docs/postgres.md. It also makes this
-            // transaction's COMMIT not wait for the WAL flush (SET LOCAL), so that the head's
-            // lock is released at once; `flush`, right behind COMMIT in the same pipeline, waits
-            // for the flush, and `notify` then announces the head (docs/postgres.md, "The lock is not
-            // held through the flush").
-            """
-            WITH appended AS (INSERT INTO swiped_events (\(PostgresSchema.columns)) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])),
-            head AS (UPDATE swiped_head SET seq = $8::bigint WHERE id = 1)
-            SELECT set_config('synchronous_commit', 'off', true)
-            """
-        case .commit: "COMMIT"
-        case .walFlushed:
-            // How far the WAL is on disk: by any session's flush, or the server's WAL writer.
-            "SELECT pg_current_wal_flush_lsn()"
-        case .flush:
-            // A transaction of its own (the pipeline's implicit one, ending at its Sync) that
-            // writes a WAL record, so that its commit, with the session's synchronous_commit =
-            // on, waits until the WAL is on disk up to its own commit record: past every commit
-            // this connection saw before it. A transaction that writes nothing commits without
-            // waiting for anything. The message (prefix "swiped", empty) is read only by logical
-            // decoding, and only by a consumer that asks for messages.
-            "SELECT pg_logical_emit_message(true, 'swiped', '')"
-        case .notify:
-            // The notification of the new head ($1), in a transaction of its own that does not
-            // wait for the disk, behind the flush's transaction. NOTIFY takes a lock of its own
-            // (one per database, serializing the queue) at commit and holds it until the
-            // transaction ends: in the flush's transaction it was held through the flush, so
-            // the daemons' flushes went one after another instead of sharing one (waits on
-            // `Lock:object` in pg_stat_activity). Sent after the flush has returned, a notified
-            // head is durable.
-            "SELECT set_config('synchronous_commit', 'off', true), pg_notify('swiped', $1::bigint::text)"
-        case .listen:
-            // Notifications wake a daemon only while it is quiet: a daemon that commits reads the
-            // other daemons' events under the head's lock in each transaction, and a notification
-            // would wake its backend and its store thread for nothing (PostgresWorker.listening).
-            "LISTEN swiped"
-        case .unlisten: "UNLISTEN swiped"
-        }
-    }
-}
-
-/// One row of a binary COPY: its fields, each nil for NULL, valid while the row's bytes are.
-/// Up to `CopyRow.maxFields` fields, kept inline: a million rows make no allocation here.
-struct CopyRow {
-    static let maxFields = 8
-    private let bytes: UnsafeRawBufferPointer
-    /// Each field's offset and length (-1: NULL).
-    private var offsets = InlineArray<8, Int>(repeating: 0)
-    private var lengths = InlineArray<8, Int>(repeating: -1)
-    let count: Int
-
-    /// Nil when the bytes are not one row (a field count, then each field's length and bytes)
-    /// or the row has more than `maxFields` fields.
-    init?(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
-        guard bytes.count >= 2 else { return nil }
-        let count = Int(Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1])))
-        guard count >= 0, count <= CopyRow.maxFields else { return nil }
-        self.count = count
-        var at = 2
-        for i in 0..<count {
-            guard let n = CopyRow.int32(bytes, at) else { return nil }
-            at += 4
-            offsets[i] = at
-            guard n >= 0 else { continue }
-            guard bytes.count - at >= Int(n) else { return nil }
-            lengths[i] = Int(n)
-            at += Int(n)
-        }
-        guard at == bytes.count else { return nil }
-    }
-
-    /// Field `i`'s bytes, nil for NULL or a field the row does not have.
-    func field(_ i: Int) -> UnsafeRawBufferPointer? {
-        guard i >= 0, i < count, lengths[i] >= 0 else { return nil }
-        return UnsafeRawBufferPointer(rebasing: bytes[offsets[i]..<offsets[i] + lengths[i]])
-    }
-
-    /// Field `i` as a bigint.
-    func int64(_ i: Int) -> Int64? {
-        guard let f = field(i), f.count == 8 else { return nil }
-        return Int64(bigEndian: f.loadUnaligned(as: Int64.self))
-    }
-
-    /// Field `i` as text (UTF-8, as the connection's client encoding is).
-    func text(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
-
-    static func int32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int32? {
-        guard at >= 0, bytes.count - at >= 4 else { return nil }
-        return Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: Int32.self))
-    }
-}
-
-/// A parameter in PostgreSQL's binary form.
-enum PGParam {
-    case int64(Int64)
-    case int64s([Int64])
-    case texts([String?])
-    case byteas([[UInt8]])
-
-    // The binary forms: an int8 is 8 bytes big-endian, text and bytea their bytes; an array is
-    // its dimensions, a null flag and the element type, then each element's length (-1: NULL)
-    // and bytes (PostgreSQL's array_send). Measured first, then written in place: built as an
-    // array per element and joined, the append's parameters were a third of the store thread's
-    // instructions (callgrind, 16 events a transaction), and appended byte by byte still a
-    // twelfth.
-
-    /// The length of the binary form.
-    var encodedCount: Int {
-        switch self {
-        case .int64: 8
-        case .int64s(let a): PGParam.arrayHeaderCount + a.count * 12
-        case .texts(let a): a.reduce(PGParam.arrayHeaderCount) { $0 + 4 + ($1?.utf8.count ?? 0) }
-        case .byteas(let a): a.reduce(PGParam.arrayHeaderCount) { $0 + 4 + $1.count }
-        }
-    }
-
-    /// Writes the binary form at `p`, which has room for `encodedCount` bytes; returns the
-    /// bytes written (the caller checks them against what it measured).
-    func encode(to p: UnsafeMutableRawPointer) -> Int {
-        var at = 0
-        func put(_ v: Int32) {
-            p.storeBytes(of: v.bigEndian, toByteOffset: at, as: Int32.self)
-            at += 4
-        }
-        func put(_ v: Int64) {
-            p.storeBytes(of: v.bigEndian, toByteOffset: at, as: Int64.self)
-            at += 8
-        }
-        func put(_ bytes: UnsafeRawBufferPointer) {
-            put(Int32(bytes.count))
-            if let base = bytes.baseAddress { (p + at).copyMemory(from: base, byteCount: bytes.count) }
-            at += bytes.count
-        }
-        func header(oid: Int32, count: Int, hasNull: Bool) {
-            put(Int32(1))  // dimensions
-            put(Int32(hasNull ? 1 : 0))
-            put(oid)
-            put(Int32(count))
-            put(Int32(1))  // the lower bound
-        }
-        switch self {
-        case .int64(let v):
-            put(v)
-        case .int64s(let a):
-            header(oid: 20, count: a.count, hasNull: false)
-            for v in a {
-                put(Int32(8))
-                put(v)
-            }
-        case .texts(let a):
-            header(oid: 25, count: a.count, hasNull: a.contains(nil))
-            for e in a {
-                guard var e else {
-                    put(Int32(-1))
-                    continue
-                }
-                e.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-            }
-        case .byteas(let a):
-            header(oid: 17, count: a.count, hasNull: false)
-            for e in a { e.withUnsafeBytes { put($0) } }
-        }
-        return at
-    }
-
-    private static let arrayHeaderCount = 20
-}
-
-/// The rows of one prepared statement, in binary (freed with it).
-final class PGResult {
-    private let raw: OpaquePointer
-    let count: Int
-
-    init(_ raw: OpaquePointer) {
-        self.raw = raw
-        count = Int(PQntuples(raw))
-    }
-
-    deinit { PQclear(raw) }
-
-    private func value(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer? {
-        let (i, j) = (Int32(row), Int32(column))
-        guard PQgetisnull(raw, i, j) == 0, let p = PQgetvalue(raw, i, j) else { return nil }
-        return UnsafeRawBufferPointer(start: p, count: Int(PQgetlength(raw, i, j)))
-    }
-
-    /// An int8 column.
-    func int64(_ row: Int, _ column: Int) -> Int64? {
-        guard let v = value(row, column), v.count == 8 else { return nil }
-        return Int64(bigEndian: v.loadUnaligned(as: Int64.self))
-    }
-
-    /// A text column (the database's encoding is UTF-8).
-    func text(_ row: Int, _ column: Int) -> String? {
-        value(row, column).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// A bytea column.
-    func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
-        value(row, column).map { Array($0) }
-    }
-}
-
 /// A libpq connection owned by one thread at a time (libpq allows a connection to move between
 /// threads, not to be used by two at once).
-final class PGConnection: @unchecked Sendable {
+package final class PGConnection: @unchecked Sendable {
     private let conn: OpaquePointer
     /// What `send` queues a statement's parameters in, kept from statement to statement: the
     /// values' bytes, and libpq's arrays of their pointers, lengths and formats (binary).
@@ -357,25 +96,14 @@ final class PGConnection: @unchecked Sendable {
         return "PostgreSQL \(db) on \(host)\(port.isEmpty ? "" : ":" + port)"
     }
 
-    var socket: Int32 { PQsocket(conn) }
+    package var socket: Int32 { PQsocket(conn) }
 
     var isBroken: Bool { PQstatus(conn) != CONNECTION_OK }
 
     /// Runs `sql` (one or more statements, no parameters) in one round trip; returns the rows of
     /// each statement that returned rows, in order.
-    func execute(_ sql: String, appending: Bool = false) throws(PGFailure) -> [PGRows] {
-        let fault = appending ? PostgresFaults.take() : nil
-        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-        guard PQsendQuery(conn, sql) == 1 else {
-            fault?.1?()
-            throw .lost(PGConnection.message(conn))
-        }
-        if fault?.0 == .afterCommitSent {
-            // PQsendQuery on a blocking connection has written the whole query: the server
-            // reads it before the end of the stream, runs it and commits.
-            throw PGConnection.answerLost(socket, then: fault?.1)
-        }
-        fault?.1?()
+    func execute(_ sql: String) throws(PGFailure) -> [PGRows] {
+        guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
         var out: [PGRows] = []
         var failure: PGFailure?
         while let result = PQgetResult(conn) {
@@ -412,17 +140,6 @@ final class PGConnection: @unchecked Sendable {
         return out
     }
 
-    /// The injected break after a commit was sent: the socket is shut and the answer is not
-    /// read. Shutting it alone left a race: a server quick enough had its whole answer in the
-    /// socket's buffer before the shutdown, libpq read it, and the commit was answered as usual,
-    /// so the break was only seen at the next read (a test meant to cover a commit in doubt then
-    /// covered a plain reconnection).
-    private static func answerLost(_ socket: Int32, then: (@Sendable () -> Void)?) -> PGFailure {
-        _ = shutdown(socket, Int32(SHUT_RDWR))
-        then?()
-        return .lost("the connection broke after the commit was sent (injected by a test)")
-    }
-
     /// Whether the statements of `PGStatement` are prepared on this connection (at its first
     /// pipeline: the tables may not exist before the schema is created).
     private var prepared = false
@@ -434,14 +151,21 @@ final class PGConnection: @unchecked Sendable {
     /// and Execute, then one Sync), parameters and results in binary. Returns each statement's
     /// rows (nil for a statement without rows). A statement that fails aborts the ones after
     /// it, and an open transaction (an explicit BEGIN earlier) is left aborted: the caller rolls
-    /// back. `appending`: the statements commit appended events (where a test breaks the
-    /// connection: PostgresFaults). `early`: the index of a statement whose rows the server
-    /// sends at once (a Flush message behind it), handed to `onEarly` while the statements
-    /// after it run; not called when it or a statement before it failed.
-    func run(
-        _ steps: [(PGStatement, [PGParam])], appending: Bool = false, early: Int = -1,
-        onEarly: (PGResult?) -> Void = { _ in }
+    /// back. `early`: the index of a statement whose rows the server sends at once (a Flush
+    /// message behind it), handed to `onEarly` while the statements after it run; not called
+    /// when it or a statement before it failed.
+    package func run(
+        _ steps: [(PGStatement, [PGParam])], early: Int = -1, onEarly: (PGResult?) -> Void = { _ in }
     ) throws(PGFailure) -> [PGResult?] {
+        try sendPipeline(steps, early: early)
+        return try receivePipeline(steps, early: early, onEarly: onEarly)
+    }
+
+    /// `run`'s first half: sends `steps` and the Sync, and returns with the connection in
+    /// pipeline mode (`receivePipeline` reads the results and leaves it); on a failure it has
+    /// left pipeline mode. Apart from `run` only for a test's fault (PostgresFaults), which
+    /// breaks the connection between the halves.
+    package func sendPipeline(_ steps: [(PGStatement, [PGParam])], early: Int) throws(PGFailure) {
         if !prepared {
             for s in PGStatement.allCases {
                 guard let r = PQprepare(conn, s.name, s.sql, 0, nil) else {
@@ -454,26 +178,25 @@ final class PGConnection: @unchecked Sendable {
             }
             prepared = true
         }
-        let fault = appending ? PostgresFaults.take() : nil
-        if fault?.0 == .beforeCommit { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         guard PQenterPipelineMode(conn) == 1 else { throw .lost(PGConnection.message(conn)) }
-        defer { _ = PQexitPipelineMode(conn) }
         for (index, (statement, params)) in steps.enumerated() {
             guard send(statement.name, params), index != early || PQsendFlushRequest(conn) == 1 else {
-                fault?.1?()
+                _ = PQexitPipelineMode(conn)
                 throw .lost(PGConnection.message(conn))
             }
         }
         // On a blocking connection PQpipelineSync writes everything queued before it returns.
         guard PQpipelineSync(conn) == 1 else {
-            fault?.1?()
+            _ = PQexitPipelineMode(conn)
             throw .lost(PGConnection.message(conn))
         }
-        if fault?.0 == .afterCommitSent {
-            // The server has the whole pipeline: it runs it and commits.
-            throw PGConnection.answerLost(socket, then: fault?.1)
-        }
-        fault?.1?()
+    }
+
+    /// `run`'s second half: reads the results of `steps`, sent by `sendPipeline`.
+    private func receivePipeline(
+        _ steps: [(PGStatement, [PGParam])], early: Int, onEarly: (PGResult?) -> Void
+    ) throws(PGFailure) -> [PGResult?] {
+        defer { _ = PQexitPipelineMode(conn) }
         var out: [PGResult?] = []
         var failed: PGFailure?
         failedStep = nil
@@ -737,49 +460,6 @@ final class PGConnection: @unchecked Sendable {
     }
 }
 
-/// Byte strings as the hex form of bytea, and back.
-enum PGBytes {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// `'\x…'::bytea`, a literal needing no escaping.
-    static func literal(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2 + 12)
-        out += Array("'\\x".utf8)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        out += Array("'::bytea".utf8)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// The bytes of a bytea column's text (`\x…`), nil when it is not that form.
-    static func decode(_ text: String) -> [UInt8]? {
-        let u = Array(text.utf8)
-        guard u.count >= 2, u[0] == UInt8(ascii: "\\"), u[1] == UInt8(ascii: "x"), u.count % 2 == 0 else {
-            return nil
-        }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity((u.count - 2) / 2)
-        var i = 2
-        while i < u.count {
-            guard let h = nibble(u[i]), let l = nibble(u[i + 1]) else { return nil }
-            out.append(h << 4 | l)
-            i += 2
-        }
-        return out
-    }
-}
-
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let copies = strings.map { strdup($0) }
@@ -801,57 +481,5 @@ extension String {
 extension Substring {
     fileprivate func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
-
-/// Test-only fault injection for the PostgreSQL store: breaks the connection around the next
-/// statement string that commits appended events, so that a test sees a commit in doubt.
-/// `package`: the package's tests see it, the public API does not.
-package enum PostgresFaults {
-    package enum Break: Sendable {
-        /// The connection breaks before the commit is sent: nothing is written.
-        case beforeCommit
-        /// The commit reaches the server whole, then the connection breaks before its answer.
-        case afterCommitSent
-    }
-
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var armed: Break?
-    nonisolated(unsafe) private static var then: (@Sendable () -> Void)?
-
-    /// Breaks the connection once, at the next commit of appended events, then calls `then` on
-    /// the store's thread (a test stops the database there, so that the store cannot reconnect).
-    package static func breakNextCommit(_ how: Break, then: (@Sendable () -> Void)? = nil) {
-        lock.lock()
-        armed = how
-        self.then = then
-        lock.unlock()
-    }
-
-    nonisolated(unsafe) private static var unflushed = false
-
-    /// While on, the store reads the WAL's flushed position as 0: no event another daemon wrote
-    /// is handed over before this daemon's own flush (PostgresWorker.commit).
-    package static func reportWALUnflushed(_ on: Bool) {
-        lock.lock()
-        unflushed = on
-        lock.unlock()
-    }
-
-    static var walUnflushed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return unflushed
-    }
-
-    /// The armed fault, disarmed, and what to do after it.
-    static func take() -> (Break, (@Sendable () -> Void)?)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let how = armed else { return nil }
-        let after = then
-        armed = nil
-        then = nil
-        return (how, after)
     }
 }

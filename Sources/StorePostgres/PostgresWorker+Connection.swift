@@ -1,0 +1,65 @@
+// The PostgreSQL store thread's connection: reconnecting with backoff, losing it (said once,
+// writes refused meanwhile), and stopping for good after a fatal error.
+import EventLog
+import Foundation
+import Glibc
+import StoreCore
+
+extension PostgresWorker {
+    func reconnectIfDue() {
+        let now = SystemClock.monotonicNanoseconds()
+        guard now >= nextAttempt else { return }
+        do throws(StoreError) {
+            conn = try PGConnection(conninfo, durability: durability)
+        } catch {
+            nextAttempt = now + UInt64(backoffMillis) * 1_000_000
+            backoffMillis = min(backoffMillis * 2, PostgresWorker.maxBackoffMillis)
+            return
+        }
+        backoffMillis = 50
+        // A new session: its setup ran LISTEN.
+        listening = true
+        let since = downSince ?? "?"
+        downSince = nil
+        emit([
+            .connection(
+                StoreNote(
+                    .info, "PostgreSQL connection restored, catching up",
+                    reason: "unreachable since \(since)"), status: nil)
+        ])
+        catchUp()
+    }
+
+    /// The connection broke: drop it, tell the loop once, retry with backoff.
+    func lost(_ why: String) {
+        conn = nil
+        dropUnflushed()
+        nextAttempt = SystemClock.monotonicNanoseconds() + UInt64(backoffMillis) * 1_000_000
+        guard downSince == nil else { return }
+        var t = time(nil)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        let since = String(format: "%02d:%02d:%02d UTC", tm.tm_hour, tm.tm_min, tm.tm_sec)
+        downSince = since
+        emit([
+            .connection(
+                StoreNote(
+                    .warning,
+                    "PostgreSQL connection lost, reconnecting with backoff; writes are refused meanwhile",
+                    reason: why),
+                status: "PostgreSQL unreachable since \(since), retrying; writes refused.")
+        ])
+    }
+
+    func fatal(_ e: StoreError) {
+        var e = e
+        e.fatal = true
+        failed = true
+        unflushed = []
+        unflushedDoubts = []
+        emit([.fatal(e)])
+        answerAll(.failure(e))
+        inDoubt = [:]
+        inDoubtOrder = []
+    }
+}
