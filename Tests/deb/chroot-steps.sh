@@ -33,9 +33,10 @@ stop_daemon() {
 }
 ctl() { swipectl --socket /run/swiped-test/s.sock "$@"; }
 # What a purge may leave (Debian policy): the daemon's data, the groups (in /etc/group,
-# /etc/gshadow and their backups), and the logs of apt and dpkg.
+# /etc/gshadow and their backups), the logs of apt and dpkg, and man-db's cache of formatted
+# pages (systemd-analyze verify ran `man swiped`; man-db's daily job expires it).
 leftovers() {
-    find / -xdev \( -path /proc -o -path /srv/test -o -path /var/lib/swiped -o -path /var/log \) -prune \
+    find / -xdev \( -path /proc -o -path /srv/test -o -path /var/lib/swiped -o -path /var/log -o -path /var/cache/man \) -prune \
         -o \( -name '*swiped*' -print \)
     grep -rls swiped /etc | grep -vxE '/etc/(group|gshadow)-?'
 }
