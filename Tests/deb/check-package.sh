@@ -72,5 +72,14 @@ else
     fail "bash completion"
 fi
 
+# zsh's and fish's: their syntax, where those shells are installed (they are not test packages).
+completions=$work/tree/usr/share
+if command -v zsh > /dev/null; then
+    zsh -n "$completions/zsh/vendor-completions/_swipectl" && pass "zsh completion parses" || fail "zsh completion"
+fi
+if command -v fish > /dev/null; then
+    fish --no-execute "$completions/fish/vendor_completions.d/swipectl.fish" && pass "fish completion parses" || fail "fish completion"
+fi
+
 echo "deb: $passes passed, $failures failed"
 [ "$failures" = 0 ]
