@@ -9,8 +9,19 @@ UNITDIR      := $(DESTDIR)$(PREFIX)/lib/systemd/system
 MANDIR       := $(DESTDIR)$(PREFIX)/share/man/man1
 SYSUSERSDIR  := $(DESTDIR)$(PREFIX)/lib/sysusers.d
 DOCDIR       := $(DESTDIR)$(PREFIX)/share/doc/swiped
+# Shell completion for swipectl, where each shell looks: zsh's directory for packages is
+# vendor-completions under /usr (Debian), site-functions elsewhere.
+BASHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   := $(DESTDIR)$(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 UNIT_SED     := sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g'
 RELEASE      := .build/release
+# Every release build links the Swift standard library and Foundation statically and carries no
+# RUNPATH: the binaries need only Debian's libraries, wherever they are installed (issue 35);
+# -z now resolves their few dynamic symbols at start (Debian's hardening, lintian's bindnow).
+# One set of flags for all of them, so that `make deb`, `alloc-guard` and `make run` share one
+# build (a different flag rebuilds every module).
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 
 # Debian packages: to build, to test, to benchmark.
 BUILD_DEBS   := libsystemd-dev libsqlite3-dev pkg-config
@@ -55,13 +66,13 @@ build: deps-build
 	$(SWIFT) build
 
 release: deps-build
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Foreground daemon on an embedded default: ./swiped.sock and ./swiped-state (no root needed).
 # `run-built` starts what $(RELEASE) already holds (the tests run it on their debug build).
 RUN_SOCKET ?= $(CURDIR)/swiped.sock
 RUN_STATE  ?= $(CURDIR)/swiped-state
-run: release
+run: release-bins
 	@$(MAKE) --no-print-directory run-built
 
 run-built:
@@ -76,6 +87,7 @@ test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory alloc-guard
+	@$(MAKE) --no-print-directory test-deb-quick
 	@$(MAKE) --no-print-directory test-web
 
 # The drag path must not allocate (issue 11): 10,000 drags after warm-up make no call to malloc
@@ -87,7 +99,7 @@ test: deps-test
 # runtimes own malloc (the interposer compiles to nothing under them).
 # (.build/release, not $(RELEASE): the tests set that to the debug build.)
 alloc-guard:
-	$(SWIFT) build -c release --product alloc-guard
+	$(SWIFT) build $(RELEASE_FLAGS) --product alloc-guard
 	.build/release/alloc-guard
 	.build/release/alloc-guard --self-test
 
@@ -120,7 +132,7 @@ size-lint:
 # `install` builds in release mode first; `install-built` installs what $(RELEASE) already holds
 # (the tests install the debug build that way, with RELEASE=.build/debug: a release build takes
 # minutes).
-install: release
+install: release-bins
 	$(MAKE) --no-print-directory install-built
 
 install-built:
@@ -132,12 +144,17 @@ install-built:
 	install -m 0644 protocol.md README.md $(DOCDIR)/
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
+	install -d $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	install -m 0644 contrib/completion/swipectl.bash $(BASHCOMPDIR)/swipectl
+	install -m 0644 contrib/completion/_swipectl $(ZSHCOMPDIR)/_swipectl
+	install -m 0644 contrib/completion/swipectl.fish $(FISHCOMPDIR)/swipectl.fish
 	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/swiped.conf; fi
 	@$(MAKE) --no-print-directory install-web
 
 uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
-	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
+	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1 \
+	      $(BASHCOMPDIR)/swipectl $(ZSHCOMPDIR)/_swipectl $(FISHCOMPDIR)/swipectl.fish
 	rm -rf $(DOCDIR)
 	rm -rf $(WEBDIR) $(UNITDIR)/swiped-web.service
 
@@ -225,3 +242,51 @@ install-web:
 	sed -e 's|@WEBDIR@|$(PREFIX)/share/swiped/web|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g' \
 	    systemd/swiped-web.service > $(UNITDIR)/swiped-web.service
 	chmod 0644 $(UNITDIR)/swiped-web.service
+
+# --- Debian package (issue 35) ---------------------------------------------------------------
+# `make deb` builds ./swiped_VERSION_ARCH.deb with dpkg-buildpackage and debhelper (debian/;
+# debian/README.source says why), from the release build (RELEASE_FLAGS: the Swift runtime and
+# Foundation linked in). The version is swipedVersion in Sources/Wire/Version.swift; debian/changelog
+# must say the same, or `make deb` stops. dpkg-buildpackage writes the .deb, .buildinfo and .changes
+# to .build/deb/ (dpkg-genchanges wants them in one place); the .deb is linked into the top.
+# `make test-deb-quick` (part of `make test`) checks the package: lintian, its file list, its
+# libraries, shell completion. `make test-deb` installs it in a clean Debian 12 tree without Swift
+# (a chroot made by mmdebstrap from Debian's archive, cached in .build/deb-test/) and runs it there:
+# Tests/deb/README.md. CI runs `make test` (.ci/run); run `make test-deb` before a release.
+DEB_DEBS      := $(BUILD_DEBS) dpkg-dev debhelper lintian
+DEB_TEST_DEBS := $(DEB_DEBS) mmdebstrap man-db
+TEST_DEBS     += $(DEB_DEBS) man-db
+VERSION       := $(shell sed -n 's/^public let swipedVersion = "\(.*\)"$$/\1/p' Sources/Wire/Version.swift)
+DEB_ARCH      := $(shell dpkg --print-architecture 2>/dev/null)
+DEB           := swiped_$(VERSION)_$(DEB_ARCH).deb
+DEB_OUT       := .build/deb
+
+.PHONY: deb release-bins test-deb test-deb-quick deps-deb deps-deb-test
+
+deps-deb:      ; $(call ensure_debs,$(DEB_DEBS))
+deps-deb-test: ; $(call ensure_debs,$(DEB_TEST_DEBS))
+
+# What the package ships, without the benchmarks that `make release` also builds: `make run`,
+# `make install` and `make deb` need only these two, and each statically linked executable
+# costs a link of about 75 MB.
+release-bins: deps-build
+	$(SWIFT) build $(RELEASE_FLAGS) --product swiped
+	$(SWIFT) build $(RELEASE_FLAGS) --product swipectl
+
+deb: deps-deb
+	@changelog=$$(dpkg-parsechangelog -S Version); if [ "$$changelog" != "$(VERSION)" ]; then \
+	  echo "make deb: debian/changelog says $$changelog, Sources/Wire/Version.swift $(VERSION):"; \
+	  echo "          add a changelog entry (dch -v $(VERSION)) or fix the version"; exit 1; fi
+	@mkdir -p $(DEB_OUT)
+	SWIPED_DEB_DIR=$(CURDIR)/$(DEB_OUT) dpkg-buildpackage -b --no-sign --post-clean \
+	    --buildinfo-option=-u$(DEB_OUT) --changes-option=-u$(DEB_OUT) \
+	    --buildinfo-file=$(DEB_OUT)/swiped_$(VERSION)_$(DEB_ARCH).buildinfo \
+	    --changes-file=$(DEB_OUT)/swiped_$(VERSION)_$(DEB_ARCH).changes
+	ln -f $(DEB_OUT)/$(DEB) $(DEB)
+	@echo "make deb: built ./$(DEB); install it with: apt install ./$(DEB)"
+
+test-deb-quick: deb
+	Tests/deb/check-package.sh $(DEB)
+
+test-deb: deps-deb-test deb
+	Tests/deb/chroot-test.sh $(DEB)

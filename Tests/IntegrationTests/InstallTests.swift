@@ -110,6 +110,16 @@ final class InstallTests: XCTestCase {
                 try String(contentsOfFile: "\(root)/usr/share/man/man1/\(page)", encoding: .utf8),
                 try String(contentsOfFile: "\(Self.root)/man/\(page)", encoding: .utf8))
         }
+        // swipectl's shell completion (issue 35), where bash-completion, zsh and fish look.
+        for (installed, source) in [
+            ("usr/share/bash-completion/completions/swipectl", "swipectl.bash"),
+            ("usr/share/zsh/vendor-completions/_swipectl", "_swipectl"),
+            ("usr/share/fish/vendor_completions.d/swipectl.fish", "swipectl.fish"),
+        ] {
+            XCTAssertEqual(
+                try String(contentsOfFile: "\(root)/\(installed)", encoding: .utf8),
+                try String(contentsOfFile: "\(Self.root)/contrib/completion/\(source)", encoding: .utf8), installed)
+        }
         for file in [
             "usr/bin/swiped", "usr/lib/systemd/system/swiped.service", "usr/share/man/man1/swiped.1",
         ] {

@@ -85,6 +85,78 @@ final class UnitFilesTests: XCTestCase {
         XCTAssertEqual(result.status, .exited(0), "over --threshold=\(threshold):\n\(output)")
     }
 
+    /// The figure the unit's comment and the README give is the one `systemd-analyze security`
+    /// measures (issue 29: they said 1.5 and 0.5).
+    func testDocsSayTheMeasuredExposure() throws {
+        let dir = try installedCopies()
+        let result = try Subprocess.run(
+            analyze, ["security", "--offline=true", "--no-pager", dir.file("swiped.service")],
+            environment: ["SYSTEMD_COLORS": "0"], workingDirectory: dir.path)
+        let output = result.standardOutput + result.standardError
+        let measured = try XCTUnwrap(Self.overallExposure(output), "no overall exposure in:\n\(output)")
+        let unit = try String(contentsOfFile: "\(Self.unitDirectory)/swiped.service", encoding: .utf8)
+        let readme = try String(contentsOfFile: "\(Self.unitDirectory)/../README.md", encoding: .utf8)
+        XCTAssertEqual(Self.documentedExposure(unit), measured, "swiped.service's comment")
+        XCTAssertEqual(Self.documentedExposure(readme), measured, "README.md")
+    }
+
+    /// X in "systemd-analyze security … swiped.service` scores X" or "… swiped.service (scores X)",
+    /// across a line break.
+    static func documentedExposure(_ text: String) -> Double? {
+        guard
+            let range = text.range(
+                of: #"systemd-analyze security[^\n]*swiped\.service`?\s+\(?scores\s+[0-9]+\.[0-9]+"#,
+                options: .regularExpression)
+        else { return nil }
+        return Double(text[range].split(whereSeparator: \.isWhitespace).last ?? "")
+    }
+
+    func testDocumentedExposureParser() {
+        XCTAssertEqual(Self.documentedExposure("#   systemd-analyze security --offline=true swiped.service   (scores 0.4)"), 0.4)
+        XCTAssertEqual(Self.documentedExposure("(`systemd-analyze security swiped.service` scores\n1.2; the"), 1.2)
+        XCTAssertNil(Self.documentedExposure("`systemd-analyze security` scores 1.1"))
+    }
+
+    /// After `make install`, verify is clean with its check of the units' man: links on (no
+    /// --man=no): the pages they name are installed and render (issue 29). Installed into
+    /// DESTDIR here, so man looks there (MANPATH), and ExecStart= is pointed at the binary
+    /// installed there.
+    func testInstalledUnitsPassVerifyWithTheirManPages() throws {
+        guard Binaries.hasSystem("make"), Binaries.hasSystem("man") else {
+            throw XCTSkip("make or man is not installed (Debian package man-db)")
+        }
+        guard access("/usr/bin/websocketd", X_OK) == 0, access("/usr/bin/socat", X_OK) == 0 else {
+            throw XCTSkip("websocketd or socat is not installed (Debian packages websocketd, socat)")
+        }
+        let destination = try TemporaryDirectory("swiped-verify")
+        let build = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
+        _ = try Binaries.swipectl
+        try Subprocess.check(
+            "make",
+            [
+                "-C", "\(Self.unitDirectory)/..", "--no-print-directory", "install-built",
+                "DESTDIR=\(destination.path)", "PREFIX=/usr", "RELEASE=\(build)",
+            ], timeout: .seconds(60))
+        let units = destination.file("usr/lib/systemd/system")
+        let service = try String(contentsOfFile: "\(units)/swiped.service", encoding: .utf8)
+        XCTAssertTrue(service.contains("\nExecStart=/usr/bin/swiped "), service)
+        try service.replacingOccurrences(
+            of: "\nExecStart=/usr/bin/swiped ", with: "\nExecStart=\(destination.path)/usr/bin/swiped "
+        ).write(toFile: "\(units)/swiped.service", atomically: false, encoding: .utf8)
+        let result = try Subprocess.run(
+            analyze,
+            [
+                "verify", "--generators=no", "--recursive-errors=no", "\(units)/swiped.socket",
+                "\(units)/swiped.service", "\(units)/swiped-web.service",
+            ],
+            environment: [
+                "MANPATH": destination.file("usr/share/man"), "SYSTEMD_LOG_LEVEL": "notice",
+                "SYSTEMD_LOG_COLOR": "0",
+            ], workingDirectory: units, timeout: .seconds(60))
+        XCTAssertEqual(result.status, .exited(0), result.standardError)
+        XCTAssertEqual(result.standardOutput + result.standardError, "", "systemd-analyze verify complained")
+    }
+
     func testExposureParser() {
         let line = "→ Overall exposure level for swiped.service: 0.4 SAFE 😀\n"
         XCTAssertEqual(Self.overallExposure("x\n" + line), 0.4)

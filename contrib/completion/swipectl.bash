@@ -1,0 +1,93 @@
+# bash completion for swipectl(1): its commands, each command's options, and the ids of the
+# movies the daemon lists. Installed as share/bash-completion/completions/swipectl (loaded on
+# demand by the bash-completion package); it needs nothing from that package, so
+# `source swipectl.bash` works in a plain bash too.
+#
+# The commands and options are those of `swipectl --help` (Sources/swipectl/Arguments.swift);
+# Tests/deb/completion.sh fails when the two disagree.
+#
+# Movie ids come from `swipectl list` on the socket the command line names (--socket), else
+# swipectl's own default. A socket-activated daemon may need a moment to start, but a shell
+# must never hang on Tab: the lookup gives up after 1 s (`timeout`), and then only the other
+# completions are offered.
+
+_swipectl_movie_ids() {
+    local -a socket=()
+    [[ -n $1 ]] && socket=(--socket "$1")
+    # `list` prints a header, then one movie a line, its id first (ids hold no white space).
+    timeout 1 swipectl "${socket[@]}" list 2>/dev/null | awk 'NR > 1 { print $1 }'
+}
+
+_swipectl() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local commands="list add toggle-watched toggle-friends remove restore watch history swipe tui replay call help"
+    local global="--socket --json --help --version"
+
+    # The words before the cursor: the command (the first operand) and the --socket given.
+    local command= socket= i word
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --socket) socket=${COMP_WORDS[i + 1]}; ((i++)) ;;
+            --socket=*) socket=${word#--socket=} ;;
+            --image | --from | --limit | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
+                ((i++)) ;;
+            -*) ;;
+            *) [[ -z $command ]] && command=$word ;;
+        esac
+    done
+
+    # The value of the option before the cursor.
+    case $prev in
+        --socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --record | --expect) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --record-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --open) COMPREPLY=($(compgen -W "leading trailing" -- "$cur")); return ;;
+        --tap | --perform) COMPREPLY=($(compgen -W "watched watched-with-friends delete" -- "$cur")); return ;;
+        --image | --from | --limit | --dx | --vx | --steps) COMPREPLY=(); return ;;
+    esac
+
+    if [[ -z $command ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$global" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        fi
+        return
+    fi
+
+    local options=
+    case $command in
+        add) options="--image" ;;
+        watch) options="--from --once" ;;
+        history) options="--from --limit" ;;
+        swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
+        replay) options="--expect" ;;
+        tui) options="--ascii --rtl --record-dir" ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$options --json" -- "$cur"))
+        return
+    fi
+
+    # The command's operand: a movie, a file, or nothing to offer.
+    local operands=0
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --socket | --image | --from | --limit | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
+                ((i++)) ;;
+            -*) ;;
+            *) ((operands++)) ;;
+        esac
+    done
+    ((operands > 1)) && return  # the command and its one operand are there already
+    case $command in
+        toggle-watched | toggle-friends | remove | swipe)
+            COMPREPLY=($(compgen -W "$(_swipectl_movie_ids "$socket")" -- "$cur")) ;;
+        replay) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    esac
+}
+
+complete -F _swipectl swipectl

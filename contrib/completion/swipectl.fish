@@ -1,0 +1,37 @@
+# fish completion for swipectl(1): commands, options, and the ids of the movies the daemon lists
+# (given up after 1 s, as in swipectl.bash, which says why).
+
+function __swipectl_movie_ids
+    set -l socket
+    set -l tokens (commandline -opc)
+    set -l i (contains -i -- --socket $tokens)
+    and set socket --socket $tokens[(math $i + 1)]
+    timeout 1 swipectl $socket list 2>/dev/null | awk 'NR > 1 { print $1 }'
+end
+
+set -l commands list add toggle-watched toggle-friends remove restore watch history swipe tui replay call help
+complete -c swipectl -f
+complete -c swipectl -l socket -r -F -d "the daemon's socket"
+complete -c swipectl -l json -d "print the daemon's JSON lines"
+complete -c swipectl -s h -l help -d 'print the usage'
+complete -c swipectl -l version -d "print swipectl's version"
+complete -c swipectl -n "not __fish_seen_subcommand_from $commands" -a "$commands"
+complete -c swipectl -n "__fish_seen_subcommand_from toggle-watched toggle-friends remove swipe" -a "(__swipectl_movie_ids)"
+complete -c swipectl -n "__fish_seen_subcommand_from add" -l image -x -d 'image name'
+complete -c swipectl -n "__fish_seen_subcommand_from watch" -l from -x -d 'after this seq'
+complete -c swipectl -n "__fish_seen_subcommand_from watch" -l once -d 'exit 3 when the daemon goes'
+complete -c swipectl -n "__fish_seen_subcommand_from history" -l from -x -d 'after this seq'
+complete -c swipectl -n "__fish_seen_subcommand_from history" -l limit -x -d 'at most this many'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l dx -x -d 'drag by points'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l vx -x -d 'release velocity'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l steps -x -d 'equal steps'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l open -x -a 'leading trailing'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l tap -x -a 'watched watched-with-friends delete'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l perform -x -a 'watched watched-with-friends delete'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l verbose -d 'print every step'
+complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l record -r -F -d 'record into FILE'
+complete -c swipectl -n "__fish_seen_subcommand_from replay" -F
+complete -c swipectl -n "__fish_seen_subcommand_from replay" -l expect -r -F -d 'compare with rows'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l ascii -d 'no symbols'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l rtl -d 'right to left'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l record-dir -x -a '(__fish_complete_directories)'
