@@ -122,6 +122,8 @@ export class RowView {
     this.ghostOffset = null;    // another finger's offset (issue 18), drawn faint; null: none
     this.ghostLabel = "";       // whose finger it is, written at the ghost's edge that shows
     this.removing = false;
+    this.position = 0;          // aria-posinset and aria-setsize as last written
+    this.size = 0;
 
     const li = document.createElement("li");
     li.className = "row";
@@ -155,6 +157,28 @@ export class RowView {
     // The ghost (another finger, issue 18) is drawn over the content, faint, and lets pointers through.
     li.append(this.buttonsEl, this.contentEl, this.ghostEl, this.actionsEl);
     this.setMovie(movie, actions);
+  }
+
+  /** The view, taken from the pool of a virtualised list, now shows `movie`: every trace of the
+   * movie it showed before goes (its Row, ghost, classes); the caller draws it and gives it its
+   * position. */
+  rebind(movie, actions) {
+    this.reset();
+    this.removing = false;
+    this.ghostOffset = null;
+    this.ghostLabel = "";
+    this.el.className = "row";
+    this.el.tabIndex = 0;
+    this.el.removeAttribute("aria-hidden");
+    this.el.dataset.movie = movie.id;
+    this.setMovie(movie, actions);
+  }
+
+  /** aria-posinset / aria-setsize: the row's place in the whole list, most of which is not in
+   * the DOM. Written only when they change. */
+  setPosition(position, size) {
+    if (position !== this.position) { this.position = position; this.el.setAttribute("aria-posinset", String(position)); }
+    if (size !== this.size) { this.size = size; this.el.setAttribute("aria-setsize", String(size)); }
   }
 
   /** The movie changed (title, flags): redraws the content and the accessibility actions. */
