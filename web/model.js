@@ -150,9 +150,15 @@ export class MovieList {
     const query = fold(text.trim());
     if (query === "") {
       this.matches = null;
+    } else if (this.matches !== null && query.includes(this.query)) {
+      // Narrowing: the matches are a subset of the last ones, kept in place (no new array, which
+      // for a first letter matching most titles would be as long as the list).
+      const matches = this.matches;
+      let kept = 0;
+      for (let i = 0; i < matches.length; i++) if (folded(matches[i]).includes(query)) matches[kept++] = matches[i];
+      matches.length = kept;
     } else {
-      const from = this.matches !== null && query.includes(this.query) ? this.matches : this.all;
-      this.matches = this.search(query, from);
+      this.matches = this.search(query, this.all);
     }
     this.query = query;
     return this.shown.length;
