@@ -1134,7 +1134,15 @@ class BigListTests(WebTestCase):
         self.scroll_to(BIG // 2)
         rows = self.assert_a_few_screens()
         self.assertIn((focused[1], position, BIG, self.titles[position - 1], True), rows)
-        # ... and ↓ goes to the row after it, scrolled back to.
+        # ... Shift-Tab goes to the row before it (its last action), scrolled back to ...
+        ActionChains(self.driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        self.assertEqual(self.page.js("const a = document.activeElement; return [+a.closest('.row')?.getAttribute('aria-posinset'), a.dataset.perform]"),
+                         [position - 1, "delete"])
+        self.assertNotIn(True, [r[4] for r in self.assert_a_few_screens()])
+        ActionChains(self.driver).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(self.page.js("return +document.activeElement.getAttribute('aria-posinset')"), position)
+        # ... and, scrolled away again, ↓ goes to the row after it.
+        self.scroll_to(BIG // 2)
         ActionChains(self.driver).send_keys(Keys.ARROW_DOWN).perform()
         self.assertEqual(self.page.js("return +document.activeElement.getAttribute('aria-posinset')"), position + 1)
         self.assertNotIn(True, [r[4] for r in self.assert_a_few_screens()])
