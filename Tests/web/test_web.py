@@ -353,6 +353,18 @@ class WebPageTests(WebTestCase):
         self.daemon.swipectl("restore", "the_green_mile")
         wait_until(lambda: self.page.titles() == SEED_TITLES, what="restored at its place")
 
+    def test_a_movie_removed_before_the_page_listed_comes_back_at_the_end_until_it_lists_again(self):
+        # A `restored` event does not say where the movie goes, and the page did not see it go
+        # (model.js): it shows it at the end rather than asking for the whole list again.
+        self.daemon.swipectl("remove", "inception")
+        self.page.load()
+        self.assertEqual(self.page.titles(), [t for t in SEED_TITLES if t != "Inception"])
+        self.daemon.swipectl("restore", "inception")
+        wait_until(lambda: self.page.titles() == [t for t in SEED_TITLES if t != "Inception"] + ["Inception"],
+                   what="Inception at the end")
+        self.page.load()
+        self.assertEqual(self.page.titles(), SEED_TITLES)
+
     def test_two_pages_see_each_others_changes(self):
         first = self.driver.current_window_handle
         self.driver.switch_to.new_window("window")
