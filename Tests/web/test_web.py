@@ -1133,6 +1133,24 @@ class BigListTests(WebTestCase):
         self.assertFalse(self.page.has_flag(changed, "eye"))
         self.assertEqual(len(self.lists_sent()), 1)
 
+    def test_an_open_row_and_a_ghost_are_drawn_again_when_scrolled_back_to(self):
+        self.scroll_to(BIG // 2)
+        movie = self.id_at(BIG // 2 + 2)
+        self.page.drag(movie, -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase(movie) == "open", what="the row open")
+        far = f"film_{BIG - 40:06d}"
+        self.assertFalse(self.page.js(f"return swipedPage.setGhost('{far}', -50)"))  # not in the DOM: kept
+        self.driver.find_element("id", "filter").click()  # the focus off the row: nothing pins it
+        self.scroll_to(self.titles.index(f"Film {BIG - 40:06d}") - 3)
+        self.assertFalse(self.page.has_row(movie))
+        wait_until(lambda: self.page.ghost(far) == -50, what="the ghost drawn when scrolled to")
+        self.scroll_to(BIG // 2)
+        self.assertEqual(self.page.phase(movie), "open")
+        self.assertEqual(self.page.js(f"""return new DOMMatrix(getComputedStyle(document.querySelector(
+            '#list .row[data-movie="{movie}"] .content')).transform).m41"""), -70)
+        self.page.row(movie).find_element("css selector", ".content").click()  # a tap closes it
+        wait_until(lambda: self.page.phase(movie) == "closed", what="the row closed")
+
     def test_the_keyboard_goes_on_past_the_rows_in_the_dom(self):
         self.page.js("arguments[0].focus()", self.page.row("godfather"))
         first = self.rows()
