@@ -226,6 +226,10 @@ function spacer() {
   return li;
 }
 
+// render()'s scratch, kept: it runs in every frame of a scroll, which should allocate little.
+const renderWanted = new Map();
+const renderEls = [];
+
 /** Puts in the DOM the rows of the window and the pinned ones, in list order, reusing rows. */
 function render() {
   const shown = model.shown;
@@ -234,7 +238,8 @@ function render() {
   const first = Math.max(0, Math.min(Math.floor(list.scrollTop / ROW_HEIGHT), n - screen));
   const start = Math.max(0, first - screen);
   const end = Math.min(n, first + 2 * screen + 1);
-  const wanted = new Map();  // movie id -> index in shown
+  const wanted = renderWanted;  // movie id -> index in shown
+  wanted.clear();
   for (let i = start; i < end; i++) wanted.set(shown[i].id, i);
   const pins = [];
   for (const id of pinnedIds()) {
@@ -245,7 +250,8 @@ function render() {
   }
   pins.sort((a, b) => a - b);
   for (const [id, view] of views) if (!wanted.has(id)) recycle(id, view);
-  const els = [];
+  const els = renderEls;
+  els.length = 0;
   for (const i of pins) if (i < start) els.push(place(shown, i, true));
   for (let i = start; i < end; i++) els.push(place(shown, i, false));
   for (const i of pins) if (i >= end) els.push(place(shown, i, true));
