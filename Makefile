@@ -238,7 +238,7 @@ screenshots: deps-web-test
 
 install-web:
 	install -d $(WEBDIR) $(UNITDIR)
-	install -m 0644 web/index.html web/style.css web/app.js web/connection.js web/rows.js $(WEBDIR)/
+	install -m 0644 web/index.html web/style.css web/app.js web/connection.js web/rows.js web/model.js $(WEBDIR)/
 	sed -e 's|@WEBDIR@|$(PREFIX)/share/swiped/web|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g' \
 	    systemd/swiped-web.service > $(UNITDIR)/swiped-web.service
 	chmod 0644 $(UNITDIR)/swiped-web.service

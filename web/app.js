@@ -3,6 +3,7 @@
 // the page sends the finger's movement and draws the Row each reply carries.
 import { Connection } from "./connection.js";
 import { RowView } from "./rows.js";
+import { MovieList } from "./model.js";
 
 const params = new URLSearchParams(location.search);
 if (params.get("dir") === "rtl" || params.get("dir") === "ltr") document.documentElement.dir = params.get("dir");
@@ -15,8 +16,12 @@ const toastEl = document.getElementById("toast");
 const toastText = document.getElementById("toast-text");
 const toastUndo = document.getElementById("toast-undo");
 const announceEl = document.getElementById("announce");
+const filterBox = document.getElementById("filter");
+const filterCount = document.getElementById("filter-count");
 
-/** movie id -> RowView, in no particular order (the DOM holds the list order). */
+/** Every movie in list order, and the filter's matches (model.js). */
+const model = new MovieList();
+/** movie id -> RowView, for the rows in the DOM (a few screens of them, issue 33). */
 const views = new Map();
 let layout = { leading: [], trailing: [] };
 let movieLayout = null;    // the daemon's movie layout (`configure` without arguments), once known
@@ -43,6 +48,7 @@ function frame(now) {
   const dt = lastFrame === 0 ? 1 / 60 : Math.min((now - lastFrame) / 1000, 0.1);
   lastFrame = now;
   for (const [view, row, vx] of incoming) {
+    if (view.movie.id !== row.movie || views.get(row.movie) !== view) continue;  // scrolled away meanwhile: rowState has it
     view.apply(row, vx);
     active.add(view);
   }
@@ -56,6 +62,9 @@ function frame(now) {
 }
 
 function showRow(row, releaseVelocity) {
+  // Kept for the rows not in the DOM, or that leave it: drawn so when they come back.
+  if (row.phase === "closed") rowState.delete(row.movie);
+  else rowState.set(row.movie, row);
   const view = views.get(row.movie);
   if (!view || view.removing) return;
   incoming.push([view, row, releaseVelocity]);
@@ -89,6 +98,7 @@ async function onHello(hello, isReconnect) {
   readonlyEl.hidden = writer;
   // A new connection is a new swipe engine: every row is closed there.
   gesture = null;
+  rowState.clear();
   for (const view of views.values()) view.reset();
   incoming.length = 0;
   for (const view of views.values()) active.add(view);
@@ -116,7 +126,7 @@ async function onHello(hello, isReconnect) {
     const movies = await listed;
     if (!movies.ok) return complain("list", movies);
     lastSeq = movies.seq;
-    reconcile(movies.movies);
+    showList(movies.movies);
     const sub = await conn.request("subscribe", { from: lastSeq });
     if (!sub.ok) complain("subscribe", sub);
   } else {
@@ -127,7 +137,7 @@ async function onHello(hello, isReconnect) {
       const movies = await conn.request("list");
       if (!movies.ok) return complain("list", movies);
       lastSeq = movies.seq;
-      reconcile(movies.movies);
+      showList(movies.movies);
       const again = await conn.request("subscribe", { from: lastSeq });
       if (!again.ok) complain("subscribe", again);
     }
@@ -143,14 +153,19 @@ function onEvent(message) {
     if (message.seq <= lastSeq) return;  // already applied (the list included it)
     lastSeq = message.seq;
     const movie = message.movie;
-    if (message.kind === "removed") removeView(movie.id);
-    else if (!views.has(movie.id)) {
-      addView(movie);
-      // A restored movie goes back to its old place, which the event does not say: ask the list.
-      if (message.kind !== "added") refreshOrder();
-    } else views.get(movie.id).setMovie(movie, actionsFor(movie));
+    if (message.kind === "removed") removeMovie(movie.id);
+    else if (removing.has(movie.id)) {
+      // Back (restored) while its row still goes away: it stays.
+      keepMovie(movie.id);
+      updateMovie(movie);
+    } else if (model.get(movie.id) === undefined) {
+      // A restored movie goes back to its old place, which the event does not say: the model
+      // knows it when this page saw it go (model.js), without listing again.
+      if (message.kind === "added") addMovie(movie);
+      else restoreMovie(movie);
+    } else updateMovie(movie);
   } else if (message.event === "row") {
-    if (message.removed) removeView(message.row.movie);
+    if (message.removed) removeMovie(message.row.movie);
     else showRow(message.row);
     if (message.cancelled === "timeout") announce(`Not confirmed: “${titleOf(message.row.movie)}” stays.`);
   } else if (message.event === "peer-row") {
@@ -179,62 +194,308 @@ function flagOf(movie, action) {
   return action === "watched" ? movie.watched : action === "watched-with-friends" ? movie.watchedWithFriends : false;
 }
 
-// --- The list -----------------------------------------------------------------------------------
-function addView(movie, before = null) {
-  const view = new RowView(movie, actionsFor(movie));
-  views.set(movie.id, view);
-  list.insertBefore(view.el, before);
-  drawGhost(movie.id);  // someone's finger may already be on it
-  return view;
+// --- The list (virtualised, issue 33) ------------------------------------------------------------
+// The DOM holds the rows in and near the view: the window, a screen above and below the one shown
+// (a few screens of rows, whatever the list's length), between two spacers as tall as the rows not
+// there. Rows are all ROW_HEIGHT tall (style.css), so a row's place is its index times that: no
+// row is measured. A row scrolled out of the window goes back to a pool and shows another movie
+// when one scrolls in; what it showed is kept by movie id (rowState, ghosts) and drawn again when
+// that movie's row comes back. Two rows stay in the DOM out of the window, placed where they
+// belong (class "pinned"): the one with the focus, so that the keyboard never loses it, and the
+// one a finger drags. Screen readers get the list's size and each row's place from
+// aria-setsize/aria-posinset on the rows. The browser's scroll anchoring is off (style.css): the
+// page keeps the rows on screen where they are itself when rows above them come or go.
+const ROW_HEIGHT = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row-height")) || 56;
+const topSpacer = spacer();
+const bottomSpacer = spacer();
+list.append(topSpacer, bottomSpacer);
+const pool = [];            // RowViews out of the DOM, ready for another movie
+const POOL_SIZE = 64;
+const rowState = new Map(); // movie id -> the daemon's latest Row that is not closed
+const ghosts = new Map();   // movie id -> {offset, label}: another finger on it (issue 18)
+const removing = new Map(); // movie id -> timer: rows animating away, still in the model
+let viewHeight = list.clientHeight;  // measured on resize
+let windowStart = 0;        // the window: model.shown's indices [windowStart, windowEnd) in flow
+let windowEnd = 0;
+let pinId = null;           // a row to have in the DOM for a moment (the focus goes to it next)
+
+function spacer() {
+  const li = document.createElement("li");
+  li.className = "spacer";
+  li.setAttribute("aria-hidden", "true");
+  return li;
 }
 
-/** Makes the list exactly `movies`, in that order, reusing rows. */
-function reconcile(movies) {
-  const keep = new Set(movies.map((m) => m.id));
-  for (const [id, view] of views) if (!keep.has(id)) { view.el.remove(); views.delete(id); }
-  let next = list.firstElementChild;
-  for (const movie of movies) {
-    let view = views.get(movie.id);
-    if (view) view.setMovie(movie, actionsFor(movie));
-    else view = addView(movie, next);
-    if (view.el !== next) list.insertBefore(view.el, next);
-    else next = next.nextElementSibling;
+// render()'s scratch, kept: it runs in every frame of a scroll, which should allocate little.
+const renderWanted = new Map();
+const renderEls = [];
+
+/** Puts in the DOM the rows of the window and the pinned ones, in list order, reusing rows. */
+function render() {
+  const shown = model.shown;
+  const n = shown.length;
+  const screen = Math.max(4, Math.ceil(viewHeight / ROW_HEIGHT));
+  const first = Math.max(0, Math.min(Math.floor(list.scrollTop / ROW_HEIGHT), n - screen));
+  const start = Math.max(0, first - screen);
+  const end = Math.min(n, first + 2 * screen + 1);
+  const wanted = renderWanted;  // movie id -> index in shown
+  wanted.clear();
+  for (let i = start; i < end; i++) wanted.set(shown[i].id, i);
+  const pins = [];
+  for (const id of pinnedIds()) {
+    const view = views.get(id);
+    if (!view || wanted.has(id)) continue;
+    const i = model.shownIndexOf(view.movie);
+    if (i >= 0) { wanted.set(id, i); pins.push(i); }
   }
-  while (next) { const after = next.nextElementSibling; if (!views.has(next.dataset.movie)) next.remove(); next = after; }
+  pins.sort((a, b) => a - b);
+  for (const [id, view] of views) if (!wanted.has(id)) recycle(id, view);
+  const els = renderEls;
+  els.length = 0;
+  for (const i of pins) if (i < start) els.push(place(shown, i, true));
+  for (let i = start; i < end; i++) els.push(place(shown, i, false));
+  for (const i of pins) if (i >= end) els.push(place(shown, i, true));
+  topSpacer.style.height = `${start * ROW_HEIGHT}px`;
+  bottomSpacer.style.height = `${(n - end) * ROW_HEIGHT}px`;
+  // The rows kept are in list order already: only new ones are inserted (moving a row with the
+  // focus in it would drop the focus).
+  let next = topSpacer.nextElementSibling;
+  for (const el of els) {
+    if (el === next) next = next.nextElementSibling;
+    else list.insertBefore(el, next);
+  }
+  windowStart = start;
+  windowEnd = end;
 }
 
-let orderRequested = false;
-async function refreshOrder() {
-  if (orderRequested) return;
-  orderRequested = true;
-  const movies = await conn.request("list");
-  orderRequested = false;
-  if (movies.ok) reconcile(movies.movies);
-  else complain("list", movies);
+/** The rows that stay in the DOM wherever the list is scrolled. */
+function pinnedIds() {
+  const ids = [];
+  const focused = document.activeElement?.closest?.("#list .row");
+  if (focused) ids.push(focused.dataset.movie);
+  if (gesture) ids.push(gesture.view.movie.id);
+  if (pinId !== null) ids.push(pinId);
+  return ids;
+}
+
+/** The row of shown[i], from the DOM, the pool or new. */
+function place(shown, i, pinned) {
+  const movie = shown[i];
+  let view = views.get(movie.id);
+  if (!view) {
+    view = pool.pop() ?? new RowView(movie, actionsFor(movie));
+    bind(view, movie);
+    views.set(movie.id, view);
+  } else if (view.movie !== movie) {
+    view.setMovie(movie, actionsFor(movie));  // changed while in the DOM, or listed again
+  }
+  view.setPosition(i + 1, shown.length);
+  if (pinned !== view.el.classList.contains("pinned")) view.el.classList.toggle("pinned", pinned);
+  if (pinned) view.el.style.top = `${i * ROW_HEIGHT}px`;
+  else if (view.el.style.top !== "") view.el.style.top = "";
+  return view.el;
+}
+
+/** A row from the pool shows `movie` as this page last knew it: its Row, its ghost, going away. */
+function bind(view, movie) {
+  view.rebind(movie, actionsFor(movie));
+  const row = rowState.get(movie.id);
+  if (row) {
+    view.apply(row);
+    view.offset = view.target;  // where the row is now: no spring from another movie's offset
+  }
+  const ghost = ghosts.get(movie.id);
+  if (ghost) { view.ghostOffset = ghost.offset; view.ghostLabel = ghost.label; }
+  if (removing.has(movie.id)) markRemoving(view);
+  view.draw(0, width);
+}
+
+function recycle(id, view) {
+  views.delete(id);
+  active.delete(view);
+  if (actionsRow === view.el) actionsRow = null;
+  view.el.remove();
+  if (pool.length < POOL_SIZE) pool.push(view);
+}
+
+list.addEventListener("scroll", () => render(), { passive: true });
+
+/** A `list` reply: the model, parsed once and used as it is (model.js), and the window. */
+function showList(movies) {
+  for (const timer of removing.values()) clearTimeout(timer);
+  removing.clear();
+  model.reset(movies);
+  render();
+  showCount();
+  if (document.activeElement === filterBox) prepareFilter();
+}
+
+/** Folds the titles for the filter while the page is idle, from when the filter box gets the
+ * focus (a person then takes longer to type than this takes), so that the first keystroke does
+ * not fold 100,000 titles; not before, because it gives each movie a string of its own, which a
+ * page nobody filters need not hold, nor make while rows are dragged. */
+let preparing = false;
+function prepareFilter() {
+  if (preparing) return;
+  preparing = true;
+  let from = 0;
+  const step = (deadline) => {
+    from = model.prepare(from, () => deadline.timeRemaining() > 2);
+    if (from >= 0) requestIdleCallback(step);
+    else preparing = false;
+  };
+  requestIdleCallback(step);
+}
+
+/** Whether shown[index]'s row is on screen (in the viewport, not only in the window). */
+function onScreen(index) {
+  const y = index * ROW_HEIGHT;
+  const top = list.scrollTop;
+  return y + ROW_HEIGHT > top && y < top + viewHeight;
+}
+
+/** Scrolls as little as puts shown[index] on screen, and renders. */
+function revealIndex(index) {
+  const y = index * ROW_HEIGHT;
+  const top = list.scrollTop;
+  if (y < top) list.scrollTop = y;
+  else if (y + ROW_HEIGHT > top + viewHeight) list.scrollTop = y + ROW_HEIGHT - viewHeight;
+  render();
+}
+
+/** Rows above the ones on screen changed by `rows` (+1 came, -1 went): the rows on screen stay. */
+function keepAnchored(rows) {
+  list.scrollTop += rows * ROW_HEIGHT;
+}
+
+/** Focuses `movie`'s row (rendering it first): scrolled to, or where it is with preventScroll. */
+function focusMovie(movie, preventScroll = false) {
+  const index = model.shownIndexOf(movie);
+  if (index < 0) return false;
+  if (!views.has(movie.id)) {
+    if (preventScroll) { pinId = movie.id; render(); }
+    else revealIndex(index);
+  }
+  views.get(movie.id)?.el.focus({ preventScroll });
+  pinId = null;  // the focus pins it from now on
+  return true;
+}
+
+/** The movie beside shown[index] (step +1 or -1) whose row is not going away. */
+function beside(index, step) {
+  const shown = model.shown;
+  let i = index + step;
+  while (i >= 0 && i < shown.length && removing.has(shown[i].id)) i += step;
+  return i >= 0 && i < shown.length ? shown[i] : undefined;
+}
+
+function addMovie(movie) {
+  model.add(movie);
+  drawGhost(movie.id);  // someone's finger may already be on it
+  render();
+  showCount();
+}
+
+function restoreMovie(movie) {
+  const { index, known } = model.restore(movie);
+  if (!known) console.info(`swiped: "${movie.id}" was restored; removed before this page listed, its place is not known here: shown at the end until the page lists again`);
+  if (index >= 0 && index < Math.floor(list.scrollTop / ROW_HEIGHT)) keepAnchored(+1);
+  drawGhost(movie.id);
+  render();
+  showCount();
+}
+
+function updateMovie(movie) {
+  if (model.update(movie) !== undefined) render();  // a row in the DOM shows it now; others when they come
 }
 
 /** Titles of movies removed while this page was open, for the Undo toast (its reply may come
  * after the removal's event). */
 const removedTitles = new Map();
 
-/** Animates a row away (whoever removed its movie), then drops it. */
-function removeView(id) {
-  const view = views.get(id);
-  if (!view || view.removing) return;
-  view.removing = true;
-  removedTitles.set(id, view.movie.title);
-  views.delete(id);
+/** A movie removed (by anyone): its row animates away when on screen, else goes at once. */
+function removeMovie(id) {
+  if (removing.has(id)) return;
+  const movie = model.get(id);
+  if (!movie) return;
+  removedTitles.set(id, movie.title);
+  rowState.delete(id);
   for (const peer of peers.values()) peer.rows.delete(id);  // its ghost goes with it (a restore starts clean)
-  active.delete(view);
-  if (gesture?.view === view) gesture = null;
-  const el = view.el;
-  const wasFocused = el.contains(document.activeElement);
-  const next = rowBeside(el, true) ?? rowBeside(el, false);
-  el.classList.add("removing");
-  el.removeAttribute("tabindex");
-  el.setAttribute("aria-hidden", "true");
-  if (wasFocused && next) next.focus({ preventScroll: true });
-  setTimeout(() => el.remove(), 350);
+  ghosts.delete(id);
+  if (gesture?.view.movie.id === id) gesture = null;
+  const view = views.get(id);
+  const index = model.shownIndexOf(movie);
+  // The focus goes to the next row (or the one before), as it would in a list without holes.
+  const focusTo = view?.el.contains(document.activeElement) ? beside(index, +1) ?? beside(index, -1) : undefined;
+  if (view && index >= 0 && onScreen(index)) {
+    removing.set(id, setTimeout(() => { removing.delete(id); drop(id, true); }, 350));
+    markRemoving(view);
+    active.delete(view);
+    if (focusTo) focusMovie(focusTo, true);
+  } else {
+    if (focusTo) { pinId = focusTo.id; render(); }
+    drop(id, false);
+    if (focusTo) focusMovie(focusTo, true);
+  }
+}
+
+function markRemoving(view) {
+  view.removing = true;
+  view.el.classList.add("removing");
+  view.el.removeAttribute("tabindex");
+  view.el.setAttribute("aria-hidden", "true");
+}
+
+/** The movie leaves the model. `animated`: its row collapsed in place (height 0 now), so nothing
+ * on screen moves; else a row above the screen keeps the rows on screen where they are. */
+function drop(id, animated) {
+  const wasInFlow = animated && views.has(id) && !views.get(id).el.classList.contains("pinned");
+  const index = model.remove(id);
+  if (index === undefined) return;
+  if (!wasInFlow && index >= 0 && (index + 1) * ROW_HEIGHT <= list.scrollTop) keepAnchored(-1);
+  render();
+  showCount();
+}
+
+/** A movie back while its row was still going away: the row stays. */
+function keepMovie(id) {
+  clearTimeout(removing.get(id));
+  removing.delete(id);
+  const view = views.get(id);
+  if (view) {
+    recycle(id, view);  // drawn afresh (its classes, its tabindex) by the next render
+    render();
+  }
+}
+
+// --- Filter (issue 33) -----------------------------------------------------------------------------
+// Narrows the list to the titles that contain the text, as it is typed (model.js: folded, and a
+// longer text searches only the last matches). The count of matches is shown, and said by its
+// live region. Escape clears it.
+const numbers = new Intl.NumberFormat("en");
+filterBox.addEventListener("input", () => applyFilter());
+filterBox.addEventListener("focus", () => prepareFilter());
+filterBox.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && filterBox.value !== "") {
+    filterBox.value = "";
+    applyFilter();
+    e.preventDefault();
+  } else if (e.key === "ArrowDown" && model.shown.length > 0) {
+    focusMovie(model.shown[0]);
+    e.preventDefault();
+  }
+});
+
+function applyFilter() {
+  model.filter(filterBox.value);
+  list.scrollTop = 0;
+  render();
+  showCount();
+}
+
+function showCount() {
+  const text = model.matches === null ? "" : model.matches.length === 1 ? "1 match" : `${numbers.format(model.matches.length)} matches`;
+  if (filterCount.textContent !== text) filterCount.textContent = text;
 }
 
 // --- Pointer gestures -----------------------------------------------------------------------------
@@ -285,7 +546,7 @@ function sendDrag(g) {
   conn.request("drag", { movie: g.view.movie.id, dx: g.dx }).then((reply) => {
     g.inFlight = false;
     if (reply.ok) showRow(reply.row);
-    else if (reply.error?.code === "not-found") removeView(g.view.movie.id);
+    else if (reply.error?.code === "not-found") removeMovie(g.view.movie.id);
     if (gesture === g) sendDrag(g);
   });
 }
@@ -350,7 +611,7 @@ function handleFire(reply, movie, vx) {
       // The row stays as the gesture left it: settle it, and say why nothing happened.
       toast("Read-only: this change is not allowed here.");
       closeRow(movie);
-    } else if (reply.error?.code === "not-found") removeView(movie);
+    } else if (reply.error?.code === "not-found") removeMovie(movie);
     else complain(reply.error?.code ?? "request", reply);
     return;
   }
@@ -377,7 +638,7 @@ function handleFire(reply, movie, vx) {
 // <body>, as a `:focus-visible` rule did). One row at a time. A pointer that focuses a row does
 // not show them, so that nothing moves under a finger.
 let actionsRow = null;
-let lastRow = null;  // the row the focus was last in
+let lastRowId = null;  // the movie of the row the focus was last in
 function showActions(li) {
   if (li === actionsRow) return;
   actionsRow?.classList.remove("show-actions");
@@ -386,7 +647,7 @@ function showActions(li) {
 }
 list.addEventListener("focusin", (e) => {
   const li = e.target.closest(".row");
-  if (li) lastRow = li;
+  if (li) lastRowId = li.dataset.movie;
   if (li && e.target.matches(":focus-visible")) showActions(li);
   else if (li !== actionsRow) showActions(null);
 });
@@ -394,10 +655,11 @@ list.addEventListener("focusout", (e) => {
   if (!actionsRow?.contains(e.relatedTarget)) showActions(null);
 });
 
-/** The row after (or before) `li` that can take the focus: rows going away cannot. */
-function rowBeside(li, forward) {
-  let el = forward ? li.nextElementSibling : li.previousElementSibling;
-  while (el && el.classList.contains("removing")) el = forward ? el.nextElementSibling : el.previousElementSibling;
+/** The row before `li` in the DOM that can take the focus (rows going away cannot); the caller
+ * has put the rows beside `li` in the DOM (keydown). */
+function rowBefore(li) {
+  let el = li.previousElementSibling;
+  while (el && (!el.classList.contains("row") || el.classList.contains("removing"))) el = el.previousElementSibling;
   return el;
 }
 
@@ -408,9 +670,14 @@ list.addEventListener("keydown", (e) => {
   if (!li || li.classList.contains("removing")) return;
   const view = views.get(li.dataset.movie);
   if (!view) return;
+  // Tab and the arrows go to the rows beside this one, which must be in the DOM: a row at the
+  // window's edge, or pinned out of it (the focus stayed while the list scrolled away), is
+  // scrolled to first, which puts a screen of rows on either side of it.
+  const index = model.shownIndexOf(view.movie);
+  if ((index > 0 && index <= windowStart) || (index >= 0 && index < model.shown.length - 1 && index >= windowEnd - 1)) revealIndex(index);
   // Before Tab moves on, the actions it goes through show: this row's, or on Shift-Tab from the
   // row itself the row before's (its last action comes before this row).
-  if (e.key === "Tab" && e.shiftKey && e.target === li) showActions(rowBeside(li, false));
+  if (e.key === "Tab" && e.shiftKey && e.target === li) showActions(rowBefore(li));
   else showActions(li);
   // On one of the row's buttons, Enter and Space are the button's; the arrows and Escape are the
   // row's (Escape also takes the focus back to the row).
@@ -441,15 +708,19 @@ list.addEventListener("keydown", (e) => {
       break;
     }
     case "Escape": closeRow(movie); if (e.target !== li) li.focus(); break;
-    case "ArrowDown": rowBeside(li, true)?.focus(); break;
-    case "ArrowUp": rowBeside(li, false)?.focus(); break;
+    case "ArrowDown":
+    case "ArrowUp": {
+      const to = beside(index, e.key === "ArrowDown" ? +1 : -1);
+      if (to) focusMovie(to);
+      break;
+    }
     default: return;
   }
   e.preventDefault();
 });
 
 function titleOf(movie) {
-  return views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? movie;
+  return views.get(movie)?.movie.title ?? removedTitles.get(movie) ?? model.get(movie)?.title ?? movie;
 }
 function actionLabel(action) {
   return [...layout.leading, ...layout.trailing].find((a) => a.action === action)?.label ?? action;
@@ -527,8 +798,9 @@ function toast(text, undo = null) {
  * the first row), not to <body>. */
 function leaveToast() {
   if (!toastEl.contains(document.activeElement)) return;
-  const row = lastRow?.isConnected && !lastRow.classList.contains("removing") ? lastRow : list.querySelector(".row:not(.removing)");
-  row?.focus({ preventScroll: true });
+  const movie = lastRowId !== null && !removing.has(lastRowId) ? model.get(lastRowId) : undefined;
+  if (movie && focusMovie(movie, true)) return;
+  list.querySelector(".row:not(.removing)")?.focus({ preventScroll: true });
 }
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
@@ -542,7 +814,12 @@ toastUndo.addEventListener("click", () => {
 // --- The row width --------------------------------------------------------------------------------
 // Measured here only, when the list resizes; a new viewport closes every row in the daemon.
 new ResizeObserver((entries) => {
-  const w = Math.round(entries[entries.length - 1].contentRect.width);
+  const box = entries[entries.length - 1].contentRect;
+  if (box.height !== viewHeight) {
+    viewHeight = box.height;
+    render();  // a taller list needs more rows in the DOM
+  }
+  const w = Math.round(box.width);
   const clamped = Math.max(100, Math.min(4000, w));
   if (clamped === width) return;
   width = clamped;
@@ -555,7 +832,11 @@ new ResizeObserver((entries) => {
 
 /** Rows the daemon closed at once (a new viewport, a recording's start): drawn closed now. */
 function closedNow(ids) {
-  for (const id of ids) { const v = views.get(id); if (v) { v.reset(); active.add(v); } }
+  for (const id of ids) {
+    rowState.delete(id);
+    const v = views.get(id);
+    if (v) { v.reset(); active.add(v); }
+  }
   requestFrame();
 }
 
@@ -563,6 +844,9 @@ function closedNow(ids) {
 // Another person's finger on a row, drawn faint at its offset under this page's own; null hides it.
 // `label` says whose it is.
 export function setGhost(movie, offset, label = "") {
+  // Kept for rows not in the DOM (drawn when they come), as their Rows are.
+  if (offset === null) ghosts.delete(movie);
+  else ghosts.set(movie, { offset, label });
   const view = views.get(movie);
   if (!view) return false;
   view.ghostOffset = offset;

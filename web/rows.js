@@ -32,10 +32,12 @@ function relativeLuminance(hex) {
 /** The tiles' colours, all readable under white text (5:1 or better). */
 export const POSTER_PALETTE = ["#A4262C", "#9A4A00", "#6B6B00", "#2E7D32", "#00695C", "#1565C0", "#5E35B1", "#AD1457"];
 
+const utf8 = new TextEncoder();
+
 /** FNV-1a, 32 bits, of the UTF-8 bytes of `text`. */
 export function fnv1a32(text) {
   let hash = 2166136261;
-  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
+  for (const byte of utf8.encode(text)) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
   return hash >>> 0;
 }
 
@@ -122,6 +124,9 @@ export class RowView {
     this.ghostOffset = null;    // another finger's offset (issue 18), drawn faint; null: none
     this.ghostLabel = "";       // whose finger it is, written at the ghost's edge that shows
     this.removing = false;
+    this.flags = -1;            // the flags drawn (watched 1, with friends 2)
+    this.position = 0;          // aria-posinset and aria-setsize as last written
+    this.size = 0;
 
     const li = document.createElement("li");
     li.className = "row";
@@ -157,10 +162,34 @@ export class RowView {
     this.setMovie(movie, actions);
   }
 
+  /** The view, taken from the pool of a virtualised list, now shows `movie`: every trace of the
+   * movie it showed before goes (its Row, ghost, classes); the caller draws it and gives it its
+   * position. */
+  rebind(movie, actions) {
+    this.reset();
+    this.removing = false;
+    this.ghostOffset = null;
+    this.ghostLabel = "";
+    if (this.el.className !== "row") this.el.className = "row";
+    this.el.tabIndex = 0;
+    this.el.removeAttribute("aria-hidden");
+    this.el.dataset.movie = movie.id;
+    this.setMovie(movie, actions);
+  }
+
+  /** aria-posinset / aria-setsize: the row's place in the whole list, most of which is not in
+   * the DOM. Written only when they change. */
+  setPosition(position, size) {
+    if (position !== this.position) { this.position = position; this.el.setAttribute("aria-posinset", String(position)); }
+    if (size !== this.size) { this.size = size; this.el.setAttribute("aria-setsize", String(size)); }
+  }
+
   /** The movie changed (title, flags): redraws the content and the accessibility actions. */
   setMovie(movie, actions) {
     this.movie = movie;
-    this.titleEl.textContent = movie.title;
+    // Only what changed is written: a row taken from the pool for another movie while the list
+    // scrolls fast is rewritten in every frame.
+    if (this.titleEl.textContent !== movie.title) this.titleEl.textContent = movie.title;
     const image = movie.image ?? "";
     if (image !== this.posterImage) {
       this.posterImage = image;
@@ -169,10 +198,16 @@ export class RowView {
       this.posterEl.style.background = tile.colour;
       this.posterEl.dataset.image = image;
     }
-    this.flagsEl.replaceChildren();
+    const flags = (movie.watched ? 1 : 0) | (movie.watchedWithFriends ? 2 : 0);
+    if (flags !== this.flags) {
+      this.flags = flags;
+      this.flagsEl.replaceChildren();
+      if (movie.watched) this.flagsEl.append(flagIcon("eye", "watched"));
+      if (movie.watchedWithFriends) this.flagsEl.append(flagIcon("person.3", "watched with friends"));
+    }
     const said = [movie.title];
-    if (movie.watched) { this.flagsEl.append(flagIcon("eye", "watched")); said.push("watched"); }
-    if (movie.watchedWithFriends) { this.flagsEl.append(flagIcon("person.3", "watched with friends")); said.push("watched with friends"); }
+    if (movie.watched) said.push("watched");
+    if (movie.watchedWithFriends) said.push("watched with friends");
     this.el.setAttribute("aria-label", said.join(", "));
     this.setActions(this.row?.accessibilityActions ?? actions);
   }

@@ -13,8 +13,8 @@ import unicodedata
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (ROOT, WEB, Bridge, Children, Daemon, axe, bridge_command, browser, build_dir, pixel,  # noqa: E402
-                     png_pixels, wait_until, websocket_handshake)
+from harness import (ROOT, WEB, Bridge, Children, Daemon, add_movies, axe, bridge_command, browser, build_dir,  # noqa: E402
+                     pixel, png_pixels, wait_until, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -35,9 +35,9 @@ class Page:
         self.driver = driver
         self.url = url
 
-    def load(self, query=""):
+    def load(self, query="", timeout=10):
         self.driver.get(self.url + query)
-        self.wait_online()
+        self.wait_online(timeout)
 
     def wait_online(self, timeout=10):
         wait_until(lambda: self.js("return document.getElementById('status').dataset.state") == "online",
@@ -353,6 +353,18 @@ class WebPageTests(WebTestCase):
         self.daemon.swipectl("restore", "the_green_mile")
         wait_until(lambda: self.page.titles() == SEED_TITLES, what="restored at its place")
 
+    def test_a_movie_removed_before_the_page_listed_comes_back_at_the_end_until_it_lists_again(self):
+        # A `restored` event does not say where the movie goes, and the page did not see it go
+        # (model.js): it shows it at the end rather than asking for the whole list again.
+        self.daemon.swipectl("remove", "inception")
+        self.page.load()
+        self.assertEqual(self.page.titles(), [t for t in SEED_TITLES if t != "Inception"])
+        self.daemon.swipectl("restore", "inception")
+        wait_until(lambda: self.page.titles() == [t for t in SEED_TITLES if t != "Inception"] + ["Inception"],
+                   what="Inception at the end")
+        self.page.load()
+        self.assertEqual(self.page.titles(), SEED_TITLES)
+
     def test_two_pages_see_each_others_changes(self):
         first = self.driver.current_window_handle
         self.driver.switch_to.new_window("window")
@@ -602,8 +614,9 @@ class KeyboardAndAccessibilityTests(WebTestCase):
             document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
         self.page.js("document.activeElement.blur()")
         # From the top of the page, real key presses: the toolbar, then the first row.
-        walk = [self.press(Keys.TAB) for _ in range(5)]
-        self.assertEqual(walk, [("record", None), ("share", None), ("watch", None), ("ask-delete", None), ("godfather", "row")])
+        walk = [self.press(Keys.TAB) for _ in range(6)]
+        self.assertEqual(walk, [("record", None), ("share", None), ("watch", None), ("ask-delete", None), ("filter", None),
+                                ("godfather", "row")])
         forward = [self.press(Keys.TAB) for _ in range(5)]
         self.assertEqual(forward, [("godfather", "action watched"), ("godfather", "action watched-with-friends"),
                                    ("godfather", "action delete"), ("dark_knight", "row"), ("dark_knight", "action watched")])
@@ -940,6 +953,236 @@ class LayoutShiftTests(WebTestCase):
         time.sleep(0.5)
         self.assertEqual(self.shifts_since(start), [])
         self.assertEqual(self.page.list_width(), width)  # and the daemon's viewport with it
+
+
+BIG = 100_000
+ODD_ONE = "Zyzzyva Nightfall"
+ROW_HEIGHT = 56
+
+
+def big_titles():
+    """The titles added after the seed's ten: Film 000001 … Film 099990, one of them the odd one."""
+    titles = [f"Film {i:06d}" for i in range(1, BIG - len(SEED_TITLES) + 1)]
+    titles[-3] = ODD_ONE
+    return titles
+
+
+# Every rendered row, in DOM order: [movie, aria-posinset, aria-setsize, title, pinned].
+ROWS = """return [...document.querySelectorAll('#list .row:not(.removing)')].map(r =>
+    [r.dataset.movie, +r.getAttribute('aria-posinset'), +r.getAttribute('aria-setsize'),
+     r.querySelector('.title').textContent, r.classList.contains('pinned')])"""
+
+
+class BigListTests(WebTestCase):
+    """Issue 33: 100,000 movies made through the daemon. The page keeps a few screens of rows in
+    the DOM, tells screen readers the list's size and each row's place, and everything works on a
+    row far down the list: a drag, a tap, Undo at its place without listing again, a filter, the
+    keyboard, and changes by others to rows that are not in the DOM."""
+
+    @classmethod
+    def start_servers(cls):
+        super().start_servers()
+        titles = big_titles()
+        started = time.monotonic()
+        add_movies(cls.daemon.socket, titles)
+        sys.stderr.write(f"\n  ({len(titles):,} movies added in {time.monotonic() - started:.1f} s) ")
+        cls.titles = [*SEED_TITLES, *titles]
+
+    def setUp(self):
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SENT_LINES})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.page.load(timeout=60)
+        # Every test leaves the list as it found it.
+        self.assertEqual(self.rows()[0][2], BIG)
+
+    def rows(self):
+        return [tuple(r) for r in self.page.js(ROWS)]
+
+    def bound(self):
+        """A few screens of rows: the one shown, one above and one below, and the pinned ones."""
+        return 3 * -(-self.page.js("return document.getElementById('list').clientHeight") // ROW_HEIGHT) + 3
+
+    def assert_a_few_screens(self, size=BIG):
+        rows = self.rows()
+        self.assertLessEqual(len(rows), self.bound())
+        self.assertGreater(len(rows), 5)
+        self.assertEqual({r[2] for r in rows}, {size})
+        flow = [r[1] for r in rows if not r[4]]
+        self.assertEqual(flow, list(range(flow[0], flow[0] + len(flow))))
+        return rows
+
+    def scroll_to(self, index):
+        """Scrolls the list to row `index` (0-based) at the top, and waits two frames."""
+        self.driver.execute_async_script("""const [top, done] = arguments;
+            document.getElementById('list').scrollTop = top;
+            requestAnimationFrame(() => requestAnimationFrame(() => done()));""", index * ROW_HEIGHT)
+
+    def lists_sent(self):
+        return [line for line in self.page.js("return sentLines") if json.loads(line)["op"] == "list"]
+
+    def watch(self):
+        """A client subscribed from now on: next_event() is the next stored change."""
+        client = self.daemon.client()
+        self.addCleanup(client.close)
+        self.assertTrue(client.request("subscribe")["ok"])
+        return client
+
+    def next_event(self, client):
+        while True:
+            message = client.read()
+            if message.get("event") == "movie":
+                return message["kind"], message["movie"]["id"]
+
+    def id_at(self, index):
+        return self.page.js(f"return document.querySelector('#list .row[aria-posinset=\"{index + 1}\"]').dataset.movie")
+
+    def test_the_dom_holds_a_few_screens_and_aria_the_whole_list(self):
+        rows = self.assert_a_few_screens()
+        self.assertEqual([r[3] for r in rows[:len(SEED_TITLES)]], SEED_TITLES)
+        self.assertEqual(rows[0][1], 1)
+        self.assertEqual(self.page.js("return document.getElementById('list').scrollHeight"), BIG * ROW_HEIGHT)
+        for index in (BIG // 2, BIG - 1):
+            self.scroll_to(index)
+            rows = self.assert_a_few_screens()
+            self.assertIn(index + 1, [r[1] for r in rows])
+            for movie, position, _, title, _ in rows:
+                self.assertEqual(title, self.titles[position - 1])
+        # At the end, the last row is on screen, in the list's box.
+        self.assertEqual(rows[-1][1], BIG)
+        last = self.page.rect(self.page.row(rows[-1][0]))
+        box = self.page.rect(self.driver.find_element("id", "list"))
+        self.assertLessEqual(last[1] + last[3], box[1] + box[3] + 0.5)
+        self.assertGreaterEqual(last[1], box[1])
+
+    def test_a_drag_and_a_tap_on_a_row_near_the_end_and_undo_puts_it_back_without_listing(self):
+        self.scroll_to(BIG - 1)
+        movie = self.id_at(BIG - 5)
+        watch = self.watch()
+        self.page.drag(movie, 300, kind="mouse")
+        self.assertEqual(self.next_event(watch), ("watched-toggled", movie))
+        wait_until(lambda: self.page.has_flag(movie, "eye"), what="the eye on the row")
+        wait_until(lambda: self.page.phase(movie) == "closed", timeout=3, what="the row to close")
+        self.page.drag(movie, 300, kind="touch")
+        self.assertEqual(self.next_event(watch), ("watched-toggled", movie))
+        wait_until(lambda: not self.page.has_flag(movie, "eye"), what="the eye gone")
+        # A tap on its Delete button, then Undo: back at its place, and `list` was asked once.
+        self.page.drag(movie, -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase(movie) == "open", what="the row open")
+        button = self.page.row(movie).find_element("css selector", '.buttons button[data-action="delete"]')
+        wait_until(lambda: abs(self.page.rect(button)[2] - 70) < 0.5, what="the button to settle at 70 points")
+        button.click()
+        self.assertEqual(self.next_event(watch), ("removed", movie))
+        wait_until(lambda: not self.page.has_row(movie), what="the row gone")
+        wait_until(lambda: self.rows()[0][2] == BIG - 1, what="aria-setsize one less")
+        self.assertNotIn(movie, [r[0] for r in self.assert_a_few_screens(BIG - 1)])
+        self.driver.find_element("id", "toast-undo").click()
+        self.assertEqual(self.next_event(watch), ("restored", movie))
+        wait_until(lambda: self.page.has_row(movie) and self.rows()[0][2] == BIG, what="the row back")
+        self.assertEqual(self.id_at(BIG - 5), movie)
+        self.assertEqual([r[3] for r in self.assert_a_few_screens() if r[1] >= BIG - 8],
+                         self.titles[BIG - 9:])
+        self.assertEqual(len(self.lists_sent()), 1)
+
+    def test_a_filter_finds_one_movie_and_escape_clears_it(self):
+        box = self.driver.find_element("id", "filter")
+        count = self.driver.find_element("id", "filter-count")
+        self.assertEqual((count.get_attribute("role"), count.get_attribute("aria-live")), ("status", "polite"))
+        self.assertEqual(count.text, "")
+        box.send_keys("zyzz")
+        wait_until(lambda: len(self.rows()) == 1, what="one row")
+        self.assertEqual(self.rows(), [(self.id_at(0), 1, 1, ODD_ONE, False)])
+        self.assertEqual(count.text, "1 match")
+        # Narrowing and widening as it is typed: "film 0999" is Film 099900 … Film 099990 less the odd one.
+        box.send_keys(Keys.BACKSPACE * 4, "FILM 0999")
+        expected = sum(1 for t in self.titles if "film 0999" in t.lower())
+        self.assertEqual(expected, 90)
+        wait_until(lambda: count.text == "90 matches", what="90 matches")
+        self.assert_a_few_screens(90)
+        box.send_keys(Keys.ESCAPE)
+        wait_until(lambda: count.text == "", what="the count gone")
+        self.assertEqual(box.get_attribute("value"), "")
+        rows = self.assert_a_few_screens()
+        self.assertEqual(rows[0][1], 1)
+
+    def test_changes_to_rows_not_in_the_dom_are_seen_when_scrolled_there(self):
+        self.scroll_to(0)
+        gone, changed = f"film_{BIG - 30:06d}", f"film_{BIG - 25:06d}"
+        index = self.titles.index(f"Film {BIG - 30:06d}")
+        self.assertFalse(self.page.has_row(gone))
+        self.assertFalse(self.page.has_row(changed))
+        # Another client's changes (swipectl's ops; swipectl itself reads the whole list to name a
+        # movie, too slow at this length until issue 33's item 4).
+        other = self.daemon.client()
+        self.addCleanup(other.close)
+        self.assertTrue(other.request("remove", movie=gone)["ok"])
+        self.assertTrue(other.request("toggle-watched", movie=changed)["ok"])
+        wait_until(lambda: self.rows()[0][2] == BIG - 1, what="aria-setsize one less")
+        self.scroll_to(index - 5)
+        rows = self.assert_a_few_screens(BIG - 1)
+        self.assertNotIn(gone, [r[0] for r in rows])
+        self.assertEqual(self.id_at(index), f"film_{BIG - 29:06d}")
+        self.assertTrue(self.page.has_flag(changed, "eye"))
+        # Restored while scrolled away: back at its place when scrolled there again.
+        self.scroll_to(0)
+        self.assertTrue(other.request("restore", movie=gone)["ok"])
+        self.assertTrue(other.request("toggle-watched", movie=changed)["ok"])
+        wait_until(lambda: self.rows()[0][2] == BIG, what="aria-setsize back")
+        self.scroll_to(index - 5)
+        self.assertEqual(self.id_at(index), gone)
+        self.assertFalse(self.page.has_flag(changed, "eye"))
+        self.assertEqual(len(self.lists_sent()), 1)
+
+    def test_an_open_row_and_a_ghost_are_drawn_again_when_scrolled_back_to(self):
+        self.scroll_to(BIG // 2)
+        movie = self.id_at(BIG // 2 + 2)
+        self.page.drag(movie, -90, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase(movie) == "open", what="the row open")
+        far = f"film_{BIG - 40:06d}"
+        self.assertFalse(self.page.js(f"return swipedPage.setGhost('{far}', -50)"))  # not in the DOM: kept
+        self.driver.find_element("id", "filter").click()  # the focus off the row: nothing pins it
+        self.scroll_to(self.titles.index(f"Film {BIG - 40:06d}") - 3)
+        self.assertFalse(self.page.has_row(movie))
+        wait_until(lambda: self.page.ghost(far) == -50, what="the ghost drawn when scrolled to")
+        self.scroll_to(BIG // 2)
+        self.assertEqual(self.page.phase(movie), "open")
+        self.assertEqual(self.page.js(f"""return new DOMMatrix(getComputedStyle(document.querySelector(
+            '#list .row[data-movie="{movie}"] .content')).transform).m41"""), -70)
+        self.page.row(movie).find_element("css selector", ".content").click()  # a tap closes it
+        wait_until(lambda: self.page.phase(movie) == "closed", what="the row closed")
+
+    def test_the_keyboard_goes_on_past_the_rows_in_the_dom(self):
+        self.page.js("arguments[0].focus()", self.page.row("godfather"))
+        first = self.rows()
+        for _ in range(len(first) + 5):
+            ActionChains(self.driver).send_keys(Keys.ARROW_DOWN).perform()
+        position = len(first) + 6
+        focused = self.page.js("return [+document.activeElement.getAttribute('aria-posinset'), document.activeElement.dataset.movie]")
+        self.assertEqual(focused, [position, self.id_at(position - 1)])
+        self.assert_a_few_screens()
+        # Scrolled far away, the focused row stays in the DOM (pinned at its place) ...
+        self.scroll_to(BIG // 2)
+        rows = self.assert_a_few_screens()
+        self.assertIn((focused[1], position, BIG, self.titles[position - 1], True), rows)
+        # ... Shift-Tab goes to the row before it (its last action), scrolled back to ...
+        ActionChains(self.driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        self.assertEqual(self.page.js("const a = document.activeElement; return [+a.closest('.row')?.getAttribute('aria-posinset'), a.dataset.perform]"),
+                         [position - 1, "delete"])
+        self.assertNotIn(True, [r[4] for r in self.assert_a_few_screens()])
+        ActionChains(self.driver).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(self.page.js("return +document.activeElement.getAttribute('aria-posinset')"), position)
+        # ... and, scrolled away again, ↓ goes to the row after it.
+        self.scroll_to(BIG // 2)
+        ActionChains(self.driver).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(self.page.js("return +document.activeElement.getAttribute('aria-posinset')"), position + 1)
+        self.assertNotIn(True, [r[4] for r in self.assert_a_few_screens()])
+        # Tab from the last row in the DOM goes through its actions to the row after it.
+        last = self.rows()[-1]
+        self.page.js("arguments[0].focus({preventScroll: true})", self.page.row(last[0]))
+        for _ in range(4):
+            ActionChains(self.driver).send_keys(Keys.TAB).perform()
+        self.assertEqual(self.page.js("return [+document.activeElement.getAttribute('aria-posinset'), document.activeElement.classList.contains('row')]"),
+                         [last[1] + 1, True])
 
 
 class ForeignOriginTests(WebTestCase):
