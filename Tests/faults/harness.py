@@ -242,12 +242,21 @@ class Postgres:
         return p.stdout.strip()
 
     def kill9(self):
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """kill -9 of every process of the server: PostgreSQL's children call setsid(), so the
+        postmaster's process group is the postmaster alone; all of them are in this node's
+        namespace, and nothing else is."""
+        pids = run(["ip", "netns", "pids", self.h.net.ns(self.node)], check=False, quiet=True).stdout.split()
+        for p in pids:
+            try:
+                os.kill(int(p), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+        if self.proc:
             self.proc.wait()
-        # Backends are in the postmaster's process group, but a walsender that was exec'd… all are
-        # children of the postmaster: wait until none is left holding the data directory.
-        time.sleep(0.3)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and run(["ip", "netns", "pids", self.h.net.ns(self.node)], check=False,
+                                                  quiet=True).stdout.split():
+            time.sleep(0.05)
 
     def stop_fast(self):
         if self.proc and self.proc.poll() is None:
@@ -272,6 +281,9 @@ class Postgres:
         try:
             p = run(AS_POSTGRES + [os.path.join(PGBIN, "postgres"), "--single", "-D", self.data, "-k", self.sock,
                                    "postgres"], ns=self.h.net.ns(self.node), input="", timeout=300, cwd=self.dir)
+            # A just-promoted server's control file names its new timeline only after a
+            # checkpoint; before it pg_rewind finds "the same timeline" and rewinds nothing.
+            source.psql("CHECKPOINT")
             q = self.pg("pg_rewind", ["--target-pgdata", self.data, "-R", "--source-server",
                                       f"host={ADDR[source.node]} user=postgres dbname=postgres"], timeout=600)
             with open(notes, "a") as f:

@@ -10,9 +10,14 @@ CONTROL is a JSON file, read again every 0.2 s: {"delay_ms": 50, "jitter_ms": 20
 unreadable means no delay. Loss is not done here: the harness drops packets with nftables
 (`numgen random`), so that TCP retransmits them as on a real lossy link.
 
-When the target refuses or the connection breaks on either side, the other side is closed: a
-server whose process died (its host still up) is seen by the daemon as a closed connection, as
-without the proxy. A silent partition is never made between the proxy and a server: the
+The proxy listens on a route only while its target accepts connections (probed every 0.1 s):
+a server whose process died while its host is up refuses connections (RST), and so does the
+proxy then. (A proxy that accepted and then closed would hide the next host from the daemons:
+libpq does not try the next host of a multi-host CONNINFO when the first accepts TCP and closes
+during the start-up exchange: "server closed the connection unexpectedly", and the whole
+connection attempt fails. docs/postgres.md, "Faults, checked", has what that means for a
+deployment with a proxy or load balancer per host.) When a connection breaks on either side,
+the other side is closed. A silent partition is never made between the proxy and a server: the
 harness cuts the daemon's side, where the daemon's own TCP notices it (the proxy would
 otherwise acknowledge the daemon's bytes and hide the partition from the keepalives).
 """
@@ -92,20 +97,47 @@ async def serve(target_host, target_port, client_reader, client_writer):
     await asyncio.gather(pump(client_reader, server_writer), pump(server_reader, client_writer))
 
 
+async def probe(host, port):
+    try:
+        _, w = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=0.5)
+    except (OSError, asyncio.TimeoutError):
+        return False
+    w.close()
+    return True
+
+
+async def route(lhost, lport, thost, tport):
+    """Listens on lhost:lport while thost:tport accepts connections."""
+    server = None
+
+    def handler(r, w):
+        return serve(thost, tport, r, w)
+
+    while True:
+        up = await probe(thost, tport)
+        if up and server is None:
+            try:
+                server = await asyncio.start_server(handler, lhost, lport, reuse_address=True)
+                print(f"listening on {lhost}:{lport} ({thost}:{tport} accepts)", flush=True)
+            except OSError as e:
+                print(f"cannot listen on {lhost}:{lport}: {e}", flush=True)
+        elif not up and server is not None:
+            server.close()
+            server = None
+            print(f"not listening on {lhost}:{lport} ({thost}:{tport} refuses)", flush=True)
+        await asyncio.sleep(0.1)
+
+
 async def main(control, routes):
     asyncio.ensure_future(watch_control(control))
-    servers = []
-    for route in routes:
-        listen, target = route.split("=")
+    tasks = []
+    for r in routes:
+        listen, target = r.split("=")
         lhost, lport = listen.rsplit(":", 1)
         thost, tport = target.rsplit(":", 1)
-
-        def handler(r, w, thost=thost, tport=int(tport)):
-            return serve(thost, tport, r, w)
-
-        servers.append(await asyncio.start_server(handler, lhost, int(lport), reuse_address=True))
+        tasks.append(route(lhost, int(lport), thost, int(tport)))
     print("proxy ready", flush=True)
-    await asyncio.gather(*(s.serve_forever() for s in servers))
+    await asyncio.gather(*tasks)
 
 
 if __name__ == "__main__":
