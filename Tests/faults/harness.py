@@ -868,7 +868,7 @@ class Harness:
                     "latency": lambda: self.f_latency(brief),
                     "failover": lambda: self.f_failover(brief),
                     "kill-daemon": lambda: self.f_kill_daemon(brief / 2, d),
-                    "sync-part": lambda: self.f_sync_part(brief),
+                    "sync-part": lambda: self.f_sync_part(long_),
                     "sigterm-cut": lambda: self.f_sigterm_cut(3, d),
                     "combo": lambda: self.f_combo(brief, rng),
                     "sync-part-failover": lambda: self.f_sync_part_failover(brief),
