@@ -692,6 +692,24 @@ class Harness:
     def fault(self, kind, phase, **detail):
         self.history.add(dict({"type": "fault", "kind": kind, "phase": phase}, **detail))
         log(f"fault {kind} {phase} {detail if detail else ''}")
+        if phase == "heal":
+            threading.Thread(target=self.snapshot_activity, args=(f"{kind} healed + 5 s",), daemon=True).start()
+
+    def snapshot_activity(self, label):
+        """What the primary's sessions do 5 s after a heal, into activity.log (a stall's cause)."""
+        time.sleep(5)
+        try:
+            out = self.pg[self.primary].psql(
+                "SELECT pid, client_addr, client_port, state, wait_event_type, wait_event, "
+                "round(extract(epoch FROM now() - xact_start)::numeric, 2) AS xact_s, "
+                "(SELECT string_agg(locktype || ':' || mode, ',') FROM pg_locks l WHERE l.pid = a.pid AND granted "
+                "AND locktype IN ('advisory', 'tuple')) AS locks, left(query, 50) "
+                "FROM pg_stat_activity a WHERE datname = 'swiped' AND pid <> pg_backend_pid()", db="swiped",
+                timeout=10, check=False)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+            out = str(e)
+        with open(os.path.join(self.dir, "activity.log"), "a") as f:
+            f.write(f"--- t={self.history.now():.1f} {label}, primary {self.primary}\n{out}\n")
 
     def sleep(self, seconds):
         end = time.monotonic() + seconds
@@ -846,6 +864,12 @@ class Harness:
         rng = random.Random(self.rid)
         kinds = ["part-link", "part-nft", "isolate-primary", "flap", "latency", "failover", "kill-daemon",
                  "sync-part", "sigterm-cut", "combo", "sync-part-failover"]
+        if short:
+            # Three minutes: the failover and the synchronous standby's partition come as one,
+            # sync-part-failover (the standby cut off, then the primary killed and the standby
+            # promoted, then the old primary rejoined).
+            kinds = ["part-link", "part-nft", "isolate-primary", "flap", "latency", "kill-daemon",
+                     "sync-part-failover", "sigterm-cut", "combo"]
         if self.args.only:
             kinds = self.args.only.split(",")
         cycle = 0
@@ -853,10 +877,12 @@ class Harness:
             cycle += 1
             for kind in kinds:
                 # Partitions last longer than the ≈ 15 s the store's keepalives take to notice.
-                long_ = 20 if short else rng.uniform(18, 40)
-                brief = 6 if short else rng.uniform(5, 20)
+                long_ = 16 if short else rng.uniform(18, 40)
+                brief = 4 if short else rng.uniform(5, 20)
                 d = rng.choice(DAEMONS)
-                need = {"failover": brief + 40, "sync-part-failover": brief * 2 + 40}.get(kind, long_ + 15)
+                need = {"failover": brief + 25, "sync-part-failover": brief * 2 + 25, "sync-part": long_ + 5,
+                        "sigterm-cut": 10}.get(kind, (brief if kind in ("flap", "latency", "combo", "kill-daemon")
+                                                      else long_) + 5)
                 if time.monotonic() + need + self.args.reserve > self.deadline:
                     log(f"time budget: stopping the faults before {kind} (cycle {cycle})")
                     return
@@ -868,12 +894,12 @@ class Harness:
                     "latency": lambda: self.f_latency(brief),
                     "failover": lambda: self.f_failover(brief),
                     "kill-daemon": lambda: self.f_kill_daemon(brief / 2, d),
-                    "sync-part": lambda: self.f_sync_part(long_),
+                    "sync-part": lambda: self.f_sync_part(8 if short else long_),
                     "sigterm-cut": lambda: self.f_sigterm_cut(3, d),
                     "combo": lambda: self.f_combo(brief, rng),
                     "sync-part-failover": lambda: self.f_sync_part_failover(brief),
                 }[kind]()
-                self.sleep(3 if short else rng.uniform(3, 8))
+                self.sleep(2 if short else rng.uniform(3, 8))
             if short:
                 return
 
@@ -895,13 +921,19 @@ class Harness:
         self.stop_subscribers.set()
         for t in getattr(self, "sub_threads", []):
             t.join(timeout=5)
+        # The final log from a daemon first, then the keys of those very positions, then the
+        # head: commands still queued in a daemon (their clients gone) may commit meanwhile, and
+        # the log read is a prefix of the table either way.
+        events = self.read_history()
+        last = events[-1]["seq"] if events else 0
         rows = self.pg[self.primary].psql(
-            "SELECT json_build_object('seq', seq, 'key', key) FROM swiped_events ORDER BY seq", db="swiped")
+            "SELECT json_build_object('seq', seq, 'key', key) FROM swiped_events WHERE seq <= %d ORDER BY seq" % last,
+            db="swiped")
         keys = {}
         for line in rows.splitlines():
             r = json.loads(line)
             keys[r["seq"]] = r["key"]
-        events = self.read_history()
+        head = int(self.pg[self.primary].psql("SELECT seq FROM swiped_head", db="swiped"))
         for e in events:
             rec = {"type": "final", "seq": e["seq"], "kind": e["kind"], "movie": e["movie"],
                    "key": keys.get(e["seq"])}
@@ -909,7 +941,7 @@ class Harness:
                 rec["undoes"] = e["undoes"]
             self.history.add(rec)
         self.history.add({"type": "final-end", "head": head, "events": len(events), "rows": len(keys)})
-        log(f"final log: {len(events)} events (head {head}, {len(keys)} rows)")
+        log(f"final log: {len(events)} events (head {head}, {len(keys)} rows up to {last})")
 
     def subscriber_heads(self):
         heads = {}
@@ -990,6 +1022,8 @@ def main():
         h.setup()
         h.start_workload()
         h.sleep(5)
+        if args.short and args.reserve == 60:
+            args.reserve = 25
         h.schedule(args.short)
         h.sleep(5)
         h.finish()

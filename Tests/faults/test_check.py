@@ -134,6 +134,11 @@ class CheckTests(unittest.TestCase):
         self.assertFails(h, "all went through")
         self.assertFails(h, "where the movie's version before it was 5")
 
+    def test_a_final_log_longer_than_the_table(self):
+        h = good_history()
+        h[find(h, type="final-end")].update(rows=6)
+        self.assertFails(h, "the table has 6 rows")
+
     def test_a_gap_in_a_subscription(self):
         h = good_history()
         del h[find(h, type="event", sub="d1", seq=5)]
