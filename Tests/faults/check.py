@@ -26,12 +26,12 @@ has `type` and `t` (seconds since the run started, one monotonic clock for every
   sub-refused sub, from, code, message: a `subscribe` was refused (retried).
   sub-lost    sub, why: the subscription's connection ended (the next `sub` starts again from
               the last seq shown).
-  event       sub, seq, kind, movie, [undoes]: a `movie` event the subscriber was shown.
+  event       sub, seq, kind, movie, at, [undoes]: a `movie` event the subscriber was shown.
   read        daemon, op ("list" or "swipe": a drag and a release), ok, lat (seconds, or null when
               the connection broke), [seq, movies]: a `list` answer (movies only sometimes).
   fault       kind, phase ("start", "kill", "promoted", "exited", "heal"), and what it hit.
   daemon      daemon, what ("started", "start-failed", "exited"), [rc, pid].
-  final       seq, kind, movie, key, [undoes]: the final log, from `history` on a daemon after
+  final       seq, kind, movie, key, at, [undoes]: the final log, from `history` on a daemon after
               every fault was healed, with each event's `key` from swiped_events. In seq order.
   final-end   events (read), rows (rows of swiped_events up to the last event read), head
               (swiped_head on the primary, read after them: commands still queued may have committed).
@@ -122,6 +122,11 @@ def apply(state, ever, kind, movie):
 
 
 def same_event(a, b):
+    """The same event: kind, movie, undoes, and `at` (the time it was stored) when both have it, so
+    that an event lost and then written again alike at the same position (a retried toggle
+    decided on the same state) still counts as a different event."""
+    if a.get("at") is not None and b.get("at") is not None and a["at"] != b["at"]:
+        return False
     return a["kind"] == b["kind"] and a["movie"] == b["movie"] and a.get("undoes") == b.get("undoes")
 
 
@@ -280,8 +285,8 @@ def check(records):
                         f"which the final log (head {head}) does not have")
             elif not same_event(e, r):
                 anomalies += 1
-                problem(f"subscriber {s}: shown seq {r['seq']} as {r['kind']} {r['movie']} (t={r['t']}), the final "
-                        f"log has {e['kind']} {e['movie']}")
+                problem(f"subscriber {s}: shown seq {r['seq']} as {r['kind']} {r['movie']} at {r.get('at')} "
+                        f"(t={r['t']}), the final log has {e['kind']} {e['movie']} at {e.get('at')}")
             nxt[s] = r["seq"] + 1
     stats["subscriber events"] = sum(shown.values())
     stats["subscriber anomalies"] = anomalies

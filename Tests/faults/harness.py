@@ -534,7 +534,7 @@ def subscriber(h, daemon):
                     continue
                 if msg.get("event") == "movie":
                     rec = {"type": "event", "sub": daemon.name, "seq": msg["seq"], "kind": msg["kind"],
-                           "movie": msg["movie"]}
+                           "movie": msg["movie"], "at": msg.get("at")}
                     if "undoes" in msg:
                         rec["undoes"] = msg["undoes"]
                     h.history.add(rec)
@@ -936,7 +936,7 @@ class Harness:
         head = int(self.pg[self.primary].psql("SELECT seq FROM swiped_head", db="swiped"))
         for e in events:
             rec = {"type": "final", "seq": e["seq"], "kind": e["kind"], "movie": e["movie"],
-                   "key": keys.get(e["seq"])}
+                   "key": keys.get(e["seq"]), "at": e.get("at")}
             if "undoes" in e:
                 rec["undoes"] = e["undoes"]
             self.history.add(rec)

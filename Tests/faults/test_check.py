@@ -155,6 +155,14 @@ class CheckTests(unittest.TestCase):
         h[find(h, type="event", sub="d1", seq=7)]["movie"] = movie("b", 7, watched=True)
         self.assertFails(h, "subscriber d1: shown seq 7 as restored")
 
+    def test_a_subscriber_shown_an_event_lost_then_written_again_alike(self):
+        h = good_history()
+        h[find(h, type="final", seq=7)]["at"] = "2026-12-03T09:00:00.000002Z"
+        h[find(h, type="event", sub="d2", seq=7)]["at"] = "2026-12-03T09:00:00.000001Z"
+        self.assertFails(h, "subscriber d2: shown seq 7 as restored")
+        h[find(h, type="event", sub="d2", seq=7)]["at"] = "2026-12-03T09:00:00.000002Z"
+        self.assertEqual(self.problems(h), [])
+
     def test_a_refused_resubscription(self):
         h = good_history()
         h.append({"type": "sub-refused", "sub": "d2", "from": 9, "code": "bad-request", "message": "from", "t": 99})
