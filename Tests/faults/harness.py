@@ -322,7 +322,7 @@ class Daemon:
 
     def conninfo(self):
         return (f"host={ADDR['r']},{ADDR['r']} port={PROXY_PORT['pg1']},{PROXY_PORT['pg2']} dbname=swiped "
-                f"user=postgres target_session_attrs=read-write")
+                f"user=postgres target_session_attrs=read-write application_name=swiped-{self.name}")
 
     def start(self, wait=True, timeout=120):
         """Starts it (again); retries while it cannot start (the database unreachable)."""
@@ -700,7 +700,7 @@ class Harness:
         time.sleep(5)
         try:
             out = self.pg[self.primary].psql(
-                "SELECT pid, client_addr, client_port, state, wait_event_type, wait_event, "
+                "SELECT pid, application_name, client_port, state, wait_event_type, wait_event, "
                 "round(extract(epoch FROM now() - xact_start)::numeric, 2) AS xact_s, "
                 "(SELECT string_agg(locktype || ':' || mode, ',') FROM pg_locks l WHERE l.pid = a.pid AND granted "
                 "AND locktype IN ('advisory', 'tuple')) AS locks, left(query, 50) "
