@@ -352,11 +352,22 @@ def measure(records):
                 rets.append((c["daemon"], c["t"], r["t"], r["result"]))
     reads = [r for r in records if r["type"] == "read"]
     out = []
+    starts = sorted(f["start"] for f in faults)
     for f in faults:
         d = f["detail"]
         hit = [d["daemon"]] if "daemon" in d else ["d1", "d2", "d3"]
         start, heal = f["start"], f["heal"]
         back_from = f.get("promoted", heal)
+        # The daemons the fault did not hit: their longest stretch without an `ok` from the
+        # start to 10 s after the heal or the next fault's start (a cut daemon's transaction
+        # may hold the others up).
+        others = [dn for dn in ("d1", "d2", "d3") if dn not in hit]
+        until = min([heal + 10] + [s for s in starts if s > start] + [max(r["t"] for r in records)])
+        stall = 0.0
+        for dn in others:
+            oks = sorted(x[2] for x in rets if x[0] == dn and x[3] == "ok" and start <= x[2] <= until)
+            edges = [start] + oks + [until]
+            stall = max([stall] + [b - a for a, b in zip(edges, edges[1:])])
         for dn in hit:
             mine = [x for x in rets if x[0] == dn]
             during = [x for x in mine if start <= x[2] <= heal]
@@ -380,6 +391,7 @@ def measure(records):
                 "recovery": None if not oks_after else round(min(oks_after) - back_from, 2),
                 "recovery_from": "promotion" if "promoted" in f else "heal",
                 "sigterm_seconds": f.get("sigterm_seconds"),
+                "others_stall": round(stall, 2) if others else None,
             })
     return out
 
@@ -392,8 +404,8 @@ def summarize(rows):
             kinds.append(r["kind"])
     lines.append("| fault | injected | first `unavailable` after | longest wait for it | writes ok / unavailable / "
                  "in doubt meanwhile | lists ok, p99 | swipes ok, p99 | first ok after heal or promotion: "
-                 "p50 / max |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+                 "p50 / max | the other daemons: longest time without an ok |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for k in kinds:
         rs = [r for r in rows if r["kind"] == k]
         n = len({(r["t"]) for r in rs})
@@ -403,6 +415,7 @@ def summarize(rows):
         norec = sum(1 for r in rs if r["recovery"] is None)
         lp = [r["list_p99"] for r in rs if r["list_p99"] is not None]
         sp = [r["swipe_p99"] for r in rs if r["swipe_p99"] is not None]
+        st = [r["others_stall"] for r in rs if r["others_stall"] is not None]
 
         def rng(v, unit="s"):
             return "–" if not v else (f"{min(v):.2f}–{max(v):.2f} {unit}" if len(v) > 1 else f"{v[0]:.2f} {unit}")
@@ -412,7 +425,7 @@ def summarize(rows):
             f"{sum(r['lists_ok'] for r in rs)}/{sum(r['lists'] for r in rs)}, {max(lp) * 1000 if lp else 0:.0f} ms | "
             f"{sum(r['swipes_ok'] for r in rs)}/{sum(r['swipes'] for r in rs)}, {max(sp) * 1000 if sp else 0:.0f} ms | "
             f"{('%.2f / %.2f s' % (pct(rec, 50), max(rec))) if rec else '–'}"
-            f"{f' ({norec} never)' if norec else ''} |")
+            f"{f' ({norec} never)' if norec else ''} | {('%.2f s' % max(st)) if st else '–'} |")
     sig = [r["sigterm_seconds"] for r in rows if r["sigterm_seconds"] is not None]
     if sig:
         lines.append(f"\nSIGTERM during a cut: exited after {', '.join('%.2f s' % s for s in sig)}.")
