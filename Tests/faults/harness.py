@@ -220,6 +220,9 @@ class Postgres:
                     "hot_standby = on\nwal_keep_size = '512MB'\nmax_connections = 100\n"
                     "wal_sender_timeout = '10s'\nwal_receiver_timeout = '10s'\nwal_retrieve_retry_interval = '1s'\n"
                     "log_line_prefix = '%m [%p] '\nlog_timezone = 'UTC'\n")
+            for setting in self.h.args.pg_set or []:
+                name, value = setting.split("=", 1)
+                f.write(f"{name} = '{value}'\n")
         with open(os.path.join(self.data, "pg_hba.conf"), "a") as f:
             f.write(f"host all all {NET}.0/24 trust\nhost replication all {NET}.0/24 trust\n")
 
@@ -618,6 +621,7 @@ class Harness:
     def setup(self):
         log(f"run {self.rid} in {self.dir}")
         self.history.add({"type": "meta", "rid": self.rid, "short": self.args.short, "bin": self.bin,
+                          "pg_set": self.args.pg_set or [], "only": self.args.only,
                           "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                           "load": open("/proc/loadavg").read().split()[0]})
         self.net.setup()
@@ -1001,6 +1005,8 @@ def main():
                     help="seconds a writer waits for a reply before it counts the op in doubt")
     ap.add_argument("--only", help="comma-separated fault kinds, in this order")
     ap.add_argument("--keep", help="copy the run's logs (not the data) into this directory")
+    ap.add_argument("--pg-set", action="append", metavar="NAME=VALUE",
+                    help="a server setting for both servers (e.g. idle_in_transaction_session_timeout=5s)")
     ap.add_argument("--cleanup", metavar="RID", help="only delete what run RID left behind")
     args = ap.parse_args()
     if args.cleanup:
