@@ -8,7 +8,7 @@
 # BIN_DIR holds swiped (a debug or a release build). The history is kept in
 # ${FAULTS_OUT:-.build/faults}/history-<time>.jsonl (with the daemons' and servers' logs next to
 # it) so that it can be checked again: Tests/faults/check.py FILE. Budget: 1,800 s by default,
-# 170 s with --short (setup and the check included; the harness stops injecting faults in time).
+# 175 s with --short (setup and the check included; the harness stops injecting faults in time).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=${1:?usage: faults.sh BIN_DIR [--short] [harness options]}
@@ -24,7 +24,7 @@ mkdir -p "$OUT"
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 HISTORY=$OUT/history-$STAMP.jsonl
 BUDGET=1800
-for a in "$@"; do [[ $a = --short ]] && BUDGET=170; done
+for a in "$@"; do [[ $a = --short ]] && BUDGET=175; done
 
 # The harness cleans up after itself on every way out; should it be killed outright, the trap
 # deletes what its run id names (namespaces, and with them their links and nft tables, and the

@@ -873,7 +873,7 @@ class Harness:
             # sync-part-failover (the standby cut off, then the primary killed and the standby
             # promoted, then the old primary rejoined).
             kinds = ["part-link", "part-nft", "isolate-primary", "flap", "latency", "kill-daemon",
-                     "sync-part-failover", "sigterm-cut", "combo"]
+                     "sync-part-failover", "combo", "sigterm-cut"]
         if self.args.only:
             kinds = self.args.only.split(",")
         cycle = 0
@@ -1029,7 +1029,7 @@ def main():
         h.start_workload()
         h.sleep(5)
         if args.short and args.reserve == 60:
-            args.reserve = 25
+            args.reserve = 20
         h.schedule(args.short)
         h.sleep(5)
         h.finish()
