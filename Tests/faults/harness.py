@@ -536,6 +536,11 @@ def subscriber(h, daemon):
                 except socket.timeout:
                     continue
                 if msg.get("event") == "movie":
+                    if h.args.doctor == "drop-event" and daemon.name == "d1" and msg["seq"] == 1000:
+                        # The checker shown failing on purpose: one event the subscriber was
+                        # shown is left out of the history (a gap).
+                        last = msg["seq"]
+                        continue
                     rec = {"type": "event", "sub": daemon.name, "seq": msg["seq"], "kind": msg["kind"],
                            "movie": msg["movie"], "at": msg.get("at")}
                     if "undoes" in msg:
@@ -1007,6 +1012,9 @@ def main():
     ap.add_argument("--keep", help="copy the run's logs (not the data) into this directory")
     ap.add_argument("--pg-set", action="append", metavar="NAME=VALUE",
                     help="a server setting for both servers (e.g. idle_in_transaction_session_timeout=5s)")
+    ap.add_argument("--doctor", choices=["drop-event"],
+                    help="record a wrong history on purpose (drop-event: d1's subscriber's seq 1000 left out), "
+                         "so that check.py fails")
     ap.add_argument("--cleanup", metavar="RID", help="only delete what run RID left behind")
     args = ap.parse_args()
     if args.cleanup:
