@@ -139,7 +139,14 @@ class Net:
             self.nft_add(node, "input", f"ip saddr {peer_addr} tcp sport {port} drop")
 
     def teardown(self):
+        # What is left in a namespace (a server's backends, which are not in the postmaster's
+        # process group) is killed before the namespace goes.
         for ns in reversed(self.made):
+            for p in run(["ip", "netns", "pids", ns], check=False, quiet=True).stdout.split():
+                try:
+                    os.kill(int(p), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
             run(["ip", "netns", "del", ns], check=False, quiet=True)
         self.made = []
 
@@ -989,6 +996,13 @@ class Harness:
         self.stop_subscribers.set()
         self.procs.kill_all()
         self.net.teardown()
+        # Reap what the kills above orphaned and made this process's (none, mostly: the
+        # servers' children belong to their postmasters).
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
         self.history.close()
         if self.args.keep:
             dest = os.path.join(self.args.keep, f"faults-{self.rid}")
