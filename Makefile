@@ -155,11 +155,13 @@ soak: deps-test
 # three daemons, each in a network namespace of its own; a workload while links are cut, flap
 # and slow down, the primary is killed and the standby promoted, daemons are killed; then
 # Tests/faults/check.py over the recorded history (kept in .build/faults). docs/postgres.md,
-# "Faults, checked". FAULTS_BUDGET: seconds for the whole run. `make soak` runs the short one.
+# "Faults, checked". FAULTS_BUDGET: seconds for the whole run; FAULTS_BIN: the directory of the
+# swiped to run (default: the debug build, built first). `make soak` runs the short one.
 FAULTS_BUDGET ?= 1800
+FAULTS_BIN    ?=
 faults: deps-test
-	$(SWIFT) build --product swiped
-	Tests/faults/faults.sh $$($(SWIFT) build --show-bin-path) --budget $(FAULTS_BUDGET)
+	$(if $(FAULTS_BIN),,$(SWIFT) build --product swiped)
+	Tests/faults/faults.sh $(if $(FAULTS_BIN),$(FAULTS_BIN),$$($(SWIFT) build --show-bin-path)) --budget $(FAULTS_BUDGET)
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
