@@ -554,6 +554,8 @@ def subscriber(h, daemon):
                         rec["undoes"] = msg["undoes"]
                     h.history.add(rec)
                     last = msg["seq"]
+                    with h.history.lock:
+                        h.sub_heads[daemon.name] = last
                     h.view.apply(msg["movie"], msg["kind"] == "removed")
                 elif msg.get("event") == "bye":
                     h.history.add({"type": "sub-lost", "sub": daemon.name, "why": "bye " + str(msg.get("reason"))})
@@ -627,7 +629,7 @@ class Harness:
         self.deadline = time.monotonic() + args.budget
         self.control = os.path.join(self.dir, "proxy.json")
         self.watching = True
-        self.notes = []
+        self.sub_heads = {}
 
     # Setup ---------------------------------------------------------------------------------------
     def setup(self):
@@ -730,7 +732,7 @@ class Harness:
     def sleep(self, seconds):
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            time.sleep(min(0.1, end - time.monotonic()) if end > time.monotonic() else 0)
+            time.sleep(max(0.0, min(0.1, end - time.monotonic())))
 
     def f_part_link(self, dur, d):
         self.net.link(d, False)
@@ -960,16 +962,8 @@ class Harness:
         log(f"final log: {len(events)} events (head {head}, {len(keys)} rows up to {last})")
 
     def subscriber_heads(self):
-        heads = {}
-        # The history file is the one record of what was shown; reading it back is simplest.
         with self.history.lock:
-            self.history.file.flush()
-        with open(self.args.history) as f:
-            for line in f:
-                if '"type":"event"' in line:
-                    r = json.loads(line)
-                    heads[r["sub"]] = max(heads.get(r["sub"], 0), r["seq"])
-        return heads
+            return dict(self.sub_heads)
 
     def read_history(self):
         for name in DAEMONS:
