@@ -15,9 +15,11 @@
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
 //                     SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
+//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres: the
+//                     subcommands backup, export, import and verify (issue 32)
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
 //                  layout, frame diff, text widths, springs), no I/O and no clock
-//   swiped <- Daemon; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
+//   swiped <- Daemon, DataTools; swipectl <- SwipedClient, Terminal; benchmarks and tests as declared below.
 //   StoreTestSupport (Tests/StoreTestSupport) <- StoreCore, StorePostgres, EventLog, Movies,
 //                  CSQLite: the in-memory store and the fault injection of both stores, linked
 //                  only by tests and benchmarks, never by swiped or swipectl.
@@ -85,9 +87,14 @@ let package = Package(
         .target(
             name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
             swiftSettings: strict),
+        // swiped backup|export|import|verify (issue 32).
+        .target(
+            name: "DataTools",
+            dependencies: ["EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres"],
+            swiftSettings: strict),
 
         // Thin executables.
-        .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
+        .executableTarget(name: "swiped", dependencies: ["Daemon", "DataTools"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl", dependencies: ["SwipedClient", "JSONCodec", "Wire", "Terminal"],
             swiftSettings: strict),
@@ -144,6 +151,9 @@ let package = Package(
                            "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(
+            name: "DataToolsTests", dependencies: ["DataTools", "EventLog", "Movies", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
                     swiftSettings: strict),
