@@ -132,16 +132,8 @@ public enum DataTools {
             try noPositional(0)
             let s = try store()
             if let file = p.to {
-                if !p.force && Files.exists(file) { throw Fault("\(file) exists: not replaced (--force replaces it)") }
-                let out = try Output(beside: file)
-                do throws(Fault) {
-                    let v = try Moves.export(s, to: out, now: now)
-                    try Files.publish(out.temporary!, as: file, replace: p.force)
-                    printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
-                } catch {
-                    out.discard()
-                    throw error
-                }
+                let v = try Moves.export(s, toFile: file, replace: p.force, now: now)
+                printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
             } else {
                 let v = try Moves.export(s, to: Output(), now: now)
                 printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")

@@ -77,6 +77,7 @@ final class Output {
     private var buffer: [UInt8] = []
     private(set) var hash = SHA256()
     private(set) var written = 0
+    private var closed = false
 
     /// Standard output.
     init() {
@@ -117,12 +118,14 @@ final class Output {
         guard let temporary else { return }
         guard fsync(fd) == 0 else { throw Files.errno("\(temporary): fsync failed") }
         close(fd)
+        closed = true
     }
 
     /// Closes and removes the temporary file.
     func discard() {
         guard let temporary else { return }
-        close(fd)
+        if !closed { close(fd) }
+        closed = true
         unlink(temporary)
     }
 }

@@ -158,6 +158,20 @@ public enum Moves {
         return Verified(source: head.source, seq: head.seq, events: checker.events, digest: checker.digest)
     }
 
+    /// `export` into `file`: a temporary file published when whole (see `Files`).
+    static func export(_ location: StoreLocation, toFile file: String, replace: Bool, now: Int64) throws(Fault) -> Verified {
+        if !replace && Files.exists(file) { throw Fault("\(file) exists: not replaced (--force replaces it)") }
+        let out = try Output(beside: file)
+        do throws(Fault) {
+            let v = try export(location, to: out, now: now)
+            try Files.publish(out.temporary!, as: file, replace: replace)
+            return v
+        } catch {
+            out.discard()
+            throw error
+        }
+    }
+
     // MARK: - import
 
     /// Where an import reads from.
