@@ -1,0 +1,159 @@
+// Moving a log between stores with the real binaries (issue 32): a SQLite daemon with 10,000
+// changes (adds, keyed toggles, removes, restores) moved to PostgreSQL and served by two daemons
+// there, `list` and every `history` page the same, a keyed retry answered with its original seq;
+// and back to SQLite. The PostgreSQL cluster is the test's own (TestSupport's PostgresCluster).
+
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+final class DataMoveTests: XCTestCase {
+    /// `swiped <arguments>`, its exit status and output.
+    func swiped(_ arguments: [String], input: String? = nil) throws -> Subprocess.Result {
+        try Subprocess.run(try Binaries.swiped, arguments, input: input, timeout: .seconds(120))
+    }
+
+    /// What a client sees of the log: `list`, and every `history` page of 1000, as JSON.
+    func view(_ daemon: SwipedDaemon) throws -> (list: NSArray, pages: [NSArray], seq: Int) {
+        let client = try daemon.connect()
+        defer { client.close() }
+        let list = try client.request(["op": "list"])
+        var pages: [NSArray] = []
+        var from = 0
+        while true {
+            let page = try client.request(["op": "history", "from": from, "limit": 1000])
+            let events = page["events"] as? [[String: Any]] ?? []
+            if events.isEmpty { break }
+            pages.append(events as NSArray)
+            from = events.last?["seq"] as? Int ?? 0
+        }
+        return (list["movies"] as? NSArray ?? [], pages, list["seq"] as? Int ?? -1)
+    }
+
+    /// 10,000 changes, pipelined 250 at a time; returns the seq of every keyed toggle by key,
+    /// with its movie.
+    func makeChanges(_ daemon: SwipedDaemon, count: Int) throws -> [String: (seq: Int, movie: String)] {
+        let client = try daemon.connect()
+        defer { client.close() }
+        var rng = SplitMix64(seed: 32)
+        var live = (try client.request(["op": "list"])["movies"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        var removed: [String] = []
+        var keyed: [String: (seq: Int, movie: String)] = [:]
+        var made = 0
+        while made < count {
+            var requests: [[String: Any]] = []
+            var used = Set<String>()
+            for i in 0..<min(250, count - made) {
+                let n = made + i
+                let roll = Int.random(in: 0..<20, using: &rng)
+                if roll < 5 || live.count < 20 {
+                    requests.append(["op": "add", "title": "Film \(n) ünï \"q\""])
+                } else if roll < 13, let m = live.randomElement(using: &rng), used.insert(m).inserted {
+                    requests.append(["op": "toggle-watched", "movie": m, "key": "toggle-\(n)"])
+                } else if roll < 16, let m = live.randomElement(using: &rng), used.insert(m).inserted {
+                    requests.append(["op": "remove", "movie": m])
+                } else if let m = removed.randomElement(using: &rng), used.insert(m).inserted {
+                    requests.append(["op": "restore", "movie": m])
+                } else if let m = live.first(where: { !used.contains($0) }) {
+                    used.insert(m)
+                    requests.append(["op": "toggle-watched-with-friends", "movie": m])
+                } else {
+                    requests.append(["op": "add", "title": "Film \(n)"])
+                }
+            }
+            for r in requests { try client.send(json: r) }
+            for r in requests {
+                let reply = try client.readReply(timeout: .seconds(30))
+                XCTAssertEqual(reply["ok"] as? Bool, true, "\(r): \(reply)")
+                let id = (reply["movie"] as? [String: Any])?["id"] as? String ?? ""
+                switch r["op"] as? String {
+                case "add": live.append(id)
+                case "remove":
+                    live.removeAll { $0 == id }
+                    removed.append(id)
+                case "restore":
+                    removed.removeAll { $0 == id }
+                    live.append(id)
+                case "toggle-watched": keyed[r["key"] as! String] = (reply["seq"] as? Int ?? -1, id)
+                default: break
+                }
+            }
+            made += requests.count
+        }
+        return keyed
+    }
+
+    func testSQLiteToPostgresAndBack() throws {
+        let work = try TemporaryDirectory("swiped-move")
+        let sqlite = try SwipedDaemon(arguments: ["--durability", "normal"], prefix: "swiped-move")
+        let started = monotonicSeconds()
+        func note(_ what: String) { print("DataMoveTests: \(what) at \(String(format: "%.1f", monotonicSeconds() - started)) s") }
+        let keyed = try makeChanges(sqlite, count: 10_000)
+        note("10,000 changes made")
+        let before = try view(sqlite)
+        XCTAssertEqual(before.seq, 10_010)
+        XCTAssertEqual(try sqlite.stop(), .exited(0))
+
+        // The cut-over: export, import, verify, then daemons on PostgreSQL.
+        let export = work.file("log.jsonl")
+        let exported = try swiped(["export", "--state", sqlite.stateDirectory, "--to", export])
+        XCTAssertEqual(exported.status, .exited(0), exported.standardError)
+        let sourceCheck = try swiped(["verify", "--state", sqlite.stateDirectory])
+        XCTAssertEqual(sourceCheck.status, .exited(0), sourceCheck.standardError)
+        let found = try XCTUnwrap(sourceCheck.standardOutput.range(of: "sha256:[0-9a-f]{64}", options: .regularExpression))
+        let digest = String(sourceCheck.standardOutput[found])
+
+        note("exported and verified")
+        let cluster = try PostgresCluster(prefix: "swiped-move-pg")
+        note("cluster up")
+        let imported = try swiped(["import", "--postgres", cluster.conninfo, export])
+        XCTAssertEqual(imported.status, .exited(0), imported.standardError)
+        XCTAssertTrue(imported.standardOutput.contains("seq 10010, 10010 events, digest \(digest)"), imported.standardOutput)
+        let verified = try swiped(["verify", "--postgres", cluster.conninfo])
+        XCTAssertTrue(verified.standardOutput.contains(digest), verified.standardOutput + verified.standardError)
+
+        // A second import into the same database is refused, and changes nothing.
+        let again = try swiped(["import", "--postgres", cluster.conninfo, export])
+        XCTAssertEqual(again.status, .exited(1))
+        XCTAssertTrue(again.standardError.contains("is not empty"), again.standardError)
+
+        note("imported")
+        let pg = try (0..<2).map { _ in
+            try SwipedDaemon(arguments: ["--postgres", cluster.conninfo], prefix: "swiped-move-pgd", timeout: .seconds(30))
+        }
+        for daemon in pg {
+            let after = try view(daemon)
+            XCTAssertEqual(after.seq, before.seq)
+            XCTAssertEqual(after.list, before.list, "list")
+            XCTAssertEqual(after.pages.count, before.pages.count)
+            for (i, (a, b)) in zip(after.pages, before.pages).enumerated() { XCTAssertEqual(a, b, "history page \(i)") }
+        }
+        note("compared")
+        // A client retrying a keyed toggle after the move gets its original seq, not a new event.
+        let retried = keyed.sorted { $0.key < $1.key }.prefix(5)
+        let client = try pg[1].connect()
+        for (key, original) in retried {
+            let reply = try client.request(["op": "toggle-watched", "movie": original.movie, "key": key])
+            XCTAssertEqual(reply["seq"] as? Int, original.seq, "\(key): \(reply)")
+        }
+        XCTAssertEqual(try view(pg[0]).seq, before.seq, "the retries wrote nothing")
+        client.close()
+
+        // And back: PostgreSQL (served meanwhile) to a new state directory.
+        let back = work.file("back.jsonl")
+        let out = try swiped(["export", "--postgres", cluster.conninfo, "--to", back])
+        XCTAssertEqual(out.status, .exited(0), out.standardError)
+        for daemon in pg { XCTAssertEqual(try daemon.stop(grace: .seconds(10)), .exited(0)) }
+        let state = work.file("state-back")
+        let into = try swiped(["import", "--state", state, back])
+        XCTAssertEqual(into.status, .exited(0), into.standardError)
+        XCTAssertTrue(into.standardOutput.contains(digest), into.standardOutput)
+        let returned = try SwipedDaemon(stateDirectory: state, prefix: "swiped-move-back")
+        let view2 = try view(returned)
+        XCTAssertEqual(view2.list, before.list)
+        XCTAssertEqual(view2.pages, before.pages)
+        XCTAssertEqual(try returned.stop(), .exited(0))
+        cluster.destroy()
+    }
+}
