@@ -157,3 +157,75 @@ final class DataMoveTests: XCTestCase {
         cluster.destroy()
     }
 }
+
+/// The disk refuses an import or a backup (a small tmpfs filling up; a read-only one): the
+/// command fails saying why, nothing is left in the target, the source is untouched.
+final class DataMoveDiskTests: XCTestCase {
+    func mount(_ options: String, on target: String) throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to mount a small filesystem") }
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        let result = try Subprocess.run("mount", ["-t", "tmpfs", "-o", options, "tmpfs", target])
+        guard result.status.isSuccess else { throw XCTSkip("cannot mount tmpfs: \(result.standardError)") }
+    }
+
+    func unmount(_ target: String) { _ = try? Subprocess.run("umount", ["-l", target]) }
+
+    func swiped(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(try Binaries.swiped, arguments, timeout: .seconds(120))
+    }
+
+    func ls(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+
+    /// A log of a few thousand events, exported.
+    func makeExport(_ dir: TemporaryDirectory) throws -> (state: String, export: String) {
+        let daemon = try SwipedDaemon(arguments: ["--durability", "normal"], directory: dir)
+        let client = try daemon.connect()
+        for i in 0..<3000 { try client.send(json: ["op": "add", "title": "A rather long title, number \(i)", "key": "add-\(i)"]) }
+        for _ in 0..<3000 { XCTAssertEqual(try client.readReply(timeout: .seconds(30))["ok"] as? Bool, true) }
+        client.close()
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+        let export = dir.file("log.jsonl")
+        XCTAssertEqual(try swiped(["export", "--state", daemon.stateDirectory, "--to", export]).status, .exited(0))
+        return (daemon.stateDirectory, export)
+    }
+
+    func testENOSPCDuringImportLeavesNothing() throws {
+        let dir = try TemporaryDirectory("swiped-move-full")
+        let small = dir.file("small")
+        try mount("size=512k,mode=0700", on: small)
+        defer { unmount(small) }
+        let (state, export) = try makeExport(dir)
+        let before = FileManager.default.contents(atPath: export)
+        let source = try Data(contentsOf: URL(fileURLWithPath: state + "/events.sqlite3"))
+
+        let result = try swiped(["import", "--state", small + "/state", export])
+        XCTAssertEqual(result.status, .exited(1), result.standardOutput)
+        XCTAssertTrue(result.standardError.lowercased().contains("full"), result.standardError)
+        XCTAssertEqual(ls(small), [], "the import left something behind")
+        let backup = try swiped(["backup", "--state", state, small + "/b.sqlite3"])
+        XCTAssertEqual(backup.status, .exited(1), backup.standardOutput)
+        XCTAssertEqual(ls(small), [], "the backup left something behind")
+        let exported = try swiped(["export", "--state", state, "--to", small + "/e.jsonl"])
+        XCTAssertEqual(exported.status, .exited(1), exported.standardOutput)
+        XCTAssertEqual(ls(small), [], "the export left something behind")
+        XCTAssertEqual(FileManager.default.contents(atPath: export), before)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: state + "/events.sqlite3")), source)
+    }
+
+    func testAnUnwritableTargetIsRefused() throws {
+        let dir = try TemporaryDirectory("swiped-move-ro")
+        let (state, export) = try makeExport(dir)
+        let readOnly = dir.file("ro")
+        try mount("ro,size=1m", on: readOnly)
+        defer { unmount(readOnly) }
+        for arguments in [
+            ["import", "--state", readOnly + "/state", export], ["backup", "--state", state, readOnly + "/b.sqlite3"],
+            ["export", "--state", state, "--to", readOnly + "/e.jsonl"],
+        ] {
+            let result = try swiped(arguments)
+            XCTAssertEqual(result.status, .exited(1), "\(arguments): \(result.standardOutput)")
+            XCTAssertTrue(result.standardError.contains("Read-only file system"), "\(arguments): \(result.standardError)")
+        }
+        XCTAssertEqual(ls(readOnly), [])
+    }
+}
