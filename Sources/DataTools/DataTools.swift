@@ -53,6 +53,7 @@ public enum DataTools {
                 print(usage)
                 return 0
             }
+            try check(command, parsed)
             do throws(Fault) {
                 try execute(command, parsed)
                 return 0
@@ -107,6 +108,34 @@ public enum DataTools {
             i += 1
         }
         return p
+    }
+
+    /// What each subcommand needs named, before anything is read.
+    static func check(_ command: String, _ p: Parsed) throws(Usage) {
+        let named = p.store != nil || (command == "verify" && p.backup != nil)
+        guard named else {
+            throw Usage(
+                command == "verify"
+                    ? "name the store: --state DIR, --postgres CONNINFO or --backup FILE"
+                    : "name the store: --state DIR or --postgres CONNINFO")
+        }
+        if p.backup != nil && command != "verify" { throw Usage("--backup is for verify") }
+        if p.force && (command == "import" || command == "verify") { throw Usage("--force is for backup and export") }
+        let files: Int
+        switch command {
+        case "verify", "export": files = 0
+        case "import": files = p.fromSQLite == nil ? 1 : 0
+        case "backup": files = 1
+        default: preconditionFailure("not a subcommand: \(command)")
+        }
+        if p.fromSQLite != nil && command != "import" { throw Usage("--from-sqlite is for import") }
+        if p.to != nil && command != "export" { throw Usage("--to is for export") }
+        guard p.positional.count == files else {
+            throw Usage(
+                p.positional.count > files
+                    ? "unexpected argument '\(p.positional[files])'"
+                    : command == "import" ? "name what to import: FILE, - or --from-sqlite FILE" : "name the backup file")
+        }
     }
 
     static func execute(_ command: String, _ p: Parsed) throws(Fault) {

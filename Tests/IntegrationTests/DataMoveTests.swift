@@ -229,3 +229,35 @@ final class DataMoveDiskTests: XCTestCase {
         XCTAssertEqual(ls(readOnly), [])
     }
 }
+
+/// The subcommands on the command line: `--help` of swiped and of each, the man page, usage
+/// errors (exit 2), and `swiped` without one still serving (every other daemon test).
+final class DataMoveCommandLineTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    func testHelpManPageAndUsageErrors() throws {
+        let help = try SwipedDaemon.run(["--help"])
+        let man = try String(contentsOfFile: "\(Self.root)/man/swiped.1", encoding: .utf8)
+            .replacingOccurrences(of: "\\-", with: "-")
+        for command in ["backup", "export", "import", "verify"] {
+            XCTAssertTrue(help.standardOutput.contains("  \(command) ("), "swiped --help: \(command)")
+            XCTAssertTrue(man.contains(".B swiped \(command)"), "swiped.1: \(command)")
+            let own = try SwipedDaemon.run([command, "--help"])
+            XCTAssertEqual(own.status, .exited(0))
+            XCTAssertTrue(own.standardOutput.contains("swiped \(command) ("), own.standardOutput)
+            let bad = try SwipedDaemon.run([command, "--bogus"])
+            XCTAssertEqual(bad.status, .exited(2), bad.standardError)
+            XCTAssertTrue(bad.standardError.contains("unknown option '--bogus'"), bad.standardError)
+        }
+        for option in ["--from-sqlite", "--backup", "--force", "--to"] {
+            XCTAssertTrue(man.contains(option), "swiped.1 does not mention \(option)")
+        }
+        // Two stores named, or none: refused before anything is read.
+        let two = try SwipedDaemon.run(["verify", "--state", "/nonexistent", "--backup", "/nonexistent"])
+        XCTAssertEqual(two.status, .exited(2), two.standardError)
+        let none = try SwipedDaemon.run(["export"])
+        XCTAssertEqual(none.status, .exited(2), none.standardError)
+        XCTAssertTrue(none.standardError.contains("name the store"), none.standardError)
+    }
+}
