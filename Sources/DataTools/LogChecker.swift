@@ -65,8 +65,11 @@ public struct LogChecker {
         default: throw Fault("unknown event kind \(String(reflecting: e.kind)) at seq \(e.seq)")
         }
         guard MovieEvent.isValidID(id) else { throw Fault("bad movie id \(String(reflecting: id)) at seq \(e.seq)") }
-        if e.kind != MovieEvent.Kind.added, e.undoes.map({ $0 >= e.seq || $0 == 0 }) ?? false {
-            throw Fault("event \(e.seq) undoes \(e.undoes ?? 0), which is not an earlier event")
+        if let undoes = e.undoes {
+            guard e.kind != MovieEvent.Kind.added else { throw Fault("event \(e.seq) adds a movie and undoes \(undoes)") }
+            guard undoes > 0, undoes < e.seq else {
+                throw Fault("event \(e.seq) undoes \(undoes), which is not an earlier event")
+            }
         }
         let movie = try follow(event, seq: e.seq, key: x.key)
         guard movie == e.movie else {

@@ -140,6 +140,14 @@ final class DataMoveTests: XCTestCase {
         XCTAssertEqual(try view(pg[0]).seq, before.seq, "the retries wrote nothing")
         client.close()
 
+        // A backup of the database while the daemons serve it: an export, verified, the same digest.
+        let pgBackup = work.file("pg-backup.jsonl")
+        let backedUp = try swiped(["backup", "--postgres", cluster.conninfo, pgBackup])
+        XCTAssertEqual(backedUp.status, .exited(0), backedUp.standardError)
+        XCTAssertTrue(backedUp.standardOutput.contains("seq 10010, 10010 events"), backedUp.standardOutput)
+        let checked = try swiped(["verify", "--backup", pgBackup])
+        XCTAssertTrue(checked.standardOutput.contains(digest), checked.standardOutput + checked.standardError)
+
         // And back: PostgreSQL (served meanwhile) to a new state directory.
         let back = work.file("back.jsonl")
         let out = try swiped(["export", "--postgres", cluster.conninfo, "--to", back])
@@ -232,6 +240,48 @@ final class DataMoveDiskTests: XCTestCase {
 
 /// The subcommands on the command line: `--help` of swiped and of each, the man page, usage
 /// errors (exit 2), and `swiped` without one still serving (every other daemon test).
+final class DataMoveOnlineTests: XCTestCase {
+    /// Backups and exports of a log a daemon is writing: each is whole and verified, taken
+    /// without the daemon's lock, and the writes go on.
+    func testBackupWhileTheDaemonWrites() throws {
+        let dir = try TemporaryDirectory("swiped-move-online")
+        let daemon = try SwipedDaemon(directory: dir)
+        let stop = Locked(false)
+        let written = Locked(0)
+        let socket = daemon.socketPath
+        let writer = Thread {
+            guard let client = try? LineClient(path: socket, timeout: .seconds(5)) else { return }
+            _ = try? client.readJSON(timeout: .seconds(5))
+            var i = 0
+            while !stop.with({ $0 }) {
+                guard (try? client.request(["op": "toggle-watched", "movie": "seven", "key": "w-\(i)"]))?["ok"] as? Bool == true
+                else { break }
+                i += 1
+                written.with { $0 = i }
+            }
+            client.close()
+        }
+        writer.start()
+        defer { stop.with { $0 = true } }
+        var seqs: [Int] = []
+        for n in 0..<5 {
+            let file = dir.file("b\(n).sqlite3")
+            let result = try Subprocess.run(try Binaries.swiped, ["backup", "--state", daemon.stateDirectory, file])
+            XCTAssertEqual(result.status, .exited(0), result.standardError)
+            let seq = try XCTUnwrap(result.standardOutput.range(of: #"seq [0-9]+"#, options: .regularExpression))
+            seqs.append(Int(result.standardOutput[seq].dropFirst(4)) ?? -1)
+            let verified = try Subprocess.run(try Binaries.swiped, ["verify", "--backup", file])
+            XCTAssertEqual(verified.status, .exited(0), verified.standardError)
+        }
+        stop.with { $0 = true }
+        while !writer.isFinished { usleep(10_000) }
+        XCTAssertGreaterThan(written.with { $0 }, 0, "the writes went on")
+        XCTAssertEqual(seqs, seqs.sorted(), "each backup is of the log at its moment")
+        XCTAssertGreaterThan(seqs.last ?? 0, seqs.first ?? 0, "the log grew between the backups: \(seqs)")
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+}
+
 final class DataMoveCommandLineTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
