@@ -155,10 +155,14 @@ public enum ExportFormat {
 
     /// An object's members taken one by one; `done` refuses any left (a v1 line has no others).
     private struct Fields {
-        var members: [String: JSON] = [:]
-        init(_ o: JSONObject) { for m in o.members { members[m.key] = m.value } }
+        /// A handful of members: a scan costs less than a dictionary made for each line.
+        var members: [JSONObject.Member]
+        init(_ o: JSONObject) { members = o.members }
 
-        mutating func take(_ k: String) -> JSON? { members.removeValue(forKey: k) }
+        mutating func take(_ k: String) -> JSON? {
+            guard let i = members.firstIndex(where: { $0.key == k }) else { return nil }
+            return members.remove(at: i).value
+        }
 
         mutating func string(_ k: String) throws(Fault) -> String {
             guard case .string(let s)? = take(k) else { throw Fault("\"\(k)\" must be a string") }
@@ -186,7 +190,7 @@ public enum ExportFormat {
         }
         func done() throws(Fault) {
             guard members.isEmpty else {
-                throw Fault("unknown field \(members.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
+                throw Fault("unknown field \(members.map(\.key).sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
             }
         }
     }
