@@ -119,6 +119,23 @@ final class DataMoveTests: XCTestCase {
         XCTAssertTrue(again.standardError.contains("is not empty"), again.standardError)
 
         note("imported")
+        // A cut export into another, empty database: refused at its last line, nothing left; and
+        // the whole export through standard input into it.
+        try cluster.createDatabase("other")
+        let whole = try String(contentsOfFile: export, encoding: .utf8)
+        let cut = work.file("cut.jsonl")
+        try String(whole.prefix(whole.count - 200)).write(toFile: cut, atomically: false, encoding: .utf8)
+        let refused = try swiped(["import", "--postgres", cluster.conninfo(database: "other"), cut])
+        XCTAssertEqual(refused.status, .exited(1))
+        XCTAssertTrue(refused.standardError.contains("the file was cut"), refused.standardError)
+        XCTAssertEqual(
+            try cluster.psql("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'swiped%'", database: "other"), "0")
+        let piped = try Subprocess.run(
+            try Binaries.swiped, ["import", "--postgres", cluster.conninfo(database: "other"), "-"], input: whole,
+            timeout: .seconds(120))
+        XCTAssertEqual(piped.status, .exited(0), piped.standardError)
+        XCTAssertTrue(piped.standardOutput.contains(digest), piped.standardOutput)
+
         let pg = try (0..<2).map { _ in
             try SwipedDaemon(arguments: ["--postgres", cluster.conninfo], prefix: "swiped-move-pgd", timeout: .seconds(30))
         }
