@@ -86,7 +86,9 @@ public enum DataTools {
             return arguments[i]
         }
         func setStore(_ s: StoreLocation) throws(Usage) {
-            guard p.store == nil, p.backup == nil else { throw Usage("name one store: --state, --postgres or --backup") }
+            guard p.store == nil, p.backup == nil else {
+                throw Usage("name one store: --state, --postgres or --backup")
+            }
             p.store = s
         }
         while i < arguments.count {
@@ -120,7 +122,9 @@ public enum DataTools {
                     : "name the store: --state DIR or --postgres CONNINFO")
         }
         if p.backup != nil && command != "verify" { throw Usage("--backup is for verify") }
-        if p.force && (command == "import" || command == "verify") { throw Usage("--force is for backup and export") }
+        if p.force && (command == "import" || command == "verify") {
+            throw Usage("--force is for backup and export")
+        }
         let files: Int
         switch command {
         case "verify", "export": files = 0
@@ -134,7 +138,8 @@ public enum DataTools {
             throw Usage(
                 p.positional.count > files
                     ? "unexpected argument '\(p.positional[files])'"
-                    : command == "import" ? "name what to import: FILE, - or --from-sqlite FILE" : "name the backup file")
+                    : command == "import"
+                        ? "name what to import: FILE, - or --from-sqlite FILE" : "name the backup file")
         }
     }
 
@@ -152,7 +157,9 @@ public enum DataTools {
             try noPositional(0)
             let v: Verified
             if let file = p.backup {
-                v = LineInput.isSQLite(file) ? try Moves.verify(.sqliteFile(file)) : try Moves.readExport(try LineInput.open(file))
+                v =
+                    LineInput.isSQLite(file)
+                    ? try Moves.verify(.sqliteFile(file)) : try Moves.readExport(try LineInput.open(file))
             } else {
                 v = try Moves.verify(try store())
             }
@@ -162,7 +169,8 @@ public enum DataTools {
             let s = try store()
             if let file = p.to {
                 let v = try Moves.export(s, toFile: file, replace: p.force, now: now)
-                printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
+                printError(
+                    "exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
             } else {
                 let v = try Moves.export(s, to: Output(), now: now)
                 printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")
@@ -174,7 +182,9 @@ public enum DataTools {
                 try noPositional(0)
                 source = .sqlite(file)
             } else {
-                guard p.positional.count == 1 else { throw Fault("name what to import: FILE, - or --from-sqlite FILE") }
+                guard p.positional.count == 1 else {
+                    throw Fault("name what to import: FILE, - or --from-sqlite FILE")
+                }
                 source = .export(p.positional[0])
             }
             let v = try Moves.importLog(from: source, into: target)
@@ -182,7 +192,9 @@ public enum DataTools {
         case "backup":
             guard p.positional.count == 1 else { throw Fault("name the backup file") }
             let (v, size) = try Moves.backup(try store(), to: p.positional[0], replace: p.force, now: now)
-            print("backup \(p.positional[0]): seq \(v.seq), \(v.events) events, \(size) bytes, digest \(v.digest)")
+            print(
+                "backup \(p.positional[0]): seq \(v.seq), \(v.events) events, \(size) bytes, digest \(v.digest)"
+            )
         default:
             preconditionFailure("not a subcommand: \(command)")
         }

@@ -11,7 +11,8 @@ extension ExportFormat {
     static func fastEvent(_ line: ArraySlice<UInt8>) -> ExportedEvent? {
         line.withUnsafeBufferPointer { b -> ExportedEvent? in
             var r = FastReader(b)
-            guard r.literal(#"{"seq":"#), let seq = r.number(), r.literal(#","kind":"#), let kind = r.string(),
+            guard r.literal(#"{"seq":"#), let seq = r.number(), r.literal(#","kind":"#),
+                let kind = r.string(),
                 r.literal(#","movie":{"id":"#), let id = r.string(), r.literal(#","title":"#),
                 let title = r.string(), r.literal(#","image":"#), let image = r.string(),
                 r.literal(#","watched":"#), let watched = r.bool(), r.literal(#","watchedWithFriends":"#),
@@ -30,7 +31,8 @@ extension ExportFormat {
             }
             guard r.literal("}"), r.atEnd else { return nil }
             let movie = Movie(
-                id: id, title: title, image: image, watched: watched, watchedWithFriends: friends, version: version)
+                id: id, title: title, image: image, watched: watched, watchedWithFriends: friends,
+                version: version)
             return ExportedEvent(
                 event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key)
         }

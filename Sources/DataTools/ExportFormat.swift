@@ -65,7 +65,8 @@ public enum ExportFormat {
         w.literal(#","image":"#)
         w.string(e.movie.image)
         w.literal(e.movie.watched ? #","watched":true"# : #","watched":false"#)
-        w.literal(e.movie.watchedWithFriends ? #","watchedWithFriends":true"# : #","watchedWithFriends":false"#)
+        w.literal(
+            e.movie.watchedWithFriends ? #","watchedWithFriends":true"# : #","watchedWithFriends":false"#)
         w.literal(#","version":"#)
         w.uint64(e.movie.version)
         w.literal(#"},"at":""#)
@@ -116,7 +117,9 @@ public enum ExportFormat {
             let v = try fields.int("version")
             guard v >= 1 else { throw Fault("format version \(v) is not a version") }
             guard v <= version else {
-                throw Fault("format version \(v) is newer than this swiped reads (up to \(version)): use a newer swiped")
+                throw Fault(
+                    "format version \(v) is newer than this swiped reads (up to \(version)): use a newer swiped"
+                )
             }
             _ = try fields.string("format")
             let h = Header(
@@ -129,7 +132,8 @@ public enum ExportFormat {
             guard case .bool(true)? = o["end"] else { throw Fault("\"end\" must be true") }
             _ = fields.take("end")
             let t = Trailer(
-                seq: try fields.uint("seq"), events: try fields.uint("events"), digest: try fields.string("digest"),
+                seq: try fields.uint("seq"), events: try fields.uint("events"),
+                digest: try fields.string("digest"),
                 sha256: try fields.string("sha256"))
             try fields.done()
             return .trailer(t)
@@ -150,7 +154,9 @@ public enum ExportFormat {
         guard movie.version == seq else {
             throw Fault("the movie's version \(movie.version) is not the event's seq \(seq)")
         }
-        return .event(ExportedEvent(event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key))
+        return .event(
+            ExportedEvent(
+                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key))
     }
 
     /// An object's members taken one by one; `done` refuses any left (a v1 line has no others).
@@ -173,7 +179,9 @@ public enum ExportFormat {
             return b
         }
         mutating func int(_ k: String) throws(Fault) -> Int {
-            guard case .number(let n)? = take(k), let i = n.int else { throw Fault("\"\(k)\" must be a whole number") }
+            guard case .number(let n)? = take(k), let i = n.int else {
+                throw Fault("\"\(k)\" must be a whole number")
+            }
             return Int(i)
         }
         mutating func uint(_ k: String) throws(Fault) -> UInt64 {
@@ -190,7 +198,9 @@ public enum ExportFormat {
         }
         func done() throws(Fault) {
             guard members.isEmpty else {
-                throw Fault("unknown field \(members.map(\.key).sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
+                throw Fault(
+                    "unknown field \(members.map(\.key).sorted().map { "\"\($0)\"" }.joined(separator: ", "))"
+                )
             }
         }
     }

@@ -50,12 +50,15 @@ enum Files {
     /// existing `path` is kept and refused (a hard link cannot replace a file, as rename would).
     static func publish(_ temporary: String, as path: String, replace: Bool) throws(Fault) {
         if replace {
-            guard rename(temporary, path) == 0 else { throw errno("\(path): cannot rename \(temporary) to it") }
+            guard rename(temporary, path) == 0 else {
+                throw errno("\(path): cannot rename \(temporary) to it")
+            }
         } else {
             guard link(temporary, path) == 0 else {
                 let f =
                     Glibc.errno == EEXIST
-                    ? Fault("\(path) exists: not replaced (--force replaces it)") : errno("\(path): cannot create")
+                    ? Fault("\(path) exists: not replaced (--force replaces it)")
+                    : errno("\(path): cannot create")
                 throw f
             }
             unlink(temporary)

@@ -37,7 +37,8 @@ public struct LogChecker {
         let recorded: (movie: Movie, undoes: UInt64?)?
         do throws(MovieDecodingError) {
             event = try MovieEvent(stream: row.stream, kind: row.kind, payload: row.payload)
-            recorded = try MovieEvent.recorded(stream: row.stream, kind: row.kind, payload: row.payload, seq: row.seq)
+            recorded = try MovieEvent.recorded(
+                stream: row.stream, kind: row.kind, payload: row.payload, seq: row.seq)
         } catch {
             throw Fault("event \(row.seq) cannot be decoded: \(error.message)")
         }
@@ -47,7 +48,8 @@ public struct LogChecker {
                 "event \(row.seq) (\(row.kind) of \(String(reflecting: row.stream))) records the movie as \(recorded.movie), the log's fold makes it \(movie)"
             )
         }
-        return CommittedEvent(seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes)
+        return CommittedEvent(
+            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes)
     }
 
     /// Folds an event of an export. Returns the row a store keeps for it (its payload records
@@ -64,9 +66,13 @@ public struct LogChecker {
         case MovieEvent.Kind.restored: event = .restored(id: id)
         default: throw Fault("unknown event kind \(String(reflecting: e.kind)) at seq \(e.seq)")
         }
-        guard MovieEvent.isValidID(id) else { throw Fault("bad movie id \(String(reflecting: id)) at seq \(e.seq)") }
+        guard MovieEvent.isValidID(id) else {
+            throw Fault("bad movie id \(String(reflecting: id)) at seq \(e.seq)")
+        }
         if let undoes = e.undoes {
-            guard e.kind != MovieEvent.Kind.added else { throw Fault("event \(e.seq) adds a movie and undoes \(undoes)") }
+            guard e.kind != MovieEvent.Kind.added else {
+                throw Fault("event \(e.seq) adds a movie and undoes \(undoes)")
+            }
             guard undoes > 0, undoes < e.seq else {
                 throw Fault("event \(e.seq) undoes \(undoes), which is not an earlier event")
             }
@@ -75,7 +81,8 @@ public struct LogChecker {
         guard movie == e.movie else {
             throw Fault("event \(e.seq) (\(e.kind)) says the movie is \(e.movie), the fold makes it \(movie)")
         }
-        let payload = e.kind == MovieEvent.Kind.added ? event.payload : event.payload(after: movie, undoes: e.undoes)
+        let payload =
+            e.kind == MovieEvent.Kind.added ? event.payload : event.payload(after: movie, undoes: e.undoes)
         return StoredEvent(seq: e.seq, stream: id, kind: e.kind, payload: payload, key: x.key, at: e.at)
     }
 
@@ -86,30 +93,39 @@ public struct LogChecker {
             throw Fault(
                 seq <= last
                     ? "seq \(seq) out of order: it follows seq \(last)"
-                    : "gap: seq \(seq) follows seq \(last) (missing \(last + 1)\(seq - last > 2 ? "–\(seq - 1)" : ""))")
+                    : "gap: seq \(seq) follows seq \(last) (missing \(last + 1)\(seq - last > 2 ? "–\(seq - 1)" : ""))"
+            )
         }
         let id = event.movieID
         let why: String?
         switch event {
         case .added: why = state.isUsed(id) ? "adds \(String(reflecting: id)), an id already used" : nil
         case .watchedToggled, .watchedWithFriendsToggled, .removed:
-            why = state.movie(id) == nil ? "\(event.kind) of \(String(reflecting: id)), which is not in the list" : nil
+            why =
+                state.movie(id) == nil
+                ? "\(event.kind) of \(String(reflecting: id)), which is not in the list" : nil
         case .restored:
             why = state.removed[id] == nil ? "restores \(String(reflecting: id)), which is not removed" : nil
         }
         if let why { throw Fault("event \(seq) does not follow from the state before it: it \(why)") }
         if let key {
             guard keys.insert(key).inserted else {
-                throw Fault("event \(seq) repeats the idempotency key \(String(reflecting: key)) of an earlier event")
+                throw Fault(
+                    "event \(seq) repeats the idempotency key \(String(reflecting: key)) of an earlier event")
             }
             var b: [UInt8] = []
-            for shift in stride(from: 56, through: 0, by: -8) { b.append(UInt8(truncatingIfNeeded: seq >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                b.append(UInt8(truncatingIfNeeded: seq >> UInt64(shift)))
+            }
             let k = Array(key.utf8)
-            for shift in stride(from: 24, through: 0, by: -8) { b.append(UInt8(truncatingIfNeeded: k.count >> shift)) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                b.append(UInt8(truncatingIfNeeded: k.count >> shift))
+            }
             keyHash.update(b + k)
         }
         guard let movie = state.apply(event, seq: seq) else {
-            preconditionFailure("event \(seq) \(event) passed the checks but did not apply to \(state.lastSeq)")
+            preconditionFailure(
+                "event \(seq) \(event) passed the checks but did not apply to \(state.lastSeq)")
         }
         events += 1
         return movie

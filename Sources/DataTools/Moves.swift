@@ -19,7 +19,9 @@ public enum Moves {
     // MARK: - verify
 
     /// Reads the whole store and checks it (see `LogChecker`); the first fault is thrown.
-    public static func verify(_ location: StoreLocation, postgres: PostgresLogAccess? = nil) throws(Fault) -> Verified {
+    public static func verify(_ location: StoreLocation, postgres: PostgresLogAccess? = nil) throws(Fault)
+        -> Verified
+    {
         var checker = LogChecker()
         var snapshots: [UInt64: [UInt8]] = [:]
         var head = StoreHead(source: "", seq: 0, events: 0, snapshots: [])
@@ -28,7 +30,8 @@ public enum Moves {
             head = h
             for s in h.snapshots {
                 guard s.seq <= h.seq else {
-                    throw Fault("\(h.source): a snapshot at seq \(s.seq) is past the log's last event (\(h.seq))")
+                    throw Fault(
+                        "\(h.source): a snapshot at seq \(s.seq) is past the log's last event (\(h.seq))")
                 }
                 snapshots[s.seq] = s.data
             }
@@ -104,12 +107,17 @@ public enum Moves {
                     line.withUnsafeBufferPointer { hash.update($0) }
                     hash.update(newline)
                 case .trailer(let t):
-                    guard !input.unterminated else { throw Fault("the trailer has no newline: the file was cut") }
+                    guard !input.unterminated else {
+                        throw Fault("the trailer has no newline: the file was cut")
+                    }
                     var h = hash
                     guard SHA256.hex(digest: h.finish()) == t.sha256 else {
-                        throw Fault("the checksum of the lines before the trailer is not the trailer's: the file was altered")
+                        throw Fault(
+                            "the checksum of the lines before the trailer is not the trailer's: the file was altered"
+                        )
                     }
-                    guard t.seq == checker.state.lastSeq, t.events == checker.events, t.seq == header.seq else {
+                    guard t.seq == checker.state.lastSeq, t.events == checker.events, t.seq == header.seq
+                    else {
                         throw Fault(
                             "the trailer says seq \(t.seq) and \(t.events) events, the header seq \(header.seq), the file has \(checker.state.lastSeq) and \(checker.events)"
                         )
@@ -119,7 +127,10 @@ public enum Moves {
                     }
                     if try input.next() != nil { throw Fault("a line after the trailer") }
                     let source = "\(input.name) (an export of \(header.source))"
-                    return (Verified(source: source, seq: t.seq, events: t.events, digest: t.digest), checker.state)
+                    return (
+                        Verified(source: source, seq: t.seq, events: t.events, digest: t.digest),
+                        checker.state
+                    )
                 }
             } catch {
                 throw at(error)
@@ -140,7 +151,9 @@ public enum Moves {
         var line = JSONWriter(capacity: 512)
         try Stores.read(location, integrity: false) { (h: StoreHead) throws(Fault) in
             head = h
-            try out.write(ExportFormat.header(.init(version: ExportFormat.version, source: h.source, seq: h.seq, at: now)))
+            try out.write(
+                ExportFormat.header(
+                    .init(version: ExportFormat.version, source: h.source, seq: h.seq, at: now)))
         } _: { row in
             do throws(Fault) {
                 let event = try checker.fold(row)
@@ -155,19 +168,26 @@ public enum Moves {
         }
         if let fault { throw Fault("\(head.source): \(fault.message)") }
         guard checker.state.lastSeq == head.seq else {
-            throw Fault("\(head.source): the events end at seq \(checker.state.lastSeq), the log's head says \(head.seq)")
+            throw Fault(
+                "\(head.source): the events end at seq \(checker.state.lastSeq), the log's head says \(head.seq)"
+            )
         }
         var sum = out.hash
         let trailer = ExportFormat.Trailer(
-            seq: head.seq, events: checker.events, digest: checker.digest, sha256: SHA256.hex(digest: sum.finish()))
+            seq: head.seq, events: checker.events, digest: checker.digest,
+            sha256: SHA256.hex(digest: sum.finish()))
         try out.write(ExportFormat.trailer(trailer), hashed: false)
         try out.finish()
         return Verified(source: head.source, seq: head.seq, events: checker.events, digest: checker.digest)
     }
 
     /// `export` into `file`: a temporary file published when whole (see `Files`).
-    static func export(_ location: StoreLocation, toFile file: String, replace: Bool, now: Int64) throws(Fault) -> Verified {
-        if !replace && Files.exists(file) { throw Fault("\(file) exists: not replaced (--force replaces it)") }
+    static func export(_ location: StoreLocation, toFile file: String, replace: Bool, now: Int64)
+        throws(Fault) -> Verified
+    {
+        if !replace && Files.exists(file) {
+            throw Fault("\(file) exists: not replaced (--force replaces it)")
+        }
         let out = try Output(beside: file)
         do throws(Fault) {
             let v = try export(location, to: out, now: now)
@@ -191,7 +211,9 @@ public enum Moves {
 
     /// Imports into an empty store (see `DataTools.usage`). Returns the target's verification,
     /// whose digest is the source's.
-    public static func importLog(from source: ImportSource, into target: StoreLocation) throws(Fault) -> Verified {
+    public static func importLog(from source: ImportSource, into target: StoreLocation) throws(Fault)
+        -> Verified
+    {
         switch target {
         case .state(let directory):
             return try importSQLite(from: source, directory: directory)
@@ -203,7 +225,8 @@ public enum Moves {
     }
 
     /// Feeds every event of `source` to `each`, checked; returns the source's verification.
-    private static func feed(_ source: ImportSource, _ each: (StoredEvent) throws(Fault) -> Void) throws(Fault)
+    private static func feed(_ source: ImportSource, _ each: (StoredEvent) throws(Fault) -> Void)
+        throws(Fault)
         -> (Verified, MovieState)
     {
         switch source {
@@ -214,13 +237,18 @@ public enum Moves {
             let v = try verify(.sqliteFile(path))
             var checker = LogChecker()
             var fault: Fault?
-            try Stores.read(.sqliteFile(path), integrity: false) { _ in } _: { row in
+            try Stores.read(.sqliteFile(path), integrity: false) { _ in
+            } _: { row in
                 do throws(Fault) {
                     let e = try checker.fold(row)
                     let event = try MovieEvent(checked: row)
                     let payload =
-                        e.kind == MovieEvent.Kind.added ? event.payload : event.payload(after: e.movie, undoes: e.undoes)
-                    try each(StoredEvent(seq: row.seq, stream: row.stream, kind: row.kind, payload: payload, key: row.key, at: row.at))
+                        e.kind == MovieEvent.Kind.added
+                        ? event.payload : event.payload(after: e.movie, undoes: e.undoes)
+                    try each(
+                        StoredEvent(
+                            seq: row.seq, stream: row.stream, kind: row.kind, payload: payload, key: row.key,
+                            at: row.at))
                     return true
                 } catch {
                     fault = error
@@ -252,7 +280,9 @@ public enum Moves {
         }
         let path = directory + "/events.sqlite3"
         guard !Files.exists(path) else {
-            throw Fault("\(directory) is not empty: it holds events.sqlite3; import writes only into a state directory without one")
+            throw Fault(
+                "\(directory) is not empty: it holds events.sqlite3; import writes only into a state directory without one"
+            )
         }
         let temporary = Files.temporary(for: path)
         close(try Files.createExclusive(temporary))
@@ -267,7 +297,8 @@ public enum Moves {
                 do throws(LogError) { try importer!.append(row) } catch { throw Fault(error.message) }
             }
             do throws(LogError) {
-                try importer!.finish(snapshot: state.lastSeq > 0 ? (state.lastSeq, state.snapshotBytes()) : nil)
+                try importer!.finish(
+                    snapshot: state.lastSeq > 0 ? (state.lastSeq, state.snapshotBytes()) : nil)
                 importer = nil
             } catch {
                 throw Fault(error.message)
@@ -276,12 +307,15 @@ public enum Moves {
             let target = try verify(.sqliteFile(temporary))
             guard target.digest == source.digest, target.seq == source.seq else {
                 throw Fault(
-                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))")
+                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))"
+                )
             }
             for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
             try Files.publish(temporary, as: path, replace: false)
             done = true
-            return Verified(source: "sqlite:\(Stores.absolute(path))", seq: target.seq, events: target.events, digest: target.digest)
+            return Verified(
+                source: "sqlite:\(Stores.absolute(path))", seq: target.seq, events: target.events,
+                digest: target.digest)
         } catch {
             importer?.abandon()
             Files.removeDatabase(temporary)
@@ -289,7 +323,8 @@ public enum Moves {
         }
     }
 
-    private static func importPostgres(from source: ImportSource, conninfo: String) throws(Fault) -> Verified {
+    private static func importPostgres(from source: ImportSource, conninfo: String) throws(Fault) -> Verified
+    {
         let access: PostgresLogAccess
         do throws(StoreError) {
             access = try PostgresLogAccess(conninfo: conninfo)
@@ -302,14 +337,16 @@ public enum Moves {
                 do throws(StoreError) { try access.insert(row) } catch { throw Fault(error.message) }
             }
             do throws(StoreError) {
-                try access.writeImport(seq: state.lastSeq, snapshot: state.lastSeq > 0 ? state.snapshotBytes() : nil)
+                try access.writeImport(
+                    seq: state.lastSeq, snapshot: state.lastSeq > 0 ? state.snapshotBytes() : nil)
             } catch {
                 throw Fault(error.message)
             }
             let target = try verify(.postgres(conninfo), postgres: access)
             guard target.digest == source.digest, target.seq == source.seq else {
                 throw Fault(
-                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))")
+                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))"
+                )
             }
             do throws(StoreError) { try access.commitImport() } catch { throw Fault(error.message) }
             return target
@@ -331,10 +368,13 @@ public enum Moves {
 
     /// An online, consistent copy of the store at `location` into `file`, verified, then
     /// published. A SQLite store gives a SQLite file; PostgreSQL, an export.
-    public static func backup(_ location: StoreLocation, to file: String, replace: Bool, now: Int64) throws(Fault)
+    public static func backup(_ location: StoreLocation, to file: String, replace: Bool, now: Int64)
+        throws(Fault)
         -> (Verified, size: Int)
     {
-        if !replace && Files.exists(file) { throw Fault("\(file) exists: not replaced (--force replaces it)") }
+        if !replace && Files.exists(file) {
+            throw Fault("\(file) exists: not replaced (--force replaces it)")
+        }
         // A backup is background work beside a daemon serving clients on the same CPUs: it
         // yields to them (nice 19; BENCHMARKS.md, the toggles' p99 while backups run).
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)

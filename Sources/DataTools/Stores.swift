@@ -50,7 +50,8 @@ enum Stores {
                     }
                 }
                 let h = StoreHead(
-                    source: "sqlite:\(absolute(path))", seq: try reader.latestSeq(), events: try reader.eventCount(),
+                    source: "sqlite:\(absolute(path))", seq: try reader.latestSeq(),
+                    events: try reader.eventCount(),
                     snapshots: try reader.snapshots())
                 var failed: Fault?
                 do throws(Fault) { try head(h) } catch { failed = error }
@@ -62,7 +63,9 @@ enum Stores {
             }
             return
         }
-        guard case .postgres(let conninfo) = location else { preconditionFailure("\(location) is not a store") }
+        guard case .postgres(let conninfo) = location else {
+            preconditionFailure("\(location) is not a store")
+        }
         do throws(StoreError) {
             let access: PostgresLogAccess
             if let postgres { access = postgres } else { access = try PostgresLogAccess(conninfo: conninfo) }
@@ -70,7 +73,8 @@ enum Stores {
             try access.read(
                 { (h: PostgresLogAccess.Head) throws(StoreError) in
                     let sh = StoreHead(
-                        source: "postgres:\(access.description)", seq: h.seq, events: h.events, snapshots: h.snapshots)
+                        source: "postgres:\(access.description)", seq: h.seq, events: h.events,
+                        snapshots: h.snapshots)
                     do throws(Fault) { try head(sh) } catch { failed = error }
                     if let failed { throw StoreError(.badRequest, failed.message) }
                 }, row)

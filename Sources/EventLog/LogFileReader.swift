@@ -79,7 +79,9 @@ public final class LogFileReader {
         let s = try conn.statement("SELECT seq, data FROM snapshots ORDER BY seq")
         defer { sqlite3_reset(s) }
         var out: [(UInt64, [UInt8])] = []
-        while try conn.step(s, "read snapshots") { out.append((UInt64(sqlite3_column_int64(s, 0)), conn.blob(s, 1))) }
+        while try conn.step(s, "read snapshots") {
+            out.append((UInt64(sqlite3_column_int64(s, 0)), conn.blob(s, 1)))
+        }
         return out
     }
 

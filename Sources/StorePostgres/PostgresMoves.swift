@@ -34,7 +34,9 @@ public final class PostgresLogAccess {
     /// order (streamed by COPY: memory does not grow with the log) until `row` returns false.
     /// During an import (after `writeImport`, before `commitImport`), it reads what the import
     /// wrote, in the import's transaction.
-    public func read(_ head: (Head) throws(StoreError) -> Void, _ row: (StoredEvent) -> Bool) throws(StoreError) {
+    public func read(_ head: (Head) throws(StoreError) -> Void, _ row: (StoredEvent) -> Bool)
+        throws(StoreError)
+    {
         do {
             let own = !importing
             if own { _ = try conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
@@ -55,15 +57,18 @@ public final class PostgresLogAccess {
             let snaps = try conn.execute("SELECT seq, data FROM swiped_snapshots ORDER BY seq")
             var snapshots: [(seq: UInt64, data: [UInt8])] = []
             for r in snaps.first?.rows ?? [] {
-                guard r.count == 2, let s = r[0].flatMap({ UInt64($0) }), let d = r[1].flatMap(PGBytes.decode) else {
+                guard r.count == 2, let s = r[0].flatMap({ UInt64($0) }), let d = r[1].flatMap(PGBytes.decode)
+                else {
                     throw StoreError(.storage, "\(description): a row of swiped_snapshots cannot be read")
                 }
                 snapshots.append((s, d))
             }
             try head(Head(seq: seq, events: events, snapshots: snapshots))
             var bad: StoreError?
-            try conn.copyOut("SELECT seq, stream, kind, payload, at, key FROM swiped_events ORDER BY seq") { r in
-                guard let s = r.int64(0), let stream = r.text(1), let kind = r.text(2), let payload = r.field(3),
+            try conn.copyOut("SELECT seq, stream, kind, payload, at, key FROM swiped_events ORDER BY seq") {
+                r in
+                guard let s = r.int64(0), let stream = r.text(1), let kind = r.text(2),
+                    let payload = r.field(3),
                     let at = r.int64(4)
                 else {
                     bad = StoreError(.storage, "\(description): a row of swiped_events cannot be read")
@@ -92,7 +97,8 @@ public final class PostgresLogAccess {
     public func beginImport() throws(StoreError) {
         do {
             _ = try conn.execute(
-                "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+                "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))"
+            )
             importing = true
             let found = try conn.execute(
                 """
@@ -136,7 +142,8 @@ public final class PostgresLogAccess {
         defer { rows.removeAll(keepingCapacity: true) }
         do {
             _ = try conn.execute(
-                "INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(rows.joined(separator: ", "))")
+                "INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(rows.joined(separator: ", "))"
+            )
         } catch {
             abandon()
             throw StoreError(.storage, "\(description): writing events failed: \(error.message)")
@@ -147,7 +154,8 @@ public final class PostgresLogAccess {
     public func writeImport(seq: UInt64, snapshot: [UInt8]?) throws(StoreError) {
         try flushRows()
         do {
-            let snap = snapshot.map { "INSERT INTO swiped_snapshots VALUES (\(seq), \(PGBytes.literal($0)));" } ?? ""
+            let snap =
+                snapshot.map { "INSERT INTO swiped_snapshots VALUES (\(seq), \(PGBytes.literal($0)));" } ?? ""
             _ = try conn.execute(
                 """
                 INSERT INTO swiped_head VALUES (1, \(seq));

@@ -33,7 +33,9 @@ final class ExportFormatTests: XCTestCase {
             if let fast = ExportFormat.fastEvent(line[...]) { XCTAssertEqual(fast, x) }
             damageOneByte(&line, using: &rng)
             if let fast = ExportFormat.fastEvent(line[...]) {
-                XCTAssertEqual(try? ExportFormat.parse(line[...], first: false), .event(fast), String(decoding: line, as: UTF8.self))
+                XCTAssertEqual(
+                    try? ExportFormat.parse(line[...], first: false), .event(fast),
+                    String(decoding: line, as: UTF8.self))
             }
         }
         var plain = JSONWriter()

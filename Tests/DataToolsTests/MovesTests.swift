@@ -61,7 +61,9 @@ final class MovesTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
-    func ls(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    func ls(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
 
     func bytes(_ path: String) -> [UInt8] { Array(FileManager.default.contents(atPath: path) ?? Data()) }
 
@@ -112,7 +114,9 @@ final class MovesTests: XCTestCase {
         XCTAssertTrue(LineInput.isSQLite(dir + "/b.sqlite3"))
         XCTAssertEqual(stat(dir + "/b.sqlite3", &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
-        XCTAssertEqual(try Moves.importLog(from: .sqlite(dir + "/b.sqlite3"), into: .state(dir + "/c")).digest, source.digest)
+        XCTAssertEqual(
+            try Moves.importLog(from: .sqlite(dir + "/b.sqlite3"), into: .state(dir + "/c")).digest,
+            source.digest)
         XCTAssertEqual(ls(dir), ["a", "a.jsonl", "b", "b.sqlite3", "c"], "no temporary file left")
     }
 
@@ -122,14 +126,20 @@ final class MovesTests: XCTestCase {
         var one = LogChecker()
         var two = LogChecker()
         for (i, e) in MovieState.seedCatalogue.enumerated() {
-            let row = StoredEvent(seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 5)
+            let row = StoredEvent(
+                seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 5)
             _ = try one.fold(row)
-            _ = try two.fold(StoredEvent(seq: row.seq, stream: row.stream, kind: row.kind, payload: row.payload, key: i == 3 ? "k" : nil, at: 9))
+            _ = try two.fold(
+                StoredEvent(
+                    seq: row.seq, stream: row.stream, kind: row.kind, payload: row.payload,
+                    key: i == 3 ? "k" : nil, at: 9))
         }
         XCTAssertNotEqual(one.digest, two.digest)
         var three = LogChecker()
         for (i, e) in MovieState.seedCatalogue.enumerated() {
-            _ = try three.fold(StoredEvent(seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 7))
+            _ = try three.fold(
+                StoredEvent(
+                    seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 7))
         }
         XCTAssertEqual(one.digest, three.digest, "times are not part of the state")
     }
@@ -144,16 +154,22 @@ final class MovesTests: XCTestCase {
         XCTAssertEqual(lines.removeLast(), [])
         func joined(_ ls: [[UInt8]]) -> [UInt8] { ls.flatMap { $0 + [0x0A] } }
         func key(_ line: [UInt8]) -> String? {
-            String(decoding: line, as: UTF8.self).range(of: #""key":"[^"]*""#, options: .regularExpression).map { String(String(decoding: line, as: UTF8.self)[$0]) }
+            String(decoding: line, as: UTF8.self).range(of: #""key":"[^"]*""#, options: .regularExpression)
+                .map { String(String(decoding: line, as: UTF8.self)[$0]) }
         }
         let keyed = lines.indices.filter { key(lines[$0]) != nil }
         var duplicate = lines
         duplicate[keyed[3]] = Array(
-            String(decoding: lines[keyed[3]], as: UTF8.self).replacingOccurrences(of: key(lines[keyed[3]])!, with: key(lines[keyed[1]])!).utf8)
+            String(decoding: lines[keyed[3]], as: UTF8.self).replacingOccurrences(
+                of: key(lines[keyed[3]])!, with: key(lines[keyed[1]])!
+            ).utf8)
         var flipped = good
         flipped[good.count / 2] ^= 0x04
         var newer = lines
-        newer[0] = Array(String(decoding: lines[0], as: UTF8.self).replacingOccurrences(of: #""version":1"#, with: #""version":2"#).utf8)
+        newer[0] = Array(
+            String(decoding: lines[0], as: UTF8.self).replacingOccurrences(
+                of: #""version":1"#, with: #""version":2"#
+            ).utf8)
         var notJSON = lines
         notJSON[40] = Array("{\"seq\":".utf8)
         var unknownKind = lines
@@ -180,7 +196,8 @@ final class MovesTests: XCTestCase {
             XCTAssertThrowsError(try Moves.readExport(try LineInput.open(file)), name) { error in
                 XCTAssertTrue("\(error)".contains(expected), "\(name): \(error)")
             }
-            XCTAssertThrowsError(try Moves.importLog(from: .export(file), into: .state(dir + "/t")), name) { error in
+            XCTAssertThrowsError(try Moves.importLog(from: .export(file), into: .state(dir + "/t")), name) {
+                error in
                 XCTAssertTrue("\(error)".contains(expected), "\(name): \(error)")
             }
             XCTAssertFalse(Files.exists(dir + "/t"), "\(name): the import left \(ls(dir + "/t"))")
@@ -198,13 +215,15 @@ final class MovesTests: XCTestCase {
         _ = try makeLog(directory: dir + "/b", changes: 20, seed: 7)
         _ = try export(dir + "/a", to: dir + "/a.jsonl")
         let before = bytes(dir + "/b/events.sqlite3")
-        XCTAssertThrowsError(try Moves.importLog(from: .export(dir + "/a.jsonl"), into: .state(dir + "/b"))) { error in
+        XCTAssertThrowsError(try Moves.importLog(from: .export(dir + "/a.jsonl"), into: .state(dir + "/b"))) {
+            error in
             XCTAssertTrue("\(error)".contains("is not empty"), "\(error)")
         }
         XCTAssertEqual(bytes(dir + "/b/events.sqlite3"), before)
         XCTAssertEqual(ls(dir + "/b"), ["events.sqlite3", "lock"])
         // An existing export or backup is not replaced either.
-        XCTAssertThrowsError(try Moves.backup(.state(dir + "/a"), to: dir + "/a.jsonl", replace: false, now: 0))
+        XCTAssertThrowsError(
+            try Moves.backup(.state(dir + "/a"), to: dir + "/a.jsonl", replace: false, now: 0))
         XCTAssertThrowsError(try export(dir + "/a", to: dir + "/a.jsonl"))
         XCTAssertEqual(ls(dir), ["a", "a.jsonl", "b"])
     }
@@ -218,7 +237,8 @@ final class MovesTests: XCTestCase {
         defer { close(fd) }
         // flock locks belong to the open file description: a second open one conflicts.
         XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
-        XCTAssertThrowsError(try Moves.importLog(from: .export(dir + "/a.jsonl"), into: .state(dir + "/b"))) { error in
+        XCTAssertThrowsError(try Moves.importLog(from: .export(dir + "/a.jsonl"), into: .state(dir + "/b"))) {
+            error in
             XCTAssertTrue("\(error)".contains("in use by another process"), "\(error)")
         }
         XCTAssertEqual(ls(dir + "/b"), ["lock"])

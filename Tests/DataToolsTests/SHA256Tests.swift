@@ -5,7 +5,8 @@ import XCTest
 /// NIST's published SHA-256 examples (FIPS 180-2 appendix B, and the empty message).
 final class SHA256Tests: XCTestCase {
     func testNISTVectors() {
-        XCTAssertEqual(SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         XCTAssertEqual(SHA256.hex([]), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         XCTAssertEqual(
             SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
@@ -24,6 +25,8 @@ final class SHA256Tests: XCTestCase {
             at += n
             step = step % 131 + 7
         }
-        XCTAssertEqual(SHA256.hex(digest: h.finish()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        XCTAssertEqual(
+            SHA256.hex(digest: h.finish()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        )
     }
 }

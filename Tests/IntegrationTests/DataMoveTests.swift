@@ -37,7 +37,9 @@ final class DataMoveTests: XCTestCase {
         let client = try daemon.connect()
         defer { client.close() }
         var rng = SplitMix64(seed: 32)
-        var live = (try client.request(["op": "list"])["movies"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        var live = (try client.request(["op": "list"])["movies"] as? [[String: Any]] ?? []).compactMap {
+            $0["id"] as? String
+        }
         var removed: [String] = []
         var keyed: [String: (seq: Int, movie: String)] = [:]
         var made = 0
@@ -88,7 +90,9 @@ final class DataMoveTests: XCTestCase {
         let work = try TemporaryDirectory("swiped-move")
         let sqlite = try SwipedDaemon(arguments: ["--durability", "normal"], prefix: "swiped-move")
         let started = monotonicSeconds()
-        func note(_ what: String) { print("DataMoveTests: \(what) at \(String(format: "%.1f", monotonicSeconds() - started)) s") }
+        func note(_ what: String) {
+            print("DataMoveTests: \(what) at \(String(format: "%.1f", monotonicSeconds() - started)) s")
+        }
         let keyed = try makeChanges(sqlite, count: 10_000)
         note("10,000 changes made")
         let before = try view(sqlite)
@@ -101,7 +105,8 @@ final class DataMoveTests: XCTestCase {
         XCTAssertEqual(exported.status, .exited(0), exported.standardError)
         let sourceCheck = try swiped(["verify", "--state", sqlite.stateDirectory])
         XCTAssertEqual(sourceCheck.status, .exited(0), sourceCheck.standardError)
-        let found = try XCTUnwrap(sourceCheck.standardOutput.range(of: "sha256:[0-9a-f]{64}", options: .regularExpression))
+        let found = try XCTUnwrap(
+            sourceCheck.standardOutput.range(of: "sha256:[0-9a-f]{64}", options: .regularExpression))
         let digest = String(sourceCheck.standardOutput[found])
 
         note("exported and verified")
@@ -109,9 +114,12 @@ final class DataMoveTests: XCTestCase {
         note("cluster up")
         let imported = try swiped(["import", "--postgres", cluster.conninfo, export])
         XCTAssertEqual(imported.status, .exited(0), imported.standardError)
-        XCTAssertTrue(imported.standardOutput.contains("seq 10010, 10010 events, digest \(digest)"), imported.standardOutput)
+        XCTAssertTrue(
+            imported.standardOutput.contains("seq 10010, 10010 events, digest \(digest)"),
+            imported.standardOutput)
         let verified = try swiped(["verify", "--postgres", cluster.conninfo])
-        XCTAssertTrue(verified.standardOutput.contains(digest), verified.standardOutput + verified.standardError)
+        XCTAssertTrue(
+            verified.standardOutput.contains(digest), verified.standardOutput + verified.standardError)
 
         // A second import into the same database is refused, and changes nothing.
         let again = try swiped(["import", "--postgres", cluster.conninfo, export])
@@ -129,22 +137,27 @@ final class DataMoveTests: XCTestCase {
         XCTAssertEqual(refused.status, .exited(1))
         XCTAssertTrue(refused.standardError.contains("the file was cut"), refused.standardError)
         XCTAssertEqual(
-            try cluster.psql("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'swiped%'", database: "other"), "0")
+            try cluster.psql(
+                "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'swiped%'", database: "other"), "0")
         let piped = try Subprocess.run(
-            try Binaries.swiped, ["import", "--postgres", cluster.conninfo(database: "other"), "-"], input: whole,
+            try Binaries.swiped, ["import", "--postgres", cluster.conninfo(database: "other"), "-"],
+            input: whole,
             timeout: .seconds(120))
         XCTAssertEqual(piped.status, .exited(0), piped.standardError)
         XCTAssertTrue(piped.standardOutput.contains(digest), piped.standardOutput)
 
         let pg = try (0..<2).map { _ in
-            try SwipedDaemon(arguments: ["--postgres", cluster.conninfo], prefix: "swiped-move-pgd", timeout: .seconds(30))
+            try SwipedDaemon(
+                arguments: ["--postgres", cluster.conninfo], prefix: "swiped-move-pgd", timeout: .seconds(30))
         }
         for daemon in pg {
             let after = try view(daemon)
             XCTAssertEqual(after.seq, before.seq)
             XCTAssertEqual(after.list, before.list, "list")
             XCTAssertEqual(after.pages.count, before.pages.count)
-            for (i, (a, b)) in zip(after.pages, before.pages).enumerated() { XCTAssertEqual(a, b, "history page \(i)") }
+            for (i, (a, b)) in zip(after.pages, before.pages).enumerated() {
+                XCTAssertEqual(a, b, "history page \(i)")
+            }
         }
         note("compared")
         // A client retrying a keyed toggle after the move gets its original seq, not a new event.
@@ -199,18 +212,25 @@ final class DataMoveDiskTests: XCTestCase {
         try Subprocess.run(try Binaries.swiped, arguments, timeout: .seconds(120))
     }
 
-    func ls(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    func ls(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
 
     /// A log of a few thousand events, exported.
     func makeExport(_ dir: TemporaryDirectory) throws -> (state: String, export: String) {
         let daemon = try SwipedDaemon(arguments: ["--durability", "normal"], directory: dir)
         let client = try daemon.connect()
-        for i in 0..<3000 { try client.send(json: ["op": "add", "title": "A rather long title, number \(i)", "key": "add-\(i)"]) }
+        for i in 0..<3000 {
+            try client.send(json: [
+                "op": "add", "title": "A rather long title, number \(i)", "key": "add-\(i)",
+            ])
+        }
         for _ in 0..<3000 { XCTAssertEqual(try client.readReply(timeout: .seconds(30))["ok"] as? Bool, true) }
         client.close()
         XCTAssertEqual(try daemon.stop(), .exited(0))
         let export = dir.file("log.jsonl")
-        XCTAssertEqual(try swiped(["export", "--state", daemon.stateDirectory, "--to", export]).status, .exited(0))
+        XCTAssertEqual(
+            try swiped(["export", "--state", daemon.stateDirectory, "--to", export]).status, .exited(0))
         return (daemon.stateDirectory, export)
     }
 
@@ -244,12 +264,15 @@ final class DataMoveDiskTests: XCTestCase {
         try mount("ro,size=1m", on: readOnly)
         defer { unmount(readOnly) }
         for arguments in [
-            ["import", "--state", readOnly + "/state", export], ["backup", "--state", state, readOnly + "/b.sqlite3"],
+            ["import", "--state", readOnly + "/state", export],
+            ["backup", "--state", state, readOnly + "/b.sqlite3"],
             ["export", "--state", state, "--to", readOnly + "/e.jsonl"],
         ] {
             let result = try swiped(arguments)
             XCTAssertEqual(result.status, .exited(1), "\(arguments): \(result.standardOutput)")
-            XCTAssertTrue(result.standardError.contains("Read-only file system"), "\(arguments): \(result.standardError)")
+            XCTAssertTrue(
+                result.standardError.contains("Read-only file system"),
+                "\(arguments): \(result.standardError)")
         }
         XCTAssertEqual(ls(readOnly), [])
     }
@@ -271,7 +294,9 @@ final class DataMoveOnlineTests: XCTestCase {
             _ = try? client.readJSON(timeout: .seconds(5))
             var i = 0
             while !stop.with({ $0 }) {
-                guard (try? client.request(["op": "toggle-watched", "movie": "seven", "key": "w-\(i)"]))?["ok"] as? Bool == true
+                guard
+                    (try? client.request(["op": "toggle-watched", "movie": "seven", "key": "w-\(i)"]))?["ok"]
+                        as? Bool == true
                 else { break }
                 i += 1
                 written.with { $0 = i }
@@ -283,9 +308,11 @@ final class DataMoveOnlineTests: XCTestCase {
         var seqs: [Int] = []
         for n in 0..<5 {
             let file = dir.file("b\(n).sqlite3")
-            let result = try Subprocess.run(try Binaries.swiped, ["backup", "--state", daemon.stateDirectory, file])
+            let result = try Subprocess.run(
+                try Binaries.swiped, ["backup", "--state", daemon.stateDirectory, file])
             XCTAssertEqual(result.status, .exited(0), result.standardError)
-            let seq = try XCTUnwrap(result.standardOutput.range(of: #"seq [0-9]+"#, options: .regularExpression))
+            let seq = try XCTUnwrap(
+                result.standardOutput.range(of: #"seq [0-9]+"#, options: .regularExpression))
             seqs.append(Int(result.standardOutput[seq].dropFirst(4)) ?? -1)
             let verified = try Subprocess.run(try Binaries.swiped, ["verify", "--backup", file])
             XCTAssertEqual(verified.status, .exited(0), verified.standardError)
