@@ -143,55 +143,41 @@ public enum DataTools {
         }
     }
 
+    /// Runs a command line that `check` accepted.
     static func execute(_ command: String, _ p: Parsed) throws(Fault) {
         let now = SystemClockNow.micros()
-        func store() throws(Fault) -> StoreLocation {
-            guard let s = p.store else { throw Fault("name the store: --state DIR or --postgres CONNINFO") }
+        func store() -> StoreLocation {
+            guard let s = p.store else {
+                preconditionFailure("\(command) without a store passed check: \(p)")
+            }
             return s
-        }
-        func noPositional(_ max: Int) throws(Fault) {
-            guard p.positional.count <= max else { throw Fault("unexpected argument '\(p.positional[max])'") }
         }
         switch command {
         case "verify":
-            try noPositional(0)
             let v: Verified
             if let file = p.backup {
                 v =
                     LineInput.isSQLite(file)
                     ? try Moves.verify(.sqliteFile(file)) : try Moves.readExport(try LineInput.open(file))
             } else {
-                v = try Moves.verify(try store())
+                v = try Moves.verify(store())
             }
             print("ok: \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)")
         case "export":
-            try noPositional(0)
-            let s = try store()
             if let file = p.to {
-                let v = try Moves.export(s, toFile: file, replace: p.force, now: now)
+                let v = try Moves.export(store(), toFile: file, replace: p.force, now: now)
                 printError(
                     "exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
             } else {
-                let v = try Moves.export(s, to: Output(), now: now)
+                let v = try Moves.export(store(), to: Output(), now: now)
                 printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")
             }
         case "import":
-            let target = try store()
-            let source: Moves.ImportSource
-            if let file = p.fromSQLite {
-                try noPositional(0)
-                source = .sqlite(file)
-            } else {
-                guard p.positional.count == 1 else {
-                    throw Fault("name what to import: FILE, - or --from-sqlite FILE")
-                }
-                source = .export(p.positional[0])
-            }
-            let v = try Moves.importLog(from: source, into: target)
+            let source: Moves.ImportSource = p.fromSQLite.map { .sqlite($0) } ?? .export(p.positional[0])
+            let v = try Moves.importLog(from: source, into: store())
             print("imported into \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)")
         case "backup":
-            guard p.positional.count == 1 else { throw Fault("name the backup file") }
-            let (v, size) = try Moves.backup(try store(), to: p.positional[0], replace: p.force, now: now)
+            let (v, size) = try Moves.backup(store(), to: p.positional[0], replace: p.force, now: now)
             print(
                 "backup \(p.positional[0]): seq \(v.seq), \(v.events) events, \(size) bytes, digest \(v.digest)"
             )

@@ -1,6 +1,7 @@
 // Where a log is read from or written to by the subcommands: a SQLite file (a state directory's
 // events.sqlite3, or a backup) or a PostgreSQL database, each read from one consistent snapshot.
 import EventLog
+import Glibc
 import StoreCore
 import StorePostgres
 
@@ -92,7 +93,3 @@ enum Stores {
         return cwd + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif
