@@ -66,6 +66,20 @@ enum Files {
         try fsync(path: directory(of: path))
     }
 
+    /// The names in `directory` (empty when it cannot be read).
+    static func names(in directory: String) -> [String] {
+        guard let d = opendir(directory) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
     /// Removes a file SQLite used and its companions.
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }

@@ -284,6 +284,11 @@ public enum Moves {
                 "\(directory) is not empty: it holds events.sqlite3; import writes only into a state directory without one"
             )
         }
+        // What an import killed before its end left (a hidden temporary file, never the log):
+        // under the lock, nobody else is writing one.
+        for name in Files.names(in: directory) where name.hasPrefix(".events.sqlite3.tmp-") {
+            unlink(directory + "/" + name)
+        }
         let temporary = Files.temporary(for: path)
         close(try Files.createExclusive(temporary))
         var importer: LogImporter?

@@ -114,9 +114,16 @@ final class MovesTests: XCTestCase {
         XCTAssertTrue(LineInput.isSQLite(dir + "/b.sqlite3"))
         XCTAssertEqual(stat(dir + "/b.sqlite3", &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
+        // What an import killed midway left behind goes.
+        try FileManager.default.createDirectory(atPath: dir + "/c", withIntermediateDirectories: false)
+        for stale in [".events.sqlite3.tmp-1", ".events.sqlite3.tmp-1-wal"] {
+            XCTAssertTrue(
+                FileManager.default.createFile(atPath: dir + "/c/" + stale, contents: Data([1, 2])))
+        }
         XCTAssertEqual(
             try Moves.importLog(from: .sqlite(dir + "/b.sqlite3"), into: .state(dir + "/c")).digest,
             source.digest)
+        XCTAssertEqual(ls(dir + "/c"), ["events.sqlite3", "lock"])
         XCTAssertEqual(ls(dir), ["a", "a.jsonl", "b", "b.sqlite3", "c"], "no temporary file left")
     }
 
