@@ -113,6 +113,7 @@ bench: deps-bench release .build/bench/echo
 	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
 	Benchmarks/journal.sh $(RELEASE)
 	Benchmarks/postgres.sh
+	Benchmarks/data-moves.sh $(RELEASE)
 	$(RELEASE)/tui-bench --bin $(RELEASE)
 
 .build/bench/echo: Benchmarks/echo/echo.c

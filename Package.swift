@@ -15,10 +15,12 @@
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
 //                     SwipeEngine, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
+//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres: the
+//                     subcommands backup, export, import and verify (issue 32)
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (its state machine,
 //                  input parser, layout, frame diff, text widths, springs), no I/O and no clock
-//   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal;
-//   benchmarks and tests as declared below.
+//   swiped <- Daemon, DataTools, Wire; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine,
+//   Terminal; benchmarks and tests as declared below.
 //   StoreTestSupport (Tests/StoreTestSupport) <- StoreCore, StorePostgres, EventLog, Movies,
 //                  CSQLite: the in-memory store and the fault injection of both stores, linked
 //                  only by tests and benchmarks, never by swiped or swipectl.
@@ -86,9 +88,14 @@ let package = Package(
         .target(
             name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
             swiftSettings: strict),
+        // swiped backup|export|import|verify (issue 32).
+        .target(
+            name: "DataTools",
+            dependencies: ["EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres"],
+            swiftSettings: strict),
 
         // Thin executables.
-        .executableTarget(name: "swiped", dependencies: ["Daemon", "Wire"], swiftSettings: strict),
+        .executableTarget(name: "swiped", dependencies: ["Daemon", "DataTools", "Wire"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl",
             dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],
@@ -148,6 +155,9 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DataToolsTests", dependencies: ["DataTools", "EventLog", "Movies", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],

@@ -37,9 +37,20 @@ public struct Config: Equatable, Sendable {
 
     public static let usage = """
         Usage: swiped [OPTIONS]
+               swiped backup|export|import|verify … (swiped export --help)
 
         Serves swipe-action rows and a shared, event-sourced movie list over line-delimited
         JSON on a Unix socket (see protocol.md). Socket activation and Type=notify aware.
+
+        Subcommands (the daemon need not be stopped, except for import):
+          backup (--state DIR | --postgres CONNINFO) FILE [--force]
+                                 an online, verified copy of the log
+          export (--state DIR | --postgres CONNINFO) [--to FILE [--force]]
+                                 the whole log as JSON lines (docs/export-format.md)
+          import (--state DIR | --postgres CONNINFO) (FILE | - | --from-sqlite FILE)
+                                 an export or a SQLite log into an empty store
+          verify (--state DIR | --postgres CONNINFO | --backup FILE)
+                                 check a log and print its seq and digest
 
         Options:
           --socket PATH          socket to bind when systemd passed none

@@ -53,6 +53,16 @@ public final class EventLog {
             throw .foreign("\(path): not a regular file")
         }
         if !exists && !create { throw .other("\(path): no such file") }
+        if !exists {
+            // Made here, 0600 whatever the umask, rather than by SQLite (0644 less the umask):
+            // the WAL and shared-memory files SQLite makes beside it take the same mode.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw .other("\(path): cannot create: \(String(cString: strerror(errno)))") }
+            let set = fchmod(fd, 0o600)
+            let why = String(cString: strerror(errno))
+            Glibc.close(fd)
+            guard set == 0 else { throw .other("\(path): cannot set its mode: \(why)") }
+        }
         var initialize = !exists || st.st_size == 0
         var version = EventLog.schemaVersion
         if exists && st.st_size > 0 {

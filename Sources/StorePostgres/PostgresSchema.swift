@@ -18,6 +18,15 @@ enum PostgresSchema {
     /// Events read per query when catching up.
     static let page = 10_000
 
+    /// The tables besides swiped_schema (also made by `swiped import`, PostgresMoves.swift).
+    static let tables = """
+        CREATE TABLE swiped_head (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL);
+        CREATE TABLE swiped_events (seq bigint PRIMARY KEY, stream text NOT NULL,
+            kind text NOT NULL, payload bytea NOT NULL, at bigint NOT NULL,
+            key text UNIQUE, token text);
+        CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
+        """
+
     /// Creates the tables (with the seed catalogue) or checks their version. Returns the version
     /// found before and whether it seeded.
     static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool) {
@@ -52,11 +61,7 @@ enum PostgresSchema {
             }
             _ = try conn.execute(
                 """
-                CREATE TABLE swiped_head (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL);
-                CREATE TABLE swiped_events (seq bigint PRIMARY KEY, stream text NOT NULL,
-                    kind text NOT NULL, payload bytea NOT NULL, at bigint NOT NULL,
-                    key text UNIQUE, token text);
-                CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
+                \(tables)
                 INSERT INTO swiped_events (\(columns)) VALUES \(seeds.joined(separator: ", "));
                 INSERT INTO swiped_head VALUES (1, \(seeds.count));
                 DELETE FROM swiped_schema;

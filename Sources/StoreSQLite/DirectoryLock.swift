@@ -1,11 +1,12 @@
 import Glibc
 import StoreCore
 
-/// An exclusive `flock` on `<dir>/lock`: one store per state directory, so the log has one writer.
-final class DirectoryLock {
+/// An exclusive `flock` on `<dir>/lock`: one store per state directory, so the log has one writer
+/// (`swiped import` takes it too, so that no daemon starts on a log being imported).
+public final class DirectoryLock {
     private var fd: Int32
 
-    init(_ directory: String) throws(StoreError) {
+    public init(_ directory: String) throws(StoreError) {
         let path = directory + "/lock"
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -25,7 +26,7 @@ final class DirectoryLock {
         }
     }
 
-    func release() {
+    public func release() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }

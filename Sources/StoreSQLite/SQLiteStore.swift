@@ -96,7 +96,10 @@ public final class SQLiteStore: Store {
         self.durability = durability
         self.snapshotEvery = max(1, snapshotEvery)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // 0700 whatever the umask (FileManager sets the mode after mkdir): the log is for the
+            // daemon's user alone, as under the unit (StateDirectory=, DynamicUser=).
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError(
                 .storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")

@@ -1,5 +1,6 @@
 // swiped: the daemon. Everything is in the Daemon library; this only reads the command line.
 import Daemon
+import DataTools
 import Wire
 
 #if canImport(Glibc)
@@ -14,6 +15,11 @@ while let pointer = entry.pointee {
         environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
     }
     entry += 1
+}
+
+// `swiped backup|export|import|verify …`: the data tools (issue 32), not the daemon.
+if let command = CommandLine.arguments.dropFirst().first, DataTools.subcommands.contains(command) {
+    exit(DataTools.run(Array(CommandLine.arguments.dropFirst())))
 }
 
 switch Config.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) {

@@ -26,6 +26,26 @@ final class SQLiteStoreTests: XCTestCase {
 
     // MARK: -
 
+    /// The state directory 0700 and the log's files 0600, whatever the umask (issue 32): they
+    /// were 0755 and 0644, readable by every local user.
+    func testStateIsTheUsersAloneWhateverTheUmask() throws {
+        let dir = tempDir() + "/made"
+        let old = umask(0)
+        defer { umask(old) }
+        let store = try SQLiteStore.open(directory: dir)
+        _ = store.submitOK(MovieCommand(.remove(movie: "godfather")))
+        func mode(_ path: String) -> mode_t {
+            var st = stat()
+            XCTAssertEqual(stat(path, &st), 0, path)
+            return st.st_mode & 0o777
+        }
+        XCTAssertEqual(mode(dir), 0o700)
+        for file in ["events.sqlite3", "events.sqlite3-wal", "events.sqlite3-shm", "lock"] {
+            XCTAssertEqual(mode(dir + "/" + file), 0o600, file)
+        }
+        store.close()
+    }
+
     func testSeedOnFirstStartOnly() throws {
         let dir = tempDir()
         do {

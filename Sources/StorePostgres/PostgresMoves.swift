@@ -1,0 +1,190 @@
+// The PostgreSQL side of `swiped export`, `verify`, `backup` and `import` (issue 32): the whole
+// log read from one REPEATABLE READ snapshot while daemons go on writing, and a log written into
+// a database that has no swiped tables yet, in one transaction under the migration lock.
+import EventLog
+import StoreCore
+
+/// A connection for moving a log in or out of PostgreSQL. Not for the daemon: blocking, one
+/// thread.
+public final class PostgresLogAccess {
+    let conn: PGConnection
+    private var importing = false
+    private var rows: [String] = []
+    /// Rows to an INSERT: one round trip per this many events.
+    static let rowsPerInsert = 1000
+
+    public init(conninfo: String) throws(StoreError) {
+        if let why = PGConnection.refusal(conninfo) { throw StoreError(.badRequest, "--postgres \(why)") }
+        conn = try PGConnection(conninfo, durability: .full)
+    }
+
+    /// `PostgreSQL <db> on <host>`, never the connection string.
+    public var description: String { conn.description }
+
+    // MARK: - Reading
+
+    /// What a read sees before the events: the last seq, the number of events, the snapshots.
+    public struct Head {
+        public var seq: UInt64
+        public var events: UInt64
+        public var snapshots: [(seq: UInt64, data: [UInt8])]
+    }
+
+    /// Reads the log from one snapshot of the database: `head` first, then every event in seq
+    /// order (streamed by COPY: memory does not grow with the log) until `row` returns false.
+    /// During an import (after `writeImport`, before `commitImport`), it reads what the import
+    /// wrote, in the import's transaction.
+    public func read(_ head: (Head) throws(StoreError) -> Void, _ row: (StoredEvent) -> Bool)
+        throws(StoreError)
+    {
+        do {
+            let own = !importing
+            if own { _ = try conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+            defer { if own { _ = try? conn.execute("ROLLBACK") } }
+            let found = try conn.execute(
+                "SELECT to_regclass('swiped_events') IS NOT NULL AND to_regclass('swiped_head') IS NOT NULL")
+            guard found.first?.rows.first?.first == "t" else {
+                throw StoreError(.notFound, "\(description) has no swiped log (no swiped_events table)")
+            }
+            let counts = try conn.execute(
+                "SELECT (SELECT seq FROM swiped_head WHERE id = 1), (SELECT count(*) FROM swiped_events)")
+            let values = counts.first?.rows.first ?? []
+            guard values.count == 2, let seq = values[0].flatMap({ UInt64($0) }),
+                let events = values[1].flatMap({ UInt64($0) })
+            else {
+                throw StoreError(.storage, "\(description): swiped_head has no row: the schema is damaged")
+            }
+            let snaps = try conn.execute("SELECT seq, data FROM swiped_snapshots ORDER BY seq")
+            var snapshots: [(seq: UInt64, data: [UInt8])] = []
+            for r in snaps.first?.rows ?? [] {
+                guard r.count == 2, let s = r[0].flatMap({ UInt64($0) }), let d = r[1].flatMap(PGBytes.decode)
+                else {
+                    throw StoreError(.storage, "\(description): a row of swiped_snapshots cannot be read")
+                }
+                snapshots.append((s, d))
+            }
+            try head(Head(seq: seq, events: events, snapshots: snapshots))
+            var bad: StoreError?
+            try conn.copyOut("SELECT seq, stream, kind, payload, at, key FROM swiped_events ORDER BY seq") {
+                r in
+                guard let s = r.int64(0), let stream = r.text(1), let kind = r.text(2),
+                    let payload = r.field(3),
+                    let at = r.int64(4)
+                else {
+                    bad = StoreError(.storage, "\(description): a row of swiped_events cannot be read")
+                    return false
+                }
+                return row(
+                    StoredEvent(
+                        seq: UInt64(bitPattern: s), stream: stream, kind: kind, payload: Array(payload),
+                        key: r.text(5), at: at))
+            }
+            if let bad { throw bad }
+        } catch let e as PGFailure {
+            throw StoreError(.unavailable, "\(description): reading the log failed: \(e.message)")
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.internal, "\(error)")
+        }
+    }
+
+    // MARK: - Importing
+
+    /// Opens the import's transaction, takes the migration lock (a daemon starting meanwhile
+    /// waits for the end, then finds the imported log), refuses a database that has any swiped
+    /// table, and creates them. Nothing is visible to anyone before `finishImport`.
+    public func beginImport() throws(StoreError) {
+        do {
+            _ = try conn.execute(
+                "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))"
+            )
+            importing = true
+            let found = try conn.execute(
+                """
+                SELECT string_agg(t, ', ') FROM unnest(ARRAY['swiped_schema', 'swiped_head', 'swiped_events',
+                    'swiped_snapshots']) t WHERE to_regclass(t) IS NOT NULL
+                """)
+            if let tables = found.first?.rows.first?.first ?? nil {
+                throw StoreError(
+                    .conflict,
+                    "\(description) is not empty: it has \(tables); import writes only into a database without swiped tables"
+                )
+            }
+            _ = try conn.execute(
+                """
+                CREATE TABLE swiped_schema (version integer NOT NULL);
+                \(PostgresSchema.tables)
+                """)
+        } catch let e as PGFailure {
+            abandon()
+            throw StoreError(.unavailable, "\(description): starting the import failed: \(e.message)")
+        } catch let e as StoreError {
+            abandon()
+            throw e
+        } catch {
+            abandon()
+            throw StoreError(.internal, "\(error)")
+        }
+    }
+
+    /// Adds one event (sent in groups of `rowsPerInsert`).
+    public func insert(_ e: StoredEvent) throws(StoreError) {
+        precondition(importing, "insert outside an import")
+        rows.append(
+            "(\(e.seq), \(conn.literal(e.stream)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(e.at), \(e.key.map(conn.literal) ?? "NULL"), NULL)"
+        )
+        if rows.count >= PostgresLogAccess.rowsPerInsert { try flushRows() }
+    }
+
+    private func flushRows() throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        defer { rows.removeAll(keepingCapacity: true) }
+        do {
+            _ = try conn.execute(
+                "INSERT INTO swiped_events (\(PostgresSchema.columns)) VALUES \(rows.joined(separator: ", "))"
+            )
+        } catch {
+            abandon()
+            throw StoreError(.storage, "\(description): writing events failed: \(error.message)")
+        }
+    }
+
+    /// Writes the head, the snapshot and the schema version, not committed yet (`read` sees them).
+    public func writeImport(seq: UInt64, snapshot: [UInt8]?) throws(StoreError) {
+        try flushRows()
+        do {
+            let snap =
+                snapshot.map { "INSERT INTO swiped_snapshots VALUES (\(seq), \(PGBytes.literal($0)));" } ?? ""
+            _ = try conn.execute(
+                """
+                INSERT INTO swiped_head VALUES (1, \(seq));
+                \(snap)
+                INSERT INTO swiped_schema VALUES (\(PostgresSchema.version));
+                ANALYZE swiped_events, swiped_head
+                """)
+        } catch {
+            abandon()
+            throw StoreError(.storage, "\(description): writing the import's head failed: \(error.message)")
+        }
+    }
+
+    /// Commits the import: the log appears whole, and the migration lock is released.
+    public func commitImport() throws(StoreError) {
+        do {
+            _ = try conn.execute("COMMIT")
+            importing = false
+        } catch {
+            abandon()
+            throw StoreError(.storage, "\(description): committing the import failed: \(error.message)")
+        }
+    }
+
+    /// Rolls the import back: nothing of it stays.
+    public func abandon() {
+        guard importing else { return }
+        importing = false
+        rows.removeAll()
+        _ = try? conn.execute("ROLLBACK")
+    }
+}
