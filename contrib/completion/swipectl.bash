@@ -64,7 +64,7 @@ _swipectl() {
         history) options="--from --limit" ;;
         swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
         replay) options="--expect" ;;
-        tui) options="--ascii --rtl --record-dir" ;;
+        tui) options="--ascii --rtl --record-dir --confirm-delete" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options --json" -- "$cur"))

@@ -35,3 +35,4 @@ complete -c swipectl -n "__fish_seen_subcommand_from replay" -l expect -r -F -d 
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l ascii -d 'no symbols'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l rtl -d 'right to left'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l record-dir -x -a '(__fish_complete_directories)'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l confirm-delete -d 'ask before deleting'
