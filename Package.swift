@@ -6,6 +6,8 @@
 //   Movies         <- SwipeEngine
 //   EventLog       <- CSQLite
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
+//   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
+//                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
 //   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
 //   Store          <- EventLog, Movies, CSQLite (its shim), CLibPQ: the asynchronous boundary to a
 //                     store (SQLite, in memory, PostgreSQL)
@@ -60,6 +62,7 @@ let package = Package(
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
+        .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies"], swiftSettings: hotPath),
         .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite", "CLibPQ"], swiftSettings: hotPath),
         .target(
@@ -109,6 +112,7 @@ let package = Package(
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: strict),
         .testTarget(
             name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
             swiftSettings: strict),

@@ -1,0 +1,44 @@
+import Metrics
+
+/// A snapshot after known traffic, the same one the golden exposition
+/// (Tests/metrics/sample.prom) and the Prometheus tests (Tests/metrics/prometheus_test.py) use.
+enum Sample {
+    static let ops = ["ping", "list", "toggle-watched", "drag"]
+    static let codes = ["bad-json", "conflict"]
+
+    static func snapshot(
+        state: MetricsSnapshot.StoreState = .ok, location: MetricsSnapshot.Store.Location? = nil
+    ) -> MetricsSnapshot {
+        var loop = LoopMetrics()
+        for _ in 0..<3 { loop.answered(op: 0, .read, nanoseconds: 12_000) }
+        loop.answered(op: 1, .read, nanoseconds: 40_000)
+        for _ in 0..<20 { loop.answered(op: 2, .mutation, nanoseconds: 1_500_000) }
+        for _ in 0..<100 { loop.answered(op: 3, .drag, nanoseconds: 9_000) }
+        loop.failed(code: 1)
+        for n in 1...6 { loop.connected(n) }
+        loop.fanout.record(30_000)
+        var commits = Histogram(.latency)
+        var events = Histogram(.events)
+        for _ in 0..<20 {
+            commits.record(1_200_000)
+            events.record(1)
+        }
+        return MetricsSnapshot(
+            server: .init(
+                version: "0.1.0", protocolVersion: 1, pid: 4242, startedMicroseconds: 1_764_752_400_000_000,
+                nowMicroseconds: 1_764_752_461_500_000),
+            store: .init(
+                kind: .sqlite, state: state, sinceMicroseconds: 1_764_752_400_000_000, latestSeq: 30, events: 30,
+                snapshotSeq: 0, location: location ?? .sqlite(path: "/var/lib/swiped/state/log.sqlite", bytes: 98_304)),
+            clients: .init(
+                connected: 5, peak: loop.peakClients, subscribers: 2, sharers: 1, watchers: 1, recorders: 0,
+                writers: 5, refused: 0, dropped: 1),
+            requests: ops.indices.map { LabelledCount(ops[$0], loop.requests($0)) },
+            errors: codes.indices.map { LabelledCount(codes[$0], loop.errors($0)) },
+            latency: [loop.drag.snapshot(), loop.read.snapshot(), loop.mutation.snapshot()],
+            fanout: loop.fanout.snapshot(), commitDuration: commits.snapshot(), eventsPerCommit: events.snapshot(),
+            process: .init(
+                residentBytes: 12_345_678, openFiles: 17, maxClients: 65_472, maxQueueBytes: 1 << 20,
+                maxLineBytes: 65_536, fileLimit: 65_536))
+    }
+}
