@@ -150,9 +150,10 @@ soak: deps-test
 	SWIPED_SOAK=1 $(SWIFT) test --skip-build --filter Postgres
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
-# framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
-# .build/fuzz/crash-* (and Fuzz/run.sh's own directory); turn each into a test in
-# Tests/JSONCodecTests or Tests/WireTests.
+# framing, decoding and reply encoding (Fuzz/RequestFuzz), then the metrics listener's HTTP
+# requests (Fuzz/HTTPFuzz; -max_len past the 8 KiB head limit). Crashes are written to
+# .build/fuzz/crash-*, .build/fuzz/http-crash-* (and Fuzz/run.sh's own directory); turn each into
+# a test in Tests/JSONCodecTests, Tests/WireTests or Tests/HTTPScrapeTests.
 FUZZ_TIME ?= 60
 fuzz:
 	Fuzz/run.sh $(FUZZ_TIME)
@@ -160,6 +161,10 @@ fuzz:
 	mkdir -p .build/fuzz/corpus
 	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
 	    -artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/RequestFuzz/seeds
+	Fuzz/HTTPFuzz/build.sh
+	mkdir -p .build/fuzz/http-corpus
+	.build/fuzz/http-fuzz -max_total_time=$(FUZZ_TIME) -max_len=10000 -timeout=10 \
+	    -artifact_prefix=.build/fuzz/http-crash- .build/fuzz/http-corpus Fuzz/HTTPFuzz/seeds
 
 # Sanitizer builds get their own build directories, so that they do not throw the debug build
 # away (and back). The integration tests then run the sanitized swiped.

@@ -8,7 +8,9 @@
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
-//   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
+//   HTTPScrape     the standard library only: the metrics listener's HTTP/1.1 requests, bounded,
+//                  as a state machine (bytes in, a decision out)
+//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   Store          <- EventLog, Movies, CSQLite (its shim), CLibPQ: the asynchronous boundary to a
 //                     store (SQLite, in memory, PostgreSQL)
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
@@ -63,7 +65,8 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
-        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies"], swiftSettings: hotPath),
+        .target(name: "HTTPScrape", swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"], swiftSettings: hotPath),
         .target(name: "Store", dependencies: ["Movies", "EventLog", "CSQLite", "CLibPQ"], swiftSettings: hotPath),
         .target(
             name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "Store"],
@@ -105,16 +108,17 @@ let package = Package(
                           path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
-        // TestSupport: what several test targets share (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // TestSupport: what several test targets share (a seeded random generator, a metrics sample).
+        .target(name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: strict),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPScrapeTests", dependencies: ["HTTPScrape"], swiftSettings: strict),
         .testTarget(
-            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
+            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "Metrics", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "StoreTests", dependencies: ["Store", "EventLog", "Movies", "TestSupport"],

@@ -44,7 +44,8 @@ public struct BucketLayout: Equatable, Sendable {
         let w = value &- 1
         let exponent = 63 &- w.leadingZeroBitCount
         if exponent >= maxExponent { return count &- 1 }
-        let sub = Int(truncatingIfNeeded: (w &>> UInt64(exponent &- subBits)) & ((1 &<< UInt64(subBits)) &- 1))
+        let sub = Int(
+            truncatingIfNeeded: (w &>> UInt64(exponent &- subBits)) & ((1 &<< UInt64(subBits)) &- 1))
         return 1 &+ ((exponent &- minExponent) &<< subBits) &+ sub
     }
 

@@ -46,7 +46,10 @@ public struct MetricsSnapshot: Equatable, Sendable {
         public var startedMicroseconds: Int64
         public var nowMicroseconds: Int64
 
-        public init(version: String, protocolVersion: Int, pid: Int32, startedMicroseconds: Int64, nowMicroseconds: Int64) {
+        public init(
+            version: String, protocolVersion: Int, pid: Int32, startedMicroseconds: Int64,
+            nowMicroseconds: Int64
+        ) {
             self.version = version
             self.protocolVersion = protocolVersion
             self.pid = pid
@@ -117,7 +120,8 @@ public struct MetricsSnapshot: Equatable, Sendable {
         public var dropped: UInt64
 
         public init(
-            connected: Int, peak: Int, subscribers: Int, sharers: Int, watchers: Int, recorders: Int, writers: Int,
+            connected: Int, peak: Int, subscribers: Int, sharers: Int, watchers: Int, recorders: Int,
+            writers: Int,
             refused: UInt64, dropped: UInt64
         ) {
             self.connected = connected

@@ -11,9 +11,11 @@ public enum Prometheus {
         var out = Exposition()
         out.family("swiped_build_info", .gauge, "The version of swiped and of its protocol; always 1.")
         out.sample(
-            "swiped_build_info", [("version", s.server.version), ("protocol", "\(s.server.protocolVersion)")], "1")
-        out.gauge("process_start_time_seconds", "When the daemon started, in seconds since the epoch.",
-                  seconds(microseconds: s.server.startedMicroseconds))
+            "swiped_build_info",
+            [("version", s.server.version), ("protocol", "\(s.server.protocolVersion)")], "1")
+        out.gauge(
+            "process_start_time_seconds", "When the daemon started, in seconds since the epoch.",
+            seconds(microseconds: s.server.startedMicroseconds))
 
         clients(&out, s.clients)
         out.family("swiped_requests_total", .counter, "Requests answered since start, by op.")
@@ -25,7 +27,9 @@ public enum Prometheus {
             "swiped_request_duration_seconds", .histogram,
             "Request to reply, by class: drag, read, mutation (its commit included).")
         for requestClass in RequestClass.allCases {
-            out.latency("swiped_request_duration_seconds", [("class", requestClass.name)], s.latency[requestClass.rawValue])
+            out.latency(
+                "swiped_request_duration_seconds", [("class", requestClass.name)],
+                s.latency[requestClass.rawValue])
         }
         out.family("swiped_fanout_duration_seconds", .histogram, "One change sent to every subscriber.")
         out.latency("swiped_fanout_duration_seconds", [], s.fanout)
@@ -49,7 +53,8 @@ public enum Prometheus {
         out.gauge("swiped_recorders", "Clients recording their swipe session.", "\(c.recorders)")
         out.gauge("swiped_writers", "Connected clients that may change the shared state.", "\(c.writers)")
         out.counter(
-            "swiped_clients_refused_total", "Connections refused with too-many-clients since start.", c.refused)
+            "swiped_clients_refused_total", "Connections refused with too-many-clients since start.",
+            c.refused)
         out.counter(
             "swiped_clients_dropped_total", "Clients dropped as slow consumers since start.", c.dropped)
     }
@@ -71,7 +76,8 @@ public enum Prometheus {
         case .postgres(_, _, _, let lastRead):
             if let lastRead {
                 out.gauge(
-                    "swiped_store_last_read_age_seconds", "Seconds since the last read of other daemons' events.",
+                    "swiped_store_last_read_age_seconds",
+                    "Seconds since the last read of other daemons' events.",
                     "\(lastRead)")
             }
         }
@@ -96,7 +102,9 @@ public enum Prometheus {
     }
 
     /// `nanoseconds` as seconds, exactly ("0.000016384").
-    static func seconds(nanoseconds: UInt64) -> String { decimal(magnitude: nanoseconds, negative: false, scale: 9) }
+    static func seconds(nanoseconds: UInt64) -> String {
+        decimal(magnitude: nanoseconds, negative: false, scale: 9)
+    }
 
     /// `magnitude / 10^scale` in plain decimal, trailing zeros of the fraction dropped.
     static func decimal(magnitude: UInt64, negative: Bool, scale: Int) -> String {
@@ -125,7 +133,9 @@ struct Exposition {
     mutating func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
         text += name
         if !labels.isEmpty {
-            text += "{" + labels.map { "\($0.0)=\"\(Exposition.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+            text +=
+                "{" + labels.map { "\($0.0)=\"\(Exposition.escapeLabel($0.1))\"" }.joined(separator: ",")
+                + "}"
         }
         text += " \(value)\n"
     }

@@ -1,5 +1,5 @@
-import Metrics
 import Dispatch
+import Metrics
 import XCTest
 
 final class HistogramTests: XCTestCase {
@@ -40,7 +40,9 @@ final class HistogramTests: XCTestCase {
         XCTAssertLessThanOrEqual(s.quantile(0.99)!, 16_384)
         let p999 = s.quantile(0.999)!
         XCTAssertTrue((983_040...1_048_576).contains(p999), "\(p999)")
-        XCTAssertEqual(s.quantile(1)!, Double(BucketLayout.latency.upperBound(BucketLayout.latency.index(5_000_000_000))!))
+        XCTAssertEqual(
+            s.quantile(1)!,
+            Double(BucketLayout.latency.upperBound(BucketLayout.latency.index(5_000_000_000))!))
     }
 
     func testTheOverflowBucketsQuantileIsItsLowerBound() {

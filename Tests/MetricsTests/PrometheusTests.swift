@@ -1,9 +1,10 @@
 import Foundation
 import Metrics
+import TestSupport
 import XCTest
 
 final class PrometheusTests: XCTestCase {
-    var text: String { Prometheus.text(Sample.snapshot()) }
+    var text: String { Prometheus.text(MetricsSample.snapshot()) }
     var lines: [Substring] { text.split(separator: "\n") }
 
     func testTheFixedNamesAreThere() {
@@ -71,7 +72,7 @@ final class PrometheusTests: XCTestCase {
     }
 
     func testTheStoreStateShowsInUpAndState() {
-        let t = Prometheus.text(Sample.snapshot(state: .reconnecting))
+        let t = Prometheus.text(MetricsSample.snapshot(state: .reconnecting))
         XCTAssertTrue(t.contains("\nswiped_store_up 0\n"))
         XCTAssertTrue(t.contains("\nswiped_store_state{state=\"reconnecting\"} 1\n"))
         XCTAssertTrue(t.contains("\nswiped_store_state{state=\"ok\"} 0\n"))
@@ -79,14 +80,15 @@ final class PrometheusTests: XCTestCase {
 
     func testPostgresShowsTheReadAgeAndNoFileSize() {
         let t = Prometheus.text(
-            Sample.snapshot(location: .postgres(host: "db", port: 5432, database: "swiped", lastReadSeconds: 0.25)))
+            MetricsSample.snapshot(
+                location: .postgres(host: "db", port: 5432, database: "swiped", lastReadSeconds: 0.25)))
         XCTAssertTrue(t.contains("\nswiped_store_last_read_age_seconds 0.25\n"))
         XCTAssertFalse(t.contains("swiped_log_size_bytes"))
         XCTAssertFalse(t.contains("db"), "the server's name is not a metric")
     }
 
     func testLabelValuesAreEscaped() {
-        var s = Sample.snapshot()
+        var s = MetricsSample.snapshot()
         s.server.version = "a\"b\\c\nd"
         XCTAssertTrue(Prometheus.text(s).contains(#"swiped_build_info{version="a\"b\\c\nd",protocol="1"} 1"#))
     }
