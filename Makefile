@@ -128,7 +128,8 @@ install-built:
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
 	$(UNIT_SED) systemd/swiped.socket > $(UNITDIR)/swiped.socket
 	$(UNIT_SED) systemd/swiped.service > $(UNITDIR)/swiped.service
-	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service
+	$(UNIT_SED) systemd/swiped-metrics.socket > $(UNITDIR)/swiped-metrics.socket
+	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service $(UNITDIR)/swiped-metrics.socket
 	install -m 0644 protocol.md README.md $(DOCDIR)/
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
@@ -137,6 +138,7 @@ install-built:
 
 uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
+	      $(UNITDIR)/swiped-metrics.socket \
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1
 	rm -rf $(DOCDIR)
 	rm -rf $(WEBDIR) $(UNITDIR)/swiped-web.service

@@ -22,6 +22,7 @@ public func serve(config: Config, journal: Journal) -> Int32 {
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1
     }
+    server.listener.logPassedSockets(journal)
     return server.run()
 }
 
@@ -36,6 +37,7 @@ private func servePostgres(config: Config, conninfo: String, journal: Journal) -
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1
     }
+    server.listener.logPassedSockets(journal)
     return server.run()
 }
 
