@@ -18,7 +18,7 @@
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
 //                  layout, frame diff, text widths, springs), no I/O and no clock
-//   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal;
+//   swiped <- Daemon; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine, Terminal, Metrics;
 //   benchmarks and tests as declared below.
 import PackageDescription
 
@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(name: "swiped", dependencies: ["Daemon"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl",
-            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],
+            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics"],
             swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
