@@ -24,8 +24,12 @@ BENCH_DEBS   += libpq-dev postgresql
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
+# prometheus: promtool checks a scrape, and a Prometheus server of the test's own scrapes on
+# loopback (issue 31; Tests/metrics/prometheus.py), with a port and a data directory of its own:
+# on a machine that systemd runs, the package's own prometheus.service (port 9090) is not used.
+TEST_DEBS    += prometheus
 
-.PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak fuzz lint size-lint install \
+.PHONY: all build release run run-built test test-unit test-integration test-metrics alloc-guard bench soak fuzz lint size-lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
 
 all: build
@@ -76,7 +80,14 @@ test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory alloc-guard
+	@$(MAKE) --no-print-directory test-metrics
 	@$(MAKE) --no-print-directory test-web
+
+# Prometheus (issue 31): promtool and a real Prometheus server on the golden exposition
+# (Tests/metrics/sample.prom, the encoder's output that MetricsTests checks), through the helpers
+# that the daemon's metrics listener is tested with (Tests/metrics/prometheus.py).
+test-metrics:
+	$(PYTHON) -m unittest -v Tests/metrics/test_prometheus.py
 
 # The drag path must not allocate (issue 11): 10,000 drags after warm-up make no call to malloc
 # and its family, counted by an interposer linked into the guard (Tests/Support/alloc-guard);
