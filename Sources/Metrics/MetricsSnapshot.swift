@@ -71,6 +71,15 @@ public struct MetricsSnapshot: Equatable, Sendable {
         case unavailable
         /// The store is connecting again after losing its server.
         case reconnecting
+
+        /// Why the store is not usable (`/health`'s 503 body), nil when it is.
+        public var healthProblem: String? {
+            switch self {
+            case .ok: nil
+            case .unavailable: "the store is unavailable: writes fail until it is back"
+            case .reconnecting: "the store is reconnecting to its server"
+            }
+        }
     }
 
     public struct Store: Equatable, Sendable {

@@ -104,3 +104,13 @@ final class PrometheusTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), text)
     }
 }
+
+final class HealthTests: XCTestCase {
+    func testOnlyAnOKStoreIsHealthy() {
+        XCTAssertNil(MetricsSnapshot.StoreState.ok.healthProblem)
+        XCTAssertEqual(
+            MetricsSnapshot.StoreState.unavailable.healthProblem,
+            "the store is unavailable: writes fail until it is back")
+        XCTAssertNotNil(MetricsSnapshot.StoreState.reconnecting.healthProblem)
+    }
+}
