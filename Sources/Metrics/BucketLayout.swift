@@ -34,7 +34,7 @@ public struct BucketLayout: Equatable, Sendable {
     }
 
     /// Buckets, the overflow bucket included.
-    public var count: Int { 2 + (maxExponent - minExponent) << subBits }
+    @inlinable public var count: Int { 2 &+ (maxExponent &- minExponent) &<< subBits }
 
     /// The bucket of `value`: a compare, a leading-zero count, a shift and a mask.
     @inlinable @inline(__always)
