@@ -14,7 +14,8 @@
 //   Store          <- EventLog, Movies, CSQLite (its shim), CLibPQ: the asynchronous boundary to a
 //                     store (SQLite, in memory, PostgreSQL)
 //   Session        <- Wire, JSONCodec, Store, Movies, SwipeEngine: one connection, pure
-//   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, CSystemd: the I/O
+//   Daemon         <- Session, Wire, JSONCodec, Store, Movies, SwipeEngine, Metrics, HTTPScrape, CSystemd:
+//                  the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (input parser,
 //                  layout, frame diff, text widths, springs), no I/O and no clock
@@ -74,7 +75,7 @@ let package = Package(
 
         // I/O.
         .target(name: "Daemon",
-                dependencies: ["SwipeEngine", "Movies", "Store", "Session", "JSONCodec", "Wire", "CSystemd"],
+                dependencies: ["SwipeEngine", "Movies", "Store", "Session", "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape"],
                 swiftSettings: hotPath),
         .target(
             name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
@@ -127,7 +128,7 @@ let package = Package(
             name: "SessionTests",
             dependencies: ["JSONCodec", "Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape"], swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
             swiftSettings: strict),
