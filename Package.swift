@@ -128,7 +128,7 @@ let package = Package(
             name: "SessionTests",
             dependencies: ["JSONCodec", "Session", "Store", "Movies", "SwipeEngine", "Wire", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Wire"], swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Metrics
 import XCTest
 
@@ -98,5 +99,23 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(m.drag.snapshot().count, 1)
         XCTAssertEqual(m.mutation.snapshot().sum, 2_000_000)
         XCTAssertEqual(m.read.snapshot().count, 1)
+    }
+}
+
+final class CommitMetersTests: XCTestCase {
+    func testATransactionCountsItsDurationAndEvents() {
+        let meters = CommitMeters()
+        let done = DispatchSemaphore(value: 0)
+        // From another thread, as the store's writer does.
+        Thread {
+            meters.committed(nanoseconds: 1_200_000, events: 3)
+            meters.committed(nanoseconds: 800_000, events: 1)
+            done.signal()
+        }.start()
+        done.wait()
+        XCTAssertEqual(meters.duration.snapshot().count, 2)
+        XCTAssertEqual(meters.duration.snapshot().sum, 2_000_000)
+        XCTAssertEqual(meters.events.snapshot().sum, 4)
+        XCTAssertEqual(meters.events.snapshot().nonEmptyBuckets.map(\.upper), [1, 4])
     }
 }
