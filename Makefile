@@ -88,6 +88,7 @@ run-built:
 # Unit tests of every library, then integration tests that start the real binaries, then the
 # allocation guard, then the web front end in headless Chromium (test-web).
 test: deps-test
+	@$(MAKE) --no-print-directory size-lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(PYTHON) -m unittest Tests/faults/test_check.py
