@@ -35,8 +35,12 @@ BENCH_DEBS   += libpq-dev postgresql
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
+# prometheus: promtool checks a scrape, and a Prometheus server of the test's own scrapes on
+# loopback (issue 31; Tests/metrics/prometheus.py), with a port and a data directory of its own:
+# on a machine that systemd runs, the package's own prometheus.service (port 9090) is not used.
+TEST_DEBS    += prometheus
 
-.PHONY: all build release run run-built test test-unit test-integration alloc-guard bench soak faults fuzz lint size-lint install \
+.PHONY: all build release run run-built test test-unit test-integration test-metrics alloc-guard bench soak faults fuzz lint size-lint install \
         install-built uninstall asan tsan clean deps-build deps-test deps-bench
 
 all: build
@@ -84,12 +88,20 @@ run-built:
 # Unit tests of every library, then integration tests that start the real binaries, then the
 # allocation guard, then the web front end in headless Chromium (test-web).
 test: deps-test
+	@$(MAKE) --no-print-directory size-lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(PYTHON) -m unittest Tests/faults/test_check.py
 	@$(MAKE) --no-print-directory alloc-guard
+	@$(MAKE) --no-print-directory test-metrics
 	@$(MAKE) --no-print-directory test-deb-quick
 	@$(MAKE) --no-print-directory test-web
+
+# Prometheus (issue 31): promtool and a real Prometheus server on the golden exposition
+# (Tests/metrics/sample.prom, the encoder's output that MetricsTests checks), through the helpers
+# that the daemon's metrics listener is tested with (Tests/metrics/prometheus.py).
+test-metrics:
+	$(PYTHON) -m unittest -v Tests/metrics/test_prometheus.py
 
 # The drag path must not allocate (issue 11): 10,000 drags after warm-up make no call to malloc
 # and its family, counted by an interposer linked into the guard (Tests/Support/alloc-guard);
@@ -142,7 +154,8 @@ install-built:
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
 	$(UNIT_SED) systemd/swiped.socket > $(UNITDIR)/swiped.socket
 	$(UNIT_SED) systemd/swiped.service > $(UNITDIR)/swiped.service
-	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service
+	$(UNIT_SED) systemd/swiped-metrics.socket > $(UNITDIR)/swiped-metrics.socket
+	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service $(UNITDIR)/swiped-metrics.socket
 	install -m 0644 protocol.md README.md $(DOCDIR)/
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
@@ -155,6 +168,7 @@ install-built:
 
 uninstall:
 	rm -f $(BINDIR)/swiped $(BINDIR)/swipectl $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service \
+	      $(UNITDIR)/swiped-metrics.socket \
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1 \
 	      $(BASHCOMPDIR)/swipectl $(ZSHCOMPDIR)/_swipectl $(FISHCOMPDIR)/swipectl.fish
 	rm -rf $(DOCDIR)
@@ -182,9 +196,10 @@ faults: deps-test
 	Tests/faults/faults.sh $(if $(FAULTS_BIN),$(FAULTS_BIN),$$($(SWIFT) build --show-bin-path)) --budget $(FAULTS_BUDGET)
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
-# framing, decoding and reply encoding (Fuzz/RequestFuzz). Crashes are written to
-# .build/fuzz/crash-* (and Fuzz/run.sh's own directory); turn each into a test in
-# Tests/JSONCodecTests or Tests/WireTests.
+# framing, decoding and reply encoding (Fuzz/RequestFuzz), then the metrics listener's HTTP
+# requests (Fuzz/HTTPFuzz; -max_len past the 8 KiB head limit). Crashes are written to
+# .build/fuzz/crash-*, .build/fuzz/http-crash-* (and Fuzz/run.sh's own directory); turn each into
+# a test in Tests/JSONCodecTests, Tests/WireTests or Tests/HTTPScrapeTests.
 FUZZ_TIME ?= 60
 fuzz:
 	Fuzz/run.sh $(FUZZ_TIME)
@@ -192,6 +207,10 @@ fuzz:
 	mkdir -p .build/fuzz/corpus
 	.build/fuzz/request-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
 	    -artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/RequestFuzz/seeds
+	Fuzz/HTTPFuzz/build.sh
+	mkdir -p .build/fuzz/http-corpus
+	.build/fuzz/http-fuzz -max_total_time=$(FUZZ_TIME) -max_len=10000 -timeout=10 \
+	    -artifact_prefix=.build/fuzz/http-crash- .build/fuzz/http-corpus Fuzz/HTTPFuzz/seeds
 
 # Sanitizer builds get their own build directories, so that they do not throw the debug build
 # away (and back). The integration tests then run the sanitized swiped.

@@ -6,21 +6,25 @@
 //   Movies         <- SwipeEngine
 //   EventLog       <- CSQLite
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
-//   Wire           <- JSONCodec, Movies, SwipeEngine: protocol 1, its ops, requests, replies
+//   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
+//                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
+//   HTTPScrape     the standard library only: the metrics listener's HTTP/1.1 requests, bounded,
+//                  as a state machine (bytes in, a decision out)
+//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   StoreCore      <- Movies: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
 //   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim): `SQLiteStore`
 //   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ: `PostgresStore`
 //   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
-//                     SwipeEngine, CSystemd: the I/O
+//                     SwipeEngine, Metrics, HTTPScrape, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres: the
 //                     subcommands backup, export, import and verify (issue 32)
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (its state machine,
 //                  input parser, layout, frame diff, text widths, springs), no I/O and no clock
 //   swiped <- Daemon, DataTools, Wire; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine,
-//   Terminal; benchmarks and tests as declared below.
+//   Terminal, Metrics; benchmarks and tests as declared below.
 //   StoreTestSupport (Tests/StoreTestSupport) <- StoreCore, StorePostgres, EventLog, Movies,
 //                  CSQLite: the in-memory store and the fault injection of both stores, linked
 //                  only by tests and benchmarks, never by swiped or swipectl.
@@ -68,7 +72,9 @@ let package = Package(
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
-        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies"], swiftSettings: hotPath),
+        .target(name: "Metrics", swiftSettings: hotPath),
+        .target(name: "HTTPScrape", swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"], swiftSettings: hotPath),
         .target(name: "StoreCore", dependencies: ["Movies"], swiftSettings: hotPath),
         .target(
             name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore"],
@@ -83,7 +89,7 @@ let package = Package(
             swiftSettings: hotPath),
         .target(name: "Daemon",
                 dependencies: ["SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
-                               "JSONCodec", "Wire", "CSystemd"],
+                               "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape"],
                 swiftSettings: hotPath),
         .target(
             name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
@@ -98,7 +104,7 @@ let package = Package(
         .executableTarget(name: "swiped", dependencies: ["Daemon", "DataTools", "Wire"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl",
-            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal"],
+            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics"],
             swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
@@ -122,10 +128,10 @@ let package = Package(
                           path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
-        // TestSupport: what several test targets share (a seeded random generator).
+        // TestSupport: what several test targets share (a seeded random generator, a metrics sample).
         // StoreTestSupport: the in-memory store, SQLite's fault VFS and PostgreSQL's commit
         // faults (the seam PGCommitPath), for tests and log-bench only.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(
             name: "StoreTestSupport", dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite"],
             path: "Tests/StoreTestSupport", swiftSettings: strict),
@@ -136,8 +142,10 @@ let package = Package(
             name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport", "StoreTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPScrapeTests", dependencies: ["HTTPScrape"], swiftSettings: strict),
         .testTarget(
-            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "TestSupport"],
+            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "Metrics", "TestSupport"],
             swiftSettings: strict),
         // StoreTests is one target for StoreCore, StoreSQLite and StorePostgres, not one each: the
         // contract suite (StoreContractTests) runs every test against every store, so it links
@@ -152,7 +160,7 @@ let package = Package(
             dependencies: ["JSONCodec", "Session", "StoreCore", "StoreTestSupport", "Movies", "SwipeEngine", "Wire",
                            "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Wire"], swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
             swiftSettings: strict),

@@ -1,5 +1,5 @@
-// Where the daemon listens: the socket systemd passed (socket activation, sd_listen_fds(3)) or
-// one it binds itself. Binding replaces a stale socket file left by a crash but never steals a
+// Where the daemon listens: the socket systemd passed (socket activation,
+// sd_listen_fds_with_names(3); PassedSockets.swift says which is which) or one it binds itself. Binding replaces a stale socket file left by a crash but never steals a
 // socket another live daemon is serving, and never removes something that is not a socket.
 import CSystemd
 
@@ -16,26 +16,82 @@ public struct Listener {
     /// Human-readable: the path, and whether systemd passed it.
     public let origin: String
     public let boundPath: String?
+    /// The socket systemd passed as `metrics` (swiped-metrics.socket), non-blocking, if any.
+    public private(set) var metricsFD: Int32? = nil
+    /// What choosing among the passed sockets did, for the journal once it is open
+    /// (`logPassedSockets`).
+    private(set) var passedNotes: [(Priority, String, [(String, String)])] = []
 
-    /// Takes the first socket passed by systemd, when there is one.
+    /// The protocol socket systemd passed, chosen by name (PassedSockets.swift), when it passed
+    /// any; the metrics socket is kept in `metricsFD`, sockets nobody uses are closed.
     public static func fromSystemd() throws(ListenError) -> Listener? {
-        let count = sd_listen_fds(1)
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+        let count = sd_listen_fds_with_names(1, &names)
         if count < 0 {
-            throw ListenError(description: "sd_listen_fds: \(String(cString: strerror(-count)))")
+            throw ListenError(description: "sd_listen_fds_with_names: \(String(cString: strerror(-count)))")
+        }
+        defer {
+            if let names {
+                for i in 0..<Int(count) { free(names[i]) }
+                free(names)
+            }
         }
         if count == 0 { return nil }
-        let fd = swiped_listen_fds_start()
-        if count > 1 {
-            // Extra sockets are closed so that they do not leak; the unit should pass one.
-            for extra in (fd + 1)..<(fd + count) { close(extra) }
+        let start = swiped_listen_fds_start()
+        let fds = Array(start..<(start + count))
+        let sockets = fds.indices.map { i in
+            PassedSocket(
+                name: names?[i].map { String(cString: $0) } ?? "unknown",
+                isUnixListener: sd_is_socket_unix(fds[i], Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0,
+                isStreamListener: sd_is_socket(fds[i], AF_UNSPEC, Int32(SOCK_STREAM.rawValue), 1) > 0)
         }
-        guard sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
-            throw ListenError(
-                description:
-                    "the socket passed by systemd (fd \(fd)) is not a listening AF_UNIX stream socket")
+        let selection: SocketNames.Selection
+        switch SocketNames.select(sockets) {
+        case .success(let chosen): selection = chosen
+        case .failure(let error):
+            for fd in fds { close(fd) }
+            throw error
         }
-        // A blocking listener would stop the whole loop in accept(2) when a client gives up
-        // between the wake-up and the accept: not a socket to serve from.
+        var notes: [(Priority, String, [(String, String)])] = []
+        for i in selection.unused {
+            notes.append(
+                (
+                    .warning, "closing a socket systemd passed that swiped does not use",
+                    [
+                        ("FD", "\(fds[i])"), ("FD_NAME", sockets[i].name),
+                        ("ADDRESS", Listener.localAddress(fds[i]) ?? "?"),
+                    ]
+                ))
+            close(fds[i])
+        }
+        let fd = fds[selection.protocolIndex]
+        try Listener.prepare(fd)
+        var listener = Listener(
+            fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
+        if let m = selection.metricsIndex {
+            try Listener.prepare(fds[m])
+            listener.metricsFD = fds[m]
+            // Part 2 of issue 31 serves /metrics and /health on it; until then it is held, so
+            // that a scrape waits in its backlog rather than starting the service again.
+            notes.append(
+                (
+                    .info,
+                    "metrics socket passed by systemd, held unused (this swiped does not serve it yet)",
+                    [("FD", "\(fds[m])"), ("ADDRESS", Listener.localAddress(fds[m]) ?? "?")]
+                ))
+        }
+        listener.passedNotes = notes
+        return listener
+    }
+
+    /// Logs what `fromSystemd` did besides taking the protocol socket (once the journal is open).
+    func logPassedSockets(_ journal: Journal) {
+        for (priority, message, fields) in passedNotes { journal.log(priority, message, fields) }
+    }
+
+    /// A blocking listener would stop the whole loop in accept(2) when a client gives up
+    /// between the wake-up and the accept: not a socket to serve from.
+    private static func prepare(_ fd: Int32) throws(ListenError) {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
         else {
@@ -43,8 +99,47 @@ public struct Listener {
                 description:
                     "the socket passed by systemd (fd \(fd)): fcntl: \(String(cString: strerror(errno)))")
         }
-        return Listener(
-            fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
+    }
+
+    /// A socket's own address, for the journal: a path, or an IPv4/IPv6 address and port.
+    static func localAddress(_ fd: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let r = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard r == 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(storage.ss_family) {
+        case AF_UNIX:
+            return localPath(fd)
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                    var address = a.pointee.sin_addr
+                    guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else {
+                        return nil
+                    }
+                    return "\(cText(text)):\(UInt16(bigEndian: a.pointee.sin_port))"
+                }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                    var address = a.pointee.sin6_addr
+                    guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else {
+                        return nil
+                    }
+                    return "[\(cText(text))]:\(UInt16(bigEndian: a.pointee.sin6_port))"
+                }
+            }
+        default:
+            return nil
+        }
+    }
+
+    private static func cText(_ text: [CChar]) -> String {
+        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public static func bind(path: String) throws(ListenError) -> Listener {

@@ -24,6 +24,7 @@ public func serve(config: Config, journal: Journal) -> Int32 {
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1
     }
+    server.listener.logPassedSockets(journal)
     return server.run()
 }
 
@@ -38,6 +39,7 @@ private func servePostgres(config: Config, conninfo: String, journal: Journal) -
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1
     }
+    server.listener.logPassedSockets(journal)
     return server.run()
 }
 

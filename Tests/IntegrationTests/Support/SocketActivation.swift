@@ -30,17 +30,21 @@ final class SocketActivation {
     ///   - socketPath: where to listen; `<directory>/swiped.sock` when nil.
     ///   - socketMode: chmod'ed onto the socket once it exists (systemd-socket-activate follows
     ///     the umask), e.g. 0o666 so test users may connect. Its directory is made 0755 too.
-    ///   - fdName: LISTEN_FDNAMES for the socket (`--fdname`), if any.
+    ///   - fdName: LISTEN_FDNAMES for the socket (`--fdname`), if any; with `before` and `after`,
+    ///     one name per socket, colon-separated, in the order they are passed.
+    ///   - before, after: more addresses to listen on (`--listen`), passed before or after the
+    ///     socket at `socketPath` (e.g. a metrics socket, "127.0.0.1:9464").
     init(
         _ program: String, _ arguments: [String] = [], environment: [String: String] = [:],
         socketPath: String? = nil, socketMode: mode_t? = nil, fdName: String? = nil,
-        timeout: Duration = .seconds(5)
+        before: [String] = [], after: [String] = [], timeout: Duration = .seconds(5)
     ) throws {
         directory = try TemporaryDirectory("swiped-sa")
         notify = try NotifySocket()
         let path = socketPath ?? directory.file("swiped.sock")
         self.socketPath = path
-        var options = ["--listen=\(path)", "--setenv=NOTIFY_SOCKET=\(notify.path)"]
+        var options = before.map { "--listen=\($0)" } + ["--listen=\(path)"] + after.map { "--listen=\($0)" }
+        options.append("--setenv=NOTIFY_SOCKET=\(notify.path)")
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
             options.append("--setenv=\(name)=\(value)")
         }

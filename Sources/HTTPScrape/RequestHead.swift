@@ -1,0 +1,126 @@
+// One HTTP/1.1 request head (RFC 9112), parsed strictly and only as far as the metrics listener
+// needs: the method, the path, the version and whether a Host was sent. Anything it cannot read
+// is `malformed` (400), never a guess. Pure: bytes in, a decision out.
+
+/// What the listener serves.
+public enum Route: Equatable, Sendable {
+    /// `/metrics`: the Prometheus text format.
+    case metrics
+    /// `/health`: 200 `ok` when the store is usable, else 503 and why.
+    case health
+}
+
+/// A request the listener answers with its route (`head`: a HEAD request, headers only).
+public struct ScrapeRequest: Equatable, Sendable {
+    public let route: Route
+    public let head: Bool
+
+    public init(route: Route, head: Bool) {
+        self.route = route
+        self.head = head
+    }
+}
+
+/// What a complete request head comes to.
+public enum HeadOutcome: Equatable, Sendable {
+    case request(ScrapeRequest)
+    /// A status to answer with and why (for the journal at debug); `head`: the request was a
+    /// HEAD, so the answer has no body.
+    case refuse(Status, reason: String, head: Bool)
+}
+
+public enum RequestHead {
+    /// Parses a complete head: `bytes` holds its lines, the empty line that ends it included.
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> HeadOutcome {
+        var lines = Lines(bytes)
+        guard let requestLine = lines.next() else {
+            return .refuse(.badRequest, reason: "no request line", head: false)
+        }
+        let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            return .refuse(.badRequest, reason: "request line is not METHOD TARGET VERSION", head: false)
+        }
+        let (method, target, version) = (parts[0], parts[1], parts[2])
+        let isHead = method.elementsEqual("HEAD".utf8)
+        func refuse(_ status: Status, _ reason: String) -> HeadOutcome {
+            .refuse(status, reason: reason, head: isHead)
+        }
+        guard !method.isEmpty, method.allSatisfy(isTokenByte) else {
+            return refuse(.badRequest, "bad method")
+        }
+        guard version.count == 8, version.starts(with: "HTTP/".utf8),
+            version[version.startIndex + 6] == UInt8(ascii: "."),
+            isDigit(version[version.startIndex + 5]), isDigit(version[version.startIndex + 7])
+        else { return refuse(.badRequest, "bad HTTP version") }
+        guard version[version.startIndex + 5] == UInt8(ascii: "1") else {
+            return refuse(.versionNotSupported, "not HTTP/1.x")
+        }
+        guard target.first == UInt8(ascii: "/"), target.allSatisfy(isTargetByte) else {
+            return refuse(.badRequest, "request target is not an absolute path")
+        }
+        var hosts = 0
+        while let line = lines.next() {
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
+                line[line.startIndex..<colon].allSatisfy(isTokenByte),
+                line[(colon + 1)...].allSatisfy(isFieldValueByte)
+            else { return refuse(.badRequest, "malformed header line") }
+            if asciiLowercased(line[line.startIndex..<colon]).elementsEqual("host".utf8) { hosts += 1 }
+        }
+        if lines.malformed { return refuse(.badRequest, "a bare CR in the head") }
+        // RFC 9112, 3.2: a server must answer 400 to an HTTP/1.1 request with no Host or several.
+        let minor = version[version.startIndex + 7]
+        if hosts > 1 || (hosts == 0 && minor != UInt8(ascii: "0")) {
+            return refuse(.badRequest, "HTTP/1.1 needs exactly one Host header")
+        }
+        guard isHead || method.elementsEqual("GET".utf8) else {
+            return refuse(.methodNotAllowed, "only GET and HEAD")
+        }
+        let path = target.prefix { $0 != UInt8(ascii: "?") }
+        if path.elementsEqual("/metrics".utf8) {
+            return .request(ScrapeRequest(route: .metrics, head: isHead))
+        }
+        if path.elementsEqual("/health".utf8) { return .request(ScrapeRequest(route: .health, head: isHead)) }
+        return refuse(.notFound, "unknown path")
+    }
+
+    /// tchar (RFC 9110, 5.6.2).
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+        }
+    }
+
+    /// Visible ASCII: what a request target may hold (no spaces, no controls, no raw UTF-8).
+    static func isTargetByte(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
+
+    /// A field value: visible bytes, spaces and tabs, obs-text; no controls.
+    static func isFieldValueByte(_ b: UInt8) -> Bool { b == 0x09 || (b >= 0x20 && b != 0x7F) }
+
+    static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+
+    static func asciiLowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+    }
+}
+
+/// The head's lines, each without its CRLF (or bare LF, which RFC 9112, 2.2 lets a recipient
+/// accept). A CR anywhere else makes the head malformed.
+struct Lines {
+    var rest: ArraySlice<UInt8>
+    var malformed = false
+
+    init(_ bytes: ArraySlice<UInt8>) { rest = bytes }
+
+    mutating func next() -> ArraySlice<UInt8>? {
+        guard let lf = rest.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var line = rest[rest.startIndex..<lf]
+        rest = rest[(lf + 1)...]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        if line.contains(UInt8(ascii: "\r")) { malformed = true }
+        return line
+    }
+}

@@ -1,0 +1,57 @@
+// The listener's responses: status line, a few headers, a body; always `Connection: close`
+// (one request per connection keeps a scraper's state to one head and one write).
+
+public enum Status: Int, Equatable, Sendable {
+    case ok = 200
+    case badRequest = 400
+    case notFound = 404
+    case methodNotAllowed = 405
+    case requestTimeout = 408
+    case headerFieldsTooLarge = 431
+    case serviceUnavailable = 503
+    case versionNotSupported = 505
+
+    public var reason: String {
+        switch self {
+        case .ok: "OK"
+        case .badRequest: "Bad Request"
+        case .notFound: "Not Found"
+        case .methodNotAllowed: "Method Not Allowed"
+        case .requestTimeout: "Request Timeout"
+        case .headerFieldsTooLarge: "Request Header Fields Too Large"
+        case .serviceUnavailable: "Service Unavailable"
+        case .versionNotSupported: "HTTP Version Not Supported"
+        }
+    }
+}
+
+public enum Response {
+    /// A complete response. `head`: the headers of the response a GET would get, no body.
+    public static func make(_ status: Status, contentType: String, body: String, head: Bool = false)
+        -> [UInt8]
+    {
+        let bodyBytes = Array(body.utf8)
+        var text = "HTTP/1.1 \(status.rawValue) \(status.reason)\r\n"
+        text += "Content-Type: \(contentType)\r\n"
+        text += "Content-Length: \(bodyBytes.count)\r\n"
+        if status == .methodNotAllowed { text += "Allow: GET, HEAD\r\n" }
+        text += "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
+        return Array(text.utf8) + (head ? [] : bodyBytes)
+    }
+
+    /// An error page: the status's reason as plain text.
+    public static func error(_ status: Status, head: Bool = false) -> [UInt8] {
+        make(status, contentType: plainText, body: "\(status.reason)\n", head: head)
+    }
+
+    /// `/health`: 200 `ok`, or 503 with the reason the store is not usable (`unavailable`,
+    /// `reconnecting`).
+    public static func health(problem: String?, head: Bool) -> [UInt8] {
+        if let problem {
+            return make(.serviceUnavailable, contentType: plainText, body: "\(problem)\n", head: head)
+        }
+        return make(.ok, contentType: plainText, body: "ok\n", head: head)
+    }
+
+    public static let plainText = "text/plain; charset=utf-8"
+}

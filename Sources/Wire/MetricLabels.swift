@@ -1,0 +1,81 @@
+// The protocol's side of the daemon's counters (Metrics' LoopMetrics): each op and error code
+// has a fixed slot, its ordinal in the table, so counting a request is an array increment; and
+// the labels of `swiped_requests_total{op}` and `swiped_errors_total{code}` are these tables'
+// names, a closed set. A switch with no `default:`, so a new op or code does not compile until
+// it has its slot (WireTests check the slots are 0, 1, 2, … in `allCases` order).
+import Metrics
+
+extension OpSpec.Kind {
+    /// This op's slot in LoopMetrics' request counters.
+    @inlinable
+    public var metricsIndex: Int {
+        switch self {
+        case .ping: 0
+        case .help: 1
+        case .options: 2
+        case .list: 3
+        case .add: 4
+        case .toggleWatched: 5
+        case .toggleWatchedWithFriends: 6
+        case .remove: 7
+        case .restore: 8
+        case .undo: 9
+        case .subscribe: 10
+        case .unsubscribe: 11
+        case .history: 12
+        case .viewport: 13
+        case .configure: 14
+        case .drag: 15
+        case .release: 16
+        case .tap: 17
+        case .close: 18
+        case .rows: 19
+        case .open: 20
+        case .perform: 21
+        case .record: 22
+        case .recording: 23
+        case .share: 24
+        case .peers: 25
+        }
+    }
+
+    /// What a request of this op is timed under: a drag, or a mutation when it went through the
+    /// store (its commit in the time), else a read.
+    @inlinable
+    public func requestClass(committed: Bool) -> RequestClass {
+        self == .drag ? .drag : committed ? .mutation : .read
+    }
+}
+
+extension ErrorCode {
+    /// This code's slot in LoopMetrics' error counters.
+    @inlinable
+    public var metricsIndex: Int {
+        switch self {
+        case .badJSON: 0
+        case .badRequest: 1
+        case .unknownOp: 2
+        case .notFound: 3
+        case .conflict: 4
+        case .notRevealed: 5
+        case .tooLarge: 6
+        case .storage: 7
+        case .forbidden: 8
+        case .overloaded: 9
+        case .unavailable: 10
+        case .internal: 11
+        }
+    }
+}
+
+extension LoopMetrics {
+    /// Every op with its count, in the table's order (MetricsSnapshot's `requests`).
+    public var requestCounts: [LabelledCount] {
+        OpSpec.Kind.allCases.map { LabelledCount($0.rawValue, requests($0.metricsIndex)) }
+    }
+
+    /// Every error code with its count, in the table's order (MetricsSnapshot's `errors`).
+    public var errorCounts: [LabelledCount] {
+        ErrorCode.allCases.map { LabelledCount($0.rawValue, errors($0.metricsIndex)) }
+    }
+}
