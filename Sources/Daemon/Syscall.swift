@@ -1,5 +1,7 @@
 // Each system call is wrapped once: EINTR is retried here, and a failure keeps errno together
 // with the call's name, so whoever handles it can log one precise line (swift-nio's System.swift).
+import CSystemd  // sys/socket.h: MSG_NOSIGNAL, which Glibc's module does not export
+
 #if canImport(Glibc)
     import Glibc
 #endif
