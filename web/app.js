@@ -26,6 +26,7 @@ const views = new Map();
 let layout = { leading: [], trailing: [] };
 let movieLayout = null;    // the daemon's movie layout (`configure` without arguments), once known
 let lastSeq = -1;          // the latest event seq this page has applied
+let logId = null;          // the log's id the last hello said: lastSeq is a seq of that log
 let width = 390;           // the row width in CSS px, sent as the viewport
 let writer = true;
 
@@ -93,7 +94,26 @@ function onState(state, detail) {
   }
 }
 
+/** Whether a page greeted before with `before` (a log's id, null when none was said) goes on
+ * from its seqs with `hello`: not when the daemon now serves another log (imported or restored
+ * meanwhile), whose seqs are not this page's. A hello without an id (an older daemon) tells
+ * nothing either way. */
+function sameLog(before, hello) {
+  return typeof hello.log !== "string" || before === null || hello.log === before;
+}
+
 async function onHello(hello, isReconnect) {
+  // Another log: list it all again, as on the first hello, instead of catching up from a seq
+  // that means nothing there; the Undo offered for a removal of the old log goes too.
+  const catchUp = isReconnect && sameLog(logId, hello);
+  if (typeof hello.log === "string") logId = hello.log;
+  if (isReconnect && !catchUp) {
+    console.warn("swiped: the daemon serves another log now (imported or restored); listing again");
+    toastEl.hidden = true;
+    toastAction = null;
+    clearTimeout(toastTimer);
+    removedTitles.clear();
+  }
   writer = hello.writer !== false;
   readonlyEl.hidden = writer;
   // A new connection is a new swipe engine: every row is closed there.
@@ -113,8 +133,8 @@ async function onHello(hello, isReconnect) {
     if (reply.ok) movieLayout = reply.layout;
     configured = reply.ok ? conn.request("configure", askingLayout(movieLayout)) : Promise.resolve(reply);
   }
-  const listed = isReconnect ? null : conn.request("list");
-  const subscribed = isReconnect ? conn.request("subscribe", { from: lastSeq }) : null;
+  const listed = catchUp ? null : conn.request("list");
+  const subscribed = catchUp ? conn.request("subscribe", { from: lastSeq }) : null;
   const sized = await viewport;
   if (!sized.ok) complain("viewport", sized);  // rows then keep the daemon's default width, 390
   const reply = await configured;

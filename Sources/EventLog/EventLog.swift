@@ -13,6 +13,7 @@ import Glibc
 ///     streams(stream, seq) WITHOUT ROWID   -- a per-stream index of the older events
 ///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)
+///     identity(log TEXT NOT NULL)          -- one row: the log's id (LogIdentity.swift)
 ///
 /// Why appends leave the per-stream index alone: it only serves events whose payload does not
 /// record their movie (written before events carried it), whose movie must be found by folding
@@ -161,6 +162,7 @@ public final class EventLog {
                     at   INTEGER NOT NULL,
                     data BLOB    NOT NULL);
                 INSERT INTO stream_index(upto) VALUES(0);
+                \(EventLog.identitySQL)
                 PRAGMA application_id = \(EventLog.applicationID);
                 PRAGMA user_version = \(EventLog.schemaVersion);
                 """)

@@ -143,11 +143,13 @@ public final class Session {
     var peerShown: Set<RowID> = []
     var peerClosing = false
 
-    /// A new connection: greets its peer with `hello`.
-    public init(config: SessionConfig, latestSeq: UInt64) {
+    /// A new connection: greets its peer with `hello` (`log`: the store's `logID`).
+    public init(config: SessionConfig, latestSeq: UInt64, log: String) {
         self.config = config
         framer = LineFramer(maxLine: config.maxLine)
-        replies.push { Encode.hello(&$0, client: config.client, seq: latestSeq, writer: config.mayWrite) }
+        replies.push {
+            Encode.hello(&$0, client: config.client, seq: latestSeq, writer: config.mayWrite, log: log)
+        }
     }
 
     // MARK: - What the manager reads

@@ -15,6 +15,12 @@ public protocol Store: AnyObject {
     /// The seq of the newest event folded into the committed state (what clients have seen).
     var latestSeq: UInt64 { get }
 
+    /// The log's identity: made when the log was created, made anew by every import (a restore
+    /// from a backup is one), never changed otherwise. `hello` says it, so that a client which
+    /// resumes from a seq of another log (the one before an import) learns that it must start
+    /// over.
+    var logID: String { get }
+
     /// Lends the committed state to `body` in place (reading it through a getter would copy it,
     /// a retain per array and dictionary in it).
     func withState<R>(_ body: (borrowing MovieState) -> R) -> R

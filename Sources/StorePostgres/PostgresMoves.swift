@@ -103,7 +103,7 @@ public final class PostgresLogAccess {
             let found = try conn.execute(
                 """
                 SELECT string_agg(t, ', ') FROM unnest(ARRAY['swiped_schema', 'swiped_head', 'swiped_events',
-                    'swiped_snapshots']) t WHERE to_regclass(t) IS NOT NULL
+                    'swiped_snapshots', 'swiped_identity']) t WHERE to_regclass(t) IS NOT NULL
                 """)
             if let tables = found.first?.rows.first?.first ?? nil {
                 throw StoreError(
@@ -150,7 +150,8 @@ public final class PostgresLogAccess {
         }
     }
 
-    /// Writes the head, the snapshot and the schema version, not committed yet (`read` sees them).
+    /// Writes the head, the snapshot, the schema version and a new id (an imported log is
+    /// another log to a client: LogIdentity), not committed yet (`read` sees them).
     public func writeImport(seq: UInt64, snapshot: [UInt8]?) throws(StoreError) {
         try flushRows()
         do {
@@ -160,6 +161,7 @@ public final class PostgresLogAccess {
                 """
                 INSERT INTO swiped_head VALUES (1, \(seq));
                 \(snap)
+                INSERT INTO swiped_identity VALUES (1, \(conn.literal(LogIdentity.make())));
                 INSERT INTO swiped_schema VALUES (\(PostgresSchema.version));
                 ANALYZE swiped_events, swiped_head
                 """)

@@ -25,11 +25,22 @@ enum PostgresSchema {
             kind text NOT NULL, payload bytea NOT NULL, at bigint NOT NULL,
             key text UNIQUE, token text);
         CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
+        \(identityTable);
         """
 
+    /// The log's id (LogIdentity), one row. Not a new schema version: a database of schema 1
+    /// made before it gets it at the next start (`migrate`), and an older build ignores it.
+    static let identityTable =
+        "CREATE TABLE IF NOT EXISTS swiped_identity (id integer PRIMARY KEY CHECK (id = 1), log text NOT NULL)"
+
+    /// Gives the log a new id, or keeps the one it has (inside the caller's transaction).
+    static func identityInsert(_ conn: PGConnection) -> String {
+        "INSERT INTO swiped_identity VALUES (1, \(conn.literal(LogIdentity.make()))) ON CONFLICT (id) DO NOTHING"
+    }
+
     /// Creates the tables (with the seed catalogue) or checks their version. Returns the version
-    /// found before and whether it seeded.
-    static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool) {
+    /// found before, whether it seeded, and the log's id (made now for a log without one).
+    static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool, logID: String) {
         do {
             let rows = try conn.execute(
                 """
@@ -46,8 +57,14 @@ enum PostgresSchema {
                     "the database has swiped schema version \(found); this swiped knows up to \(version)")
             }
             guard found < 1 else {
-                _ = try conn.execute("COMMIT")
-                return (found, false)
+                let id = try conn.execute(
+                    """
+                    \(identityTable);
+                    \(identityInsert(conn));
+                    SELECT log FROM swiped_identity WHERE id = 1;
+                    COMMIT
+                    """)
+                return (found, false, try logID(id.last))
             }
             let now = SystemClock.wallMicroseconds()
             // ANALYZE before the first commit: a table never analyzed has no statistics, and the
@@ -59,17 +76,19 @@ enum PostgresSchema {
             let seeds = MovieState.seedCatalogue.enumerated().map { i, e in
                 "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL)"
             }
-            _ = try conn.execute(
+            let created = try conn.execute(
                 """
                 \(tables)
                 INSERT INTO swiped_events (\(columns)) VALUES \(seeds.joined(separator: ", "));
                 INSERT INTO swiped_head VALUES (1, \(seeds.count));
                 DELETE FROM swiped_schema;
                 INSERT INTO swiped_schema VALUES (\(version));
+                \(identityInsert(conn));
                 ANALYZE swiped_events, swiped_head;
+                SELECT log FROM swiped_identity WHERE id = 1;
                 COMMIT
                 """)
-            return (found, true)
+            return (found, true, try logID(created.last))
         } catch let e as StoreError {
             throw e
         } catch let e as PGFailure {
@@ -80,6 +99,14 @@ enum PostgresSchema {
         } catch {
             throw StoreError(.internal, "\(error)")
         }
+    }
+
+    /// The id in the result of `SELECT log FROM swiped_identity`.
+    private static func logID(_ result: PGRows?) throws(StoreError) -> String {
+        guard let id = result?.rows.first?.first ?? nil else {
+            throw StoreError(.storage, "swiped_identity has no row: the schema is damaged")
+        }
+        return id
     }
 
     /// The newest usable snapshot and the events after it, folded (up to `upTo` when given).

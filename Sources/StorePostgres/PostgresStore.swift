@@ -20,15 +20,8 @@ public final class PostgresStore: Store {
     public internal(set) var fatal: StoreError?
 
     /// What start-up did.
-    public struct Startup: Equatable, Sendable {
-        public var snapshotSeq: UInt64 = 0
-        public var replayed = 0
-        public var seeded = false
-        public var schemaFound = 0
-        public var snapshotIgnored: String?
-        public var micros: Int64 = 0
-    }
-    public private(set) var startup = Startup()
+    public private(set) var startup = StoreStartup()
+    public let logID: String
 
     typealias Entry = CommandQueue.Entry
 
@@ -111,10 +104,10 @@ public final class PostgresStore: Store {
         let conn = try PGConnection(conninfo, durability: durability)
         database = conn.description
         self.durability = durability
-        var info = Startup()
+        var info = StoreStartup()
         let migrated = try PostgresSchema.migrate(conn)
-        info.schemaFound = migrated.found
         info.seeded = migrated.seeded
+        logID = migrated.logID
         let loaded = try PostgresSchema.load(conn)
         // What was just read may include a commit of another daemon whose flush has not
         // returned yet (commits release the head's lock before their flush): on disk before the
@@ -167,6 +160,7 @@ public final class PostgresStore: Store {
             ("SEQ", "\(state.lastSeq)"), ("SNAPSHOT_SEQ", "\(startup.snapshotSeq)"),
             ("REPLAYED", "\(startup.replayed)"), ("SEEDED", startup.seeded ? "yes" : "no"),
             ("LOAD_MS", "\(startup.micros / 1000)"), ("SCHEMA_VERSION", "\(PostgresSchema.version)"),
+            ("LOG_ID", logID),
         ]
     }
 

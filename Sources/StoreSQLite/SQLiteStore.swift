@@ -29,14 +29,8 @@ public final class SQLiteStore: Store {
     public internal(set) var fatal: StoreError?
 
     /// What start-up did.
-    public struct Startup: Equatable, Sendable {
-        public var snapshotSeq: UInt64 = 0
-        public var replayed = 0
-        public var seeded = false
-        public var snapshotIgnored: String?
-        public var micros: Int64 = 0
-    }
-    public private(set) var startup = Startup()
+    public private(set) var startup = StoreStartup()
+    public let logID: String
 
     typealias Entry = CommandQueue.Entry
 
@@ -105,7 +99,7 @@ public final class SQLiteStore: Store {
                 .storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
         }
         lock = try DirectoryLock(directory)
-        var info = Startup()
+        var info = StoreStartup()
         do throws(LogError) {
             keyLog = try EventLog(path: path, durability: durability)
         } catch {
@@ -113,6 +107,7 @@ public final class SQLiteStore: Store {
         }
         do throws(StoreError) {
             state = try SQLiteStore.load(keyLog, path: path, &info)
+            do throws(LogError) { logID = try keyLog.logID() } catch { throw StoreError(opening: error) }
         } catch {
             keyLog.close()
             throw error
@@ -140,7 +135,7 @@ public final class SQLiteStore: Store {
 
     /// The committed state in the log: the newest usable snapshot and the events after it, or
     /// the seed catalogue appended to an empty log.
-    private static func load(_ log: EventLog, path: String, _ info: inout Startup) throws(StoreError)
+    private static func load(_ log: EventLog, path: String, _ info: inout StoreStartup) throws(StoreError)
         -> MovieState
     {
         do {
@@ -187,7 +182,7 @@ public final class SQLiteStore: Store {
     /// An MVS1 snapshot from a build before issue 13 is not used either (it lacks the seqs of
     /// removals, `MovieState.init(snapshot:)`): the whole log is replayed once and snapshotted
     /// again in MVS2 (at once when the replay was long, on close in any case).
-    private static func snapshot(_ log: EventLog, latest: UInt64, _ info: inout Startup) throws(LogError)
+    private static func snapshot(_ log: EventLog, latest: UInt64, _ info: inout StoreStartup) throws(LogError)
         -> MovieState
     {
         guard let snap = try log.latestSnapshot() else { return MovieState() }
@@ -234,7 +229,7 @@ public final class SQLiteStore: Store {
             ("MOVIES", "\(state.movies.count)"), ("SEQ", "\(state.lastSeq)"),
             ("SNAPSHOT_SEQ", "\(startup.snapshotSeq)"), ("REPLAYED", "\(startup.replayed)"),
             ("SEEDED", startup.seeded ? "yes" : "no"), ("LOAD_MS", "\(startup.micros / 1000)"),
-            ("LOG_WRITER_SCHEDULING", writerSchedulingNote == nil ? "batch" : "default"),
+            ("LOG_WRITER_SCHEDULING", writerSchedulingNote == nil ? "batch" : "default"), ("LOG_ID", logID),
         ]
     }
 

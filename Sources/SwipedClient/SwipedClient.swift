@@ -12,6 +12,18 @@ public struct Hello: Equatable, Sendable {
     public var client: UInt64
     public var seq: UInt64
     public var writer: Bool
+    /// The log's id (nil from a daemon older than ids): another id than before means another
+    /// log (imported, or restored from a backup), whose seqs are not the ones a client kept.
+    public var log: String?
+
+    /// Whether a client that was greeted with `previous` may go on from the seqs it kept (catch
+    /// up with `subscribe` from its last one): false when the daemon now serves another log,
+    /// and the client must start over (list again, subscribe from now). A hello without an id
+    /// tells nothing either way: the client goes on, as it did before ids.
+    public func continues(_ previous: Hello) -> Bool {
+        guard let log, let before = previous.log else { return true }
+        return log == before
+    }
 }
 
 /// A message the daemon sent on its own.
@@ -91,7 +103,7 @@ public final class SwipedClient {
         }
         return Hello(
             protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
-            client: client, seq: seq, writer: object.bool("writer") ?? true)
+            client: client, seq: seq, writer: object.bool("writer") ?? true, log: object.string("log"))
     }
 
     // MARK: - Raw

@@ -115,6 +115,8 @@ public struct TuiState: Equatable, Sendable {
     public var motions: [String: Motion] = [:]
     /// The seq of the last event applied (nil until the first list).
     public var lastSeq: UInt64?
+    /// The log's id the last hello said (nil until one says it).
+    public var log: String?
     public var press: Press?
     public var undo: Undo?
     /// A delete whose `removed` event has not arrived yet (replies and events may come in

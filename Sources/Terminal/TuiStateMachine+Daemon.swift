@@ -44,14 +44,23 @@ extension TuiStateMachine {
         redraw()
     }
 
-    /// The daemon's hello on a new connection: catch up, and ask again for what was on.
-    public mutating func hello(writer: Bool, seq: UInt64, at now: Double) -> [TuiAction] {
+    /// The daemon's hello on a new connection: catch up, and ask again for what was on. `log`:
+    /// the log's id it says (nil from a daemon older than ids); when it is another than the last
+    /// hello's, the daemon serves another log (imported or restored meanwhile) whose seqs are
+    /// not the ones kept here: the list is dropped and read again instead of caught up.
+    public mutating func hello(writer: Bool, seq: UInt64, log: String? = nil, at now: Double) -> [TuiAction] {
         redraw()
         state.model.connection = .connected
         state.model.writer = writer
+        let anotherLog = log != nil && state.log != nil && log != state.log
+        state.log = log ?? state.log
+        if anotherLog { forgetLog() }
         if state.attempt > 0 {
             let lostRecording = state.model.recording == .lost ? ". The recording was lost" : ""
-            say("Reconnected; caught up from seq \(state.lastSeq ?? seq)\(lostRecording)", now)
+            say(
+                anotherLog
+                    ? "Reconnected to another log (imported or restored): listed again\(lostRecording)"
+                    : "Reconnected; caught up from seq \(state.lastSeq ?? seq)\(lostRecording)", now)
         }
         state.attempt = 0
         sendViewport(now)
@@ -67,6 +76,18 @@ extension TuiStateMachine {
         if state.sharing { send(.share(on: true, quiet: true), now) }
         if state.watching { send(.peers(watch: true, quiet: true), now) }
         return takeActions()
+    }
+
+    /// Drops what came from the log before: its movies, seqs and undo (a seq of that log).
+    private mutating func forgetLog() {
+        state.entries = []
+        state.lastSeq = nil
+        state.model.seq = 0
+        state.model.selected = nil
+        state.model.scroll = 0
+        state.undo = nil
+        state.pendingUndo = nil
+        state.lastButtons = [:]
     }
 
     /// A line with a row of this connection's own arrived (a reply's or a `row` event's, not a

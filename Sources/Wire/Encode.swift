@@ -251,7 +251,7 @@ public enum Encode {
 
     // MARK: Events
 
-    public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool) {
+    public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool, log: String) {
         out.literal(#"{"event":"hello","protocol":1,"server":"swiped/"#)
         out.bytes.append(contentsOf: swipedVersion.utf8)
         out.literal(#"","client":"#)
@@ -260,6 +260,8 @@ public enum Encode {
         out.uint64(seq)
         out.literal(#","writer":"#)
         out.bool(writer)
+        out.literal(#","log":"#)
+        out.string(log)
         end(&out)
     }
 

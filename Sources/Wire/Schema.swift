@@ -182,6 +182,10 @@ public enum Schema {
                 ArgSpec("client", .integer(), required: true, "this connection's number"),
                 ArgSpec("seq", .integer(), required: true, "the latest durable event's seq"),
                 ArgSpec("writer", .boolean, required: true, "whether this peer may change the shared state"),
+                ArgSpec(
+                    "log", .string(), required: true,
+                    "the log's id: another id than before means another log (imported or restored), whose seqs are not the old ones; start over"
+                ),
             ]),
         EventSpec(
             name: "bye", to: "one connection", summary: "the last message before the server closes it",

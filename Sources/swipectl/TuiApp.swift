@@ -65,7 +65,7 @@ final class TuiApp {
     private func handle(_ message: StreamConnection.Message, _ now: Double) {
         switch message {
         case .hello(let hello):
-            perform(machine.hello(writer: hello.writer, seq: hello.seq, at: now), now)
+            perform(machine.hello(writer: hello.writer, seq: hello.seq, log: hello.log, at: now), now)
         case .reply(let id, let reply):
             guard let request = requests.removeValue(forKey: id) else { return }
             if case .recording = request { recording = reply.object["recording"] }

@@ -15,18 +15,23 @@ enum Watch {
 
     /// Follows the changes until SIGINT or SIGTERM. When the daemon goes away (it restarts, or
     /// says bye), a notice goes to stderr, and swipectl connects again with backoff and
-    /// subscribes from the last seq it printed: no gap, no duplicate. With `once`, losing the
-    /// daemon ends the watch (status 3). Each failed attempt to connect again says why, and
-    /// when the next comes.
+    /// subscribes from the last seq it printed: no gap, no duplicate. When the daemon is back
+    /// with another log (its hello's `log` changed: imported or restored meanwhile), the seqs
+    /// printed so far mean nothing there: the watch says so and starts over from the new log's
+    /// latest seq. With `once`, losing the daemon ends the watch (status 3). Each failed attempt
+    /// to connect again says why, and when the next comes.
     static func run(_ conversation: Conversation, from: UInt64?, once: Bool) throws(Failure) {
         let signals = try StopSignals()
         defer { signals.close() }
         var conversation = conversation
         var last = from
         var resumed = false
+        var startOver = false
         var columns: WatchColumns?
         while true {
             do {
+                // The ids and seqs of the old log size nothing here.
+                if startOver { columns = nil }
                 if columns == nil && !conversation.json {
                     // The ids of now, for the ID column's width (the lines are aligned).
                     let list = try conversation.request("list", echo: false)
@@ -34,8 +39,14 @@ enum Watch {
                     columns = WatchColumns(latestSeq: list.uint("seq") ?? 0, ids: ids)
                     if Output.isTerminal, let header = columns?.header { Output.out(header + "\n") }
                 }
-                let seq = try subscribe(conversation, from: last)
-                if resumed {
+                let seq = try subscribe(conversation, from: startOver ? nil : last)
+                if startOver {
+                    Output.error(
+                        "reconnected to \(conversation.socket.path), which serves another log now (imported or restored); starting over after its seq \(seq)."
+                    )
+                    last = seq
+                    startOver = false
+                } else if resumed {
                     Output.error(
                         "reconnected to \(conversation.socket.path); resuming after seq \(last ?? seq).")
                 } else {
@@ -48,6 +59,8 @@ enum Watch {
                 guard failure.status == .unreachable, !once, last != nil else { throw failure }
                 Output.error("\(failure.message); connecting again (Ctrl-C stops).")
                 guard let next = try reconnect(conversation, signals) else { return }
+                // Once set, kept until a subscribe succeeds (a daemon lost again meanwhile).
+                startOver = startOver || !next.client.hello.continues(conversation.client.hello)
                 conversation = next
                 resumed = true
             }

@@ -107,6 +107,8 @@ final class MovesTests: XCTestCase {
         let snapshot = try XCTUnwrap(try b.latestSnapshot())
         XCTAssertEqual(try MovieState(snapshot: snapshot.data), state)
         XCTAssertFalse(state.removed.isEmpty, "the log has removed movies")
+        // The same events, another log: a client of the old one must start over.
+        XCTAssertNotEqual(try b.logID(), try a.logID())
 
         // And back through a SQLite file (a backup) as the source.
         let backup = try Moves.backup(.state(dir + "/b"), to: dir + "/b.sqlite3", replace: false, now: 0)
@@ -124,6 +126,13 @@ final class MovesTests: XCTestCase {
             try Moves.importLog(from: .sqlite(dir + "/b.sqlite3"), into: .state(dir + "/c")).digest,
             source.digest)
         XCTAssertEqual(ls(dir + "/c"), ["events.sqlite3", "lock"])
+        // The backup is a copy of b, its id included; restored from it, c is a log of its own.
+        let copy = try EventLog(path: dir + "/b.sqlite3", create: false)
+        let c = try EventLog(path: dir + "/c/events.sqlite3", create: false)
+        XCTAssertEqual(try copy.logID(), try b.logID())
+        XCTAssertNotEqual(try c.logID(), try b.logID())
+        copy.close()
+        c.close()
         XCTAssertEqual(ls(dir), ["a", "a.jsonl", "b", "b.sqlite3", "c"], "no temporary file left")
     }
 

@@ -97,6 +97,12 @@ final class DataMoveTests: XCTestCase {
         note("10,000 changes made")
         let before = try view(sqlite)
         XCTAssertEqual(before.seq, 10_010)
+        func logID(_ daemon: SwipedDaemon) throws -> String? {
+            let (client, hello) = try daemon.connectWithHello()
+            client.close()
+            return hello["log"] as? String
+        }
+        let sqliteLog = try XCTUnwrap(try logID(sqlite))
         XCTAssertEqual(try sqlite.stop(), .exited(0))
 
         // The cut-over: export, import, verify, then daemons on PostgreSQL.
@@ -160,6 +166,10 @@ final class DataMoveTests: XCTestCase {
             }
         }
         note("compared")
+        // The same events, another log (an import makes a new one): the two daemons say it alike.
+        let pgLog = try XCTUnwrap(try logID(pg[0]))
+        XCTAssertEqual(try logID(pg[1]), pgLog)
+        XCTAssertNotEqual(pgLog, sqliteLog)
         // A client retrying a keyed toggle after the move gets its original seq, not a new event.
         let retried = keyed.sorted { $0.key < $1.key }.prefix(5)
         let client = try pg[1].connect()
@@ -189,6 +199,7 @@ final class DataMoveTests: XCTestCase {
         XCTAssertTrue(into.standardOutput.contains(digest), into.standardOutput)
         let returned = try SwipedDaemon(stateDirectory: state, prefix: "swiped-move-back")
         let view2 = try view(returned)
+        XCTAssertNotEqual(try logID(returned), pgLog)
         XCTAssertEqual(view2.list, before.list)
         XCTAssertEqual(view2.pages, before.pages)
         XCTAssertEqual(try returned.stop(), .exited(0))

@@ -39,7 +39,7 @@ final class SessionHarness {
         store: InMemoryStore = InMemoryStore()
     ) {
         self.store = store
-        session = Session(config: config, latestSeq: store.latestSeq)
+        session = Session(config: config, latestSeq: store.latestSeq, log: store.logID)
     }
 
     // MARK: Inputs

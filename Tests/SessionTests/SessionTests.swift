@@ -32,9 +32,17 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(hello["seq"] as? Int, 10)
         XCTAssertEqual(hello["writer"] as? Bool, false)
         XCTAssertEqual(hello["protocol"] as? Int, 1)
+        XCTAssertEqual(hello["log"] as? String, h.store.logID)
         XCTAssertEqual(h.session.lifecycle, .reading)
         XCTAssertTrue(h.session.wantsRead)
         XCTAssertTrue(h.takeActions().isEmpty)
+    }
+
+    func testHelloSaysTheStoresLog() {
+        let store = InMemoryStore()
+        store.logID = "5f0c1e2d3a4b59687766554433221100"
+        let h = SessionHarness(store: store)
+        XCTAssertEqual(h.json(h.read()[0])["log"] as? String, "5f0c1e2d3a4b59687766554433221100")
     }
 
     func testPingHelpAndListAnswerAtOnceWithoutActions() {

@@ -65,6 +65,22 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "10")
         XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "1")
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: db.name), "10")
+        // One log, one id, kept by every daemon and every start.
+        let id = try cluster.psql("SELECT log FROM swiped_identity", database: db.name)
+        XCTAssertEqual(Set(opened.stores.map(\.logID)), [id])
+        XCTAssertEqual(id.count, 32)
+        let reopened = try PostgresStore.open(conninfo: db.conninfo)
+        XCTAssertEqual(reopened.logID, id)
+        XCTAssertTrue(reopened.startupFields.contains { $0 == ("LOG_ID", id) })
+        reopened.close()
+        // A database of schema 1 from before ids gets one at the next start, and keeps it.
+        _ = try cluster.psql("DROP TABLE swiped_identity", database: db.name)
+        let upgraded = try PostgresStore.open(conninfo: db.conninfo)
+        let made = try cluster.psql("SELECT log FROM swiped_identity", database: db.name)
+        XCTAssertEqual(upgraded.logID, made)
+        XCTAssertNotEqual(made, id)
+        upgraded.close()
+        XCTAssertEqual(try PostgresStore.open(conninfo: db.conninfo).logID, made)
 
         // A schema newer than this build is refused, the database untouched.
         _ = try cluster.psql("UPDATE swiped_schema SET version = 2", database: db.name)

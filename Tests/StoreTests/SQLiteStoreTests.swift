@@ -48,9 +48,13 @@ final class SQLiteStoreTests: XCTestCase {
 
     func testSeedOnFirstStartOnly() throws {
         let dir = tempDir()
+        var id = ""
         do {
             let store = try SQLiteStore.open(directory: dir)
             XCTAssertTrue(store.startup.seeded)
+            id = store.logID
+            XCTAssertEqual(id.count, 32)
+            XCTAssertTrue(store.startupFields.contains { $0 == ("LOG_ID", id) })
             XCTAssertEqual(store.latestSeq, 10)
             XCTAssertEqual(store.stateCopy.movies.map(\.id), MovieState.seedCatalogue.map(\.movieID))
             XCTAssertEqual(store.stateCopy.movie("godfather")?.title, "The Godfather")
@@ -61,6 +65,7 @@ final class SQLiteStoreTests: XCTestCase {
         let again = try SQLiteStore.open(directory: dir)
         defer { again.close() }
         XCTAssertFalse(again.startup.seeded)
+        XCTAssertEqual(again.logID, id, "the same log")
         XCTAssertEqual(again.latestSeq, 11)
         XCTAssertNil(again.stateCopy.movie("godfather"))
         XCTAssertEqual(again.stateCopy.movies.count, 9)

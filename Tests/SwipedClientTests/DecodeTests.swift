@@ -109,6 +109,25 @@ final class DecodeTests: XCTestCase {
         }
     }
 
+    /// The log's id: another one than before means another log, and only then; a hello that
+    /// says none (a daemon before ids) goes on as before.
+    func testAHellosLogSaysWhetherAClientGoesOnFromItsSeqs() throws {
+        let line = Array(
+            #"{"event":"hello","protocol":1,"server":"swiped/0.1.0","client":1,"seq":4,"writer":true,"log":"bbbb"}"#
+                .utf8)
+        let b = try SwipedClient.hello(try SwipedClient.object(line), line: line, socketPath: "/s")
+        XCTAssertEqual(b.log, "bbbb")
+        var a = b
+        a.log = "aaaa"
+        var none = b
+        none.log = nil
+        XCTAssertFalse(b.continues(a))
+        XCTAssertFalse(a.continues(b))
+        XCTAssertTrue(b.continues(b))
+        XCTAssertTrue(none.continues(a))
+        XCTAssertTrue(a.continues(none))
+    }
+
     func testAReplysError() throws {
         let no = Reply(
             object: try object(#"{"ok":false,"error":{"code":"not-found","message":"no movie"}}"#), line: "")

@@ -263,6 +263,68 @@ final class TuiStateMachineDaemonTests: XCTestCase {
         XCTAssertEqual(store.state.reconnectAt, 8, "the backoff stops growing at 5 s")
     }
 
+    /// Back with another log (its hello names another one: imported or restored meanwhile):
+    /// the seqs and movies kept are of the old log, so they go, and the list is read again
+    /// instead of caught up from seq 7. The same log, or a hello without an id, catches up.
+    func testAnotherLogAfterAReconnectIsListedAgainNotCaughtUp() throws {
+        var store = TuiTestStore()
+        store.check(
+            { $0.hello(writer: true, seq: 7, log: "aaaa", at: 0) },
+            [.redraw, .send(.viewport(width: 400, direction: .ltr)), .send(.list)]
+        ) {
+            $0.model.connection = .connected
+            $0.log = "aaaa"
+        }
+        store.check(
+            { $0.replied(to: .list, .list(seq: 7, movies: Fixture.movies), at: 0) },
+            [.redraw, .send(.subscribe(from: 7))]
+        ) {
+            $0.entries = Fixture.movies.map { TuiState.Entry(movie: $0) }
+            $0.lastSeq = 7
+            $0.model.seq = 7
+            $0.model.selected = 0
+        }
+        // The same log again, then one that does not say: caught up from the seq kept.
+        for log in ["aaaa", nil] {
+            _ = store.machine.lost("it closed the connection", at: 1)
+            _ = store.machine.connected(at: 1)
+            XCTAssertEqual(
+                store.machine.hello(writer: true, seq: 9, log: log, at: 1),
+                [.redraw, .send(.viewport(width: 400, direction: .ltr)), .send(.subscribe(from: 7))])
+            XCTAssertEqual(store.state.log, "aaaa")
+            XCTAssertEqual(store.state.entries.count, 3)
+        }
+        store.check({ $0.input(.char("j"), at: 2) }, [.redraw]) { $0.model.selected = 1 }
+        _ = store.machine.lost("it closed the connection", at: 3)
+        _ = store.machine.connected(at: 3)
+        store.check(
+            { $0.hello(writer: true, seq: 4, log: "bbbb", at: 3) },
+            [.redraw, .send(.viewport(width: 400, direction: .ltr)), .send(.list)]
+        ) {
+            $0.model.connection = .connected
+            $0.log = "bbbb"
+            $0.entries = []
+            $0.lastSeq = nil
+            $0.model.seq = 0
+            $0.model.selected = nil
+            $0.model.status = "Reconnected to another log (imported or restored): listed again"
+            $0.model.statusIsError = false
+            $0.statusUntil = 3 + 4
+            $0.attempt = 0
+        }
+        // The new log's list, whatever its seq against the old one's, and a subscribe from it.
+        let movies = Array(Fixture.movies.prefix(2))
+        store.check(
+            { $0.replied(to: .list, .list(seq: 4, movies: movies), at: 3) },
+            [.redraw, .send(.subscribe(from: 4))]
+        ) {
+            $0.entries = movies.map { TuiState.Entry(movie: $0) }
+            $0.lastSeq = 4
+            $0.model.seq = 4
+            $0.model.selected = 0
+        }
+    }
+
     func testWhatTheDaemonCannotBeReadWithoutIsALostConnection() {
         var store = TuiTestStore()
         store.check(
