@@ -400,6 +400,43 @@ class WebPageTests(WebTestCase):
         wait_until(lambda: not self.movies()["dark_knight"]["watched"], what="a swipe after the restart")
 
 
+class RestoredLogTests(WebTestCase):
+    """Issue 32: a daemon back with another log (hello's `log` changed) is listed again, not caught up."""
+
+    def swiped(self, *args):
+        subprocess.run([os.path.join(build_dir(), "swiped"), *args], capture_output=True, text=True,
+                       timeout=60, check=True)
+
+    def test_a_daemon_back_with_another_log_is_listed_again(self):
+        # Another log, made by another daemon: seed (1-10), Alien (11), Heat (12), Se7en removed (13).
+        other_dir = os.path.join(self.directory, "other")
+        os.mkdir(other_dir)
+        other = Daemon(self.children, other_dir)
+        other.swipectl("add", "Alien")
+        other.swipectl("add", "Heat")
+        other.swipectl("remove", "seven")
+        other.stop()
+        export = os.path.join(self.directory, "other.jsonl")
+        self.swiped("export", "--state", other.state, "--to", export)
+        # The page's log goes to seq 11; the other log is past it, so its seqs 12 and 13 would
+        # look like the page's next ones.
+        self.daemon.swipectl("toggle-watched", "matrix")
+        wait_until(lambda: self.page.has_flag("matrix", "eye"), what="the toggle on the page")
+        self.daemon.stop()
+        wait_until(lambda: self.page.js("return document.getElementById('status').dataset.state") != "online",
+                   what="the page to show offline")
+        os.rename(self.daemon.state, self.daemon.state + ".old")
+        self.swiped("import", "--state", self.daemon.state, export)
+        self.daemon.start()
+        self.page.wait_online(timeout=15)
+        # The other log as it is: Alien (its seq 11, which a catch-up from 11 would skip), no eye on
+        # The Matrix (the old log's change), Se7en gone.
+        wait_until(lambda: "Alien" in self.page.titles(), what="the other log's list")
+        self.assertIn("Heat", self.page.titles())
+        self.assertNotIn("Se7en", self.page.titles())
+        self.assertFalse(self.page.has_flag("matrix", "eye"))
+
+
 RECORD_LINES = """
     window.receivedLines = [];
     const Original = WebSocket;
