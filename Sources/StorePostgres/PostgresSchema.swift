@@ -40,7 +40,8 @@ enum PostgresSchema {
 
     /// Creates the tables (with the seed catalogue) or checks their version. Returns the version
     /// found before, whether it seeded, and the log's id (made now for a log without one).
-    static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool, logID: String) {
+    static func migrate(_ conn: PGConnection) throws(StoreError) -> (found: Int, seeded: Bool, logID: String)
+    {
         do {
             let rows = try conn.execute(
                 """

@@ -251,7 +251,8 @@ public enum Encode {
 
     // MARK: Events
 
-    public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool, log: String) {
+    public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool, log: String)
+    {
         out.literal(#"{"event":"hello","protocol":1,"server":"swiped/"#)
         out.bytes.append(contentsOf: swipedVersion.utf8)
         out.literal(#"","client":"#)

@@ -23,7 +23,8 @@ final class DaemonShellClientsTests: XCTestCase {
         guard lines.count == 8 else { return }
         XCTAssertTrue(lines[0].hasPrefix(#"{"event":"hello","protocol":1,"server":"swiped/"#), lines[0])
         XCTAssertNotNil(
-            lines[0].range(of: #","seq":10,"writer":true,"log":"[0-9a-f]{32}"\}$"#, options: .regularExpression),
+            lines[0].range(
+                of: #","seq":10,"writer":true,"log":"[0-9a-f]{32}"\}$"#, options: .regularExpression),
             lines[0])
         XCTAssertEqual(lines[1], #"{"id":1,"ok":true}"#)
         XCTAssertEqual(

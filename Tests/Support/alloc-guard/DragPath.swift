@@ -19,7 +19,9 @@ protocol DragPath {
 /// committed movie state lent to it, and its output written out as the manager does
 /// (Daemon/Server+Connections.swift: `received`, `withPendingOutput`, `consumed`, `resume`).
 final class SessionDragPath: DragPath {
-    private let session = Session(config: SessionConfig(client: 1, mayWrite: true), latestSeq: 10, log: "0123456789abcdef0123456789abcdef")
+    private let session = Session(
+        config: SessionConfig(client: 1, mayWrite: true), latestSeq: 10,
+        log: "0123456789abcdef0123456789abcdef")
     private var state = MovieState()
     private var sink = SessionActions()
 
