@@ -49,7 +49,8 @@ public enum Priority: Int, Sendable {
 }
 
 public final class Journal {
-    /// Where entries are also written as lines for people; nil when stderr is the journal.
+    /// Where entries are also written as lines for people; nil when stderr is the journal,
+    /// /dev/null or closed.
     let stderr: StderrLines?
     /// Entries above this priority (numerically) are dropped everywhere.
     public var maxPriority: Priority
@@ -91,7 +92,7 @@ public final class Journal {
         if let stderr {
             let line = StderrLines.format(
                 microseconds: SystemClock.wallMicroseconds(), priority, message, fields)
-            if let failure = stderr.append(line), sending {
+            if let failure = stderr.append(line), sending, takes(.warning) {
                 // The journal only: stderr is what failed.
                 send(
                     .warning, "cannot write to stderr, its lines stop (the journal still has every entry)",

@@ -196,4 +196,36 @@ final class DaemonJournalTests: XCTestCase {
             }
         }
     }
+
+    /// stderr a pipe whose reader went (`swiped 2>&1 | grep …` after grep quit): the daemon is not
+    /// killed by SIGPIPE, the journal says once that stderr gets no more lines, and it serves on.
+    func testAStderrWhoseReaderWentIsOneJournalEntryAndTheDaemonServesOn() throws {
+        let journal = try PrivateJournal(
+            script: #"""
+                mkfifo "$TEST_DIR/err"
+                (exec 3<"$TEST_DIR/err"; sleep 0.3) &
+                exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state" 2>"$TEST_DIR/err"
+                """#,
+            environment: ["SWIPED": try Binaries.swiped])
+        _ = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+        usleep(600_000)  // the reader is gone
+        for _ in 0..<3 {
+            let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+            _ = try client.readJSON()
+            XCTAssertNotNil(try client.ok(["op": "ping"]))
+            client.close()
+        }
+        let message = "cannot write to stderr, its lines stop (the journal still has every entry)"
+        _ = try poll(until: .seconds(5), "the entry about stderr") {
+            try journal.entries().contains { $0["MESSAGE"] == message } ? true : nil
+        }
+        let run = try journal.stop()
+        XCTAssertEqual(run.status, .exited(0), run.output)
+        let entries = run.entries(identifier: "swiped")
+        let told = entries.filter { $0["MESSAGE"] == message }
+        XCTAssertEqual(told.count, 1, "\(told)")
+        XCTAssertEqual(told.first?["ERROR"], "write: Broken pipe")
+        XCTAssertEqual(told.first?["PRIORITY"], "4")
+        XCTAssertEqual(entries.filter { $0["MESSAGE"] == "client connected" }.count, 4)
+    }
 }
