@@ -198,7 +198,8 @@ final class Server<S: Store> {
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
-            guard statusDirty else { return }
+            // Once stopping, STATUS= stays "Stopping: …" (clients going must not say "Serving").
+            guard statusDirty, !shuttingDown else { return }
             statusDirty = false
             if let line = statusPacing.take(statusLine(), now: SystemClock.monotonicNanoseconds()) {
                 notify(Notify.status(line))

@@ -47,4 +47,28 @@ final class DaemonStatusLineTests: XCTestCase {
             daemon.notify.assignments.last?.hasPrefix("STATUS=Serving 0 clients;") == true ? true : nil
         }
     }
+
+    /// Once stopping, STATUS= says so to the end. A client that reads nothing holds the exit up
+    /// (for at most 0.5 s, its `bye` unsent); another that goes meanwhile must not bring back a
+    /// "Serving" line.
+    func testStoppingIsTheLastStatus() throws {
+        let daemon = try SwipedDaemon(
+            arguments: ["--max-queue", "\(64 << 20)"], environment: ["JOURNAL_STREAM": nil])
+        let stuck = try daemon.connect()
+        // Replies it never reads: far more than the socket buffers hold.
+        try stuck.sendRaw(Array(String(repeating: #"{"op":"list"}"# + "\n", count: 2000).utf8))
+        let leaving = try daemon.connect()
+        _ = try poll(until: .seconds(3), "STATUS= saying 2 clients") { () -> Bool? in
+            daemon.notify.assignments.last?.hasPrefix("STATUS=Serving 2 clients;") == true ? true : nil
+        }
+        usleep(1_100_000)  // a quiet second: the next change would go at once
+        daemon.process.kill(SIGTERM)
+        XCTAssertEqual(
+            try leaving.readUntilClosed(timeout: .seconds(2)), [#"{"event":"bye","reason":"shutdown"}"#])
+        leaving.close()
+        XCTAssertEqual(try daemon.process.wait(timeout: .seconds(2)), .exited(0))
+        stuck.close()
+        let statuses = daemon.notify.assignments.filter { $0.hasPrefix("STATUS=") }
+        XCTAssertEqual(statuses.last, "STATUS=Stopping: finishing pending commits.", "\(statuses)")
+    }
 }
