@@ -43,6 +43,14 @@ final class StderrLines: @unchecked Sendable {
         queued.reserveCapacity(capacity)
     }
 
+    /// Only without a thread: a started one keeps its object for as long as the process lives.
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        changed.deallocate()
+        mutex.deallocate()
+    }
+
     /// Queues `line` (one line, with its newline) and returns at once. Returns why fd 2 cannot be
     /// written, once, the first time a line meets that failure (the caller says so elsewhere).
     func append(_ line: [UInt8]) -> String? {
