@@ -29,9 +29,9 @@ public struct Config: Equatable, Sendable {
     /// PostgreSQL, shared with other daemons, instead of `events.sqlite3` (docs/postgres.md).
     /// Never holds a password (refused when parsed); never logged.
     public var postgres: String?
-    /// `--log-level`: journal entries above this priority are not sent (nor echoed). At the
-    /// default, `info`, the daemon's and the connections' lives are logged, not each request's
-    /// outcome: those are `debug` (the event log already holds every change; one journal entry
+    /// `--log-level`: journal entries above this priority are not sent (nor written to stderr).
+    /// At the default, `info`, the daemon's and the connections' lives are logged, not each
+    /// request's outcome: those are `debug` (the event log already holds every change; one journal entry
     /// per change would cost journald more CPU than the change itself, BENCHMARKS.md).
     public var logLevel: Priority = .info
 
@@ -73,9 +73,10 @@ public struct Config: Equatable, Sendable {
                                  (a libpq connection string or postgresql:// URI; default:
                                  $SWIPED_POSTGRES, else SQLite). It must not contain a
                                  password: use PGPASSFILE, ~/.pgpass or LoadCredential=
-          --log-level LEVEL      journal entries up to LEVEL: emerg, alert, crit, err,
-                                 warning, notice, info (default) or debug, or 0-7; debug
-                                 adds one entry per request outcome (a change, a refusal)
+          --log-level LEVEL      journal entries (and their lines on stderr) up to LEVEL:
+                                 emerg, alert, crit, err, warning, notice, info (default)
+                                 or debug, or 0-7; debug adds one entry per request
+                                 outcome (a change, a refusal)
           --help                 print this text
           --version              print the version
 

@@ -1,10 +1,11 @@
 // Structured logging: every entry goes to the journal through sd_journal_sendv (the variadic
 // sd_journal_send is not callable from Swift) with a constant MESSAGE and the data in fields
 // (CLIENT=, PEER_UID=, OP=, MOVIE=, SEQ=, ERROR=), so `journalctl -o json` and
-// `journalctl CLIENT=3` work. The same line goes to stderr for people running `swiped` by hand:
-// every entry on a terminal; only notices and worse when stderr is a file or a pipe (a line per
-// mutation there would cost more than the mutation's own work); nothing when stderr is itself
-// connected to the journal ($JOURNAL_STREAM), which would log every entry twice.
+// `journalctl CLIENT=3` work. Every entry also goes to stderr as one readable line (StderrLines)
+// for people running `swiped` by hand, in a terminal or with stderr in a pipe or a file: the
+// same entries, those at or above `--log-level`. Not when stderr is itself connected to the
+// journal (systemd's `StandardError=journal`, said by $JOURNAL_STREAM), where every entry would
+// be logged twice, nor when it is /dev/null or closed.
 import CSystemd
 import StoreCore
 import StoreSQLite
@@ -48,8 +49,9 @@ public enum Priority: Int, Sendable {
 }
 
 public final class Journal {
-    /// Entries up to this priority are also written to fd 2 (nil: none).
-    let echoPriority: Priority?
+    /// Where entries are also written as lines for people; nil when stderr is the journal,
+    /// /dev/null or closed.
+    let stderr: StderrLines?
     /// Entries above this priority (numerically) are dropped everywhere.
     public var maxPriority: Priority
     /// Whether journald's socket exists, looked at again at most once a second (CLOCK_MONOTONIC,
@@ -63,11 +65,13 @@ public final class Journal {
 
     public init(maxPriority: Priority = .info) {
         self.maxPriority = maxPriority
-        if Journal.stderrIsJournal() {
-            echoPriority = nil
-        } else {
-            echoPriority = isatty(2) == 1 ? .debug : .notice
-        }
+        stderr = Journal.stderrWanted() ? StderrLines() : nil
+    }
+
+    /// Waits (a second at most) for the lines on their way to stderr: for the way out, so that
+    /// the last entries ("stopping", "cannot start") are not lost with the process.
+    public func finish() {
+        stderr?.drain(milliseconds: 1000)
     }
 
     /// Whether an entry of `priority` goes anywhere: a caller with fields to gather first (a
@@ -81,15 +85,19 @@ public final class Journal {
         _ priority: Priority, _ message: String, _ fields: @autoclosure () -> [(String, String)] = []
     ) {
         guard priority.rawValue <= maxPriority.rawValue else { return }
-        let echo = echoPriority.map { priority.rawValue <= $0.rawValue } ?? false
         let sending = journalReachable()
-        guard echo || sending else { return }
+        guard stderr != nil || sending else { return }
         let fields = fields()
         if sending { send(priority, message, fields) }
-        if echo {
-            var line = "swiped[\(priority.name)]: \(message)"
-            for (key, value) in fields { line += " \(key)=\(value)" }
-            writeStderr(line + "\n")
+        if let stderr {
+            let line = StderrLines.format(
+                microseconds: SystemClock.wallMicroseconds(), priority, message, fields)
+            if let failure = stderr.append(line), sending, takes(.warning) {
+                // The journal only: stderr is what failed.
+                send(
+                    .warning, "cannot write to stderr, its lines stop (the journal still has every entry)",
+                    [("ERROR", failure)])
+            }
         }
     }
 
@@ -134,15 +142,27 @@ public final class Journal {
         }
     }
 
-    /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected to stderr.
-    static func stderrIsJournal() -> Bool {
-        guard let value = getenv("JOURNAL_STREAM") else { return false }
-        let parts = String(cString: value).split(separator: ":")
+    /// Whether stderr should get the lines: it is open, not /dev/null (formatting lines for it
+    /// would cost every entry something for nothing), and not the journal.
+    static func stderrWanted() -> Bool {
+        var st = stat()
+        // Closed: fd 2 may later be a client's socket, which must never get a log line.
+        guard fstat(2, &st) == 0 else { return false }
+        var null = stat()
+        if st.st_mode & S_IFMT == S_IFCHR && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev {
+            return false
+        }
+        return !isJournal(st, journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+    }
+
+    /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected to stderr (systemd.exec(5)):
+    /// stderr is the journal when its own device and inode are those, as systemd's own tools check.
+    static func isJournal(_ st: stat, journalStream: String?) -> Bool {
+        guard let journalStream else { return false }
+        let parts = journalStream.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else {
             return false
         }
-        var st = stat()
-        guard fstat(2, &st) == 0 else { return false }
         return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 }

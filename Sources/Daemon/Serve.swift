@@ -12,6 +12,7 @@ import StoreSQLite
 /// Runs the daemon until SIGTERM/SIGINT (0), a fatal storage error (1), or a failed start (1,
 /// logged as "cannot start").
 public func serve(config: Config, journal: Journal) -> Int32 {
+    defer { journal.finish() }
     if let conninfo = config.postgres {
         return servePostgres(config: config, conninfo: conninfo, journal: journal)
     }

@@ -7,6 +7,7 @@ import JSONCodec
 import Movies
 import Session
 import StoreCore
+import StoreSQLite
 import SwipeEngine
 import Wire
 
@@ -52,6 +53,7 @@ final class Server<S: Store> {
     var shuttingDown = false
     var exitCode: Int32 = 0
     var statusDirty = false
+    var statusPacing = StatusPacing()
     /// Whether a message to the service manager failed already (`notify` logs the first only).
     var notifyFailed = false
     /// Scratch buffer for reads, shared by every connection (one read at a time).
@@ -140,7 +142,7 @@ final class Server<S: Store> {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
             }
-            notify(Notify.ready(status: statusLine()))
+            notify(Notify.ready(status: pacedStatusLine()))
             try loop.run()
         } catch {
             journal.log(.crit, "event loop failed, stopping", [("ERROR", "\(error)")])
@@ -196,9 +198,11 @@ final class Server<S: Store> {
             if signal == SIGHUP { reload() } else { beginShutdown(signal: signal) }
         }
         statusTimer = try loop.makeTimer(description: "status") { [unowned self] in
-            if statusDirty {
-                statusDirty = false
-                notify(Notify.status(statusLine()))
+            // Once stopping, STATUS= stays "Stopping: …" (clients going must not say "Serving").
+            guard statusDirty, !shuttingDown else { return }
+            statusDirty = false
+            if let line = statusPacing.take(statusLine(), now: SystemClock.monotonicNanoseconds()) {
+                notify(Notify.status(line))
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
@@ -227,13 +231,17 @@ final class Server<S: Store> {
     }
 
     func statusLine() -> String {
-        let clients = connections.count
-        let movies = store.withState { $0.movies.count }
-        let line =
-            "Serving \(clients) client\(clients == 1 ? "" : "s"); \(movies) movies; "
-            + "latest event \(store.latestSeq)."
-        guard let note = store.statusNote else { return line }
-        return line + " " + note
+        StatusLine.text(
+            clients: connections.count, movies: store.withState { $0.movies.count },
+            store: config.postgres == nil ? "sqlite" : "postgres", seq: store.latestSeq,
+            problem: store.statusNote)
+    }
+
+    /// The status line for READY=1, which the next STATUS= is paced from.
+    func pacedStatusLine() -> String {
+        let line = statusLine()
+        statusPacing.record(line, now: SystemClock.monotonicNanoseconds())
+        return line
     }
 
     /// Tells the service manager `assignments` (Notify). A failure is logged the first time
@@ -253,10 +261,13 @@ final class Server<S: Store> {
         }
     }
 
-    /// STATUS= at most once a second: a burst of connects must not become a burst of datagrams.
+    /// STATUS= at most once a second (StatusLine.swift): a burst of connects must not become a
+    /// burst of datagrams.
     func markStatusDirty() {
         statusDirty = true
-        if let statusTimer, !statusTimer.isArmed { statusTimer.arm(afterMicroseconds: 1_000_000) }
+        if let statusTimer, !statusTimer.isArmed {
+            statusTimer.arm(afterMicroseconds: statusPacing.delay(now: SystemClock.monotonicNanoseconds()))
+        }
     }
 
     // MARK: - Signals
@@ -270,7 +281,7 @@ final class Server<S: Store> {
                 ("WRITERS", config.writersGroup ?? "everyone"),
                 ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
             ])
-        notify(Notify.ready(status: statusLine()))
+        notify(Notify.ready(status: pacedStatusLine()))
     }
 
     private func beginShutdown(signal: Int32) {

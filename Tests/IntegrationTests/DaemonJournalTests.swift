@@ -2,7 +2,7 @@
 // start, connects, disconnects, state changes and errors carry SYSLOG_IDENTIFIER=swiped,
 // PRIORITY and the fields CLIENT, PEER_UID, PEER_PID, OP, MOVIE, SEQ, ERROR; drags log nothing.
 // Each request's outcome (a change, a refusal) is a debug entry, sent only with
-// --log-level debug.
+// --log-level debug. With stderr connected to journald, as systemd does, nothing is logged twice.
 
 import Foundation
 import Glibc
@@ -162,5 +162,70 @@ final class DaemonJournalTests: XCTestCase {
         XCTAssertEqual(warnings.first?["PRIORITY"], "4")
         XCTAssertEqual(warnings.first?["ERROR"], "sd_notify: No such file or directory")
         XCTAssertEqual(warnings.first?["NOTIFY"]?.hasPrefix("READY=1 STATUS=Serving 0 clients"), true)
+    }
+
+    /// As under systemd with `StandardError=journal`: stderr is a stream into journald (here made
+    /// by systemd-cat, as `swiped-stderr`) and $JOURNAL_STREAM names it, as systemd sets it. Each
+    /// entry is in the journal once, as swiped's own, and not one line comes through the stream.
+    /// Without $JOURNAL_STREAM every entry would be there twice: the second run shows it.
+    func testUnderSystemdStderrIsTheJournalAndNothingIsLoggedTwice() throws {
+        for named in [true, false] {
+            let setting =
+                named
+                ? #"export JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); "# : "unset JOURNAL_STREAM; "
+            let journal = try PrivateJournal(
+                script: #"exec systemd-cat -t swiped-stderr sh -c '"# + setting
+                    + #"exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state"'"#,
+                environment: ["SWIPED": try Binaries.swiped])
+            let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+            let id = try XCTUnwrap(int(try client.readJSON()["client"]))
+            client.close()
+            _ = try poll(until: .seconds(5), "the disconnect entry") {
+                try journal.entries().contains { $0["MESSAGE"] == "client disconnected" } ? true : nil
+            }
+            let run = try journal.stop()
+            XCTAssertEqual(run.status, .exited(0), run.output)
+            let native = run.entries(identifier: "swiped").filter { $0["CLIENT"] == "\(id)" }
+            XCTAssertEqual(native.map { $0["MESSAGE"] ?? "?" }, ["client connected", "client disconnected"])
+            let streamed = run.entries(identifier: "swiped-stderr").compactMap { $0["MESSAGE"] }
+            if named {
+                XCTAssertEqual(streamed, [], "logged twice")
+            } else {
+                XCTAssertTrue(
+                    streamed.contains { $0.contains(" info client connected client=\(id) ") }, "\(streamed)")
+            }
+        }
+    }
+
+    /// stderr a pipe whose reader went (`swiped 2>&1 | grep …` after grep quit): the daemon is not
+    /// killed by SIGPIPE, the journal says once that stderr gets no more lines, and it serves on.
+    func testAStderrWhoseReaderWentIsOneJournalEntryAndTheDaemonServesOn() throws {
+        let journal = try PrivateJournal(
+            script: #"""
+                mkfifo "$TEST_DIR/err"
+                (exec 3<"$TEST_DIR/err"; sleep 0.3) &
+                exec "$SWIPED" --socket "$TEST_DIR/s.sock" --state "$TEST_DIR/state" 2>"$TEST_DIR/err"
+                """#,
+            environment: ["SWIPED": try Binaries.swiped])
+        _ = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+        usleep(600_000)  // the reader is gone
+        for _ in 0..<3 {
+            let client = try LineClient(path: journal.directory.file("s.sock"), timeout: .seconds(10))
+            _ = try client.readJSON()
+            XCTAssertNotNil(try client.ok(["op": "ping"]))
+            client.close()
+        }
+        let message = "cannot write to stderr, its lines stop (the journal still has every entry)"
+        _ = try poll(until: .seconds(5), "the entry about stderr") {
+            try journal.entries().contains { $0["MESSAGE"] == message } ? true : nil
+        }
+        let run = try journal.stop()
+        XCTAssertEqual(run.status, .exited(0), run.output)
+        let entries = run.entries(identifier: "swiped")
+        let told = entries.filter { $0["MESSAGE"] == message }
+        XCTAssertEqual(told.count, 1, "\(told)")
+        XCTAssertEqual(told.first?["ERROR"], "write: Broken pipe")
+        XCTAssertEqual(told.first?["PRIORITY"], "4")
+        XCTAssertEqual(entries.filter { $0["MESSAGE"] == "client connected" }.count, 4)
     }
 }

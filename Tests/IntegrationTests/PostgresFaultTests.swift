@@ -44,7 +44,9 @@ final class PostgresFaultTests: PostgresTestCase {
                         try reader.list().movies.isEmpty, "cycle \(cycle): list while the database is down")
                     _ = try poll(until: .seconds(5), "STATUS= saying the database is unreachable") {
                         daemon.notify.assignments.contains {
-                            $0.hasPrefix("STATUS=") && $0.lowercased().contains("unreachable")
+                            $0.hasPrefix("STATUS=Serving ")
+                                && $0.contains("; store unavailable (postgres, seq ")
+                                && $0.contains("): PostgreSQL unreachable since ")
                         } ? true : nil
                     }
                 }
@@ -75,6 +77,18 @@ final class PostgresFaultTests: PostgresTestCase {
             }
         }
         XCTAssertGreaterThan(tally.unavailable, 0, "no writer met the outage")
+        // What a person running the daemon in a terminal sees (its stderr, a pipe here).
+        for daemon in daemons {
+            let text = daemon.process.standardError
+            XCTAssertTrue(
+                text.contains(
+                    " warning PostgreSQL connection lost, reconnecting with backoff; writes are refused meanwhile reason="
+                ), text.suffix(3000).description)
+            XCTAssertTrue(
+                text.contains(
+                    " info PostgreSQL connection restored, catching up reason=\"unreachable since "),
+                text.suffix(3000).description)
+        }
     }
 
     /// A daemon that cannot reach its database at start does not serve a state it cannot
