@@ -95,6 +95,9 @@ struct ReplyQueue {
     /// A stream ended as the output drained and a late reply is due behind it: the Session words
     /// it when it next resumes, with the state lent (`Session.mayResume`).
     var lateDue = false
+    /// A stream ended since the output last drained: its buffer (a chunk, up to tens of KB) is
+    /// given back then, so that clients idle after a long `list` cost little memory.
+    private var streamed = false
 
     /// The estimate for a slot without bytes yet.
     static let slotEstimate = 1024
@@ -157,6 +160,7 @@ struct ReplyQueue {
         guard let s = stream else { return true }
         guard s.cursor.word(s.movies, into: &out, head: head, target: ListStream.chunk) else { return false }
         stream = nil
+        streamed = true
         out.bytes.append(contentsOf: held)
         held = []
         removeFirst()
@@ -251,8 +255,9 @@ struct ReplyQueue {
         if head == out.bytes.count {
             // Drained: keep a small buffer for the next replies, give a large one back, so that
             // 10,000 idle clients cost little memory.
-            if out.bytes.capacity > 64 * 1024 {
+            if out.bytes.capacity > 64 * 1024 || streamed {
                 out = JSONWriter(capacity: 0)
+                streamed = false
             } else {
                 out.reset()
             }
