@@ -132,7 +132,8 @@ public final class LargeReplies {
     /// Gives back the share `admit(seq:movies:)` took.
     func release(seq: UInt64) {
         guard let entry = snapshots[seq] else {
-            preconditionFailure("a list reply of seq \(seq) ends, none was admitted (held: \(snapshots.keys.sorted()))")
+            preconditionFailure(
+                "a list reply of seq \(seq) ends, none was admitted (held: \(snapshots.keys.sorted()))")
         }
         held -= LargeReplies.reservation
         if entry.replies == 1 {

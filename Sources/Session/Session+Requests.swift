@@ -251,7 +251,8 @@ extension Session {
                             "long list replies reached their cap, refusing whole lists as overloaded until they drain to half",
                             [
                                 .init("CLIENT", "\(config.client)"), .init("HELD", "\(largeReplies.held)"),
-                                .init("CAP", "\(largeReplies.cap)"), .init("REPLIES", "\(largeReplies.replies)"),
+                                .init("CAP", "\(largeReplies.cap)"),
+                                .init("REPLIES", "\(largeReplies.replies)"),
                             ])))
             }
             refuseList(id: id, error, &sink)

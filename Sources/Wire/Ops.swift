@@ -91,7 +91,8 @@ public enum Ops {
                 kind, scope: .state, mutates: false,
                 args: [
                     ArgSpec.text(
-                        "after", "movie id: only the movies after it in list order (a removed one's place counts)"),
+                        "after",
+                        "movie id: only the movies after it in list order (a removed one's place counts)"),
                     ArgSpec(
                         "limit", .integer(min: 1, max: 1000),
                         "the most movies in the reply (left out: every one; next names where to go on)"),
@@ -99,7 +100,9 @@ public enum Ops {
                         "match", .string(bytes: 1...Limits.stringBytes.upperBound),
                         "only movies whose title contains this, ignoring case"),
                 ],
-                summary: "the movies in list order, the latest seq, and next: the id to ask after for more, or null")
+                summary:
+                    "the movies in list order, the latest seq, and next: the id to ask after for more, or null"
+            )
         case .add:
             OpSpec(
                 kind, scope: .state, mutates: true,

@@ -281,7 +281,8 @@ enum Arguments {
         }
         if let bytes, !bytes.contains(text.utf8.count) {
             throw Failure.usage(
-                "\(option) must be \(bytes.lowerBound) to \(bytes.upperBound) bytes long, not \(text.utf8.count)")
+                "\(option) must be \(bytes.lowerBound) to \(bytes.upperBound) bytes long, not \(text.utf8.count)"
+            )
         }
         return text
     }

@@ -76,7 +76,8 @@ enum MovieCommands {
 
     /// The options of the next page's command besides --from.
     private static func more(_ limit: UInt64?, _ match: String?) -> String {
-        (limit.map { " --limit \($0)" } ?? "") + (match.map { " --match \(Conversation.shellQuoted($0))" } ?? "")
+        (limit.map { " --limit \($0)" } ?? "")
+            + (match.map { " --match \(Conversation.shellQuoted($0))" } ?? "")
     }
 
     /// 👁 and 👥 for the flags that are set, or nothing.

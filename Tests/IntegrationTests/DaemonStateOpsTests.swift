@@ -52,7 +52,8 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             }
         }
         let expected: [String: [String]] = [
-            "ping": [], "help": [], "options": ["rows"], "list": ["after", "limit", "match"], "unsubscribe": [],
+            "ping": [], "help": [], "options": ["rows"], "list": ["after", "limit", "match"],
+            "unsubscribe": [],
             "rows": [],
             "add": ["title", "image", "key"],
             "toggle-watched": ["movie", "expect", "key"],

@@ -80,7 +80,8 @@ final class SessionListTests: XCTestCase {
         let godfather = (list["movies"] as? [[String: Any]])?.first { $0["id"] as? String == "godfather" }
         XCTAssertEqual(godfather?["watched"] as? Bool, false, "the movies as they were at the list's seq")
         XCTAssertEqual(ids(list).count, 1010)
-        XCTAssertEqual(h.json(lines[1])["event"] as? String, "movie", "the event after the line it waited for")
+        XCTAssertEqual(
+            h.json(lines[1])["event"] as? String, "movie", "the event after the line it waited for")
         XCTAssertEqual(h.json(lines[2])["id"] as? Int, 2)
     }
 
@@ -182,7 +183,9 @@ final class SessionListTests: XCTestCase {
         for limit in ["0", "1001", "2.5"] {
             XCTAssertEqual(
                 h.exchange(#"{"op":"list","limit":\#(limit)}"#),
-                [#"{"ok":false,"error":{"code":"bad-request","message":"\"limit\" must be a whole number from 1 to 1000"}}"#])
+                [
+                    #"{"ok":false,"error":{"code":"bad-request","message":"\"limit\" must be a whole number from 1 to 1000"}}"#
+                ])
         }
         XCTAssertEqual(ids(h.json(h.exchange(#"{"op":"list","limit":1000}"#)[0])).count, 10)
         XCTAssertEqual(ids(h.json(h.exchange(#"{"op":"list","limit":1}"#)[0])), ["godfather"])
