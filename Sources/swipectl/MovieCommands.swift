@@ -116,7 +116,8 @@ enum MovieCommands {
     }
 
     /// The movies whose title contains `name` ignoring case (`list`'s `match`, page by page): a
-    /// superset of the titles MovieName matches, without fetching the whole list.
+    /// superset of the titles MovieName matches, without fetching the whole list. Pages of 256,
+    /// which the daemon words at once and never refuses as overloaded (protocol.md, `list`).
     private static func titlesContaining(_ conversation: Conversation, _ name: String) throws(Failure)
         -> [Movie]
     {
@@ -126,7 +127,7 @@ enum MovieCommands {
         var after: String?
         repeat {
             var arguments: [(String, JSON)] = [
-                ("match", .string(name)), ("limit", .number(JSONNumber(1000))),
+                ("match", .string(name)), ("limit", .number(JSONNumber(256))),
             ]
             if let after { arguments.append(("after", .string(after))) }
             let reply = try conversation.request("list", arguments, echo: false)
