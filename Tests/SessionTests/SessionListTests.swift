@@ -124,6 +124,13 @@ final class SessionListTests: XCTestCase {
         XCTAssertEqual(budget.held, 0)
         second.send(#"{"op":"list","id":5}"#)
         XCTAssertEqual(ids(second.json(second.read()[0])).count, 1010, "served again once the first drained")
+        // The cap met again after it drained below half: logged again, once.
+        first.send(#"{"op":"list","id":6}"#)
+        second.send(#"{"op":"list","id":7}"#)
+        second.send(#"{"op":"list","id":8}"#)
+        second.perform()
+        XCTAssertEqual(second.read().count, 2)
+        XCTAssertEqual(second.logs.filter { $0.level == .warning }.count, 2)
     }
 
     func testAConnectionDroppedMidReplyGivesItsShareBack() {
