@@ -200,6 +200,24 @@ rm -f "$TMP/swiped.sock"
 run --socket "$TMP/swiped.sock" --startup -- "${SERVER[@]}" "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/big"
 row "start-up to READY=1, $EVENTS events, from the snapshot" "$R_ready_ms ms (hello read at $R_hello_ms ms)" "-" "≤ 1 s: $(under "$R_ready_ms" 1000)" "$R_load"
 
+# A list of 100,000 movies (issue 33): start-up from the snapshot, one change fanned out to 1,000
+# subscribers with that list, and a whole `list` (one line of 11 MB) read by one client.
+"$BIN/loadgen" --fill "$TMP/movies" --movies 100000 >&2
+rm -f "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --startup -- "${SERVER[@]}" "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/movies"
+row "start-up to READY=1, 100,000 movies, no snapshot (folds 100,010 events)" "$R_ready_ms ms (hello read at $R_hello_ms ms)" "-" "-" "$R_load"
+rm -f "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --startup -- "${SERVER[@]}" "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/movies"
+row "start-up to READY=1, 100,000 movies, from the snapshot" "$R_ready_ms ms (hello read at $R_hello_ms ms)" "-" "≤ 1 s: $(under "$R_ready_ms" 1000)" "$R_load"
+rm -f "$TMP/swiped.sock"
+start "$BIN/swiped" --socket "$TMP/swiped.sock" --state "$TMP/movies" 2>"$TMP/swiped-movies.log"; SWIPED_PID=$LAST
+wait_socket "$TMP/swiped.sock"
+run --socket "$TMP/swiped.sock" --fanout 1000 --rounds 20
+row "one toggle fanned out to 1,000 subscribers, 100,000 movies: send → last subscriber read (median of 20)" "$R_last_ms ms (max $R_last_max_ms; first $R_first_ms ms; writer's ack $R_ack_ms ms)" "-" "≤ 10 ms: $(under "$R_last_ms" 10)" "$R_load"
+closed 1 1 "$SWIPED_PID" "$TMP/swiped.sock" --op list
+row "whole \`list\` of 100,010 movies (11 MB), 1×1" "$R_rps lists/s, server CPU $R_server_cpu_us µs/list (p50 $R_p50_us µs, p99 $R_p99_us µs)" "-" "-" "$R_load"
+stop "$SWIPED_PID"
+
 # --- As deployed: unpinned, swiped and redis in interleaved pairs (issue 12) ------------------
 # Nobody deploys a daemon pinned to a CPU: the scheduler places the loop, the log's threads and
 # the clients. Each figure is measured PAIRS times, swiped then redis, a pair at a time, and the

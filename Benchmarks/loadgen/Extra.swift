@@ -421,6 +421,36 @@ func runStartup(arguments: [String], socket: String, timeout: Double) {
 
 // MARK: - A log of a million events
 
+/// Writes DIR/events.sqlite3 with the ten seed movies and `movies` more, added as "Movie 1"
+/// (`movie_1`) and on (issue 33: a list of 100,000 movies in a second, where adding them
+/// through a daemon takes a minute in a debug build).
+func runFill(directory: String, movies: Int) {
+    mkdir(directory, 0o755)
+    let path = directory + "/events.sqlite3"
+    unlink(path)
+    unlink(path + "-wal")
+    unlink(path + "-shm")
+    let t0 = nowNanos()
+    do throws(LogError) {
+        let log = try EventLog(path: path, durability: .normal)
+        let seeds = MovieState.seedCatalogue
+        _ = try log.append(seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        var n = 1
+        while n <= movies {
+            let batch = (n...min(n + 9_999, movies)).map { i -> NewEvent in
+                let event = MovieEvent.added(id: "movie_\(i)", title: "Movie \(i)", image: "movie_\(i)")
+                return NewEvent(stream: event.movieID, kind: event.kind, payload: event.payload)
+            }
+            _ = try log.append(batch)
+            n += batch.count
+        }
+        log.close()
+    } catch {
+        fail("\(path): \(error)")
+    }
+    print("fill movies=\(movies) path=\(path) seconds=\(formatted(Double(nowNanos() - t0) / 1e9, digits: 2))")
+}
+
 /// Writes DIR/events.sqlite3 with the ten seed movies and then toggles, `count` events in all,
 /// through the EventLog library in large batches (no snapshot: the daemon's first start folds
 /// every event).

@@ -18,6 +18,8 @@ let usage = """
            loadgen --socket PATH --startup -- SWIPED ARGS...
                                                         time to READY=1 and to hello
            loadgen --fill DIR [--events N]              write DIR/events.sqlite3 (N events)
+           loadgen --fill DIR --movies N                write DIR/events.sqlite3: the seed and
+                                                        N movies added ("Movie 1", movie_1…)
            loadgen --socket B --cross A [--rounds R] [--pause S] [--movie ID] [--slow MS]
                                                         a change on daemon A reaching a
                                                         subscriber on daemon B (PostgreSQL);
@@ -74,6 +76,7 @@ func main() {
     var startup: [String]?
     var fill: String?
     var fillEvents = 1_000_000
+    var fillMovies: Int?
     var cross: String?
     var slow: Double?
     var pause = 0.02
@@ -124,6 +127,7 @@ func main() {
             arguments.removeSubrange(dash...)
         case "--fill": fill = value()
         case "--events": fillEvents = integer("--events")
+        case "--movies": fillMovies = integer("--movies")
         case "--cross": cross = value()
         case "--pause": pause = number("--pause")
         case "--slow": slow = number("--slow")
@@ -136,7 +140,11 @@ func main() {
     }
 
     if let fill {
-        runFill(directory: fill, count: fillEvents)
+        if let fillMovies {
+            runFill(directory: fill, movies: fillMovies)
+        } else {
+            runFill(directory: fill, count: fillEvents)
+        }
         exit(0)
     }
     guard !spec.socket.isEmpty else { fail("--socket is required\n\(usage)") }

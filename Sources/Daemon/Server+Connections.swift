@@ -99,7 +99,7 @@ extension Server {
             config: SessionConfig(
                 client: client, mayWrite: writers.allows(peer), writersGroup: writers.group,
                 maxLine: config.maxLine, maxQueue: config.maxQueue),
-            latestSeq: store.latestSeq, log: store.logID)
+            latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
         let connection = Connection(fd: fd, peer: peer, session: session)
         do {
             try poller?.add(fd, client: client, events: UInt32(EPOLLIN.rawValue))

@@ -42,6 +42,8 @@ final class Server<S: Store> {
     var subscribers: [UInt64: Connection] = [:]
     /// The sessions' actions: one sink for all, drained after each input (`round`).
     var sink = SessionActions()
+    /// What long `list` replies hold, capped for the whole daemon (Session's ListStream.swift).
+    let largeReplies = LargeReplies()
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false

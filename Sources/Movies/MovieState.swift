@@ -26,6 +26,21 @@ public struct MovieState: Equatable, Sendable {
 
     public func movie(_ id: String) -> Movie? { index[id].map { movies[$0] } }
 
+    /// Where the movies after `id` in list order start in `movies`: after it when it is in the
+    /// list, at the place `restore` would give it back when it was removed (so a page boundary
+    /// stays put when its movie goes); nil for an id that never existed. For `list`'s `after`.
+    public func position(after id: String) -> Int? {
+        if let i = index[id] { return i + 1 }
+        guard let gone = removed[id] else { return nil }
+        var low = 0
+        var high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if order[mid] < gone.addedSeq { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     /// Whether a movie ever had `id`, removed ones included.
     public func isUsed(_ id: String) -> Bool { index[id] != nil || removed[id] != nil }
 

@@ -41,7 +41,7 @@ enum UndoNote: Equatable {
 /// A reply worded only when it is due, from the state at that moment: a read pipelined behind
 /// this client's own mutation sees it (read-your-writes).
 enum LateReply: Equatable {
-    case list(id: [UInt8]?)
+    case list(id: [UInt8]?, ListQuery)
     case history(id: [UInt8]?, from: UInt64, limit: Int)
     /// The subscription starts when its reply is written, so that the reply comes first. Only
     /// the newest (un)subscribe of a pipeline decides: each has its generation.
@@ -61,13 +61,16 @@ enum Slot: Equatable {
     case read(ticket: UInt64, id: [UInt8]?)
     /// To be worded when due.
     case late(LateReply)
+    /// A long `list` being worded into the output as it drains (`ReplyQueue.stream`): always
+    /// the first slot.
+    case streaming
 
     /// What the slot counts against the write-queue cap: its bytes, or an estimate while it has
     /// none yet.
     var cost: Int {
         switch self {
         case .ready(let bytes): bytes.count
-        case .command, .read, .late: ReplyQueue.slotEstimate
+        case .command, .read, .late, .streaming: ReplyQueue.slotEstimate
         }
     }
 }
@@ -85,6 +88,16 @@ struct ReplyQueue {
     private var front = 0
     /// What `slots` count against the cap.
     private(set) var slotBytes = 0
+    /// The long `list` reply in progress (ListStream.swift), whose line ends `out` unfinished;
+    /// `held`: what is pushed meanwhile (events, a `bye`), written once the line ends.
+    private(set) var stream: ListStream?
+    private var held: [UInt8] = []
+    /// A stream ended as the output drained and a late reply is due behind it: the Session words
+    /// it when it next resumes, with the state lent (`Session.mayResume`).
+    var lateDue = false
+    /// A stream ended since the output last drained: its buffer (a chunk, up to tens of KB) is
+    /// given back then, so that clients idle after a long `list` cost little memory.
+    private var streamed = false
 
     /// The estimate for a slot without bytes yet.
     static let slotEstimate = 1024
@@ -94,7 +107,10 @@ struct ReplyQueue {
 
     /// Everything held for the peer: the cap (`--max-queue`) applies to this, so that a client
     /// pipelining behind its own pending mutation cannot make the daemon hold unbounded replies.
-    var backlog: Int { queued + slotBytes }
+    var backlog: Int { queued + slotBytes + held.count }
+
+    /// What is owed to the peer already worded: the output and what waits for a stream to end.
+    var owed: Int { queued + held.count }
 
     var hasSlots: Bool { front < slots.count }
 
@@ -110,12 +126,46 @@ struct ReplyQueue {
         }
     }
 
-    /// Server-initiated messages (events) are not replies: they never wait.
-    mutating func push(_ word: (inout JSONWriter) -> Void) { word(&out) }
+    /// Server-initiated messages (events) are not replies: they never wait, but for the end of
+    /// a line in progress.
+    mutating func push(_ word: (inout JSONWriter) -> Void) {
+        guard stream != nil else { return word(&out) }
+        var bytes = JSONWriter(capacity: 0)
+        swap(&bytes.bytes, &held)
+        word(&bytes)
+        swap(&bytes.bytes, &held)
+    }
 
-    mutating func push(bytes: [UInt8]) { out.bytes.append(contentsOf: bytes) }
+    mutating func push(bytes: [UInt8]) {
+        if stream == nil { out.bytes.append(contentsOf: bytes) } else { held.append(contentsOf: bytes) }
+    }
 
-    mutating func push(bytes: ArraySlice<UInt8>) { out.bytes.append(contentsOf: bytes) }
+    mutating func push(bytes: ArraySlice<UInt8>) {
+        if stream == nil { out.bytes.append(contentsOf: bytes) } else { held.append(contentsOf: bytes) }
+    }
+
+    /// Makes the first slot (a due `list`) the stream `s`, and words its first part.
+    mutating func start(_ s: ListStream) {
+        precondition(stream == nil, "a list reply starts while another is worded")
+        replaceFirst(with: .streaming)
+        stream = s
+        pump()
+    }
+
+    /// Words more of the stream in progress while the output is short of a chunk; when the
+    /// reply ends, writes what was held behind it and leaves its slot. Returns whether no
+    /// stream is left in progress.
+    @discardableResult
+    mutating func pump() -> Bool {
+        guard let s = stream else { return true }
+        guard s.cursor.word(s.movies, into: &out, head: head, target: ListStream.chunk) else { return false }
+        stream = nil
+        streamed = true
+        out.bytes.append(contentsOf: held)
+        held = []
+        removeFirst()
+        return true
+    }
 
     mutating func park(_ slot: consuming Slot) {
         slotBytes += slot.cost
@@ -172,7 +222,7 @@ struct ReplyQueue {
                 removeFirst()
             case .late(let reply):
                 return reply
-            case .command, .read:
+            case .command, .read, .streaming:
                 return nil
             }
         }
@@ -205,8 +255,9 @@ struct ReplyQueue {
         if head == out.bytes.count {
             // Drained: keep a small buffer for the next replies, give a large one back, so that
             // 10,000 idle clients cost little memory.
-            if out.bytes.capacity > 64 * 1024 {
+            if out.bytes.capacity > 64 * 1024 || streamed {
                 out = JSONWriter(capacity: 0)
+                streamed = false
             } else {
                 out.reset()
             }
@@ -217,5 +268,7 @@ struct ReplyQueue {
             out.bytes.removeFirst(head)
             head = 0
         }
+        // The replies behind an ended stream go out now; a late one among them needs the state.
+        if stream != nil && queued < ListStream.chunk && pump() && release() != nil { lateDue = true }
     }
 }

@@ -41,8 +41,8 @@ extension Session {
             }
             let form = rowForm
             replies.send { Encode.options(&$0, id: id, rows: form) }
-        case .list:
-            late(.list(id: id), state, &sink)
+        case .list(let query):
+            late(.list(id: id, query), state, &sink)
         case .add(let title, let image, let options):
             mutate(.add(title: title, image: image), options, id: id, op: op, &sink)
         case .toggleWatched(let movie, let options):
@@ -184,9 +184,9 @@ extension Session {
     func releaseDue(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         while let reply = replies.release() {
             switch reply {
-            case .list(let id):
-                replies.dropFirst()
-                replies.push { Encode.list(&$0, id: id, seq: state.lastSeq, movies: state.movies) }
+            case .list(let id, let query):
+                // A long reply is worded as the output drains: the replies behind it wait.
+                if startList(id: id, query, state, &sink) { return }
             case .history(let id, let from, let limit):
                 let ticket = sink.takeTicket()
                 replies.replaceFirst(with: .read(ticket: ticket, id: id))
@@ -216,6 +216,59 @@ extension Session {
         }
     }
 
+    /// Words a due `list` (the first slot) whole when short, or starts its stream (ListStream);
+    /// returns whether a stream is left in progress.
+    private func startList(
+        id: [UInt8]?, _ query: ListQuery, _ state: borrowing MovieState, _ sink: inout SessionActions
+    ) -> Bool {
+        var position = 0
+        if let after = query.after {
+            guard let start = state.position(after: after) else {
+                refuseList(id: id, notFound(after, state), &sink)
+                return false
+            }
+            position = start
+        }
+        var cursor = ListCursor(
+            id: id, seq: state.lastSeq, position: position, limit: query.limit,
+            match: query.match.map(TitleMatch.init))
+        let count = state.movies.count
+        if min(query.limit ?? .max, count - position) <= ListStream.shortReply {
+            replies.dropFirst()
+            replies.push { out in _ = cursor.word(state.movies, into: &out, head: 0, target: .max) }
+            return false
+        }
+        guard largeReplies.admit(seq: state.lastSeq, movies: count) else {
+            let error = WireError(
+                .overloaded,
+                "the daemon holds \(largeReplies.held) bytes of long list replies (cap \(largeReplies.cap)); ask for pages (limit) or try again shortly"
+            )
+            if largeReplies.firstRefusal() {
+                sink.append(
+                    .log(
+                        SessionLog(
+                            .warning,
+                            "long list replies reached their cap, refusing whole lists as overloaded until they drain to half",
+                            [
+                                .init("CLIENT", "\(config.client)"), .init("HELD", "\(largeReplies.held)"),
+                                .init("CAP", "\(largeReplies.cap)"),
+                                .init("REPLIES", "\(largeReplies.replies)"),
+                            ])))
+            }
+            refuseList(id: id, error, &sink)
+            return false
+        }
+        replies.start(ListStream(movies: state.movies, cursor: cursor, budget: largeReplies))
+        return replies.stream != nil
+    }
+
+    /// The error reply of the due `list` (the first slot), in its place.
+    private func refuseList(id: [UInt8]?, _ error: WireError, _ sink: inout SessionActions) {
+        replies.dropFirst()
+        replies.push { Encode.error(&$0, id: id, error) }
+        sink.append(.log(requestFailed("list", error)))
+    }
+
     // MARK: - Subscriptions
 
     private func subscribe(
@@ -243,7 +296,7 @@ extension Session {
     /// memory per subscriber stays bounded by the cap.
     func catchUp(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         guard let current = subscription, current.catchUp == .idle, current.cursor < state.lastSeq,
-            replies.queued < config.maxQueue / 2, isOpenForEvents
+            replies.owed < config.maxQueue / 2, isOpenForEvents
         else { return }
         let ticket = sink.takeTicket()
         subscription?.catchUp = .reading(ticket: ticket)

@@ -134,6 +134,8 @@ public final class Session {
     /// The recording going on or the last one (Session+Record.swift); nil until the first.
     var recording: Recording?
     var recordingOn = false
+    /// The daemon's cap on long `list` replies, shared by every connection (ListStream.swift).
+    let largeReplies: LargeReplies
     /// Shared rows (Session+Share.swift): whether this connection shares and watches; the rows
     /// changed since they last went to watchers; the rows watchers last saw not closed; whether
     /// watchers still owe a closed row for each (sharing stopped).
@@ -144,8 +146,9 @@ public final class Session {
     var peerClosing = false
 
     /// A new connection: greets its peer with `hello` (`log`: the store's `logID`).
-    public init(config: SessionConfig, latestSeq: UInt64, log: String) {
+    public init(config: SessionConfig, latestSeq: UInt64, log: String, largeReplies: LargeReplies = LargeReplies()) {
         self.config = config
+        self.largeReplies = largeReplies
         framer = LineFramer(maxLine: config.maxLine)
         replies.push {
             Encode.hello(&$0, client: config.client, seq: latestSeq, writer: config.mayWrite, log: log)
@@ -240,6 +243,7 @@ public final class Session {
     @inline(__always)
     public func mayResume(latestSeq: UInt64) -> Bool {
         if framer.buffered > 0 { return true }
+        if replies.lateDue { return true }
         if case .paused = lifecycle { return true }
         // A subscriber behind the log, with no catch-up read in flight, reads the next page.
         if let subscription, subscription.cursor < latestSeq, subscription.catchUp == .idle { return true }
@@ -251,6 +255,10 @@ public final class Session {
     /// line (the manager writes again and calls back while it does).
     public func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) -> Bool {
         let before = requests
+        if replies.lateDue {
+            replies.lateDue = false
+            releaseDue(state, &sink)
+        }
         if case .paused = lifecycle, replies.backlog <= config.maxQueue / 2 { lifecycle = .reading }
         if framer.buffered > 0, replies.backlog <= config.maxQueue / 2 {
             switch lifecycle {

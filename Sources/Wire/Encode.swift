@@ -118,15 +118,6 @@ public enum Encode {
         end(&out)
     }
 
-    public static func list(_ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movies: [Movie]) {
-        begin(&out, id: id, ok: true)
-        key(&out, "seq")
-        out.uint64(seq)
-        key(&out, "movies")
-        array(&out, movies) { movie(&$0, $1) }
-        end(&out)
-    }
-
     public static func history(_ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, events: [CommittedEvent]) {
         begin(&out, id: id, ok: true)
         key(&out, "seq")

@@ -88,8 +88,21 @@ public enum Ops {
                 summary: "sets this connection's options; no arguments: answers them as they are")
         case .list:
             OpSpec(
-                kind, scope: .state, mutates: false, args: [],
-                summary: "the movies in list order, and the latest seq")
+                kind, scope: .state, mutates: false,
+                args: [
+                    ArgSpec.text(
+                        "after",
+                        "movie id: only the movies after it in list order (a removed one's place counts)"),
+                    ArgSpec(
+                        "limit", .integer(min: 1, max: 1000),
+                        "the most movies in the reply (left out: every one; next names where to go on)"),
+                    ArgSpec(
+                        "match", .string(bytes: 1...Limits.stringBytes.upperBound),
+                        "only movies whose title contains this, ignoring case"),
+                ],
+                summary:
+                    "the movies in list order, the latest seq, and next: the id to ask after for more, or null"
+            )
         case .add:
             OpSpec(
                 kind, scope: .state, mutates: true,

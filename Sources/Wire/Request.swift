@@ -29,12 +29,31 @@ public struct LayoutChange: Equatable, Sendable {
     }
 }
 
+/// `list`'s arguments: which part of the list, which titles. All left out: the whole list.
+public struct ListQuery: Equatable, Sendable {
+    /// A movie id: the movies after it in list order (a removed movie's place counts).
+    public var after: String?
+    /// The most movies in the reply; nil: every one.
+    public var limit: Int?
+    /// Only movies whose title contains this, ignoring case (Movies' TitleMatch).
+    public var match: String?
+
+    public init(after: String? = nil, limit: Int? = nil, match: String? = nil) {
+        self.after = after
+        self.limit = limit
+        self.match = match
+    }
+
+    /// The whole list.
+    public static let all = ListQuery()
+}
+
 public enum Request: Equatable, Sendable {
     case ping
     case help
     /// `rows` left out: unchanged (the reply says what the options are).
     case options(rows: RowForm?)
-    case list
+    case list(ListQuery)
     case add(title: String, image: String?, options: MutationOptions)
     case toggleWatched(movie: String, options: MutationOptions)
     case toggleWatchedWithFriends(movie: String, options: MutationOptions)
@@ -249,7 +268,11 @@ struct Arguments {
         case .ping: return .ping
         case .help: return .help
         case .options: return .options(rows: try string("rows").map { RowForm(rawValue: $0)! })
-        case .list: return .list
+        case .list:
+            return .list(
+                ListQuery(
+                    after: try string("after"), limit: try integer("limit").map { Int($0) },
+                    match: try string("match")))
         case .add:
             return .add(
                 title: try string("title")!, image: try string("image"),

@@ -150,7 +150,7 @@ struct FastArguments {
         }
         switch op {
         case .ping: return takes(0) ? .ping : nil
-        case .list: return takes(0) ? .list : nil
+        case .list: return takes(0) ? .list(.all) : nil
         case .rows: return takes(0) ? .rows : nil
         case .help: return takes(0) ? .help : nil
         case .unsubscribe: return takes(0) ? .unsubscribe : nil

@@ -7,7 +7,9 @@ import Wire
 
 /// What swipectl was asked to do.
 enum Command: Equatable {
-    case list
+    /// `--from`: the movies after this id; `--limit`: at most this many; `--match`: only titles
+    /// containing this, ignoring case (the `list` op's `after`, `limit`, `match`).
+    case list(from: String? = nil, limit: UInt64? = nil, match: String? = nil)
     case add(title: String, image: String?)
     case toggleWatched(movie: String)
     case toggleFriends(movie: String)
@@ -62,7 +64,7 @@ enum Arguments {
     /// The commands, with the operands each takes and the options it accepts besides
     /// --socket and --json.
     static let commands: [(name: String, operands: [String], options: Set<String>)] = [
-        ("list", [], []),
+        ("list", [], ["--from", "--limit", "--match"]),
         ("add", ["TITLE"], ["--image"]),
         ("toggle-watched", ["MOVIE"], []),
         ("toggle-friends", ["MOVIE"], []),
@@ -128,8 +130,8 @@ enum Arguments {
             case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete":
                 try noValue()
                 values[name] = ""
-            case "--image", "--from", "--limit", "--dx", "--vx", "--steps", "--open", "--tap", "--perform",
-                "--record", "--expect", "--record-dir":
+            case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
+                "--perform", "--record", "--expect", "--record-dir":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -169,7 +171,11 @@ enum Arguments {
         -> Command
     {
         switch name {
-        case "list": return .list
+        case "list":
+            return .list(
+                from: try text("--from", values["--from"], for: .list, "after"),
+                limit: try number("--limit", values["--limit"], for: .list, "limit"),
+                match: try text("--match", values["--match"], for: .list, "match"))
         case "add": return .add(title: operand, image: values["--image"])
         case "toggle-watched": return .toggleWatched(movie: operand)
         case "toggle-friends": return .toggleFriends(movie: operand)
@@ -263,6 +269,22 @@ enum Arguments {
             throw Failure.usage("\(option) must be \(bounds), not '\(text)'")
         }
         return value
+    }
+
+    /// A string for the argument `arg` of `op`, within the length the op table declares.
+    private static func text(_ option: String, _ text: String?, for op: OpSpec.Kind, _ arg: String)
+        throws(Failure) -> String?
+    {
+        guard let text else { return nil }
+        guard case .string(let bytes, _) = Ops.spec(op).arg(arg).type else {
+            preconditionFailure("\(op.rawValue)'s \(arg) is not a string")
+        }
+        if let bytes, !bytes.contains(text.utf8.count) {
+            throw Failure.usage(
+                "\(option) must be \(bytes.lowerBound) to \(bytes.upperBound) bytes long, not \(text.utf8.count)"
+            )
+        }
+        return text
     }
 
     /// A whole number for the argument `arg` of `op`, within the bounds the op table declares.

@@ -11,8 +11,14 @@ enum MovieCommands {
         var op: String { self == .watched ? "toggle-watched" : "toggle-watched-with-friends" }
     }
 
-    static func list(_ conversation: Conversation) throws(Failure) {
-        let reply = try conversation.request("list")
+    static func list(_ conversation: Conversation, from: String?, limit: UInt64?, match: String?)
+        throws(Failure)
+    {
+        var arguments: [(String, JSON)] = []
+        if let from { arguments.append(("after", .string(from))) }
+        if let limit { arguments.append(("limit", .number(JSONNumber(Int(limit))))) }
+        if let match { arguments.append(("match", .string(match))) }
+        let reply = try conversation.request("list", arguments)
         if conversation.json { return }
         let movies = try decodeMovies(reply, conversation)
         var table = Table("ID", "TITLE", "WATCHED")
@@ -23,6 +29,9 @@ enum MovieCommands {
         if Output.isTerminal {
             text +=
                 "\n\(movies.count) movie\(movies.count == 1 ? "" : "s") (👁 watched, 👥 watched with friends).\n"
+            if case .string(let next)? = reply["next"] {
+                text += "More: swipectl list --from \(Conversation.shellQuoted(next))\(more(limit, match))\n"
+            }
         }
         Output.out(text)
     }
@@ -65,6 +74,12 @@ enum MovieCommands {
         Output.out("Restored \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
+    /// The options of the next page's command besides --from.
+    private static func more(_ limit: UInt64?, _ match: String?) -> String {
+        (limit.map { " --limit \($0)" } ?? "")
+            + (match.map { " --match \(Conversation.shellQuoted($0))" } ?? "")
+    }
+
     /// 👁 and 👥 for the flags that are set, or nothing.
     static func indicators(_ movie: Movie) -> String {
         [movie.watched ? "👁" : nil, movie.watchedWithFriends ? "👥" : nil].compactMap { $0 }.joined(
@@ -73,17 +88,53 @@ enum MovieCommands {
 
     // MARK: - Helpers
 
-    /// MOVIE as an id (see MovieName), from one `list` that --json does not print; `known` is
-    /// false when nothing matched and `name` is sent as is, for the daemon to say not-found.
+    /// MOVIE as an id (see MovieName), from `list` requests that --json does not print; `known`
+    /// is false when nothing matched and `name` is sent as is, for the daemon to say not-found.
     static func resolve(_ conversation: Conversation, _ name: String) throws(Failure) -> (
         id: String, known: Bool
     ) {
-        let movies = try decodeMovies(conversation.request("list", echo: false), conversation)
-        switch MovieName.resolve(name, in: movies) {
+        if try isID(conversation, name) { return (name, true) }
+        switch MovieName.resolve(name, in: try titlesContaining(conversation, name)) {
         case .id(let id): return (id, true)
         case .none: return (name, false)
         case .ambiguous(let candidates): throw Failure(.refused, MovieName.ambiguity(name, candidates))
         }
+    }
+
+    /// Whether `name` is the id of a movie, now or removed: `list` after it answers, where an id
+    /// that never existed is not-found. Only a text that can be an id is asked about.
+    private static func isID(_ conversation: Conversation, _ name: String) throws(Failure) -> Bool {
+        guard MovieState.isValidID(name) else { return false }
+        do {
+            _ = try conversation.request(
+                "list", [("after", .string(name)), ("limit", .number(JSONNumber(1)))], echo: false)
+            return true
+        } catch {
+            guard error.status == .refused, error.message.hasPrefix("not-found:") else { throw error }
+            return false
+        }
+    }
+
+    /// The movies whose title contains `name` ignoring case (`list`'s `match`, page by page): a
+    /// superset of the titles MovieName matches, without fetching the whole list. Pages of 256,
+    /// which the daemon words at once and never refuses as overloaded (protocol.md, `list`).
+    private static func titlesContaining(_ conversation: Conversation, _ name: String) throws(Failure)
+        -> [Movie]
+    {
+        // Longer than `match` takes: longer than any title, too.
+        guard Limits.stringBytes.contains(name.utf8.count) else { return [] }
+        var movies: [Movie] = []
+        var after: String?
+        repeat {
+            var arguments: [(String, JSON)] = [
+                ("match", .string(name)), ("limit", .number(JSONNumber(256))),
+            ]
+            if let after { arguments.append(("after", .string(after))) }
+            let reply = try conversation.request("list", arguments, echo: false)
+            movies += try decodeMovies(reply, conversation)
+            if case .string(let next)? = reply["next"] { after = next } else { after = nil }
+        } while after != nil
+        return movies
     }
 
     /// A mutation's reply as (seq, movie). A not-found for a MOVIE that matched no title says so.

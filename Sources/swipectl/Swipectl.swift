@@ -33,7 +33,8 @@ enum Swipectl {
 
     static func run(_ command: Command, _ conversation: Conversation) throws(Failure) {
         switch command {
-        case .list: try MovieCommands.list(conversation)
+        case .list(let from, let limit, let match):
+            try MovieCommands.list(conversation, from: from, limit: limit, match: match)
         case .add(let title, let image): try MovieCommands.add(conversation, title: title, image: image)
         case .toggleWatched(let movie): try MovieCommands.toggle(conversation, .watched, movie)
         case .toggleFriends(let movie): try MovieCommands.toggle(conversation, .friends, movie)

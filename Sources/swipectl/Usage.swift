@@ -7,7 +7,10 @@ enum Usage {
         Talks to swiped, the swipe-actions daemon, over its Unix socket (see protocol.md).
 
         Commands:
-          list                      the movies: id, title, 👁 watched, 👥 watched with friends
+          list [--from ID] [--limit N] [--match TEXT]
+                                    the movies: id, title, 👁 watched, 👥 watched with friends;
+                                    those after movie ID, at most N (1 to 1000), whose title
+                                    contains TEXT (any case)
           add TITLE [--image NAME]  add a movie at the end of the list
           toggle-watched MOVIE      flip the movie's watched flag
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
@@ -58,6 +61,7 @@ enum Usage {
 
         Examples:
           swipectl list
+          swipectl list --match godfather --limit 20
           swipectl toggle-watched matrix
           swipectl toggle-friends 'the god'
           swipectl swipe seven --dx -300

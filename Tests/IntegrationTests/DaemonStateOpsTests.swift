@@ -52,7 +52,9 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             }
         }
         let expected: [String: [String]] = [
-            "ping": [], "help": [], "options": ["rows"], "list": [], "unsubscribe": [], "rows": [],
+            "ping": [], "help": [], "options": ["rows"], "list": ["after", "limit", "match"],
+            "unsubscribe": [],
+            "rows": [],
             "add": ["title", "image", "key"],
             "toggle-watched": ["movie", "expect", "key"],
             "toggle-watched-with-friends": ["movie", "expect", "key"],

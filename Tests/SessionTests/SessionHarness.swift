@@ -36,10 +36,10 @@ final class SessionHarness {
 
     init(
         _ config: SessionConfig = SessionConfig(client: 7, mayWrite: true),
-        store: InMemoryStore = InMemoryStore()
+        store: InMemoryStore = InMemoryStore(), largeReplies: LargeReplies = LargeReplies()
     ) {
         self.store = store
-        session = Session(config: config, latestSeq: store.latestSeq, log: store.logID)
+        session = Session(config: config, latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
     }
 
     // MARK: Inputs
@@ -74,14 +74,21 @@ final class SessionHarness {
     /// returns it as lines.
     func read() -> [String] {
         var text: [UInt8] = []
-        while session.pendingOutput > 0 {
-            let n = session.withPendingOutput { bytes -> Int in
-                text += bytes
-                return bytes.count
+        repeat {
+            while session.pendingOutput > 0 {
+                let n = session.withPendingOutput { bytes -> Int in
+                    text += bytes
+                    return bytes.count
+                }
+                session.consumed(n)
+                _ = store.withState { session.resume($0, &sink) }
             }
-            session.consumed(n)
-            _ = store.withState { session.resume($0, &sink) }
-        }
+            // A reply due once the output drained (behind a long `list`), as the daemon's
+            // `afterWork` asks for it.
+            if session.mayResume(latestSeq: store.latestSeq) {
+                _ = store.withState { session.resume($0, &sink) }
+            }
+        } while session.pendingOutput > 0
         return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .dropLast().map(String.init)
     }

@@ -31,7 +31,7 @@ _swipectl() {
         case $word in
             --socket) socket=${COMP_WORDS[i + 1]}; ((i++)) ;;
             --socket=*) socket=${word#--socket=} ;;
-            --image | --from | --limit | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
+            --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
                 ((i++)) ;;
             -*) ;;
             *) [[ -z $command ]] && command=$word ;;
@@ -45,7 +45,7 @@ _swipectl() {
         --record-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --open) COMPREPLY=($(compgen -W "leading trailing" -- "$cur")); return ;;
         --tap | --perform) COMPREPLY=($(compgen -W "watched watched-with-friends delete" -- "$cur")); return ;;
-        --image | --from | --limit | --dx | --vx | --steps) COMPREPLY=(); return ;;
+        --image | --from | --limit | --match | --dx | --vx | --steps) COMPREPLY=(); return ;;
     esac
 
     if [[ -z $command ]]; then
@@ -59,6 +59,7 @@ _swipectl() {
 
     local options=
     case $command in
+        list) options="--from --limit --match" ;;
         add) options="--image" ;;
         watch) options="--from --once" ;;
         history) options="--from --limit" ;;
@@ -76,7 +77,7 @@ _swipectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket | --image | --from | --limit | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
+            --socket | --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
                 ((i++)) ;;
             -*) ;;
             *) ((operands++)) ;;

@@ -17,6 +17,9 @@ complete -c swipectl -s h -l help -d 'print the usage'
 complete -c swipectl -l version -d "print swipectl's version"
 complete -c swipectl -n "not __fish_seen_subcommand_from $commands" -a "$commands"
 complete -c swipectl -n "__fish_seen_subcommand_from toggle-watched toggle-friends remove swipe" -a "(__swipectl_movie_ids)"
+complete -c swipectl -n "__fish_seen_subcommand_from list" -l from -x -a "(__swipectl_movie_ids)" -d 'after this movie'
+complete -c swipectl -n "__fish_seen_subcommand_from list" -l limit -x -d 'at most this many'
+complete -c swipectl -n "__fish_seen_subcommand_from list" -l match -x -d 'titles containing this'
 complete -c swipectl -n "__fish_seen_subcommand_from add" -l image -x -d 'image name'
 complete -c swipectl -n "__fish_seen_subcommand_from watch" -l from -x -d 'after this seq'
 complete -c swipectl -n "__fish_seen_subcommand_from watch" -l once -d 'exit 3 when the daemon goes'
