@@ -98,7 +98,29 @@ public struct TuiState: Equatable, Sendable {
         }
     }
 
-    /// What a frame is drawn from (its rows are filled in by `frame(at:)`).
+    /// `/`: a search of the titles (TuiStateMachine+Search.swift).
+    public struct Search: Equatable, Sendable {
+        /// What was typed.
+        public var text: String
+        /// Whether keys still type into it; after Enter, n and N go to the next and previous
+        /// match.
+        public var typing = true
+        /// The row selected when `/` was pressed: typing selects the first match from there,
+        /// and goes back there while nothing matches.
+        public var origin: Int
+        /// The entries whose title contains `text`, by index, in list order.
+        public var matches: [Int] = []
+
+        public init(text: String = "", typing: Bool = true, origin: Int, matches: [Int] = []) {
+            self.text = text
+            self.typing = typing
+            self.origin = origin
+            self.matches = matches
+        }
+    }
+
+    /// What a frame is drawn from (its rows are filled in by `frame(at:)`: only those on
+    /// screen, from `model.firstRow`).
     public var model: ScreenModel
     public var columns: Int
     public var lines: Int
@@ -109,6 +131,10 @@ public struct TuiState: Equatable, Sendable {
     public var synchronizedOutput = false
 
     public var entries: [Entry] = []
+    /// How many entries are collapsing (`removedAt` set), so that a frame or a tick need not
+    /// look through every entry to know.
+    public var collapsing = 0
+    public var search: Search?
     /// Each row's last render from the daemon, while it is not closed at rest.
     public var renders: [String: RowRender] = [:]
     public var lastButtons: [String: Buttons] = [:]

@@ -150,7 +150,9 @@ extension TuiStateMachine {
         if seq >= state.lastSeq ?? 0 {
             let selectedID = selectedEntryID
             state.entries = movies.map { TuiState.Entry(movie: $0) }
+            state.collapsing = 0
             reselect(selectedID)
+            searchRowsChanged()
             state.lastSeq = seq
             state.model.seq = seq
             clampSelection()
@@ -247,13 +249,18 @@ extension TuiStateMachine {
         let index = state.entries.firstIndex { $0.movie.id == movie.id && $0.removedAt == nil }
         switch committed.kind {
         case MovieEvent.Kind.added:
-            if index == nil { state.entries.append(.init(movie: movie)) }
+            if index == nil {
+                state.entries.append(.init(movie: movie))
+                searchRowsChanged()
+            }
         case MovieEvent.Kind.removed:
             if let index {
                 state.entries[index].movie = movie
                 state.entries[index].removedAt = now
                 state.entries[index].removedSeq = committed.seq
+                state.collapsing += 1
                 state.renders[movie.id] = nil
+                searchRowsChanged()
             }
             if state.pendingUndo == committed.seq {
                 state.pendingUndo = nil
