@@ -355,7 +355,8 @@ public enum ScreenLayout {
     private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
         [
             (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
-            (ascii ? "Enter fire" : "⏎ fire", 0), ("/ search", 0), ("w f d", 2), ("a add", 3), ("r rec", 4), ("s share", 0),
+            (ascii ? "Enter fire" : "⏎ fire", 0), ("/ search", 0), ("w f d", 2), ("a add", 3), ("r rec", 4),
+            ("s share", 0),
             ("g ghosts", 0),
             ("c confirm", 1), ("? help", 0), ("q quit", 0),
         ]

@@ -76,7 +76,8 @@ extension TuiStateMachine {
     var searchLine: SearchLine? {
         state.search.map { search in
             var position: Int?
-            if let selected = state.model.selected, let i = Self.firstMatchIndex(atOrAfter: selected, search.matches),
+            if let selected = state.model.selected,
+                let i = Self.firstMatchIndex(atOrAfter: selected, search.matches),
                 search.matches[i] == selected
             {
                 position = i + 1
@@ -91,7 +92,8 @@ extension TuiStateMachine {
     /// The indices of the entries in the list whose title contains `text` (letters A to Z in
     /// either case; other characters as they are), among `candidates` when given. Rows being
     /// removed do not match.
-    static func matches(_ text: String, in entries: [TuiState.Entry], among candidates: [Int]? = nil) -> [Int] {
+    static func matches(_ text: String, in entries: [TuiState.Entry], among candidates: [Int]? = nil) -> [Int]
+    {
         let needle = Array(text.utf8).map(TitleMatch.fold)
         guard !needle.isEmpty else { return [] }
         func matches(_ i: Int) -> Bool {

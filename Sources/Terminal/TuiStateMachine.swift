@@ -126,7 +126,8 @@ public struct TuiStateMachine: Sendable {
         let before = state.entries.count
         let selectedID = selectedEntryID
         if state.collapsing > 0 {
-            state.entries.removeAll { entry in entry.removedAt.map { now - $0 >= Self.collapseTime } ?? false }
+            state.entries.removeAll { entry in entry.removedAt.map { now - $0 >= Self.collapseTime } ?? false
+            }
             state.collapsing -= before - state.entries.count
         }
         if state.entries.count != before {
