@@ -324,7 +324,7 @@ public final class Session {
                 preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
-            observeRows(row, state)
+            observeRows(row, state, &sink)
             record(.closeTimer(movie: row), &sink)
             apply(list.timerFired(row: row), report: true, state, &sink)
             pushRow(row, state, &sink)
@@ -333,7 +333,7 @@ public final class Session {
                 preconditionFailure("client \(config.client): confirm timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
-            observeRows(row, state)
+            observeRows(row, state, &sink)
             record(.confirmTimer(movie: row), &sink)
             apply(list.confirmTimedOut(row: row), report: true, state, &sink)
             pushRow(row, state, &sink, timedOut: true)
@@ -409,7 +409,7 @@ public final class Session {
     ) {
         let row = event.movie.id
         guard isOpenForEvents, list.hasOpenRows, list.state(of: row).phase != .closed else { return }
-        observeRows(row, state)
+        observeRows(row, state, &sink)
         if event.kind == MovieEvent.Kind.removed {
             record(.movieRemoved(movie: row), &sink)
             touchedRow(row, &sink)
