@@ -132,7 +132,9 @@ func run() {
             steps = n
         case "--movies":
             lists = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-            guard !lists.isEmpty, lists.allSatisfy({ $0 >= 10 }) else { fail("--movies needs N,N… (10 or more)") }
+            guard !lists.isEmpty, lists.allSatisfy({ $0 >= 10 }) else {
+                fail("--movies needs N,N… (10 or more)")
+            }
         case "--bin":
             guard let d = arguments.popFirst() else { fail("--bin needs a directory") }
             bin = d

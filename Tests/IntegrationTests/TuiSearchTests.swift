@@ -27,9 +27,10 @@ final class TuiSearchTests: TuiTestCase {
         }
         XCTAssertTrue(Tmux.line(screen, 22).hasPrefix(" Search: the gr▏"), screen)
         XCTAssertFalse(screen.contains("The Godfather"), "scrolled:\n\(screen)")
-        // The selected row in its background colour (236), with the footer faint.
+        // The selected row in its background colour (236).
         let colored = try tmux.capture(colors: true)
-        let row = colored.split(separator: "\n").first { $0.contains("The Green Mile") }.map(String.init) ?? ""
+        let row =
+            colored.split(separator: "\n").first { $0.contains("The Green Mile") }.map(String.init) ?? ""
         XCTAssertTrue(row.contains("48;5;236"), row)
         // Backspaces widen it again (back to the first match from where / was pressed); Enter
         // keeps it; n and N go round the matches.
