@@ -251,7 +251,7 @@ extension TuiStateMachine {
         case MovieEvent.Kind.added:
             if index == nil {
                 state.entries.append(.init(movie: movie))
-                searchRowsChanged()
+                searchRowAdded()
             }
         case MovieEvent.Kind.removed:
             if let index {
@@ -260,7 +260,7 @@ extension TuiStateMachine {
                 state.entries[index].removedSeq = committed.seq
                 state.collapsing += 1
                 state.renders[movie.id] = nil
-                searchRowsChanged()
+                searchRowRemoved(index)
             }
             if state.pendingUndo == committed.seq {
                 state.pendingUndo = nil

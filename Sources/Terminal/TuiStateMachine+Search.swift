@@ -5,8 +5,9 @@
 //
 // The one piece of work that grows with the list is the search itself: a key that changes the
 // text looks through the titles once (a key that adds to it, only through the titles that
-// matched before). Everything else here — n, N, the footer's "3 of 12" — takes time of the
-// order of the logarithm of the matches.
+// matched before); so does a new list, or collapsed rows going, while a search is on. Everything
+// else here — n, N, the footer's "3 of 12", a movie added or removed — takes time of the order
+// of the logarithm of the matches (or a move of them).
 import Movies
 
 extension TuiStateMachine {
@@ -63,8 +64,24 @@ extension TuiStateMachine {
         select(to: target)
     }
 
-    /// The rows moved (a new list, a row added or gone): the matches are found again. An event
-    /// that changes rows costs a look through the titles while a search is on.
+    /// A movie was added at the end of the list: a match when its title contains the text.
+    mutating func searchRowAdded() {
+        guard var search = state.search, let last = state.entries.indices.last else { return }
+        search.matches += Self.matches(search.text, in: state.entries, among: [last])
+        state.search = search
+    }
+
+    /// The row at `index` is being removed (it collapses): no longer a match.
+    mutating func searchRowRemoved(_ index: Int) {
+        guard var search = state.search, let i = Self.firstMatchIndex(atOrAfter: index, search.matches),
+            search.matches[i] == index
+        else { return }
+        search.matches.remove(at: i)
+        state.search = search
+    }
+
+    /// The rows moved (a new list, collapsed rows gone): the matches are found again, a look
+    /// through the titles while a search is on.
     mutating func searchRowsChanged() {
         guard var search = state.search else { return }
         search.matches = Self.matches(search.text, in: state.entries)

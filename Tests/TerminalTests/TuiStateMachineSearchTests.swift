@@ -131,6 +131,12 @@ final class TuiStateMachineSearchTests: XCTestCase {
             $0.lastSeq = 9
             $0.model.seq = 9
         }
+        let ronin = Movie(id: "m10", title: "Ronin", image: "m10", version: 10)
+        store.check({ $0.received(Fixture.event(10, "added", ronin), at: 3) }, [.redraw]) {
+            $0.entries.append(.init(movie: ronin))
+            $0.lastSeq = 10
+            $0.model.seq = 10
+        }
         store.check({ $0.input(.char("N"), at: 3) }, [.redraw]) {
             $0.model.selected = 7
             $0.model.scroll = 2
