@@ -131,6 +131,9 @@ public struct TuiState: Equatable, Sendable {
     public var synchronizedOutput = false
 
     public var entries: [Entry] = []
+    /// Where each entry that is not being removed is in `entries`, by movie: an event finds its
+    /// row without a look through the list (`positions(of:)` makes it from the entries).
+    public var positions: [String: Int] = [:]
     /// How many entries are collapsing (`removedAt` set), so that a frame or a tick need not
     /// look through every entry to know.
     public var collapsing = 0
@@ -164,6 +167,14 @@ public struct TuiState: Equatable, Sendable {
     public var watching = false
     public var confirmDelete: Bool
     public var peers: [Int: TuiPeer] = [:]
+
+    /// `positions` for these entries.
+    public static func positions(of entries: [Entry]) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() where entry.removedAt == nil { positions[entry.movie.id] = i }
+        return positions
+    }
 
     public init(options: TuiOptions, columns: Int, lines: Int) {
         model = ScreenModel(daemon: options.socket)

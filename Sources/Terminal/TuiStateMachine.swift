@@ -131,6 +131,7 @@ public struct TuiStateMachine: Sendable {
             state.collapsing -= before - state.entries.count
         }
         if state.entries.count != before {
+            state.positions = TuiState.positions(of: state.entries)
             reselect(selectedID)
             searchRowsChanged()
             for id in state.motions.keys where !state.entries.contains(where: { $0.movie.id == id }) {
