@@ -3,11 +3,13 @@
 // engine (Replay.swift) gives the same rows with nothing else. Format 1.
 //
 // What the rows depend on: the layout and the viewport (at the start, and every change), the
-// form rows are worded in, the flags of the movies they render (at the start, and every change
-// the connection saw), every input the engine took (gestures, closes, timers) and the movie
+// form rows are worded in, the flags of the movies they render (before a movie's first row
+// that shows them, and every change the connection saw: not the whole list at the start, which
+// may hold 100,000 movies), every input the engine took (gestures, closes, timers) and the movie
 // events that re-rendered or dropped a row. The flags are recorded as the connection rendered
 // them, not as events report them: a batch of two toggles re-renders a row twice from the
-// state after both, and a replay must do the same.
+// state after both, and a replay must do the same. A recording is bounded (`cap` inputs,
+// `maxBytes` of entries) whatever the connection does.
 import JSONCodec
 import Movies
 import SwipeEngine
