@@ -125,7 +125,11 @@ final class RecordingTests: XCTestCase {
         var r = empty
         let id = String(repeating: "\u{1}", count: 1024)
         var taken = 0
-        while r.append(.drag(movie: id, dx: -Double(taken) - 0.5), now: UInt64(taken) * 16_000) { taken += 1 }
+        // Bounded loops: a broken cap fails the test rather than filling memory.
+        while taken < 1_000, r.append(.drag(movie: id, dx: -Double(taken) - 0.5), now: UInt64(taken) * 16_000)
+        {
+            taken += 1
+        }
         XCTAssertTrue(r.cut)
         XCTAssertEqual(r.inputs, taken)
         XCTAssertEqual(taken, Recording.maxBytes / (6 * 1024 + 50), "about 170 of 6 KB each")
@@ -138,8 +142,9 @@ final class RecordingTests: XCTestCase {
         // A flags entry that would go past the cap cuts the recording too.
         var flags = empty
         var n = 0
-        while flags.append(
-            .flags(MovieFlags(movie: id + "\(n)", watched: true, watchedWithFriends: false)), now: 0)
+        while n < 1_000,
+            flags.append(
+                .flags(MovieFlags(movie: id + "\(n)", watched: true, watchedWithFriends: false)), now: 0)
         {
             n += 1
         }
