@@ -8,7 +8,14 @@
 // apart, as a mouse reports at 50 to 125 Hz, so that the front end's 60-frames-a-second cap
 // never holds a frame back. Prints p50, p99 and the bytes written per step.
 //
-//     swift build -c release && .build/release/tui-bench [--steps N] [--bin DIR]
+// Then long lists (issue 33), for each of --movies (10,000 and 100,000): a daemon of its own
+// (`--durability normal`) given that many movies by pipelined `add`s, and `swipectl tui`
+// started on it: the first screen (from the spawn until the list's first rows are on the pty),
+// then a search typed key by key (`/`, "movie 77777", five backspaces: each time from the key
+// to the end of its frame; the first letter matches every title, each next one narrows, a
+// backspace looks through them all again), and j for comparison.
+//
+//     swift build -c release && .build/release/tui-bench [--steps N] [--movies N,N] [--bin DIR]
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -92,8 +99,29 @@ func contains(_ bytes: [UInt8], _ text: String) -> Bool {
     return (0...(bytes.count - needle.count)).contains { Array(bytes[$0..<($0 + needle.count)]) == needle }
 }
 
+/// An 80×24 pseudo-terminal: its master and slave descriptors.
+func openPTY() -> (master: Int32, slave: Int32) {
+    // openpty(3) is in the C library (glibc 2.34 and later) but not in Swift's Glibc module.
+    typealias OpenPTY =
+        @convention(c) (
+            UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>?,
+            UnsafeRawPointer?, UnsafeRawPointer?
+        ) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "openpty") else {
+        fail("openpty is missing from the C library")
+    }
+    var master: Int32 = -1
+    var slave: Int32 = -1
+    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+    guard unsafeBitCast(symbol, to: OpenPTY.self)(&master, &slave, nil, nil, &size) == 0 else {
+        fail("openpty: \(String(cString: strerror(errno)))")
+    }
+    return (master, slave)
+}
+
 func run() {
     var steps = 1000
+    var lists = [10_000, 100_000]
     var bin = String(CommandLine.arguments[0].reversed().drop(while: { $0 != "/" }).dropFirst().reversed())
     if bin.isEmpty { bin = "." }
     var arguments = CommandLine.arguments.dropFirst()
@@ -102,10 +130,15 @@ func run() {
         case "--steps":
             guard let n = Int(arguments.popFirst() ?? ""), n > 0 else { fail("--steps needs a number") }
             steps = n
+        case "--movies":
+            lists = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+            guard !lists.isEmpty, lists.allSatisfy({ $0 >= 10 }) else {
+                fail("--movies needs N,N… (10 or more)")
+            }
         case "--bin":
             guard let d = arguments.popFirst() else { fail("--bin needs a directory") }
             bin = d
-        default: fail("usage: tui-bench [--steps N] [--bin DIR]")
+        default: fail("usage: tui-bench [--steps N] [--movies N,N] [--bin DIR]")
         }
     }
 
@@ -123,21 +156,7 @@ func run() {
         usleep(10_000)
     }
 
-    // openpty(3) is in the C library (glibc 2.34 and later) but not in Swift's Glibc module.
-    typealias OpenPTY =
-        @convention(c) (
-            UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>?,
-            UnsafeRawPointer?, UnsafeRawPointer?
-        ) -> Int32
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "openpty") else {
-        fail("openpty is missing from the C library")
-    }
-    var masterFD: Int32 = -1
-    var slave: Int32 = -1
-    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-    guard unsafeBitCast(symbol, to: OpenPTY.self)(&masterFD, &slave, nil, nil, &size) == 0 else {
-        fail("openpty: \(String(cString: strerror(errno)))")
-    }
+    let (masterFD, slave) = openPTY()
     let tui = spawn(["\(bin)/swipectl", "--socket", socketPath, "tui"], stdio: slave)
     close(slave)
     let master = Master(fd: masterFD)
@@ -196,6 +215,7 @@ func run() {
         "tui-bench: \(steps) drag steps, input to frame: p50 \(ms(p50)) ms, p99 \(ms(p99)) ms, "
             + "max \(ms(latencies.last!)) ms; \(mean) bytes per step "
             + "(min \(bytesPerStep.min()!), max \(bytesPerStep.max()!))")
+    for count in lists { longList(count, bin: bin) }
 }
 
 run()

@@ -24,11 +24,10 @@ extension Session {
         // A recording starts from a known state: every row closed, as `close {}` does.
         let closed = cancelTimers(list.close(row: nil), &sink)
         noteRowsChanged(closed, &sink)
-        let movies = state.movies.map {
-            MovieFlags(movie: $0.id, watched: $0.watched, watchedWithFriends: $0.watchedWithFriends)
-        }
+        // No copy of the list: a movie's flags are recorded (`observe`) before its first row
+        // renders them, so that starting a recording costs the same with 10 movies or 100,000.
         recording = Recording(
-            layout: list.layout, viewport: list.viewport, rows: rowForm, movies: movies, startedAt: clock)
+            layout: list.layout, viewport: list.viewport, rows: rowForm, movies: [], startedAt: clock)
         recordingOn = true
         replies.send { Encode.record(&$0, id: id, on: true, inputs: 0, cut: false, closed: closed) }
     }
@@ -44,7 +43,8 @@ extension Session {
         replies.send { Encode.recording(&$0, id: id, recording) }
     }
 
-    /// Records `input` when recording; past the cap the recording is cut and stops.
+    /// Records `input` when recording; past either cap (inputs, bytes) the recording is cut
+    /// and stops.
     @inline(__always)
     func record(_ input: RecordedInput, _ sink: inout SessionActions) {
         if recordingOn { recordSlowly(input, &sink) }
@@ -52,22 +52,32 @@ extension Session {
 
     private func recordSlowly(_ input: RecordedInput, _ sink: inout SessionActions) {
         guard recording?.append(input, now: clock) == false else { return }
+        stopCutRecording(&sink)
+    }
+
+    /// The recording reached a cap: recording stops, and the journal says so once.
+    private func stopCutRecording(_ sink: inout SessionActions) {
         recordingOn = false
         sink.append(
             .log(
                 SessionLog(
                     .info, "recording cut at its cap, stopped recording",
-                    [.init("CLIENT", "\(config.client)"), .init("CAP", "\(Recording.cap)")])))
+                    [
+                        .init("CLIENT", "\(config.client)"), .init("CAP", "\(Recording.cap)"),
+                        .init("MAX_BYTES", "\(Recording.maxBytes)"),
+                        .init("INPUTS", "\(recording?.inputs ?? 0)"),
+                        .init("BYTES", "\(recording?.bytes ?? 0)"),
+                    ])))
     }
 
     /// Before an input that may render `row` and the rows now open: their flags as they will be
-    /// rendered, recorded where they changed.
+    /// rendered, recorded where they changed (which may reach the cap: recording then stops).
     @inline(__always)
-    func observeRows(_ row: RowID?, _ state: borrowing MovieState) {
-        if recordingOn { observeSlowly(row, state) }
+    func observeRows(_ row: RowID?, _ state: borrowing MovieState, _ sink: inout SessionActions) {
+        if recordingOn { observeSlowly(row, state, &sink) }
     }
 
-    private func observeSlowly(_ row: RowID?, _ state: borrowing MovieState) {
+    private func observeSlowly(_ row: RowID?, _ state: borrowing MovieState, _ sink: inout SessionActions) {
         func observe(_ id: RowID) {
             let movie = state.movie(id)
             recording?.observe(
@@ -77,5 +87,6 @@ extension Session {
         }
         if let row { observe(row) }
         for open in list.openRows where open != row { observe(open) }
+        if recording?.cut == true { stopCutRecording(&sink) }
     }
 }

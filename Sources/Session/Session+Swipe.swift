@@ -77,7 +77,7 @@ extension Session {
         guard let movie = state.movie(asked)?.id else {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
-        observeRows(movie, state)
+        observeRows(movie, state, &sink)
         record(.close(movie: movie), &sink)
         apply(list.close(row: movie), report: true, state, &sink)
         touchedRow(movie, &sink)
@@ -99,7 +99,7 @@ extension Session {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         if recordingOn {
-            observeRows(movie, state)
+            observeRows(movie, state, &sink)
             record(.drag(movie: movie, dx: dx), &sink)
         }
         let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
@@ -127,7 +127,7 @@ extension Session {
             return reply(id: id, op: op, error: notFound(asked, state), &sink)
         }
         let input = makeInput(movie)
-        observeRows(movie, state)
+        observeRows(movie, state, &sink)
         var copy: SwipeList?
         let outcome: GestureOutcome
         do throws(SwipeError) {

@@ -334,7 +334,7 @@ public final class Session {
                 preconditionFailure("client \(config.client): close timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
-            observeRows(row, state)
+            observeRows(row, state, &sink)
             record(.closeTimer(movie: row), &sink)
             apply(list.timerFired(row: row), report: true, state, &sink)
             pushRow(row, state, &sink)
@@ -343,7 +343,7 @@ public final class Session {
                 preconditionFailure("client \(config.client): confirm timer of \(row), which was not armed")
             }
             guard isOpenForEvents else { return }
-            observeRows(row, state)
+            observeRows(row, state, &sink)
             record(.confirmTimer(movie: row), &sink)
             apply(list.confirmTimedOut(row: row), report: true, state, &sink)
             pushRow(row, state, &sink, timedOut: true)
@@ -419,7 +419,7 @@ public final class Session {
     ) {
         let row = event.movie.id
         guard isOpenForEvents, list.hasOpenRows, list.state(of: row).phase != .closed else { return }
-        observeRows(row, state)
+        observeRows(row, state, &sink)
         if event.kind == MovieEvent.Kind.removed {
             record(.movieRemoved(movie: row), &sink)
             touchedRow(row, &sink)

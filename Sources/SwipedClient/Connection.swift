@@ -37,8 +37,9 @@ public struct ClientError: Error, CustomStringConvertible, Equatable, Sendable {
 public final class LineConnection {
     public let path: String
     public let fd: Int32
-    private var buffer: [UInt8] = []
-    private var start = 0
+    /// What has arrived and is not yet returned (internal: tests check how it was scanned).
+    var lines = LineBuffer()
+    private var chunk = [UInt8](repeating: 0, count: 65536)
 
     public init(path: String) throws(ClientError) {
         self.path = path
@@ -96,21 +97,10 @@ public final class LineConnection {
     public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// The next line without its newline; nil at end of stream. `timeout` in seconds, nil = wait.
+    /// A line may be of any length (LineBuffer): each byte is scanned once.
     public func readLine(timeout: Double? = nil) throws(ClientError) -> [UInt8]? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[start..<newline])
-                start = newline + 1
-                if start == buffer.count {
-                    buffer.removeAll(keepingCapacity: true)
-                    start = 0
-                }
-                return line
-            }
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
-            }
+            if let line = lines.next() { return line }
             if let timeout {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let r = poll(&pfd, 1, Int32(max(0, timeout * 1000)))
@@ -120,14 +110,13 @@ public final class LineConnection {
                 }
                 if r < 0 { continue }
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ClientError(.closed, "read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<n])
+            chunk.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 }

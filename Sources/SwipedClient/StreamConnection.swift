@@ -22,7 +22,8 @@ public final class StreamConnection {
 
     public let path: String
     public let fd: Int32
-    private var input: [UInt8] = []
+    /// What has arrived and is not yet decoded (internal: tests check how it was scanned).
+    var input = LineBuffer()
     private var output: [UInt8] = []
     private var sentOffset = 0
     private var nextID = 1
@@ -98,7 +99,7 @@ public final class StreamConnection {
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
-                input += chunk[0..<n]
+                chunk.withUnsafeBytes { input.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 if n < chunk.count { break }
                 continue
             }
@@ -112,13 +113,9 @@ public final class StreamConnection {
             break
         }
         var messages: [(message: Message, line: String)] = []
-        var start = 0
-        while let newline = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = Array(input[start..<newline])
-            start = newline + 1
+        while let line = input.next() {
             messages.append((try decode(line), String(decoding: line, as: UTF8.self)))
         }
-        input.removeFirst(start)
         return (messages, closed)
     }
 

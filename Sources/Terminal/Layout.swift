@@ -46,14 +46,20 @@ public enum ScreenLayout {
         return grid
     }
 
-    /// The rows on screen: index, first line, lines shown (a collapsing row has fewer).
+    /// The lines a row of this height takes (a collapsing row takes fewer).
+    public static func lines(height: Double) -> Int {
+        min(linesPerRow, Int((Double(linesPerRow) * height).rounded(.up)))
+    }
+
+    /// The rows on screen: list index, first line, lines shown (a collapsing row has fewer).
+    /// Only rows the model holds (from `firstRow`) are placed.
     public static func placements(_ model: ScreenModel, height: Int) -> [(index: Int, top: Int, lines: Int)] {
         var result: [(Int, Int, Int)] = []
         var line = headerLines
         let bottom = height - footerLines
-        var index = max(0, model.scroll)
-        while index < model.rows.count, line < bottom {
-            let lines = min(linesPerRow, Int((Double(linesPerRow) * model.rows[index].height).rounded(.up)))
+        var index = max(0, model.scroll, model.firstRow)
+        while index < model.firstRow + model.rows.count, line < bottom {
+            let lines = lines(height: model.rows[index - model.firstRow].height)
             if lines > 0 { result.append((index, line, min(lines, bottom - line))) }
             line += lines
             index += 1
@@ -106,7 +112,7 @@ public enum ScreenLayout {
     public static func hit(_ model: ScreenModel, width: Int, height: Int, x: Int, y: Int) -> Hit {
         guard width >= minimumWidth, height >= minimumHeight else { return .none }
         for (index, top, lines) in placements(model, height: height) where y >= top && y < top + lines {
-            let row = model.rows[index]
+            let row = model.rows[index - model.firstRow]
             let button = buttonColumns(row, width: width, scale: scale(columns: width)).first {
                 $0.columns.contains(x)
             }
@@ -149,7 +155,7 @@ public enum ScreenLayout {
     }
 
     private static func row(_ model: ScreenModel, _ index: Int, top: Int, lines: Int, _ grid: inout Grid) {
-        let row = model.rows[index]
+        let row = model.rows[index - model.firstRow]
         let width = grid.width
         let scale = scale(columns: width)
         let shift = Int((row.offset / scale).rounded())
@@ -305,27 +311,52 @@ public enum ScreenLayout {
         let statusLine = grid.height - 2
         let keysLine = grid.height - 1
         if let prompt = model.prompt {
-            let x = grid.put(" Add a movie: ", x: 0, y: statusLine, Style(bold: true))
-            let shown =
-                TextWidth.width(prompt) > grid.width - x - 2
-                ? "…" + String(prompt.suffix(grid.width - x - 3)) : prompt
-            let end = grid.put(SafeText.plain(shown), x: x, y: statusLine)
-            grid.put(model.ascii ? "_" : "▏", x: end, y: statusLine)
+            self.prompt(" Add a movie: ", prompt, ascii: model.ascii, line: statusLine, &grid)
+        } else if let search = model.search, search.typing {
+            self.prompt(" Search: ", search.text, ascii: model.ascii, line: statusLine, &grid)
         } else if let status = model.status {
             let style = Style(foreground: model.statusIsError ? .indexed(196) : nil, bold: true)
             grid.put(
                 TextWidth.truncated(" " + SafeText.plain(status), to: grid.width), x: 0, y: statusLine, style)
         }
-        let keys = model.prompt != nil ? " Enter adds  Esc cancels" : self.keys(model, width: grid.width)
+        let keys =
+            model.prompt != nil
+            ? " Enter adds  Esc cancels"
+            : model.search.map { searchKeys($0, ascii: model.ascii) } ?? self.keys(model, width: grid.width)
         grid.put(TextWidth.truncated(keys, to: grid.width), x: 0, y: keysLine, Style(faint: true))
+    }
+
+    /// A line being typed, its end in view, with a cursor after it.
+    private static func prompt(_ label: String, _ text: String, ascii: Bool, line: Int, _ grid: inout Grid) {
+        let x = grid.put(label, x: 0, y: line, Style(bold: true))
+        let shown =
+            TextWidth.width(text) > grid.width - x - 2 ? "…" + String(text.suffix(grid.width - x - 3)) : text
+        let end = grid.put(SafeText.plain(shown), x: x, y: line)
+        grid.put(ascii ? "_" : "▏", x: end, y: line)
+    }
+
+    /// The footer's keys during a search: how many titles match, which of them is selected,
+    /// and the keys that go on.
+    public static func searchKeys(_ search: SearchLine, ascii: Bool) -> String {
+        let count =
+            search.text.isEmpty
+            ? "" : search.count == 0 ? "no match" : search.count == 1 ? "1 match" : "\(search.count) matches"
+        let found = search.position.map { "\($0) of \(search.count)" } ?? count
+        if search.typing {
+            return " " + (found.isEmpty ? "" : found + "  ") + (ascii ? "Enter" : "⏎") + " done  Esc ends"
+        }
+        let quoted = ascii ? "\"\(SafeText.plain(search.text))\"" : "“\(SafeText.plain(search.text))”"
+        return " \(quoted): \(found)  n next  N previous  / again  Esc ends"
     }
 
     /// The keys the footer names, in their order, and which to leave out first when the line
     /// is too narrow for all of them (1 first, then 2…; 0: never). `?` names them all.
+    /// (PgUp, PgDn, Home and End are in `?` only.)
     private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
         [
             (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
-            (ascii ? "Enter fire" : "⏎ fire", 0), ("w f d", 2), ("a add", 3), ("r rec", 0), ("s share", 0),
+            (ascii ? "Enter fire" : "⏎ fire", 0), ("/ search", 0), ("w f d", 2), ("a add", 3), ("r rec", 4),
+            ("s share", 0),
             ("g ghosts", 0),
             ("c confirm", 1), ("? help", 0), ("q quit", 0),
         ]
@@ -335,7 +366,7 @@ public enum ScreenLayout {
     public static func keys(_ model: ScreenModel, width: Int) -> String {
         var keys = footerKeys(ascii: model.ascii)
         var line: String { " " + keys.map(\.text).joined(separator: "  ") }
-        for order in 1...3 where TextWidth.width(line) > width {
+        for order in 1...4 where TextWidth.width(line) > width {
             keys.removeAll { $0.dropOrder == order }
         }
         return line
@@ -346,6 +377,8 @@ public enum ScreenLayout {
         "       or (far enough) to fire its outer button;",
         "       click a button to fire it, elsewhere to close.",
         "↑ ↓  j k   select a row      wheel  scroll",
+        "PgUp PgDn  a page up, down   Home End  first, last",
+        "/          search titles: n N next, previous match",
         "← →  h l   open the right / left buttons",
         "Enter      fire the outer showing button",
         "w  f  d    watched, with friends, delete",

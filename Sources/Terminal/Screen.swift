@@ -102,16 +102,37 @@ public enum ConnectionState: Equatable, Sendable {
     case reconnecting(attempt: Int)
 }
 
+/// The search (`/`) as the footer shows it.
+public struct SearchLine: Equatable, Sendable {
+    public var text: String
+    /// Whether keys type into it (else n and N go to the next and previous match).
+    public var typing: Bool
+    /// How many titles contain `text`.
+    public var count: Int
+    /// The selected row's place among the matches (from 1), when it is one.
+    public var position: Int?
+
+    public init(text: String, typing: Bool, count: Int, position: Int? = nil) {
+        self.text = text
+        self.typing = typing
+        self.count = count
+        self.position = position
+    }
+}
+
 public struct ScreenModel: Equatable, Sendable {
     /// The daemon's socket, as the header shows it.
     public var daemon: String
     public var connection: ConnectionState = .connecting
     public var seq: UInt64 = 0
     public var writer = true
+    /// The rows from `firstRow` on: those on screen, or the whole list (`firstRow` 0).
     public var rows: [RowView] = []
-    /// The selected row's index (keyboard), if any.
+    /// The list index of `rows[0]`: a long list is drawn from the few rows the screen shows.
+    public var firstRow = 0
+    /// The selected row's index in the list (keyboard), if any.
     public var selected: Int?
-    /// The index of the first row shown.
+    /// The list index of the first row shown.
     public var scroll = 0
     public var direction: Direction = .ltr
     public var ascii = false
@@ -129,6 +150,8 @@ public struct ScreenModel: Equatable, Sendable {
     public var ghosts: Int?
     /// Whether the daemon's layout asks before deleting (`c`, `--confirm-delete`).
     public var confirmDelete = false
+    /// The search (`/`) while there is one.
+    public var search: SearchLine?
 
     public init(daemon: String) { self.daemon = daemon }
 }

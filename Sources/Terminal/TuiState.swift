@@ -98,7 +98,29 @@ public struct TuiState: Equatable, Sendable {
         }
     }
 
-    /// What a frame is drawn from (its rows are filled in by `frame(at:)`).
+    /// `/`: a search of the titles (TuiStateMachine+Search.swift).
+    public struct Search: Equatable, Sendable {
+        /// What was typed.
+        public var text: String
+        /// Whether keys still type into it; after Enter, n and N go to the next and previous
+        /// match.
+        public var typing = true
+        /// The row selected when `/` was pressed: typing selects the first match from there,
+        /// and goes back there while nothing matches.
+        public var origin: Int
+        /// The entries whose title contains `text`, by index, in list order.
+        public var matches: [Int] = []
+
+        public init(text: String = "", typing: Bool = true, origin: Int, matches: [Int] = []) {
+            self.text = text
+            self.typing = typing
+            self.origin = origin
+            self.matches = matches
+        }
+    }
+
+    /// What a frame is drawn from (its rows are filled in by `frame(at:)`: only those on
+    /// screen, from `model.firstRow`).
     public var model: ScreenModel
     public var columns: Int
     public var lines: Int
@@ -109,6 +131,13 @@ public struct TuiState: Equatable, Sendable {
     public var synchronizedOutput = false
 
     public var entries: [Entry] = []
+    /// Where each entry that is not being removed is in `entries`, by movie: an event finds its
+    /// row without a look through the list (`positions(of:)` makes it from the entries).
+    public var positions: [String: Int] = [:]
+    /// How many entries are collapsing (`removedAt` set), so that a frame or a tick need not
+    /// look through every entry to know.
+    public var collapsing = 0
+    public var search: Search?
     /// Each row's last render from the daemon, while it is not closed at rest.
     public var renders: [String: RowRender] = [:]
     public var lastButtons: [String: Buttons] = [:]
@@ -140,6 +169,14 @@ public struct TuiState: Equatable, Sendable {
     public var watching = false
     public var confirmDelete: Bool
     public var peers: [Int: TuiPeer] = [:]
+
+    /// `positions` for these entries.
+    public static func positions(of entries: [Entry]) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() where entry.removedAt == nil { positions[entry.movie.id] = i }
+        return positions
+    }
 
     public init(options: TuiOptions, columns: Int, lines: Int) {
         model = ScreenModel(daemon: options.socket)

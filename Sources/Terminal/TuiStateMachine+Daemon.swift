@@ -171,7 +171,10 @@ extension TuiStateMachine {
         if seq >= state.lastSeq ?? 0 {
             let selectedID = selectedEntryID
             state.entries = movies.map { TuiState.Entry(movie: $0) }
+            state.positions = TuiState.positions(of: state.entries)
+            state.collapsing = 0
             reselect(selectedID)
+            searchRowsChanged()
             state.lastSeq = seq
             state.model.seq = seq
             clampSelection()
@@ -265,16 +268,23 @@ extension TuiStateMachine {
         state.lastSeq = committed.seq
         state.model.seq = committed.seq
         let movie = committed.movie
-        let index = state.entries.firstIndex { $0.movie.id == movie.id && $0.removedAt == nil }
+        let index = state.positions[movie.id]
         switch committed.kind {
         case MovieEvent.Kind.added:
-            if index == nil { state.entries.append(.init(movie: movie)) }
+            if index == nil {
+                state.entries.append(.init(movie: movie))
+                state.positions[movie.id] = state.entries.count - 1
+                searchRowAdded()
+            }
         case MovieEvent.Kind.removed:
             if let index {
                 state.entries[index].movie = movie
                 state.entries[index].removedAt = now
                 state.entries[index].removedSeq = committed.seq
+                state.positions[movie.id] = nil
+                state.collapsing += 1
                 state.renders[movie.id] = nil
+                searchRowRemoved(index)
             }
             if state.pendingUndo == committed.seq {
                 state.pendingUndo = nil

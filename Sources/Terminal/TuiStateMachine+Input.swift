@@ -23,6 +23,10 @@ extension TuiStateMachine {
             prompt(event, now)
             return
         }
+        if state.search?.typing == true, case .key(let key) = event {
+            searchKey(key, now)
+            return
+        }
         switch event {
         case .mouse(let mouse): self.mouse(mouse, now)
         case .key(let key): self.key(key, now)
@@ -52,7 +56,12 @@ extension TuiStateMachine {
         case .character("s"): send(.share(on: !state.sharing, quiet: false), now)
         case .character("g"): send(.peers(watch: !state.watching, quiet: false), now)
         case .character("c"): send(.configure(confirmDelete: !state.confirmDelete, quiet: false), now)
-        case .escape: closeAll(now)
+        case .character("/"): startSearch()
+        case .character("n"): nextMatch(forward: true, now)
+        case .character("N"): nextMatch(forward: false, now)
+        case .escape:
+            // Escape ends a search first; then it closes the rows.
+            if state.search != nil { state.search = nil } else { closeAll(now) }
         case .character, .control, .tab, .backspace, .insert, .delete, .function: break
         }
     }

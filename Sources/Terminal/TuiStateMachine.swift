@@ -71,7 +71,12 @@ public struct TuiStateMachine: Sendable {
                         sharerDirection: peer.direction, width: width, direction: options.direction))
             }
         }
-        for entry in state.entries {
+        // Only the rows on screen are made: a frame costs the same for 10 rows or 100,000.
+        let room = state.lines - ScreenLayout.headerLines - ScreenLayout.footerLines
+        let first = min(max(0, state.model.scroll), state.entries.count)
+        var line = 0
+        for entry in state.entries[first...] {
+            guard line < room else { break }
             let id = entry.movie.id
             let render = state.renders[id]
             let offset = state.motions[id]?.state(at: now).position ?? 0
@@ -81,6 +86,7 @@ public struct TuiStateMachine: Sendable {
                 (buttons, buttonsOffset) = (last.buttons, last.offset)
             }
             let height = entry.removedAt.map { max(0, 1 - (now - $0) / Self.collapseTime) } ?? 1
+            line += ScreenLayout.lines(height: height)
             rows.append(
                 RowView(
                     id: id, title: entry.movie.title, image: entry.movie.image, watched: entry.movie.watched,
@@ -89,6 +95,8 @@ public struct TuiStateMachine: Sendable {
                     ghosts: ghosts[id] ?? []))
         }
         state.model.rows = rows
+        state.model.firstRow = first
+        state.model.search = searchLine
         if let undo = state.undo, now < undo.until {
             state.model.status = "Deleted “\(undo.title)” — press u to undo"
             state.model.statusIsError = false
@@ -102,7 +110,7 @@ public struct TuiStateMachine: Sendable {
     /// Whether anything moves at `now` (frames are then drawn at up to 60 per second).
     public func isAnimating(at now: Double) -> Bool {
         state.motions.values.contains { $0.isMoving(at: now) }
-            || state.entries.contains { $0.removedAt != nil }
+            || state.collapsing > 0
     }
 
     /// When the front end must wake up without input: the end of the undo hint or of a
@@ -113,11 +121,19 @@ public struct TuiStateMachine: Sendable {
 
     /// Time passes: collapsed rows go, hints end, a reconnect is due.
     public mutating func tick(at now: Double) -> [TuiAction] {
+        // Only when rows collapse: a tick comes with every key, and must not cost a look
+        // through every entry.
         let before = state.entries.count
         let selectedID = selectedEntryID
-        state.entries.removeAll { entry in entry.removedAt.map { now - $0 >= Self.collapseTime } ?? false }
+        if state.collapsing > 0 {
+            state.entries.removeAll { entry in entry.removedAt.map { now - $0 >= Self.collapseTime } ?? false
+            }
+            state.collapsing -= before - state.entries.count
+        }
         if state.entries.count != before {
+            state.positions = TuiState.positions(of: state.entries)
             reselect(selectedID)
+            searchRowsChanged()
             for id in state.motions.keys where !state.entries.contains(where: { $0.movie.id == id }) {
                 state.motions[id] = nil
                 state.renders[id] = nil

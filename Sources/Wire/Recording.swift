@@ -3,11 +3,13 @@
 // engine (Replay.swift) gives the same rows with nothing else. Format 1.
 //
 // What the rows depend on: the layout and the viewport (at the start, and every change), the
-// form rows are worded in, the flags of the movies they render (at the start, and every change
-// the connection saw), every input the engine took (gestures, closes, timers) and the movie
+// form rows are worded in, the flags of the movies they render (before a movie's first row
+// that shows them, and every change the connection saw: not the whole list at the start, which
+// may hold 100,000 movies), every input the engine took (gestures, closes, timers) and the movie
 // events that re-rendered or dropped a row. The flags are recorded as the connection rendered
 // them, not as events report them: a batch of two toggles re-renders a row twice from the
-// state after both, and a replay must do the same.
+// state after both, and a replay must do the same. A recording is bounded (`cap` inputs,
+// `maxBytes` of entries) whatever the connection does.
 import JSONCodec
 import Movies
 import SwipeEngine
@@ -90,6 +92,11 @@ public struct Recording: Equatable, Sendable {
     public static let format = 1
     /// The most inputs a recording holds: the next one cuts it (recording stops).
     public static let cap = 10_000
+    /// The most bytes its `movies` and `entries` take as JSON: an entry that would go past it
+    /// cuts the recording (recording stops). With the rest of the Recording object (its layout
+    /// at most about 0.8 MB: 16 actions of 8 strings of 1,024 bytes, escaped) it bounds what a
+    /// connection that records holds, and the `recording` reply, whatever it records.
+    public static let maxBytes = 1 << 20
 
     public var layout: Layout
     public var viewport: Viewport
@@ -101,6 +108,8 @@ public struct Recording: Equatable, Sendable {
     public private(set) var inputs = 0
     /// The cap was reached: recording stopped there.
     public private(set) var cut = false
+    /// What `movies` and `entries` take as JSON, each with its comma (not written).
+    public private(set) var bytes = 0
     /// The manager's clock at the start, µs (not written: entries carry the time since).
     public var startedAt: UInt64 = 0
     /// The flags as last recorded, to record only changes (not written).
@@ -115,26 +124,48 @@ public struct Recording: Equatable, Sendable {
         self.movies = movies
         self.startedAt = startedAt
         known.reserveCapacity(movies.count)
-        for m in movies { known[m.movie] = m }
+        for m in movies {
+            known[m.movie] = m
+            bytes += Recording.size(m)
+        }
+    }
+
+    /// The bytes `m` takes in `movies`, with its comma.
+    static func size(_ m: MovieFlags) -> Int {
+        var out = JSONWriter()
+        out.literal(#"{"movie":"#)
+        out.string(m.movie)
+        Encode.flagFields(&out, m)
+        return out.bytes.count + 1
+    }
+
+    /// The bytes `e` takes in `entries`, with its comma.
+    static func size(_ e: RecordedEntry) -> Int {
+        var out = JSONWriter()
+        Encode.entry(&out, e)
+        return out.bytes.count + 1
     }
 
     /// Whether inputs are still taken (not cut).
     public var isOpen: Bool { !cut }
 
-    /// Records `input` at `now` (µs on the clock `startedAt` is on). Past the cap the recording
-    /// is cut instead, and takes nothing more; returns whether it took the input.
+    /// Records `input` at `now` (µs on the clock `startedAt` is on). Past either cap (`cap`
+    /// inputs, `maxBytes`) the recording is cut instead, and takes nothing more; returns whether
+    /// it took the input.
     @discardableResult
     public mutating func append(_ input: RecordedInput, now: UInt64) -> Bool {
         guard !cut else { return false }
-        if case .flags = input {
-        } else {
-            guard inputs < Recording.cap else {
-                cut = true
-                return false
-            }
-            inputs += 1
+        let isInput: Bool
+        if case .flags = input { isInput = false } else { isInput = true }
+        let entry = RecordedEntry(t: (now &- startedAt) / 1000, input)
+        let size = Recording.size(entry)
+        guard !isInput || inputs < Recording.cap, bytes + size <= Recording.maxBytes else {
+            cut = true
+            return false
         }
-        entries.append(RecordedEntry(t: (now &- startedAt) / 1000, input))
+        if isInput { inputs += 1 }
+        bytes += size
+        entries.append(entry)
         return true
     }
 
@@ -324,6 +355,7 @@ extension Recording {
                     "\(path) must be an object with \"t\", a whole number of milliseconds ≥ 0")
             }
             entries.append(RecordedEntry(t: UInt64(ms), try Recording.input(e, path)))
+            bytes += Recording.size(entries.last!)
             if case .flags = entries.last!.input {} else { inputs += 1 }
         }
         if case .bool(let cut)? = object["cut"] { self.cut = cut }

@@ -38,7 +38,8 @@ enum ReplayCommand {
         }
         if recording.cut {
             Output.error(
-                "the recording was cut at its cap of \(Recording.cap) inputs; what came after is not in it")
+                "the recording was cut at its cap of \(Recording.cap) inputs or \(Recording.maxBytes) bytes of "
+                    + "entries; what came after is not in it")
         }
         guard let expect else { return }
         try compare(rows, with: try expectedRows(expect), expect)

@@ -24,7 +24,7 @@ final class ReplaySwipectlTests: DaemonTestCase {
                 as? [String: Any])
         XCTAssertEqual(recording["recording"] as? Int, 1)
         XCTAssertEqual(recording["inputs"] as? Int, 15)  // 13 drags, the release, the removal
-        XCTAssertEqual((recording["movies"] as? [Any])?.count, 10)
+        XCTAssertEqual((recording["movies"] as? [Any])?.count, 0, "no copy of the list (issue 33)")
         let rows = lines(try String(contentsOfFile: file + ".rows", encoding: .utf8))
         XCTAssertEqual(rows.count, 15)
         XCTAssertTrue(

@@ -59,11 +59,18 @@ final class SessionRecordTests: XCTestCase {
         XCTAssertEqual(r.layout, MovieLayout.standard)
         XCTAssertEqual(r.rows, .compact)
         XCTAssertEqual(r.entries, [])
-        XCTAssertEqual(r.movies.count, 10)
+        // No copy of the list (which may hold 100,000 movies): a movie's flags are recorded
+        // before its first row renders them.
+        XCTAssertEqual(r.movies, [])
+        _ = h.exchange(#"{"op":"drag","movie":"seven","dx":30}"#)
+        _ = h.exchange(#"{"op":"drag","movie":"matrix","dx":30}"#)
         XCTAssertEqual(
-            r.movies.first { $0.movie == "matrix" },
-            MovieFlags(movie: "matrix", watched: true, watchedWithFriends: false))
-        XCTAssertEqual(r.movies.filter(\.watched).map(\.movie), ["matrix"])
+            try recording(h).entries.map(\.input),
+            [
+                .drag(movie: "seven", dx: 30),
+                .flags(MovieFlags(movie: "matrix", watched: true, watchedWithFriends: false)),
+                .drag(movie: "matrix", dx: 30),
+            ])
     }
 
     func testEveryInputIsRecordedWithItsMillisecondsSinceTheStart() throws {
@@ -201,6 +208,52 @@ final class SessionRecordTests: XCTestCase {
         XCTAssertEqual(
             h.exchange(#"{"op":"record","on":false}"#),
             [#"{"ok":true,"record":{"on":false,"inputs":10000,"cut":true},"closed":[]}"#])
+    }
+
+    /// The worst input for a recording's size: `configure` with the largest layout a request
+    /// line of `--max-line`'s default carries (eight actions whose six free strings are 200
+    /// control characters, six bytes each to write), alternating with another so that each
+    /// changes the layout and is recorded. The recording is cut at `Recording.maxBytes` and
+    /// stops, and the `recording` reply is at most that and its head, however many more come.
+    func testConfiguresOfTheLargestLayoutsAreCutAtTheBytesCap() throws {
+        let h = harness()
+        _ = h.exchange(#"{"op":"record","on":true}"#)
+        func configure(_ c: String) -> String {
+            let text = String(repeating: "\\u000\(c)", count: 200)
+            let fields = ["label", "icon", "tint", "activeLabel", "activeIcon", "confirmLabel"].map {
+                #""\#($0)":"\#(text)""#
+            }.joined(separator: ",")
+            let actions = { (edge: String) in
+                (0..<4).map { #"{"action":"\#(edge)\#($0)",\#(fields)}"# }.joined(separator: ",")
+            }
+            return #"{"op":"configure","leading":[\#(actions("l"))],"trailing":[\#(actions("t"))]}"#
+        }
+        let lines = [configure("1"), configure("2")]
+        XCTAssertLessThanOrEqual(lines[0].utf8.count, 65_536, "within --max-line's default")
+        var sent = 0
+        while h.session.isRecording && sent < 100 {
+            let reply = h.exchange(lines[sent % 2])[0]
+            guard h.json(reply)["ok"] as? Bool == true else { return XCTFail(String(reply.prefix(300))) }
+            sent += 1
+        }
+        for _ in 0..<10 { _ = h.exchange(lines[sent % 2]) }
+        let r = try recording(h)
+        XCTAssertTrue(r.cut)
+        XCTAssertEqual(r.inputs, sent - 1, "every configure until the one that did not fit")
+        let size = r.bytes / r.inputs
+        XCTAssertEqual(r.bytes, r.inputs * size, "entries of one size")
+        XCTAssertGreaterThan(size, 8 * 6 * 1200, "each writes its layout whole")
+        XCTAssertEqual(r.inputs, Recording.maxBytes / size, "cut only when the next would not fit")
+        XCTAssertLessThanOrEqual(r.bytes, Recording.maxBytes)
+        var head = JSONWriter()
+        Encode.recording(&head, Recording(layout: r.layout, viewport: r.viewport, rows: r.rows, movies: []))
+        let reply = try XCTUnwrap(h.exchange(#"{"op":"recording"}"#).last)
+        XCTAssertLessThanOrEqual(reply.utf8.count, head.bytes.count + Recording.maxBytes + 40)
+        h.perform()
+        XCTAssertEqual(h.logs.map(\.message), ["recording cut at its cap, stopped recording"])
+        XCTAssertEqual(
+            h.logs.first?.fields.map(\.value),
+            ["7", "10000", "1048576", "\(r.inputs)", "\(r.bytes)"])
     }
 
     /// The property on one connection: the rows it received, byte for byte, are the replay's.

@@ -25,6 +25,22 @@ final class ConnectionTests: XCTestCase {
         _ = daemon.finish()
     }
 
+    /// A reply as long as a `list` of 100,000 movies (about 18 MB: no limit on a line's length)
+    /// arriving in small writes is read whole, each byte scanned once.
+    func testAnEighteenMegabyteLineInSmallWritesIsReadWholeAndScannedOnce() throws {
+        let daemon = try FakeDaemon()
+        let piece = String(repeating: "y", count: 4096)
+        daemon.serve(Array(repeating: .write(piece), count: 4500) + [.write("\nend\n"), .close])
+        let connection = try LineConnection(path: daemon.path)
+        let line = try connection.readLine(timeout: 10)
+        XCTAssertEqual(line?.count, 4096 * 4500)
+        XCTAssertEqual(line?.allSatisfy { $0 == UInt8(ascii: "y") }, true)
+        XCTAssertEqual(connection.lines.bytesScanned, 4096 * 4500 + 1)
+        XCTAssertEqual(try connection.readLine(timeout: 5), Array("end".utf8))
+        XCTAssertNil(try connection.readLine(timeout: 5))
+        _ = daemon.finish()
+    }
+
     func testNothingInTimeIsATimeout() throws {
         let daemon = try FakeDaemon()
         let connection = try LineConnection(path: daemon.path)

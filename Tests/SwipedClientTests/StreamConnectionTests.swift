@@ -31,6 +31,29 @@ final class StreamConnectionTests: XCTestCase {
         XCTAssertTrue(try connection.receive().closed)
     }
 
+    /// A long reply that arrives over many `receive` calls is scanned once, not once per call.
+    func testALongLineOverManyReceivesIsScannedOnce() throws {
+        let daemon = try FakeDaemon()
+        let connection = try StreamConnection(socketPath: daemon.path)
+        let served = daemon.accept()
+        defer { close(served) }
+        FakeDaemon.write(hello, to: served)
+        XCTAssertEqual(try connection.receive().messages.count, 1)
+        let movies = String(repeating: #"{"id":"m","title":"x"},"#, count: 200)
+        let head = #"{"id":1,"ok":true,"movies":["#
+        FakeDaemon.write(head, to: served)
+        for _ in 0..<200 {
+            FakeDaemon.write(movies, to: served)
+            XCTAssertEqual(try connection.receive().messages, [])
+        }
+        FakeDaemon.write(#"{}]}"# + "\n", to: served)
+        let (lines, _) = try connection.receiveLines()
+        XCTAssertEqual(lines.count, 1)
+        let length = head.utf8.count + 200 * movies.utf8.count + 4
+        XCTAssertEqual(lines.first?.line.utf8.count, length)
+        XCTAssertEqual(connection.input.bytesScanned, hello.utf8.count + length + 1)
+    }
+
     func testAReplyWithoutTheIdOfItsRequestIsAProtocolError() throws {
         let daemon = try FakeDaemon()
         let connection = try StreamConnection(socketPath: daemon.path)

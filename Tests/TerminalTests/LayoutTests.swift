@@ -61,7 +61,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
+             ↑↓ select  ←→ open  ⏎ fire  / search  …
             """)
     }
 
@@ -88,7 +88,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
+             ↑↓ select  ←→ open  ⏎ fire  / search  …
             """)
         // 60 points are 12 columns: 28 to 39, red (SwiftUI's red, nearest of the 256 colours).
         for x in 0..<40 {
@@ -126,7 +126,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
+             ↑↓ select  ←→ open  ⏎ fire  / search  s share  g ghosts  ?…
             """)
         XCTAssertEqual(grid[0, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
         XCTAssertEqual(grid[14, 2].style.background, .indexed(Palette.nearest256(88, 86, 214)))
@@ -159,7 +159,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
+             ↑↓ select  ←→ open  ⏎ fire  / search  …
             """)
         _ = try list.send(.released(row: "godfather", dx: nil, vx: nil))
         let fired = render(list, "godfather")
@@ -181,7 +181,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
+             ↑↓ select  ←→ open  ⏎ fire  / search  …
             """)
         XCTAssertEqual(grid[39, 2].style.background, .indexed(Palette.nearest256(52, 199, 89)))
     }
@@ -207,7 +207,7 @@ final class LayoutTests: XCTestCase {
             ····························································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s share  g ghosts  ? he…
+             ↑↓ select  ←→ open  ⏎ fire  / search  s share  g ghosts  ?…
             """)
     }
 
@@ -241,7 +241,7 @@ final class LayoutTests: XCTestCase {
                S  Se7en
                   👥 With friends
 
-             ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit
+             ↑↓ select  ←→ open  ⏎ fire  / search  w f d  a add  r rec  s share  g ghosts  ? help  q quit
             """)
         XCTAssertEqual(ScreenLayout.scale(columns: 100), 5)
         XCTAssertEqual(ScreenLayout.viewportWidth(columns: 10), 100)  // the protocol's least width
@@ -377,7 +377,7 @@ final class LayoutTests: XCTestCase {
             ········································
 
 
-             ↑↓ select  ←→ open  ⏎ fire  r rec  s s…
+             ↑↓ select  ←→ open  ⏎ fire  / search  …
             """)
         let red = Color.indexed(Palette.nearest256(255, 59, 48))
         for x in 26..<40 {
@@ -488,20 +488,20 @@ final class LayoutTests: XCTestCase {
         }
     }
 
-    /// The footer names s share next to g ghosts; in 80 columns it leaves out w f d (and
-    /// then a add) to keep them, ? help and q quit.
+    /// The footer names s share next to g ghosts, and / search; in 80 columns it leaves out
+    /// w f d and a add (and then r rec) to keep them, ? help and q quit.
     func testTheFooterNamesShareNextToGhosts() {
         var m = model()
         XCTAssertEqual(
             ScreenLayout.keys(m, width: 80),
-            " ↑↓ select  ←→ open  ⏎ fire  a add  r rec  s share  g ghosts  ? help  q quit")
+            " ↑↓ select  ←→ open  ⏎ fire  / search  r rec  s share  g ghosts  ? help  q quit")
         m.ascii = true
         XCTAssertEqual(
             ScreenLayout.keys(m, width: 80),
-            " j/k select  h/l open  Enter fire  r rec  s share  g ghosts  ? help  q quit")
+            " j/k select  h/l open  Enter fire  / search  s share  g ghosts  ? help  q quit")
         XCTAssertEqual(
-            ScreenLayout.keys(m, width: 100),
-            " j/k select  h/l open  Enter fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
+            ScreenLayout.keys(m, width: 110),
+            " j/k select  h/l open  Enter fire  / search  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
         )
     }
 
@@ -517,11 +517,11 @@ final class LayoutTests: XCTestCase {
         m.help = true
         XCTAssertTrue(ScreenLayout.render(m, width: 60, height: 20).text.contains("ask before deleting"))
         let all =
-            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
+            " ↑↓ select  ←→ open  ⏎ fire  / search  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
         XCTAssertEqual(ScreenLayout.keys(m, width: TextWidth.width(all)), all)
         XCTAssertEqual(
             ScreenLayout.keys(m, width: TextWidth.width(all) - 1),
-            " ↑↓ select  ←→ open  ⏎ fire  w f d  a add  r rec  s share  g ghosts  ? help  q quit")
+            " ↑↓ select  ←→ open  ⏎ fire  / search  w f d  a add  r rec  s share  g ghosts  ? help  q quit")
     }
 }
 

@@ -25,6 +25,7 @@ final class TuiStateMachineDaemonTests: XCTestCase {
         removed.version = 8
         store.check({ $0.received(Fixture.event(8, "removed", Fixture.matrix), at: 1.1) }, [.redraw]) {
             $0.entries[0] = .init(movie: removed, removedAt: 1.1, removedSeq: 8)
+            $0.collapsing = 1
             $0.renders["matrix"] = nil
             $0.pendingUndo = nil
             $0.undo = .init(movie: "matrix", title: "The Matrix", seq: 8, until: 1.1 + 5)
@@ -40,6 +41,7 @@ final class TuiStateMachineDaemonTests: XCTestCase {
         store.check({ $0.tick(at: 1.3) }, [])
         store.check({ $0.tick(at: 1.35) }, [.redraw]) {
             $0.entries.removeFirst()
+            $0.collapsing = 0
             $0.motions["matrix"] = nil
             $0.lastButtons["matrix"] = nil
         }
@@ -82,6 +84,7 @@ final class TuiStateMachineDaemonTests: XCTestCase {
             var seven = Fixture.seven
             seven.version = 10
             $0.entries[2] = .init(movie: seven, removedAt: 3, removedSeq: 10)
+            $0.collapsing = 1
             $0.lastSeq = 10
             $0.model.seq = 10
         }
@@ -97,6 +100,7 @@ final class TuiStateMachineDaemonTests: XCTestCase {
         // When the hint ends, u has nothing to undo.
         store.check({ $0.tick(at: 3.25) }, [.redraw]) {
             $0.entries.removeLast()
+            $0.collapsing = 0
             $0.model.selected = 1
         }
         store.check({ $0.tick(at: 8) }, [.redraw]) {

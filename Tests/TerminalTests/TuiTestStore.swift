@@ -21,6 +21,9 @@ struct TuiTestStore {
     ) {
         var expected = machine.state
         change(&expected)
+        // Where each row is follows from the entries: a test states the entries, and the
+        // machine's own bookkeeping of their positions must agree with them.
+        expected.positions = TuiState.positions(of: expected.entries)
         let got = fact(&machine)
         XCTAssertEqual(got, actions, "actions", file: file, line: line)
         if machine.state != expected {

@@ -96,7 +96,7 @@ final class RecordingTests: XCTestCase {
         var r = Recording(layout: Layout(), viewport: Viewport(), rows: .full, movies: [])
         for i in 0..<Recording.cap {
             XCTAssertTrue(r.append(.drag(movie: "m", dx: Double(i)), now: 0))
-            r.observe(MovieFlags(movie: "m", watched: i % 2 == 0, watchedWithFriends: false), now: 0)
+            r.observe(MovieFlags(movie: "m", watched: i % 8 < 4, watchedWithFriends: false), now: 0)
         }
         XCTAssertEqual(r.inputs, Recording.cap)
         XCTAssertFalse(r.cut)
@@ -105,7 +105,52 @@ final class RecordingTests: XCTestCase {
         XCTAssertFalse(
             r.append(.flags(MovieFlags(movie: "m", watched: true, watchedWithFriends: true)), now: 0))
         XCTAssertEqual(r.inputs, Recording.cap)
-        XCTAssertEqual(r.entries.count, 2 * Recording.cap)
+        XCTAssertEqual(r.entries.count, Recording.cap + Recording.cap / 4)
+    }
+
+    /// The worst entries: a movie id of 1,024 bytes that each take six to write (`\u0001`).
+    /// The recording is cut at `maxBytes` of entries, whatever their number, and `bytes` is what
+    /// the entries take in the Recording object.
+    func testTheBytesCapCutsWhateverTheEntriesAre() throws {
+        /// What the entries take in the Recording object: between `"entries":[` and `]}`.
+        func encodedEntries(_ r: Recording) -> Int {
+            var out = JSONWriter()
+            Encode.recording(&out, r)
+            let text = String(decoding: out.bytes, as: UTF8.self)
+            return text.utf8.count
+                - text.utf8.distance(from: text.startIndex, to: text.range(of: #""entries":["#)!.upperBound)
+                - 2
+        }
+        let empty = Recording(layout: MovieLayout.standard, viewport: Viewport(), rows: .full, movies: [])
+        var r = empty
+        let id = String(repeating: "\u{1}", count: 1024)
+        var taken = 0
+        // Bounded loops: a broken cap fails the test rather than filling memory.
+        while taken < 1_000, r.append(.drag(movie: id, dx: -Double(taken) - 0.5), now: UInt64(taken) * 16_000)
+        {
+            taken += 1
+        }
+        XCTAssertTrue(r.cut)
+        XCTAssertEqual(r.inputs, taken)
+        XCTAssertEqual(taken, Recording.maxBytes / (6 * 1024 + 50), "about 170 of 6 KB each")
+        XCTAssertLessThanOrEqual(r.bytes, Recording.maxBytes)
+        XCTAssertGreaterThan(
+            r.bytes, Recording.maxBytes - 6 * 1024 - 60, "cut only when the next would not fit")
+        XCTAssertEqual(encodedEntries(r), r.bytes - 1, "entries and their commas, less one")
+        XCTAssertEqual(encodedEntries(empty), 0)
+        XCTAssertFalse(r.append(.close(movie: nil), now: 0), "cut: nothing more, however small")
+        // A flags entry that would go past the cap cuts the recording too.
+        var flags = empty
+        var n = 0
+        while n < 1_000,
+            flags.append(
+                .flags(MovieFlags(movie: id + "\(n)", watched: true, watchedWithFriends: false)), now: 0)
+        {
+            n += 1
+        }
+        XCTAssertTrue(flags.cut)
+        XCTAssertEqual(flags.inputs, 0)
+        XCTAssertLessThanOrEqual(flags.bytes, Recording.maxBytes)
     }
 
     func testObserveRecordsOnlyChanges() {
