@@ -81,6 +81,9 @@ extension TuiStateMachine {
     /// Drops what came from the log before: its movies, seqs and undo (a seq of that log).
     private mutating func forgetLog() {
         state.entries = []
+        state.positions = [:]
+        state.collapsing = 0
+        searchRowsChanged()
         state.lastSeq = nil
         state.model.seq = 0
         state.model.selected = nil

@@ -250,7 +250,8 @@ public enum Ops {
                     )
                 ],
                 summary:
-                    "starts or stops recording this connection's swipe session (at most \(Recording.cap) inputs)"
+                    "starts or stops recording this connection's swipe session (at most \(Recording.cap) inputs"
+                    + " and \(Recording.maxBytes) bytes of entries)"
             )
         case .recording:
             OpSpec(
