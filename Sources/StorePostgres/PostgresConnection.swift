@@ -72,15 +72,31 @@ package final class PGConnection: @unchecked Sendable {
         // plan made while swiped_events had its 10 seed rows (a connection prepares right after
         // creating the schema) was a sequential scan, kept until autovacuum's next ANALYZE:
         // 1.3 ms per catch-up read at 20,000 events instead of 20 µs.
+        // The server's side of a vanished daemon (a partition, a crashed host), which the
+        // server notices only through its own TCP keepalives, left to the kernel (two hours
+        // idle) since it sends nothing to a client it waits for. A session that vanished while
+        // its transaction held the appends' lock stopped every daemon's writes until then
+        // (docs/postgres.md, "Faults, checked", finding 2): the store's transactions are never
+        // idle longer than one round trip to the daemon, so `idle_in_transaction_session_timeout`
+        // ends such a session, and with it the lock, after `idleInTransactionSeconds`; the
+        // keepalives and `tcp_user_timeout` (ignored on a Unix socket) end an idle session the
+        // same way, mirroring the daemon's own settings above.
+        let serverSide =
+            "SET idle_in_transaction_session_timeout = '\(PGConnection.idleInTransactionSeconds)s'; SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 15000"
         do throws(PGFailure) {
             _ = try execute(
-                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; LISTEN swiped"
+                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; \(serverSide); LISTEN swiped"
             )
         } catch {
             PQfinish(made)
             throw StoreError(.unavailable, "PostgreSQL: setting up the session failed: \(error.message)")
         }
     }
+
+    /// How long the server lets one of the store's sessions sit idle inside a transaction
+    /// before it ends the session (and its locks). The store's transactions wait only for its
+    /// own thread between two round trips, microseconds; 3 s leaves room for a loaded host.
+    static let idleInTransactionSeconds = 3
 
     deinit {
         PQfinish(conn)

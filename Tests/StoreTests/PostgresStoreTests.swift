@@ -676,6 +676,26 @@ final class PostgresStoreTests: XCTestCase {
         )
     }
 
+    /// Finding 2 of docs/postgres.md ("Faults, checked"): a store's session that holds the
+    /// appends' lock in a transaction and goes silent (its daemon cut off after its first round
+    /// trip) is ended by the server after `idleInTransactionSeconds`, which the store's session
+    /// sets, and another store's write goes through.
+    /// Without it the write waited for as long as the silent session lasted.
+    func testASessionThatWentSilentHoldingTheLockIsEndedAndWritesGoOn() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        let silent = try PGConnection(db.conninfo, durability: .full)
+        _ = try silent.execute("BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))")
+        let began = Date()
+        store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+        store.flush()
+        let c = store.collect(until: { !$0.commands.isEmpty }, seconds: 10)
+        XCTAssertEqual(try c.commands.first?.result.get().seq, 11)
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5)
+        XCTAssertThrowsError(try silent.execute("SELECT 1"), "the server ended the silent session")
+    }
+
     func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
