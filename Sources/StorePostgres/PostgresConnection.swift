@@ -95,8 +95,31 @@ package final class PGConnection: @unchecked Sendable {
 
     /// How long the server lets one of the store's sessions sit idle inside a transaction
     /// before it ends the session (and its locks). The store's transactions wait only for its
-    /// own thread between two round trips, microseconds; 3 s leaves room for a loaded host.
+    /// own thread between two round trips, microseconds; 3 s leaves room for a loaded host and
+    /// is shorter than `cancelAfterNanos`, so that another daemon waiting for the lock behind
+    /// a vanished session gets it before its own round trip is cancelled.
     static let idleInTransactionSeconds = 3
+
+    /// How long a round trip waits for the server's answer before the store asks the server to
+    /// cancel it (a cancel request, on a connection of its own). What waits that long on a
+    /// healthy server is a commit waiting for a synchronous standby that does not answer (a
+    /// partition between the servers: it would wait for the partition's whole length), or a
+    /// lock held by a session that went silent; a cancelled commit is answered in doubt, a
+    /// cancelled statement before COMMIT `unavailable` (PostgresWorker+Commit.swift).
+    static let cancelAfterNanos: UInt64 = 5_000_000_000
+    /// How long after the cancel request the round trip still waits for an answer before the
+    /// connection is given up as lost (its socket shut): a server that answers neither the
+    /// statement nor the cancel is unreachable (a silent partition), which is then known
+    /// after 8 s instead of the 15 s of `tcp_user_timeout`.
+    static let lostAfterCancelNanos: UInt64 = 3_000_000_000
+
+    /// Whether the last `run` or `execute` sent a cancel request (`cancelAfterNanos`): what it
+    /// returned may be the server's answer to the cancel. A commit then returns as committed
+    /// when its wait for the synchronous standby was cancelled (PostgreSQL only warns: "canceling
+    /// wait for synchronous replication … already committed locally"), so nothing it returned
+    /// says the standby has it. The connection is not used again: a cancel request is not tied
+    /// to a statement, and one that reached the server late could cancel a later one, unseen.
+    private(set) var cancelled = false
 
     deinit {
         PQfinish(conn)
@@ -120,9 +143,11 @@ package final class PGConnection: @unchecked Sendable {
     /// each statement that returned rows, in order.
     func execute(_ sql: String) throws(PGFailure) -> [PGRows] {
         guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
+        let started = SystemClock.monotonicNanoseconds()
+        cancelled = false
         var out: [PGRows] = []
         var failure: PGFailure?
-        while let result = PQgetResult(conn) {
+        while try awaitResult(since: started), let result = PQgetResult(conn) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_TUPLES_OK:
@@ -139,6 +164,7 @@ package final class PGConnection: @unchecked Sendable {
                 }
             }
         }
+        if cancelled { throw givenUp() }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         // A connection that was idle when the server went away can still read as
         // CONNECTION_OK: libpq reports the failed write as a result with its own message ("server
@@ -213,13 +239,15 @@ package final class PGConnection: @unchecked Sendable {
         _ steps: [(PGStatement, [PGParam])], early: Int, onEarly: (PGResult?) -> Void
     ) throws(PGFailure) -> [PGResult?] {
         defer { _ = PQexitPipelineMode(conn) }
+        let started = SystemClock.monotonicNanoseconds()
+        cancelled = false
         var out: [PGResult?] = []
         var failed: PGFailure?
         failedStep = nil
         for (index, _) in steps.enumerated() {
             var rows: PGResult?
             // Each statement's results end with a null result.
-            while let r = PQgetResult(conn) {
+            while try awaitResult(since: started), let r = PQgetResult(conn) {
                 switch PQresultStatus(r) {
                 case PGRES_TUPLES_OK:
                     rows = PGResult(r)
@@ -242,6 +270,7 @@ package final class PGConnection: @unchecked Sendable {
         // the Sync's: it is the last step's failure, not a broken connection.
         var synced = false
         for _ in 0..<3 {
+            try awaitResult(since: started)
             guard let r = PQgetResult(conn) else { continue }
             let status = PQresultStatus(r)
             if status == PGRES_PIPELINE_SYNC {
@@ -256,6 +285,7 @@ package final class PGConnection: @unchecked Sendable {
             PQclear(r)
         }
         if !synced, failed == nil { failed = .lost("PostgreSQL: the pipeline ended without its sync") }
+        if cancelled { throw givenUp() }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {
             throw .lost(message)
@@ -263,6 +293,57 @@ package final class PGConnection: @unchecked Sendable {
         drainNotifications()
         if let failed { throw failed }
         return out
+    }
+
+    /// Waits until `PQgetResult` has an answer to return without blocking, within the round
+    /// trip's bound (it began at `started`): after `cancelAfterNanos` a cancel request goes to
+    /// the server (`cancelled`), after `lostAfterCancelNanos` more the socket is shut and the
+    /// connection is lost. Always true (it lets the caller's `while` call it in its condition).
+    @discardableResult
+    private func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
+        while PQisBusy(conn) == 1 {
+            let now = SystemClock.monotonicNanoseconds()
+            let cancelAt = started + PGConnection.cancelAfterNanos
+            let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
+            if now >= lostAt {
+                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+                throw .lost(
+                    "PostgreSQL answered neither within \(PGConnection.cancelAfterNanos / 1_000_000_000) s nor \(PGConnection.lostAfterCancelNanos / 1_000_000_000) s after a cancel request; the connection is given up"
+                )
+            }
+            if now >= cancelAt && !cancelled {
+                cancelled = true
+                sendCancel()
+            }
+            let until = cancelled ? lostAt : cancelAt
+            var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, Int32(min((until - now) / 1_000_000 + 1, 1_000)))
+            // A broken connection: PQgetResult reports it without waiting.
+            if n > 0 && PQconsumeInput(conn) != 1 { return true }
+        }
+        return true
+    }
+
+    /// A round trip that had to be cancelled, whatever the server answered: the connection is
+    /// given up (`cancelled` says why), its socket shut so that closing it waits for nothing.
+    private func givenUp() -> PGFailure {
+        _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+        return .lost(
+            "PostgreSQL did not answer within \(PGConnection.cancelAfterNanos / 1_000_000_000) s (a synchronous standby that does not confirm, a lock held by a silent session, or a server unreachable); the statement was cancelled and the connection is given up"
+        )
+    }
+
+    /// Asks the server to cancel what this connection runs, on a thread of its own: libpq's
+    /// `PQcancel` connects to the server and has no timeout, and a server that does not answer
+    /// (a silent partition) would hold it for the kernel's connect retries.
+    private func sendCancel() {
+        guard let request = PQgetCancel(conn) else { return }
+        let box = CancelRequest(request)
+        Thread {
+            var error = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(box.request, &error, Int32(error.count))
+            PQfreeCancel(box.request)
+        }.start()
     }
 
     /// Queues one prepared statement with binary parameters and binary results.
@@ -474,6 +555,13 @@ package final class PGConnection: @unchecked Sendable {
         }
         return nil
     }
+}
+
+/// A cancel request (`PQgetCancel`), handed to the thread that sends it and frees it: libpq
+/// makes it for use from any thread.
+private final class CancelRequest: @unchecked Sendable {
+    let request: OpaquePointer
+    init(_ request: OpaquePointer) { self.request = request }
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.

@@ -679,7 +679,7 @@ final class PostgresStoreTests: XCTestCase {
     /// Finding 2 of docs/postgres.md ("Faults, checked"): a store's session that holds the
     /// appends' lock in a transaction and goes silent (its daemon cut off after its first round
     /// trip) is ended by the server after `idleInTransactionSeconds`, which the store's session
-    /// sets, and another store's write goes through.
+    /// sets, and another store's write goes through, before its own round trip's bound (5 s).
     /// Without it the write waited for as long as the silent session lasted.
     func testASessionThatWentSilentHoldingTheLockIsEndedAndWritesGoOn() throws {
         let db = try SharedCluster.newNamedDatabase()

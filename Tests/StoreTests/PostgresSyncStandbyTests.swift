@@ -87,4 +87,44 @@ final class PostgresSyncStandbyTests: XCTestCase {
         XCTAssertEqual(done.committed.map(\.seq), [12, 13])
         XCTAssertEqual(try a.settle(results: 1).commands.first?.result.get().seq, 12)
     }
+
+    /// The bound: a commit the standby does not confirm is answered after 5 s, in doubt
+    /// (`storage`, "the outcome is unknown"), never `ok`, and not shown. Store B, idle and
+    /// listening, gets A's notification (A's pipeline goes on once the wait is cancelled) and
+    /// must not show the event either (without the barrier it did). Once the standby
+    /// confirms, a retry with the key finds it committed once, and both show it.
+    func testACommitTheStandbyDoesNotConfirmIsAnsweredInDoubtWithinTheBoundNeverOK() throws {
+        let (cluster, name, conninfo) = try newDatabase()
+        let a = try PostgresStore.open(conninfo: conninfo)
+        defer { a.close() }
+        let b = try PostgresStore.open(conninfo: conninfo, safetyNetMillis: 60_000)
+        defer { b.close() }
+        try setSynchronousStandby(cluster, "nobody")
+        defer { try? setSynchronousStandby(cluster, "") }
+        let began = Date()
+        a.submit(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"), token: 1)
+        a.flush()
+        let c = a.collect(until: { !$0.commands.isEmpty }, seconds: 12)
+        let waited = Date().timeIntervalSince(began)
+        XCTAssertGreaterThanOrEqual(waited, 4.5, "answered before the bound")
+        XCTAssertLessThan(waited, 9, "not answered within the bound")
+        guard case .failure(let e) = c.commands.first?.result else { return XCTFail("\(c)") }
+        XCTAssertEqual(e.code, .storage)
+        XCTAssertTrue(e.message.hasPrefix("the outcome is unknown"), e.message)
+        XCTAssertEqual(c.committed.map(\.seq), [])
+        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: name), "11", "on the primary")
+        XCTAssertEqual(b.collect(until: { _ in false }, seconds: 1.5).committed.map(\.seq), [])
+        try setSynchronousStandby(cluster, "")
+        // Both reconnect (a cancelled round trip gives its connection up) and show it.
+        XCTAssertEqual(b.collect(until: { !$0.committed.isEmpty }, seconds: 10).committed.map(\.seq), [11])
+        let deadline = Date().addingTimeInterval(10)
+        while a.statusNote != nil && Date() < deadline {
+            _ = a.collect(until: { _ in false }, seconds: 0.1)
+        }
+        let again = a.outcome(MovieCommand(.toggleWatched(movie: "seven"), key: "doubt"))
+        XCTAssertEqual(again?.replayed, true)
+        XCTAssertEqual(try again?.result.get().seq, 11)
+        XCTAssertEqual(
+            try cluster.psql("SELECT count(*) FROM swiped_events WHERE key = 'doubt'", database: name), "1")
+    }
 }
