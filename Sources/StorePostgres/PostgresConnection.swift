@@ -24,6 +24,21 @@ package enum PGFailure: Error, Equatable {
     }
 }
 
+/// When the store must have stopped waiting for the server (monotonic ns; 0: no such time):
+/// set by the loop's thread when the daemon stops, read by the store thread's round trips,
+/// which give their connection up then rather than wait for a server that does not answer.
+package final class PGStopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var at: UInt64 = 0
+
+    package init() {}
+
+    package var deadline: UInt64 {
+        get { lock.withLock { at } }
+        set { lock.withLock { at = newValue } }
+    }
+}
+
 /// A libpq connection owned by one thread at a time (libpq allows a connection to move between
 /// threads, not to be used by two at once).
 package final class PGConnection: @unchecked Sendable {
@@ -38,17 +53,24 @@ package final class PGConnection: @unchecked Sendable {
 
     /// Connects (blocking: host names are resolved, TLS is negotiated). The connection string's
     /// own `connect_timeout` wins over the default of 5 s. Errors are `unavailable`.
-    init(_ conninfo: String, durability: Durability) throws(StoreError) {
+    /// `connectTimeout`: seconds for each host's connect, over the connection string's own (a
+    /// stopping daemon's last attempt to learn what its commits in doubt became).
+    init(_ conninfo: String, durability: Durability, connectTimeout: Int? = nil) throws(StoreError) {
         // Defaults the connection string may override (libpq lets the values expanded from
         // `dbname` win over the keywords before it): a connect gives up after 5 s, and over TCP
         // a peer that vanished without a word (a partition, a powered-off host) is noticed
         // within about 15 s instead of the kernel's two hours, so that writes turn to
         // `unavailable` and the store reconnects.
-        let keywords = [
+        var keywords = [
             "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval",
             "keepalives_count", "tcp_user_timeout", "dbname",
         ]
-        let values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
+        var values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
+        if let connectTimeout {
+            // After `dbname`: a keyword given again after the expanded string wins over it.
+            keywords.append("connect_timeout")
+            values.append("\(max(2, connectTimeout))")
+        }
         let made: OpaquePointer? = withCStrings(keywords) { k in
             withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
         }
@@ -120,6 +142,10 @@ package final class PGConnection: @unchecked Sendable {
     /// says the standby has it. The connection is not used again: a cancel request is not tied
     /// to a statement, and one that reached the server late could cancel a later one, unseen.
     private(set) var cancelled = false
+
+    /// The store's stop (`PGStopSignal`): a round trip still waiting at its deadline gives the
+    /// connection up.
+    var stopSignal: PGStopSignal?
 
     deinit {
         PQfinish(conn)
@@ -305,6 +331,11 @@ package final class PGConnection: @unchecked Sendable {
             let now = SystemClock.monotonicNanoseconds()
             let cancelAt = started + PGConnection.cancelAfterNanos
             let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
+            let stop = stopSignal?.deadline ?? 0
+            if stop != 0 && now >= stop {
+                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+                throw .lost("the daemon is stopping and PostgreSQL has not answered; the connection is given up")
+            }
             if now >= lostAt {
                 _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
                 throw .lost(
@@ -315,7 +346,7 @@ package final class PGConnection: @unchecked Sendable {
                 cancelled = true
                 sendCancel()
             }
-            let until = cancelled ? lostAt : cancelAt
+            let until = min(cancelled ? lostAt : cancelAt, stop != 0 ? stop : .max)
             var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, Int32(min((until - now) / 1_000_000 + 1, 1_000)))
             // A broken connection: PQgetResult reports it without waiting.

@@ -696,6 +696,32 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertThrowsError(try silent.execute("SELECT 1"), "the server ended the silent session")
     }
 
+    /// A stop while the server does not answer (its session stopped with SIGSTOP, as a server
+    /// behind a silent partition: nothing answers, not even the cancel) ends within the 5 s
+    /// that a stop waits, the command in flight answered. It took the round trip's whole bound
+    /// (8 s), and then a reconnection, before; in the fault harness 12–22 s.
+    func testAStopWhileTheServerDoesNotAnswerEndsWithinFiveSeconds() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        let cluster = try SharedCluster.get()
+        let pid = try XCTUnwrap(
+            Int32(
+                try cluster.psql(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = '\(db.name)' AND application_name = 'swiped'",
+                    database: db.name)))
+        XCTAssertEqual(kill(pid, SIGSTOP), 0)
+        defer { kill(pid, SIGCONT) }
+        store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+        store.flush()
+        usleep(500_000)
+        let began = Date()
+        let c = store.close()
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5.5)
+        XCTAssertEqual(c.commands.map(\.token), [1])
+        XCTAssertNil(try? c.commands.first?.result.get(), "not ok")
+    }
+
     func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
