@@ -56,31 +56,41 @@ package final class PGConnection: @unchecked Sendable {
     /// `connectTimeout`: seconds for each host's connect, over the connection string's own (a
     /// stopping daemon's last attempt to learn what its commits in doubt became).
     init(_ conninfo: String, durability: Durability, connectTimeout: Int? = nil) throws(StoreError) {
-        // Defaults the connection string may override (libpq lets the values expanded from
-        // `dbname` win over the keywords before it): a connect gives up after 5 s, and over TCP
-        // a peer that vanished without a word (a partition, a powered-off host) is noticed
+        // Defaults the connection string may override: a connect gives up after 5 s, and over
+        // TCP a peer that vanished without a word (a partition, a powered-off host) is noticed
         // within about 15 s instead of the kernel's two hours, so that writes turn to
         // `unavailable` and the store reconnects.
-        var keywords = [
-            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval",
-            "keepalives_count", "tcp_user_timeout", "dbname",
+        let defaults = [
+            ("connect_timeout", "5"), ("application_name", "swiped"), ("keepalives_idle", "5"),
+            ("keepalives_interval", "2"), ("keepalives_count", "3"), ("tcp_user_timeout", "15000"),
         ]
-        var values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
-        if let connectTimeout {
-            // After `dbname`: a keyword given again after the expanded string wins over it.
-            keywords.append("connect_timeout")
-            values.append("\(max(2, connectTimeout))")
-        }
-        let made: OpaquePointer? = withCStrings(keywords) { k in
-            withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
+        var forced: [(String, String)] = []
+        if let connectTimeout { forced.append(("connect_timeout", "\(max(2, connectTimeout))")) }
+        // The hosts one at a time: libpq tries the next host when one refuses the connection or
+        // is not read-write, but not when one accepts it and closes it during the start-up (a
+        // proxy, pooler or port forward whose server is gone): that ended the whole attempt
+        // (docs/postgres.md, "Faults, checked", finding 3).
+        var why: [String] = []
+        var made: OpaquePointer?
+        for host in PGConnection.hosts(conninfo) {
+            // Later keywords win over earlier ones (libpq keeps the last value of each).
+            let pairs = host.map { defaults + $0 + forced } ?? defaults + [("dbname", conninfo)] + forced
+            guard
+                let attempt = withCStrings(pairs.map(\.0), { k in
+                    withCStrings(pairs.map(\.1)) { v in PQconnectdbParams(k, v, host == nil ? 1 : 0) }
+                })
+            else {
+                throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
+            }
+            if PQstatus(attempt) == CONNECTION_OK {
+                made = attempt
+                break
+            }
+            why.append(PGConnection.message(attempt))
+            PQfinish(attempt)
         }
         guard let made else {
-            throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
-        }
-        guard PQstatus(made) == CONNECTION_OK else {
-            let why = PGConnection.message(made)
-            PQfinish(made)
-            throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why)")
+            throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why.joined(separator: "; "))")
         }
         // libpq prints the server's notices and warnings to standard error by default (e.g.
         // "terminating connection due to immediate shutdown command" before the connection
@@ -548,6 +558,45 @@ package final class PGConnection: @unchecked Sendable {
     }
 
     // MARK: - Connection strings
+
+    /// The connection string as one set of keywords per host, in order, when it names several
+    /// (`host` or `hostaddr` lists, with `port` one for all or one per host; a URI's hosts
+    /// too); otherwise `[nil]`: libpq connects with the string as it is (and reports what is
+    /// wrong with it).
+    static func hosts(_ conninfo: String) -> [[(String, String)]?] {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &error) else {
+            if let error { PQfreemem(error) }
+            return [nil]
+        }
+        defer { PQconninfoFree(options) }
+        var pairs: [(String, String)] = []
+        var i = 0
+        while let keyword = options[i].keyword {
+            if let value = options[i].val { pairs.append((String(cString: keyword), String(cString: value))) }
+            i += 1
+        }
+        func list(_ name: String) -> [String]? {
+            pairs.first { $0.0 == name }.map { $0.1.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let names = list("host")
+        let addresses = list("hostaddr")
+        let ports = list("port")
+        let n = max(names?.count ?? 0, addresses?.count ?? 0)
+        guard n > 1, names.map({ $0.count == n }) ?? true, addresses.map({ $0.count == n }) ?? true,
+            ports.map({ $0.count == 1 || $0.count == n }) ?? true
+        else { return [nil] }
+        return (0..<n).map { h in
+            pairs.map { pair in
+                switch pair.0 {
+                case "host": ("host", names![h])
+                case "hostaddr": ("hostaddr", addresses![h])
+                case "port": ("port", ports!.count == 1 ? ports![0] : ports![h])
+                default: pair
+                }
+            }
+        }
+    }
 
     /// How the refusal of a password begins.
     static let passwordRefusal = "must not contain a password"

@@ -722,6 +722,30 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertNil(try? c.commands.first?.result.get(), "not ok")
     }
 
+    /// Finding 3 of docs/postgres.md ("Faults, checked"): with several hosts, a first host that
+    /// accepts the connection and closes it (a proxy or port forward whose server is gone)
+    /// ended libpq's whole attempt, and the second host was never tried. The store connects
+    /// to the hosts one at a time.
+    func testAFirstHostThatAcceptsAndClosesIsPassedForTheNext() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        var template = Array("/tmp/swiped-pgclose.XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let listener = try AcceptAndClose(path: dir + "/.s.PGSQL.5432")
+        defer { listener.stop() }
+        let conninfo = "host=\(dir),\(cluster.socketDirectory) dbname=\(db.name) user=\(cluster.user)"
+        let store = try PostgresStore.open(conninfo: conninfo)
+        defer { store.close() }
+        XCTAssertGreaterThan(listener.accepted, 0, "the first host was tried")
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: "host=\(dir),\(dir) dbname=\(db.name)")) {
+            let e = $0 as? StoreError
+            XCTAssertEqual(e?.code, .unavailable)
+            XCTAssertTrue(e?.message.contains("closed the connection") ?? false, "\(String(describing: e))")
+        }
+    }
+
     func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
@@ -770,4 +794,52 @@ private final class Opened: @unchecked Sendable {
     var failures: [String] { lock.withLock { _failures } }
     func add(_ s: PostgresStore) { lock.withLock { _stores.append(s) } }
     func fail(_ f: String) { lock.withLock { _failures.append(f) } }
+}
+
+/// A Unix socket that accepts every connection and closes it at once.
+private final class AcceptAndClose: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    private var count = 0
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    var accepted: Int { lock.withLock { count } }
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            _ = path.utf8CString.withUnsafeBytes { memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count)) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else {
+            throw NSError(domain: "AcceptAndClose", code: Int(errno))
+        }
+        Thread { [self] in
+            while true {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&p, 1, 50)
+                if lock.withLock({ stopped }) { break }
+                guard p.revents != 0 else { continue }
+                let c = accept(fd, nil, nil)
+                if c >= 0 {
+                    lock.withLock { count += 1 }
+                    close(c)
+                }
+            }
+            done.signal()
+        }.start()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        done.wait()
+        close(fd)
+    }
 }
