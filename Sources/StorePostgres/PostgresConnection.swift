@@ -154,7 +154,10 @@ package final class PGConnection: @unchecked Sendable {
     private(set) var cancelled = false
 
     /// The store's stop (`PGStopSignal`): a round trip still waiting at its deadline gives the
-    /// connection up.
+    /// connection up. Set on the store thread's connections, and only their round trips are
+    /// bounded (`cancelAfterNanos`): a store's opening waits for a migration or an import that
+    /// holds the schema's lock, as it did, and an import's statements over a million events may
+    /// take longer than the bound on a slow disk.
     var stopSignal: PGStopSignal?
 
     deinit {
@@ -332,16 +335,18 @@ package final class PGConnection: @unchecked Sendable {
     }
 
     /// Waits until `PQgetResult` has an answer to return without blocking, within the round
-    /// trip's bound (it began at `started`): after `cancelAfterNanos` a cancel request goes to
+    /// trip's bound (it began at `started`; only on the store thread's connections, those with
+    /// a `stopSignal`): after `cancelAfterNanos` a cancel request goes to
     /// the server (`cancelled`), after `lostAfterCancelNanos` more the socket is shut and the
     /// connection is lost. Always true (it lets the caller's `while` call it in its condition).
     @discardableResult
     private func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
+        guard let stopSignal else { return true }
         while PQisBusy(conn) == 1 {
             let now = SystemClock.monotonicNanoseconds()
             let cancelAt = started + PGConnection.cancelAfterNanos
             let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
-            let stop = stopSignal?.deadline ?? 0
+            let stop = stopSignal.deadline
             if stop != 0 && now >= stop {
                 _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
                 throw .lost("the daemon is stopping and PostgreSQL has not answered; the connection is given up")
