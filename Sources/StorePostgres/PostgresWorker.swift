@@ -233,7 +233,9 @@ final class PostgresWorker: @unchecked Sendable {
     /// database) and stop.
     func beginClose() {
         lock.lock()
-        if !closing { stopSignal.deadline = SystemClock.monotonicNanoseconds() + PostgresWorker.closeWaitNanos }
+        if !closing {
+            stopSignal.deadline = SystemClock.monotonicNanoseconds() + PostgresWorker.closeWaitNanos
+        }
         closing = true
         lock.unlock()
         ring(wake)

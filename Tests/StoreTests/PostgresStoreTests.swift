@@ -811,7 +811,9 @@ private final class AcceptAndClose: @unchecked Sendable {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            _ = path.utf8CString.withUnsafeBytes { memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count)) }
+            _ = path.utf8CString.withUnsafeBytes {
+                memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
+            }
         }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -112,7 +112,8 @@ final class PostgresSyncStandbyTests: XCTestCase {
         XCTAssertEqual(e.code, .storage)
         XCTAssertTrue(e.message.hasPrefix("the outcome is unknown"), e.message)
         XCTAssertEqual(c.committed.map(\.seq), [])
-        XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: name), "11", "on the primary")
+        XCTAssertEqual(
+            try cluster.psql("SELECT seq FROM swiped_head", database: name), "11", "on the primary")
         XCTAssertEqual(b.collect(until: { _ in false }, seconds: 1.5).committed.map(\.seq), [])
         try setSynchronousStandby(cluster, "")
         // Both reconnect (a cancelled round trip gives its connection up) and show it.
