@@ -14,6 +14,11 @@ import XCTest
 @testable import StorePostgres
 
 final class PostgresStoreTests: XCTestCase {
+    /// What a test's session that holds a lock on purpose runs first: a store's session (as
+    /// PGConnection sets it up) would be ended by the server after 3 s idle in its transaction,
+    /// which a slow machine could reach before the test lets go.
+    static let held = "SET idle_in_transaction_session_timeout = 0; "
+
     override class func tearDown() {
         SharedCluster.destroy()
         super.tearDown()
@@ -331,7 +336,8 @@ final class PostgresStoreTests: XCTestCase {
         // Another writer takes the head's lock and appends more than a page of toggles of seven
         // (the store's own append statement, each event with its movie-after payload).
         let other = try PGConnection(db.conninfo, durability: .full)
-        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        _ = try other.execute(
+            PostgresStoreTests.held + "BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
         var state = a.stateCopy
         let count = PostgresSchema.page + 5
         var seqs: [Int64] = []
@@ -435,7 +441,8 @@ final class PostgresStoreTests: XCTestCase {
         // The earlier build: the row lock, its append (seq 12), its COMMIT not waiting for the
         // disk (as that build's appends do), sent once A's transaction waits for the row lock.
         let other = try PGConnection(db.conninfo, durability: .full)
-        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        _ = try other.execute(
+            PostgresStoreTests.held + "BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
         var state = a.stateCopy
         let event = try state.decide(MovieCommand(.toggleWatched(movie: "seven")))
         let movie = try XCTUnwrap(state.apply(event, seq: 12))
@@ -463,7 +470,8 @@ final class PostgresStoreTests: XCTestCase {
         nonisolated(unsafe) var lockFailure: (any Error)?  // read after `locked` is signalled
         let blockerThread = Thread {
             do {
-                _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+                _ = try blocker.execute(
+                    PostgresStoreTests.held + "BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
             } catch {
                 lockFailure = error
             }
@@ -521,7 +529,7 @@ final class PostgresStoreTests: XCTestCase {
         // the session flushes the WAL.
         let blocker = try PGConnection(db.conninfo, durability: .full)
         _ = try blocker.execute("SELECT pg_logical_emit_message(true, 'test', '')")
-        _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+        _ = try blocker.execute(PostgresStoreTests.held + "BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
         b.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         b.flush()
         XCTAssertEqual(try waitingLocks(db.name), "swiped_events", "B's append waits for the session")
