@@ -288,10 +288,10 @@ final class PostgresWorker: @unchecked Sendable {
                     giveUpInDoubt()
                     break
                 }
-                // libpq's shortest connect_timeout is 2 s (per host).
-                if deadline - now >= 2_000_000_000 {
-                    reconnectIfDue(connectTimeout: Int((deadline - now) / 1_000_000_000))
-                }
+                // The time left shared by the hosts (each gets its connect_timeout), 2 s at
+                // least: libpq's shortest.
+                let perHost = Int((deadline - now) / 1_000_000_000) / PGConnection.hosts(conninfo).count
+                if perHost >= 2 { reconnectIfDue(connectTimeout: perHost) }
             } else if conn == nil {
                 reconnectIfDue()
             }
