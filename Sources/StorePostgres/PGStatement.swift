@@ -8,7 +8,7 @@
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 package enum PGStatement: CaseIterable {
     case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, append
-    case commit, walFlushed, flush, notify, listen, unlisten
+    case commit, walFlushed, syncStandbys, flush, notify, listen, unlisten
 
     var name: String {
         switch self {
@@ -22,6 +22,7 @@ package enum PGStatement: CaseIterable {
         case .append: "swiped_append"
         case .commit: "swiped_commit"
         case .walFlushed: "swiped_wal_flushed"
+        case .syncStandbys: "swiped_sync_standbys"
         case .flush: "swiped_flush"
         case .notify: "swiped_notify"
         case .listen: "swiped_listen"
@@ -66,7 +67,19 @@ package enum PGStatement: CaseIterable {
         case .commit: "COMMIT"
         case .walFlushed:
             // How far the WAL is on disk: by any session's flush, or the server's WAL writer.
-            "SELECT pg_current_wal_flush_lsn()"
+            // No row when commits wait for a synchronous standby: then a commit is durable once
+            // the standby has it, and the primary's disk says nothing of that (another daemon's
+            // commit is on it, and visible, while its daemon still waits for the standby; a
+            // failover to the standby loses it: docs/postgres.md, "Faults, checked", finding
+            // 1). What the standby confirmed is in pg_stat_replication only for roles with
+            // pg_read_all_stats; instead, those events wait for this transaction's own flush,
+            // behind them in the same pipeline, whose commit waits for the standby: a barrier
+            // for every event read under the lock at once, and no round trip of its own.
+            "SELECT pg_current_wal_flush_lsn() WHERE current_setting('synchronous_standby_names') = ''"
+        case .syncStandbys:
+            // Whether commits wait for a synchronous standby (any name: PostgreSQL waits for one
+            // that never connects too).
+            "SELECT current_setting('synchronous_standby_names')"
         case .flush:
             // A transaction of its own (the pipeline's implicit one, ending at its Sync) that
             // writes a WAL record, so that its commit, with the session's synchronous_commit =

@@ -24,6 +24,21 @@ package enum PGFailure: Error, Equatable {
     }
 }
 
+/// When the store must have stopped waiting for the server (monotonic ns; 0: no such time):
+/// set by the loop's thread when the daemon stops, read by the store thread's round trips,
+/// which give their connection up then rather than wait for a server that does not answer.
+package final class PGStopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var at: UInt64 = 0
+
+    package init() {}
+
+    package var deadline: UInt64 {
+        get { lock.withLock { at } }
+        set { lock.withLock { at = newValue } }
+    }
+}
+
 /// A libpq connection owned by one thread at a time (libpq allows a connection to move between
 /// threads, not to be used by two at once).
 package final class PGConnection: @unchecked Sendable {
@@ -38,27 +53,43 @@ package final class PGConnection: @unchecked Sendable {
 
     /// Connects (blocking: host names are resolved, TLS is negotiated). The connection string's
     /// own `connect_timeout` wins over the default of 5 s. Errors are `unavailable`.
-    init(_ conninfo: String, durability: Durability) throws(StoreError) {
-        // Defaults the connection string may override (libpq lets the values expanded from
-        // `dbname` win over the keywords before it): a connect gives up after 5 s, and over TCP
-        // a peer that vanished without a word (a partition, a powered-off host) is noticed
+    /// `connectTimeout`: seconds for each host's connect, over the connection string's own (a
+    /// stopping daemon's last attempt to learn what its commits in doubt became).
+    init(_ conninfo: String, durability: Durability, connectTimeout: Int? = nil) throws(StoreError) {
+        // Defaults the connection string may override: a connect gives up after 5 s, and over
+        // TCP a peer that vanished without a word (a partition, a powered-off host) is noticed
         // within about 15 s instead of the kernel's two hours, so that writes turn to
         // `unavailable` and the store reconnects.
-        let keywords = [
-            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval",
-            "keepalives_count", "tcp_user_timeout", "dbname",
+        let defaults = [
+            ("connect_timeout", "5"), ("application_name", "swiped"), ("keepalives_idle", "5"),
+            ("keepalives_interval", "2"), ("keepalives_count", "3"), ("tcp_user_timeout", "15000"),
         ]
-        let values = ["5", "swiped", "5", "2", "3", "15000", conninfo]
-        let made: OpaquePointer? = withCStrings(keywords) { k in
-            withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
+        var forced: [(String, String)] = []
+        if let connectTimeout { forced.append(("connect_timeout", "\(max(2, connectTimeout))")) }
+        // The hosts one at a time: libpq tries the next host when one refuses the connection or
+        // is not read-write, but not when one accepts it and closes it during the start-up (a
+        // proxy, pooler or port forward whose server is gone): that ended the whole attempt
+        // (docs/postgres.md, "Faults, checked", finding 3).
+        var why: [String] = []
+        var made: OpaquePointer?
+        for host in PGConnection.hosts(conninfo) {
+            // Later keywords win over earlier ones (libpq keeps the last value of each).
+            let pairs = host.map { defaults + $0 + forced } ?? defaults + [("dbname", conninfo)] + forced
+            let attempt = withCStrings(pairs.map(\.0)) { k in
+                withCStrings(pairs.map(\.1)) { v in PQconnectdbParams(k, v, host == nil ? 1 : 0) }
+            }
+            guard let attempt else {
+                throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
+            }
+            if PQstatus(attempt) == CONNECTION_OK {
+                made = attempt
+                break
+            }
+            why.append(PGConnection.message(attempt))
+            PQfinish(attempt)
         }
         guard let made else {
-            throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
-        }
-        guard PQstatus(made) == CONNECTION_OK else {
-            let why = PGConnection.message(made)
-            PQfinish(made)
-            throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why)")
+            throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why.joined(separator: "; "))")
         }
         // libpq prints the server's notices and warnings to standard error by default (e.g.
         // "terminating connection due to immediate shutdown command" before the connection
@@ -72,15 +103,61 @@ package final class PGConnection: @unchecked Sendable {
         // plan made while swiped_events had its 10 seed rows (a connection prepares right after
         // creating the schema) was a sequential scan, kept until autovacuum's next ANALYZE:
         // 1.3 ms per catch-up read at 20,000 events instead of 20 µs.
+        // The server's side of a vanished daemon (a partition, a crashed host), which the
+        // server notices only through its own TCP keepalives, left to the kernel (two hours
+        // idle) since it sends nothing to a client it waits for. A session that vanished while
+        // its transaction held the appends' lock stopped every daemon's writes until then
+        // (docs/postgres.md, "Faults, checked", finding 2): the store's transactions are never
+        // idle longer than one round trip to the daemon, so `idle_in_transaction_session_timeout`
+        // ends such a session, and with it the lock, after `idleInTransactionSeconds`; the
+        // keepalives and `tcp_user_timeout` (ignored on a Unix socket) end an idle session the
+        // same way, mirroring the daemon's own settings above.
+        let serverSide =
+            "SET idle_in_transaction_session_timeout = '\(PGConnection.idleInTransactionSeconds)s'; SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 15000"
         do throws(PGFailure) {
             _ = try execute(
-                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; LISTEN swiped"
+                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; \(serverSide); LISTEN swiped"
             )
         } catch {
             PQfinish(made)
             throw StoreError(.unavailable, "PostgreSQL: setting up the session failed: \(error.message)")
         }
     }
+
+    /// How long the server lets one of the store's sessions sit idle inside a transaction
+    /// before it ends the session (and its locks). The store's transactions wait only for its
+    /// own thread between two round trips, microseconds; 3 s leaves room for a loaded host and
+    /// is shorter than `cancelAfterNanos`, so that another daemon waiting for the lock behind
+    /// a vanished session gets it before its own round trip is cancelled.
+    static let idleInTransactionSeconds = 3
+
+    /// How long a round trip waits for the server's answer before the store asks the server to
+    /// cancel it (a cancel request, on a connection of its own). What waits that long on a
+    /// healthy server is a commit waiting for a synchronous standby that does not answer (a
+    /// partition between the servers: it would wait for the partition's whole length), or a
+    /// lock held by a session that went silent; a cancelled commit is answered in doubt, a
+    /// cancelled statement before COMMIT `unavailable` (PostgresWorker+Commit.swift).
+    static let cancelAfterNanos: UInt64 = 5_000_000_000
+    /// How long after the cancel request the round trip still waits for an answer before the
+    /// connection is given up as lost (its socket shut): a server that answers neither the
+    /// statement nor the cancel is unreachable (a silent partition), which is then known
+    /// after 8 s instead of the 15 s of `tcp_user_timeout`.
+    static let lostAfterCancelNanos: UInt64 = 3_000_000_000
+
+    /// Whether the last `run` or `execute` sent a cancel request (`cancelAfterNanos`): what it
+    /// returned may be the server's answer to the cancel. A commit then returns as committed
+    /// when its wait for the synchronous standby was cancelled (PostgreSQL only warns: "canceling
+    /// wait for synchronous replication … already committed locally"), so nothing it returned
+    /// says the standby has it. The connection is not used again: a cancel request is not tied
+    /// to a statement, and one that reached the server late could cancel a later one, unseen.
+    private(set) var cancelled = false
+
+    /// The store's stop (`PGStopSignal`): a round trip still waiting at its deadline gives the
+    /// connection up. Set on the store thread's connections, and only their round trips are
+    /// bounded (`cancelAfterNanos`): a store's opening waits for a migration or an import that
+    /// holds the schema's lock, as it did, and an import's statements over a million events may
+    /// take longer than the bound on a slow disk.
+    var stopSignal: PGStopSignal?
 
     deinit {
         PQfinish(conn)
@@ -104,9 +181,11 @@ package final class PGConnection: @unchecked Sendable {
     /// each statement that returned rows, in order.
     func execute(_ sql: String) throws(PGFailure) -> [PGRows] {
         guard PQsendQuery(conn, sql) == 1 else { throw .lost(PGConnection.message(conn)) }
+        let started = SystemClock.monotonicNanoseconds()
+        cancelled = false
         var out: [PGRows] = []
         var failure: PGFailure?
-        while let result = PQgetResult(conn) {
+        while try awaitResult(since: started), let result = PQgetResult(conn) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_TUPLES_OK:
@@ -123,6 +202,7 @@ package final class PGConnection: @unchecked Sendable {
                 }
             }
         }
+        if cancelled { throw givenUp() }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         // A connection that was idle when the server went away can still read as
         // CONNECTION_OK: libpq reports the failed write as a result with its own message ("server
@@ -197,13 +277,15 @@ package final class PGConnection: @unchecked Sendable {
         _ steps: [(PGStatement, [PGParam])], early: Int, onEarly: (PGResult?) -> Void
     ) throws(PGFailure) -> [PGResult?] {
         defer { _ = PQexitPipelineMode(conn) }
+        let started = SystemClock.monotonicNanoseconds()
+        cancelled = false
         var out: [PGResult?] = []
         var failed: PGFailure?
         failedStep = nil
         for (index, _) in steps.enumerated() {
             var rows: PGResult?
             // Each statement's results end with a null result.
-            while let r = PQgetResult(conn) {
+            while try awaitResult(since: started), let r = PQgetResult(conn) {
                 switch PQresultStatus(r) {
                 case PGRES_TUPLES_OK:
                     rows = PGResult(r)
@@ -226,6 +308,7 @@ package final class PGConnection: @unchecked Sendable {
         // the Sync's: it is the last step's failure, not a broken connection.
         var synced = false
         for _ in 0..<3 {
+            try awaitResult(since: started)
             guard let r = PQgetResult(conn) else { continue }
             let status = PQresultStatus(r)
             if status == PGRES_PIPELINE_SYNC {
@@ -240,6 +323,7 @@ package final class PGConnection: @unchecked Sendable {
             PQclear(r)
         }
         if !synced, failed == nil { failed = .lost("PostgreSQL: the pipeline ended without its sync") }
+        if cancelled { throw givenUp() }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {
             throw .lost(message)
@@ -247,6 +331,65 @@ package final class PGConnection: @unchecked Sendable {
         drainNotifications()
         if let failed { throw failed }
         return out
+    }
+
+    /// Waits until `PQgetResult` has an answer to return without blocking, within the round
+    /// trip's bound (it began at `started`; only on the store thread's connections, those with
+    /// a `stopSignal`): after `cancelAfterNanos` a cancel request goes to
+    /// the server (`cancelled`), after `lostAfterCancelNanos` more the socket is shut and the
+    /// connection is lost. Always true (it lets the caller's `while` call it in its condition).
+    @discardableResult
+    private func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
+        guard let stopSignal else { return true }
+        while PQisBusy(conn) == 1 {
+            let now = SystemClock.monotonicNanoseconds()
+            let cancelAt = started + PGConnection.cancelAfterNanos
+            let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
+            let stop = stopSignal.deadline
+            if stop != 0 && now >= stop {
+                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+                throw .lost(
+                    "the daemon is stopping and PostgreSQL has not answered; the connection is given up")
+            }
+            if now >= lostAt {
+                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+                throw .lost(
+                    "PostgreSQL answered neither within \(PGConnection.cancelAfterNanos / 1_000_000_000) s nor \(PGConnection.lostAfterCancelNanos / 1_000_000_000) s after a cancel request; the connection is given up"
+                )
+            }
+            if now >= cancelAt && !cancelled {
+                cancelled = true
+                sendCancel()
+            }
+            let until = min(cancelled ? lostAt : cancelAt, stop != 0 ? stop : .max)
+            var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, Int32(min((until - now) / 1_000_000 + 1, 1_000)))
+            // A broken connection: PQgetResult reports it without waiting.
+            if n > 0 && PQconsumeInput(conn) != 1 { return true }
+        }
+        return true
+    }
+
+    /// A round trip that had to be cancelled, whatever the server answered: the connection is
+    /// given up (`cancelled` says why), its socket shut so that closing it waits for nothing.
+    private func givenUp() -> PGFailure {
+        _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+        return .lost(
+            "PostgreSQL did not answer within \(PGConnection.cancelAfterNanos / 1_000_000_000) s (a synchronous standby that does not confirm, a lock held by a silent session, or a server unreachable); the statement was cancelled and the connection is given up"
+        )
+    }
+
+    /// Asks the server to cancel what this connection runs, on a thread of its own: libpq's
+    /// `PQcancel` connects to the server and has no timeout, and a server that does not answer
+    /// (a silent partition) would hold it for the kernel's connect retries.
+    private func sendCancel() {
+        guard let request = PQgetCancel(conn) else { return }
+        let box = CancelRequest(request)
+        Thread {
+            var error = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(box.request, &error, Int32(error.count))
+            PQfreeCancel(box.request)
+        }.start()
     }
 
     /// Queues one prepared statement with binary parameters and binary results.
@@ -418,46 +561,13 @@ package final class PGConnection: @unchecked Sendable {
     private static func trimmed(_ s: String) -> String {
         s.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.joined(separator: "; ")
     }
+}
 
-    // MARK: - Connection strings
-
-    /// How the refusal of a password begins.
-    static let passwordRefusal = "must not contain a password"
-
-    /// Why `conninfo` must not be used, or nil: it does not parse, or it holds a password (it
-    /// would show in `ps` and `systemctl show`). The reason never repeats the string.
-    static func refusal(_ conninfo: String) -> String? {
-        var error: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(conninfo, &error) else {
-            if let error { PQfreemem(error) }
-            return "is not a libpq connection string (key=value pairs, or a postgresql:// URI)"
-        }
-        defer { PQconninfoFree(options) }
-        var i = 0
-        while let keyword = options[i].keyword {
-            defer { i += 1 }
-            guard let value = options[i].val, value.pointee != 0 else { continue }
-            let name = String(cString: keyword)
-            if name == "password" {
-                return PGConnection.passwordRefusal
-                    + " (it would show in ps and systemctl show); put it in PGPASSFILE, ~/.pgpass or the unit's LoadCredential="
-            }
-            // A dbname spelled as a connection string (an `=`, or a URI's prefix: libpq's
-            // `recognized_connection_string`) is taken as a database's name here, since libpq
-            // expands only the first dbname, which is CONNINFO itself. A password written in it
-            // would still show in ps: refuse that. Anything else in it is a name (`a=b` too).
-            if name == "dbname" {
-                let inner = String(cString: value)
-                if inner.contains("=") || inner.hasPrefix("postgresql://") || inner.hasPrefix("postgres://"),
-                    inner != conninfo,
-                    let why = refusal(inner), why.hasPrefix(PGConnection.passwordRefusal)
-                {
-                    return why
-                }
-            }
-        }
-        return nil
-    }
+/// A cancel request (`PQgetCancel`), handed to the thread that sends it and frees it: libpq
+/// makes it for use from any thread.
+private final class CancelRequest: @unchecked Sendable {
+    let request: OpaquePointer
+    init(_ request: OpaquePointer) { self.request = request }
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.

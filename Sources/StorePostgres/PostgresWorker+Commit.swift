@@ -381,6 +381,7 @@ extension PostgresWorker {
             }
             notifyFailed = false
         } catch .lost(let why) {
+            if conn.cancelled { return commitCancelled(d, why) }
             // In doubt: COMMIT was sent. Found after the reconnection, or decided again; so are
             // the commands answered without a write (their answers rested on what this
             // transaction read, which the flush did not confirm).
@@ -411,6 +412,25 @@ extension PostgresWorker {
         // After the handover: what it handed over is on disk, whatever the rollback does to the
         // connection.
         if notifyBlockOpen { rollback(conn) }
+    }
+
+    /// The commit's round trip was not answered in time and was cancelled
+    /// (`PGConnection.cancelled`): mostly a commit waiting for a synchronous standby that does
+    /// not confirm it (a partition between the servers), which PostgreSQL then returns as
+    /// committed, on the primary alone, where a failover loses it. Its commands are answered
+    /// now, in doubt, never `ok`: waiting for the standby would keep their clients waiting
+    /// for as long as the partition lasts, and it may never come back. The commands answered
+    /// without a write wrote nothing: `unavailable`. Nothing is handed over; the events, if
+    /// committed, are read again and handed over after a flush that the standby confirmed.
+    func commitCancelled(_ d: Decided, _ why: String) {
+        let e = StoreError(
+            .storage,
+            "the outcome is unknown: PostgreSQL did not confirm the commit within \(PGConnection.cancelAfterNanos / 1_000_000_000) s (a synchronous standby that does not answer, or the server unreachable); it may be committed on the primary alone; retry with the same key to find out"
+        )
+        lost(why)
+        emit(
+            d.accepted.map { .answered(token: $0.attempt.job.token, .failure(e), replayed: false) }
+                + d.answered.map { .answered(token: $0.job.token, .failure(unavailable), replayed: false) })
     }
 
     /// Only the notification was refused: by the statement (a role without EXECUTE on

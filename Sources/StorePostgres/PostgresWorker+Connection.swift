@@ -6,11 +6,14 @@ import Glibc
 import StoreCore
 
 extension PostgresWorker {
-    func reconnectIfDue() {
+    /// `connectTimeout`: seconds for each host's connect (a closing thread's remaining time).
+    func reconnectIfDue(connectTimeout: Int? = nil) {
         let now = SystemClock.monotonicNanoseconds()
         guard now >= nextAttempt else { return }
         do throws(StoreError) {
-            conn = try PGConnection(conninfo, durability: durability)
+            let c = try PGConnection(conninfo, durability: durability, connectTimeout: connectTimeout)
+            c.stopSignal = stopSignal
+            conn = c
         } catch {
             nextAttempt = now + UInt64(backoffMillis) * 1_000_000
             backoffMillis = min(backoffMillis * 2, PostgresWorker.maxBackoffMillis)

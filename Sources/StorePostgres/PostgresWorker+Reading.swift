@@ -12,24 +12,38 @@ extension PostgresWorker {
 
     /// Reads and applies what was committed after the position applied here, in pages, without
     /// a lock (every snapshot sees a prefix of the positions), and hands it to the loop once it
-    /// is on disk. `notified`: the head of a notification, sent after the flush of its commit,
+    /// is durable. `notified`: the head of a notification, sent after the flush of its commit,
     /// so everything up to it is on disk: the read stops there and each page goes to the loop
-    /// as it comes (a later commit brings its own notification). Otherwise (a reconnection, the
-    /// safety net) the read goes to the head, and what it found waits for a flush started after
-    /// it; a read that found nothing flushes nothing (an idle daemon would otherwise write a WAL
-    /// record and wait for the disk every second).
+    /// as it comes (a later commit brings its own notification). Not so when commits wait for a
+    /// synchronous standby: a writer whose wait for the standby was cancelled
+    /// (`PGConnection.cancelAfterNanos`) has committed on the primary alone, and its pipeline's
+    /// notification still runs; what the read found then waits for a flush of this daemon's,
+    /// one after the whole read. Otherwise (a reconnection, the safety net) the read goes to
+    /// the head, and what it found waits for a flush started after it; a read that found
+    /// nothing flushes nothing (an idle daemon would otherwise write a WAL record and wait for
+    /// the disk every second).
     func catchUp(notified: UInt64? = nil) {
         guard let conn, stateIsCurrent(conn) else { return }
         do throws(PGFailure) {
             if let notified {
+                var barrier = false
+                var first = durability == .full
                 while notified > state.lastSeq {
                     let count = Int(min(notified - state.lastSeq, UInt64(PostgresSchema.page)))
-                    let r = try conn.run([
+                    var steps: [(PGStatement, [PGParam])] = [
                         (.eventsBetween, PostgresWorker.range(after: state.lastSeq, count: count))
-                    ])
+                    ]
+                    if first { steps.append((.syncStandbys, [])) }
+                    let r = try conn.run(steps)
                     guard applyRows(r[0]) else { return }
-                    handOver()
+                    if first { barrier = !(r.count == 2 ? r[1]?.text(0, 0) ?? "" : "").isEmpty }
+                    first = false
+                    if !barrier { handOver() }
                     if (r[0]?.count ?? 0) < count { break }
+                }
+                if barrier && !unflushed.isEmpty {
+                    _ = try conn.run([(.flush, [])])
+                    handOver()
                 }
                 return
             }

@@ -124,8 +124,9 @@ final class PostgresWorker: @unchecked Sendable {
     var lastReadToHead = SystemClock.monotonicNanoseconds()
     /// Whether `LISTEN` was refused (warned once until it succeeds).
     var listenFailed = false
-    /// Since when the thread is closing with commands in doubt (monotonic ns).
-    var closingSince: UInt64?
+    /// The close's deadline (`closeWaitNanos` after `beginClose`), also for the round trip in
+    /// flight then: shared with each connection (PGConnection.stopSignal).
+    let stopSignal = PGStopSignal()
     var failed = false
     /// Set when a transaction or read failed after what it applied was folded into `state`: the
     /// state is read again from the database up to this position (what the loop has) before it
@@ -170,6 +171,7 @@ final class PostgresWorker: @unchecked Sendable {
             throw StoreError(
                 .internal, "PostgreSQL store: eventfd failed: \(String(cString: strerror(errno)))")
         }
+        connection.stopSignal = stopSignal
         self.conn = connection
         self.conninfo = conninfo
         self.durability = durability
@@ -231,6 +233,9 @@ final class PostgresWorker: @unchecked Sendable {
     /// database) and stop.
     func beginClose() {
         lock.lock()
+        if !closing {
+            stopSignal.deadline = SystemClock.monotonicNanoseconds() + PostgresWorker.closeWaitNanos
+        }
         closing = true
         lock.unlock()
         ring(wake)
@@ -273,17 +278,25 @@ final class PostgresWorker: @unchecked Sendable {
                 idle(timeout: -1)
                 continue
             }
-            if conn == nil { reconnectIfDue() }
+            // Closing without a connection: only commands in doubt are worth one, and only
+            // until the close's deadline (a connect to a silent host waits its whole timeout).
+            if conn == nil && isClosing {
+                let now = SystemClock.monotonicNanoseconds()
+                let deadline = stopSignal.deadline
+                if inDoubt.isEmpty || now >= deadline {
+                    answerAll(.failure(unavailable))
+                    giveUpInDoubt()
+                    break
+                }
+                // The time left shared by the hosts (each gets its connect_timeout), 2 s at
+                // least: libpq's shortest.
+                let perHost = Int((deadline - now) / 1_000_000_000) / PGConnection.hosts(conninfo).count
+                if perHost >= 2 { reconnectIfDue(connectTimeout: perHost) }
+            } else if conn == nil {
+                reconnectIfDue()
+            }
             if conn == nil {
                 answerAll(.failure(unavailable))
-                if isClosing {
-                    let now = SystemClock.monotonicNanoseconds()
-                    if closingSince == nil { closingSince = now }
-                    if inDoubt.isEmpty || now - closingSince! >= PostgresWorker.closeWaitNanos {
-                        giveUpInDoubt()
-                        break
-                    }
-                }
                 let now = SystemClock.monotonicNanoseconds()
                 let wait = nextAttempt > now ? Int32(min((nextAttempt - now) / 1_000_000, 100)) + 1 : 1
                 idle(timeout: wait)

@@ -14,6 +14,11 @@ import XCTest
 @testable import StorePostgres
 
 final class PostgresStoreTests: XCTestCase {
+    /// What a test's session that holds a lock on purpose runs first: a store's session (as
+    /// PGConnection sets it up) would be ended by the server after 3 s idle in its transaction,
+    /// which a slow machine could reach before the test lets go.
+    static let held = "SET idle_in_transaction_session_timeout = 0; "
+
     override class func tearDown() {
         SharedCluster.destroy()
         super.tearDown()
@@ -347,7 +352,8 @@ final class PostgresStoreTests: XCTestCase {
         // Another writer takes the head's lock and appends more than a page of toggles of seven
         // (the store's own append statement, each event with its movie-after payload).
         let other = try PGConnection(db.conninfo, durability: .full)
-        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        _ = try other.execute(
+            PostgresStoreTests.held + "BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
         var state = a.stateCopy
         let count = PostgresSchema.page + 5
         var seqs: [Int64] = []
@@ -451,7 +457,8 @@ final class PostgresStoreTests: XCTestCase {
         // The earlier build: the row lock, its append (seq 12), its COMMIT not waiting for the
         // disk (as that build's appends do), sent once A's transaction waits for the row lock.
         let other = try PGConnection(db.conninfo, durability: .full)
-        _ = try other.execute("BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
+        _ = try other.execute(
+            PostgresStoreTests.held + "BEGIN; SELECT seq FROM swiped_head WHERE id = 1 FOR UPDATE")
         var state = a.stateCopy
         let event = try state.decide(MovieCommand(.toggleWatched(movie: "seven")))
         let movie = try XCTUnwrap(state.apply(event, seq: 12))
@@ -479,7 +486,8 @@ final class PostgresStoreTests: XCTestCase {
         nonisolated(unsafe) var lockFailure: (any Error)?  // read after `locked` is signalled
         let blockerThread = Thread {
             do {
-                _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+                _ = try blocker.execute(
+                    PostgresStoreTests.held + "BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
             } catch {
                 lockFailure = error
             }
@@ -537,7 +545,7 @@ final class PostgresStoreTests: XCTestCase {
         // the session flushes the WAL.
         let blocker = try PGConnection(db.conninfo, durability: .full)
         _ = try blocker.execute("SELECT pg_logical_emit_message(true, 'test', '')")
-        _ = try blocker.execute("BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
+        _ = try blocker.execute(PostgresStoreTests.held + "BEGIN; LOCK TABLE swiped_events IN EXCLUSIVE MODE")
         b.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         b.flush()
         XCTAssertEqual(try waitingLocks(db.name), "swiped_events", "B's append waits for the session")
@@ -692,6 +700,76 @@ final class PostgresStoreTests: XCTestCase {
         )
     }
 
+    /// Finding 2 of docs/postgres.md ("Faults, checked"): a store's session that holds the
+    /// appends' lock in a transaction and goes silent (its daemon cut off after its first round
+    /// trip) is ended by the server after `idleInTransactionSeconds`, which the store's session
+    /// sets, and another store's write goes through, before its own round trip's bound (5 s).
+    /// Without it the write waited for as long as the silent session lasted.
+    func testASessionThatWentSilentHoldingTheLockIsEndedAndWritesGoOn() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        let silent = try PGConnection(db.conninfo, durability: .full)
+        _ = try silent.execute("BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))")
+        let began = Date()
+        store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+        store.flush()
+        let c = store.collect(until: { !$0.commands.isEmpty }, seconds: 10)
+        XCTAssertEqual(try c.commands.first?.result.get().seq, 11)
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5)
+        XCTAssertThrowsError(try silent.execute("SELECT 1"), "the server ended the silent session")
+    }
+
+    /// A stop while the server does not answer (its session stopped with SIGSTOP, as a server
+    /// behind a silent partition: nothing answers, not even the cancel) ends within the 5 s
+    /// that a stop waits, the command in flight answered. It took the round trip's whole bound
+    /// (8 s), and then a reconnection, before; in the fault harness 12–22 s.
+    func testAStopWhileTheServerDoesNotAnswerEndsWithinFiveSeconds() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        let cluster = try SharedCluster.get()
+        let pid = try XCTUnwrap(
+            Int32(
+                try cluster.psql(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = '\(db.name)' AND application_name = 'swiped'",
+                    database: db.name)))
+        XCTAssertEqual(kill(pid, SIGSTOP), 0)
+        defer { kill(pid, SIGCONT) }
+        store.submit(MovieCommand(.toggleWatched(movie: "seven")), token: 1)
+        store.flush()
+        usleep(500_000)
+        let began = Date()
+        let c = store.close()
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5.5)
+        XCTAssertEqual(c.commands.map(\.token), [1])
+        XCTAssertNil(try? c.commands.first?.result.get(), "not ok")
+    }
+
+    /// Finding 3 of docs/postgres.md ("Faults, checked"): with several hosts, a first host that
+    /// accepts the connection and closes it (a proxy or port forward whose server is gone)
+    /// ended libpq's whole attempt, and the second host was never tried. The store connects
+    /// to the hosts one at a time.
+    func testAFirstHostThatAcceptsAndClosesIsPassedForTheNext() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        var template = Array("/tmp/swiped-pgclose.XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let listener = try AcceptAndClose(path: dir + "/.s.PGSQL.5432")
+        defer { listener.stop() }
+        let conninfo = "host=\(dir),\(cluster.socketDirectory) dbname=\(db.name) user=\(cluster.user)"
+        let store = try PostgresStore.open(conninfo: conninfo)
+        defer { store.close() }
+        XCTAssertGreaterThan(listener.accepted, 0, "the first host was tried")
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+        XCTAssertThrowsError(try PostgresStore.open(conninfo: "host=\(dir),\(dir) dbname=\(db.name)")) {
+            let e = $0 as? StoreError
+            XCTAssertEqual(e?.code, .unavailable)
+            XCTAssertTrue(e?.message.contains("closed the connection") ?? false, "\(String(describing: e))")
+        }
+    }
+
     func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
@@ -740,4 +818,54 @@ private final class Opened: @unchecked Sendable {
     var failures: [String] { lock.withLock { _failures } }
     func add(_ s: PostgresStore) { lock.withLock { _stores.append(s) } }
     func fail(_ f: String) { lock.withLock { _failures.append(f) } }
+}
+
+/// A Unix socket that accepts every connection and closes it at once.
+private final class AcceptAndClose: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    private var count = 0
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    var accepted: Int { lock.withLock { count } }
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            _ = path.utf8CString.withUnsafeBytes {
+                memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
+            }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else {
+            throw NSError(domain: "AcceptAndClose", code: Int(errno))
+        }
+        Thread { [self] in
+            while true {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&p, 1, 50)
+                if lock.withLock({ stopped }) { break }
+                guard p.revents != 0 else { continue }
+                let c = accept(fd, nil, nil)
+                if c >= 0 {
+                    lock.withLock { count += 1 }
+                    close(c)
+                }
+            }
+            done.signal()
+        }.start()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        done.wait()
+        close(fd)
+    }
 }
