@@ -129,7 +129,7 @@ public final class PostgresStore: Store {
         commands = CommandQueue(projecting: loaded.state, refusesAtSubmit: false)
         let every = max(1, snapshotEvery)
         worker = try PostgresWorker(
-            connection: conn, conninfo: conninfo, durability: durability, state: loaded.state,
+            connection: conn, conninfo: conninfo, logID: migrated.logID, durability: durability, state: loaded.state,
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
             snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),

@@ -20,6 +20,7 @@ extension PostgresWorker {
             return
         }
         backoffMillis = 50
+        guard let c = conn, servesTheSameLog(c) else { return }
         // A new session: its setup ran LISTEN.
         listening = true
         let since = downSince ?? "?"
@@ -31,6 +32,35 @@ extension PostgresWorker {
                     reason: "unreachable since \(since)"), status: nil)
         ])
         catchUp()
+    }
+
+    /// Whether the database still holds the log this store serves. While the connection was
+    /// away the log may have been replaced (`swiped import` after the tables were dropped, a
+    /// restore): its seqs are then another history's, and catching up would fold them onto
+    /// this state and show clients a mix under the old `hello` id. Stopping instead (as for a
+    /// head below what was applied) lets a restart serve the new log under its own id, which
+    /// clients see and start over from.
+    func servesTheSameLog(_ c: PGConnection) -> Bool {
+        let found: String?
+        do throws(PGFailure) {
+            found = try c.execute("SELECT log FROM swiped_identity WHERE id = 1").first?.rows.first?.first ?? nil
+        } catch {
+            switch error {
+            case .lost(let why):
+                lost(why)
+                return false
+            case .failed:
+                found = nil
+            }
+        }
+        guard found != logID else { return true }
+        fatal(
+            StoreError(
+                .storage,
+                "the database holds another log (\(found ?? "none: swiped_identity cannot be read")), not \(logID)"
+                    + " which this daemon serves: it was replaced (imported or restored) while the connection"
+                    + " was lost; stopping, so that a restart serves the new log"))
+        return false
     }
 
     /// The connection broke: drop it, tell the loop once, retry with backoff.

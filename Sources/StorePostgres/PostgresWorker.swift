@@ -79,6 +79,8 @@ final class PostgresWorker: @unchecked Sendable {
 
     // Owned by the worker thread.
     let conninfo: String
+    /// The id of the log this store serves (`swiped_identity`), checked on every reconnection.
+    let logID: String
     let durability: Durability
     let snapshotEvery: UInt64
     var conn: PGConnection?
@@ -153,7 +155,7 @@ final class PostgresWorker: @unchecked Sendable {
     let relistenNanos: UInt64
 
     init(
-        connection: PGConnection, conninfo: String, durability: Durability, state: MovieState,
+        connection: PGConnection, conninfo: String, logID: String, durability: Durability, state: MovieState,
         snapshotSeq: UInt64, snapshotEvery: UInt64, safetyNetMillis: Int32, relistenMillis: Int32,
         commitPath: any PGCommitPath
     ) throws(StoreError) {
@@ -174,6 +176,7 @@ final class PostgresWorker: @unchecked Sendable {
         connection.stopSignal = stopSignal
         self.conn = connection
         self.conninfo = conninfo
+        self.logID = logID
         self.durability = durability
         self.state = state
         handedOver = state.lastSeq

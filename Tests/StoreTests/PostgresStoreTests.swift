@@ -793,6 +793,34 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "seven")))?.fatal, true)
     }
 
+    /// A log replaced while the store's connection was away (as `swiped import` does after the
+    /// tables are dropped) is another history: the store stops on reconnection rather than
+    /// catching up from its old seq onto its old state.
+    func testALogReplacedWhileTheConnectionWasAwayStopsTheStore() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let store = try PostgresStore.open(conninfo: db.conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        let cluster = try SharedCluster.get()
+        _ = try cluster.psql(
+            """
+            UPDATE swiped_identity SET log = 'another';
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """, database: db.name)
+        var fatal: StoreError?
+        let deadline = Date().addingTimeInterval(10)
+        while fatal == nil && Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            fatal = store.completions().fatal
+        }
+        XCTAssertEqual(fatal?.fatal, true)
+        XCTAssertTrue(
+            fatal?.message.contains("holds another log (another)") ?? false, "\(String(describing: fatal))")
+        XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "seven")))?.fatal, true)
+    }
+
     /// Runs the store's loop until `done` holds (or `seconds` pass); the notes it reported.
     private func waitFor(
         _ store: PostgresStore, seconds: Double = 5, _ done: (PostgresStore) -> Bool
