@@ -9,13 +9,14 @@
 # Movie ids come from `swipectl list` on the socket the command line names (--socket), else
 # swipectl's own default. A socket-activated daemon may need a moment to start, but a shell
 # must never hang on Tab: the lookup gives up after 1 s (`timeout`), and then only the other
-# completions are offered.
+# completions are offered. Only the first 1,000 ids are offered (`--limit 1000`): a list of
+# 100,000 movies would not come within that second.
 
 _swipectl_movie_ids() {
     local -a socket=()
     [[ -n $1 ]] && socket=(--socket "$1")
     # `list` prints a header, then one movie a line, its id first (ids hold no white space).
-    timeout 1 swipectl "${socket[@]}" list 2>/dev/null | awk 'NR > 1 { print $1 }'
+    timeout 1 swipectl "${socket[@]}" list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
 _swipectl() {

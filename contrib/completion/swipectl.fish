@@ -6,7 +6,7 @@ function __swipectl_movie_ids
     set -l tokens (commandline -opc)
     set -l i (contains -i -- --socket $tokens)
     and set socket --socket $tokens[(math $i + 1)]
-    timeout 1 swipectl $socket list 2>/dev/null | awk 'NR > 1 { print $1 }'
+    timeout 1 swipectl $socket list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
 set -l commands list add toggle-watched toggle-friends remove restore watch history swipe tui replay call help
