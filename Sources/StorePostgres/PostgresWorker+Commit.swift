@@ -403,6 +403,7 @@ extension PostgresWorker {
             }
         }
         lastReadToHead = SystemClock.monotonicNanoseconds()
+        meters?.committed(nanoseconds: lastReadToHead &- commitBegan, events: d.accepted.count)
         handOver(
             d.accepted.map {
                 .applied($0.committed, $0.event, key: $0.attempt.job.command.key, token: $0.attempt.job.token)
