@@ -48,7 +48,18 @@ public struct LoopMetrics: Sendable {
     /// A request of op `op` (its `metricsIndex`) was answered after `nanoseconds`.
     @inlinable @inline(__always)
     public mutating func answered(op: Int, _ requestClass: RequestClass, nanoseconds: UInt64) {
-        requests[op] &+= 1
+        counted(op: op)
+        timed(requestClass, nanoseconds: nanoseconds)
+    }
+
+    /// A request of op `op` (its `metricsIndex`) was answered; its time is counted apart
+    /// (`timed`), by whoever knows it: the session at once, the manager after a commit.
+    @inlinable @inline(__always)
+    public mutating func counted(op: Int) { requests[op] &+= 1 }
+
+    /// A request of class `requestClass` took `nanoseconds`, request to reply.
+    @inlinable @inline(__always)
+    public mutating func timed(_ requestClass: RequestClass, nanoseconds: UInt64) {
         switch requestClass {
         case .drag: drag.record(nanoseconds)
         case .read: read.record(nanoseconds)

@@ -2,9 +2,11 @@
 // descriptors, the sd-event sources and the store, and turns each action into system calls.
 // Bytes for the peer are not actions: they accumulate in the Session's output
 // (`Session.pendingOutput`), which the manager writes whenever it is not empty.
+import Metrics
 import Movies
 import StoreCore
 import SwipeEngine
+import Wire
 
 public enum SessionAction: Equatable, Sendable {
     /// Hand `command` to the store; answer with `Session.commandAnswered(ticket, …)`. `op` is
@@ -29,6 +31,8 @@ public enum SessionAction: Equatable, Sendable {
     /// `peers`: this connection watches (or no longer does); answer with
     /// `Session.peersAnswered(ticket, …)` listing every sharing connection.
     case peers(ticket: UInt64, watch: Bool)
+    /// `status`: answer with `Session.statusAnswered(ticket, …)`, the daemon's figures now.
+    case status(ticket: UInt64)
 }
 
 /// The timers a Session may ask for.
@@ -84,6 +88,15 @@ public struct SessionActions: Sendable {
     /// is written with the event so that a commit whose answer a broken connection lost can be
     /// found again, which needs a number unique beyond this process's life.
     private var nextTicket: UInt64 = 1
+    /// The requests answered and failed, counted where they are decided (`status`,
+    /// `/metrics`): the manager lends this one sink to every session, so the counters are the
+    /// daemon's, and counting is an array increment with no action appended. A request that
+    /// submits a command is timed by the manager, from the request's wake-up to its outcome's
+    /// (the mutation class); every other one is answered in the wake-up that read it (0 at the
+    /// loop's one clock reading per wake-up).
+    public var metrics = LoopMetrics()
+    /// Commands submitted so far: whether handling a request submitted one.
+    var submitted: UInt64 = 0
 
     public init() {}
 
@@ -96,6 +109,15 @@ public struct SessionActions: Sendable {
 
     @inline(__always)
     mutating func append(_ action: consuming SessionAction) { actions.append(action) }
+
+    /// A request of `kind` was handled; `submitted` says whether it handed the store a command
+    /// (then the manager times it when the outcome comes back).
+    @inline(__always)
+    mutating func handled(_ kind: OpSpec.Kind, submitted: Bool) {
+        metrics.counted(op: kind.metricsIndex)
+        // `undo` may wait behind another change and submit later: the manager times it then.
+        if !submitted && kind != .undo { metrics.timed(kind == .drag ? .drag : .read, nanoseconds: 0) }
+    }
 
     public var isEmpty: Bool { actions.isEmpty }
 

@@ -36,6 +36,7 @@ extension OpSpec.Kind {
         case .recording: 23
         case .share: 24
         case .peers: 25
+        case .status: 26
         }
     }
 
