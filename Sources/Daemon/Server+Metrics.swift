@@ -25,14 +25,15 @@ protocol StoreFigures: Store {
     var storeKind: MetricsSnapshot.StoreKind { get }
     /// The seq of the snapshot the store loaded at start (0: none).
     var loadedSnapshotSeq: UInt64 { get }
-    func location(_ config: Config) -> MetricsSnapshot.Store.Location
+    /// `meters`: the ones the store was opened with (PostgreSQL's last read is in them).
+    func location(_ config: Config, meters: CommitMeters) -> MetricsSnapshot.Store.Location
 }
 
 extension SQLiteStore: StoreFigures {
     var storeKind: MetricsSnapshot.StoreKind { .sqlite }
     var loadedSnapshotSeq: UInt64 { startup.snapshotSeq }
 
-    func location(_ config: Config) -> MetricsSnapshot.Store.Location {
+    func location(_ config: Config, meters: CommitMeters) -> MetricsSnapshot.Store.Location {
         // The WAL holds what is not yet checkpointed: it is part of the log's size on disk.
         .sqlite(path: path, bytes: Self.fileSize(path) + Self.fileSize(path + "-wal"))
     }
@@ -47,9 +48,14 @@ extension PostgresStore: StoreFigures {
     var storeKind: MetricsSnapshot.StoreKind { .postgres }
     var loadedSnapshotSeq: UInt64 { startup.snapshotSeq }
 
-    func location(_ config: Config) -> MetricsSnapshot.Store.Location {
+    func location(_ config: Config, meters: CommitMeters) -> MetricsSnapshot.Store.Location {
         let target = PostgresTarget(conninfo: config.postgres ?? "", environment: Self.environment)
-        return .postgres(host: target.host, port: target.port, database: target.database, lastReadSeconds: nil)
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        return .postgres(
+            host: target.host, port: target.port, database: target.database,
+            lastReadSeconds: meters.secondsSinceReadToHead(now: now))
     }
 
     static var environment: (String) -> String? { { getenv($0).map { String(cString: $0) } } }
@@ -193,7 +199,7 @@ extension Server {
             latestSeq: self.store.latestSeq,
             // Seqs start at 1 and have no gaps: the latest is the count.
             events: self.store.latestSeq,
-            snapshotSeq: self.store.loadedSnapshotSeq, location: self.store.location(config))
+            snapshotSeq: self.store.loadedSnapshotSeq, location: self.store.location(config, meters: commitMeters))
         return MetricsSnapshot.daemon(
             loop: sink.metrics, commits: commitMeters, connections: counts, store: store, config: config,
             maxClients: maxClients, fileLimit: files.soft, startedMicroseconds: startedMicroseconds,

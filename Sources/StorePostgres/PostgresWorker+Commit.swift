@@ -358,6 +358,7 @@ extension PostgresWorker {
             return emit(d.answered.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
         }
         lastReadToHead = SystemClock.monotonicNanoseconds()
+        meters?.readToHead(at: lastReadToHead)
         handOver(d.answers)
     }
 
@@ -403,6 +404,7 @@ extension PostgresWorker {
             }
         }
         lastReadToHead = SystemClock.monotonicNanoseconds()
+        meters?.readToHead(at: lastReadToHead)
         meters?.committed(nanoseconds: lastReadToHead &- commitBegan, events: d.accepted.count)
         handOver(
             d.accepted.map {

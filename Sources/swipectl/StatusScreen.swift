@@ -1,7 +1,7 @@
 // `swipectl status`: the daemon's `status` reply as one screen, as `systemctl status` or
 // `redis-cli info` show theirs, and the exit status that makes it a health check. Pure: the
-// reply's JSON in, the text and the status out (the command that sends the op and prints this
-// is wired in with the op itself, issue 31 part 2).
+// reply's JSON in, the text and the status out (StatusCommand.swift sends the op and prints
+// this).
 //
 // Exit status: 0 healthy; 1 degraded (the store unavailable or reconnecting); 3 the daemon
 // cannot be reached (the caller's, as for every command); 4 the daemon answered, but not with a

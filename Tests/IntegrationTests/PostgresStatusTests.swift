@@ -35,6 +35,11 @@ final class PostgresStatusTests: PostgresTestCase {
         XCTAssertEqual(s["database"] as? String, cluster.database)
         XCTAssertEqual(try swipectlStatus(socket).status, .exited(0))
         XCTAssertEqual(try HTTPProbe.get(port: port, "/health").status, 200)
+        // The safety net reads the log to its head every second: the last read is recent.
+        let lastRead = try poll(until: .seconds(10), "a read of the log to its head") {
+            double(try store(socket)["lastRead"])
+        }
+        XCTAssertLessThan(lastRead, 5)
 
         try cluster.stopImmediate()
         // The daemon notices at its next write (or its safety-net read).
