@@ -235,7 +235,8 @@ public struct MetricsAddress: Equatable, Sendable, CustomStringConvertible {
         let host: Substring
         let port: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":")
+            else {
                 return nil
             }
             host = text[text.index(after: text.startIndex)..<close]

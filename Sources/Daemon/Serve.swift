@@ -18,7 +18,8 @@ public func serve(config: Config, journal: Journal) -> Int32 {
     let server: Server<SQLiteStore>
     do {
         server = try Server(config: config, journal: journal) { config, meters throws(StoreError) in
-            try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability, meters: meters)
+            try SQLiteStore.open(
+                directory: config.stateDirectory, durability: config.durability, meters: meters)
         }
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])

@@ -116,7 +116,7 @@ public struct SessionActions: Sendable {
     mutating func handled(_ kind: OpSpec.Kind, submitted: Bool) {
         metrics.counted(op: kind.metricsIndex)
         // `undo` may wait behind another change and submit later: the manager times it then.
-        if !submitted && kind != .undo { metrics.timed(kind == .drag ? .drag : .read, nanoseconds: 0) }
+        if !submitted && kind != .undo { metrics.timedAtOnce(kind == .drag ? .drag : .read) }
     }
 
     public var isEmpty: Bool { actions.isEmpty }

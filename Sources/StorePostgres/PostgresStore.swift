@@ -99,7 +99,8 @@ public final class PostgresStore: Store {
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
-            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath, meters: nil)
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath,
+            meters: nil)
     }
 
     private init(

@@ -36,7 +36,8 @@ final class DaemonStatusTests: XCTestCase {
         XCTAssertEqual(try refused.readJSON()["reason"] as? String, "too-many-clients")
 
         for i in 0..<20 {
-            XCTAssertEqual(try writer.request(["op": "toggle-watched", "movie": "matrix", "id": i])["ok"] as? Bool, true)
+            XCTAssertEqual(
+                try writer.request(["op": "toggle-watched", "movie": "matrix", "id": i])["ok"] as? Bool, true)
         }
         XCTAssertEqual(try writer.errorCode(#"{"op":"nope"}"#), "unknown-op")
         var s = try status(writer)
@@ -83,7 +84,9 @@ final class DaemonStatusTests: XCTestCase {
         var more = 0
         _ = try poll(until: .seconds(60), "the lazy subscriber to be dropped") { () throws -> Bool? in
             for i in 0..<50 {
-                try writer.send(json: ["op": "toggle-watched-with-friends", "movie": "seven", "id": 1000 + more + i])
+                try writer.send(json: [
+                    "op": "toggle-watched-with-friends", "movie": "seven", "id": 1000 + more + i,
+                ])
             }
             for _ in 0..<50 { _ = try writer.readReply() }
             more += 50
@@ -101,21 +104,28 @@ final class DaemonStatusTests: XCTestCase {
     func testSwipectlStatusPrintsAScreenAndExitsByTheStoresHealth() throws {
         let daemon = try SwipedDaemon(prefix: "swiped-st")
         let result = try Subprocess.run(
-            try Binaries.swipectl, ["--socket", daemon.socketPath, "status"], environment: ["SWIPED_SOCKET": nil])
+            try Binaries.swipectl, ["--socket", daemon.socketPath, "status"],
+            environment: ["SWIPED_SOCKET": nil])
         XCTAssertEqual(result.status, .exited(0), result.standardError)
-        XCTAssertTrue(result.standardOutput.hasPrefix("● swiped 0.1.0 (protocol 1), pid \(daemon.pid): healthy\n"), result.standardOutput)
-        XCTAssertTrue(result.standardOutput.contains("\n  Store:    sqlite, ok since "), result.standardOutput)
+        XCTAssertTrue(
+            result.standardOutput.hasPrefix("● swiped 0.1.0 (protocol 1), pid \(daemon.pid): healthy\n"),
+            result.standardOutput)
+        XCTAssertTrue(
+            result.standardOutput.contains("\n  Store:    sqlite, ok since "), result.standardOutput)
         let json = try Subprocess.run(
             try Binaries.swipectl, ["--socket", daemon.socketPath, "--json", "status"],
             environment: ["SWIPED_SOCKET": nil])
         XCTAssertEqual(json.status, .exited(0), json.standardError)
         let reply = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
-        XCTAssertEqual((reply["status"] as? [String: Any])?["store"].flatMap { ($0 as? [String: Any])?["state"] } as? String, "ok")
+        XCTAssertEqual(
+            (reply["status"] as? [String: Any])?["store"].flatMap { ($0 as? [String: Any])?["state"] }
+                as? String, "ok")
         XCTAssertEqual(try daemon.stop(), .exited(0), daemon.process.standardError)
         // Nobody there: 3.
         let gone = try Subprocess.run(
-            try Binaries.swipectl, ["--socket", daemon.socketPath, "status"], environment: ["SWIPED_SOCKET": nil])
+            try Binaries.swipectl, ["--socket", daemon.socketPath, "status"],
+            environment: ["SWIPED_SOCKET": nil])
         XCTAssertEqual(gone.status, .exited(3), gone.standardError)
     }
 
@@ -132,7 +142,8 @@ final class DaemonStatusTests: XCTestCase {
         XCTAssertEqual(head.body, "")
         // A head past 8 KiB: 431.
         let big = try HTTPProbe(port: port)
-        try big.send("GET /metrics HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 9000) + "\r\n\r\n")
+        try big.send(
+            "GET /metrics HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 9000) + "\r\n\r\n")
         XCTAssertEqual(HTTPProbe.parse(try big.readAll()).status, 431)
 
         // 100 at once, none sending: 4 are served (they wait for their heads), the others get
@@ -177,7 +188,8 @@ final class DaemonStatusTests: XCTestCase {
             "--socket", dir.file("s.sock"), "--state", dir.file("state"), "--metrics", "127.0.0.1:\(port)",
         ])
         XCTAssertEqual(second.status, .exited(1), second.standardError)
-        XCTAssertTrue(second.standardError.contains("--metrics 127.0.0.1:\(port): bind"), second.standardError)
+        XCTAssertTrue(
+            second.standardError.contains("--metrics 127.0.0.1:\(port): bind"), second.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("state")), "the store was opened")
         XCTAssertEqual(try first.stop(), .exited(0), first.process.standardError)
     }

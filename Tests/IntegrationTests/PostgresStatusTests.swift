@@ -21,7 +21,8 @@ final class PostgresStatusTests: PostgresTestCase {
     }
 
     func swipectlStatus(_ socket: String) throws -> Subprocess.Result {
-        try Subprocess.run(try Binaries.swipectl, ["--socket", socket, "status"], environment: ["SWIPED_SOCKET": nil])
+        try Subprocess.run(
+            try Binaries.swipectl, ["--socket", socket, "status"], environment: ["SWIPED_SOCKET": nil])
     }
 
     func testTheStoreIsUnavailableWhilePostgreSQLIsStoppedAndOkAgainAfter() throws {
@@ -54,7 +55,8 @@ final class PostgresStatusTests: PostgresTestCase {
         let degraded = try swipectlStatus(socket)
         XCTAssertEqual(degraded.status, .exited(1), degraded.standardError)
         XCTAssertTrue(
-            degraded.standardOutput.contains(": degraded, the store is unavailable\n"), degraded.standardOutput)
+            degraded.standardOutput.contains(": degraded, the store is unavailable\n"),
+            degraded.standardOutput)
         let health = try HTTPProbe.get(port: port, "/health")
         XCTAssertEqual(health.status, 503)
         XCTAssertEqual(health.body, "the store is unavailable: writes fail until it is back\n")

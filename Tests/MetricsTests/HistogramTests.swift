@@ -100,6 +100,19 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(m.mutation.snapshot().sum, 2_000_000)
         XCTAssertEqual(m.read.snapshot().count, 1)
     }
+
+    func testATimeOfZeroCountsInTheFirstBucketAsRecordingZeroDoes() {
+        var m = LoopMetrics()
+        var reference = Histogram(.latency)
+        for requestClass in RequestClass.allCases { m.timedAtOnce(requestClass) }
+        m.timedAtOnce(.read)
+        reference.record(0)
+        reference.record(0)
+        XCTAssertEqual(m.read.snapshot(), reference.snapshot())
+        XCTAssertEqual(m.drag.snapshot().counts.first, 1)
+        XCTAssertEqual(m.mutation.snapshot().count, 1)
+        XCTAssertEqual(m.requests(0), 0, "timing is not counting")
+    }
 }
 
 final class CommitMetersTests: XCTestCase {

@@ -115,7 +115,8 @@ final class SessionHarness {
         while !statusAsked.isEmpty {
             let ticket = statusAsked.removeFirst()
             store.withState {
-                session.statusAnswered(ticket, MetricsSample.snapshot(), detail: session.config.mayWrite, $0, &sink)
+                session.statusAnswered(
+                    ticket, MetricsSample.snapshot(), detail: session.config.mayWrite, $0, &sink)
             }
             sink.drain { carryOut($0) }
         }

@@ -24,7 +24,10 @@ final class SessionStatusTests: XCTestCase {
         h.perform()
         let replies = h.read()
         XCTAssertEqual(replies.count, 2)
-        XCTAssertTrue(replies[0].hasPrefix(#"{"id":9,"ok":true,"status":{"server":{"version":"0.1.0","protocol":1,"pid":4242,"#), replies[0])
+        XCTAssertTrue(
+            replies[0].hasPrefix(
+                #"{"id":9,"ok":true,"status":{"server":{"version":"0.1.0","protocol":1,"pid":4242,"#),
+            replies[0])
         XCTAssertEqual(replies[1], #"{"id":10,"ok":true}"#)
     }
 

@@ -54,7 +54,9 @@ final class HTTPProbe {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
             offset += n
@@ -80,7 +82,9 @@ final class HTTPProbe {
     }
 
     /// `GET path`: the status code and the body.
-    static func get(port: UInt16, _ path: String, method: String = "GET") throws -> (status: Int, body: String) {
+    static func get(port: UInt16, _ path: String, method: String = "GET") throws -> (
+        status: Int, body: String
+    ) {
         let probe = try HTTPProbe(port: port)
         try probe.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         return parse(try probe.readAll())
