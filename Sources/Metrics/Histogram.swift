@@ -18,11 +18,6 @@ public struct Histogram: Sendable {
         sum &+= value
     }
 
-    /// `record(0)` without finding the bucket: 0 is always in the first, and adds nothing to
-    /// the sum (most requests are answered in the wake-up that read them, which counts 0).
-    @inlinable @inline(__always)
-    public mutating func recordZero() { counts[0] &+= 1 }
-
     /// A copy of the counts, for `status` and `/metrics` (allocates: never on a hot path).
     public func snapshot() -> HistogramSnapshot {
         HistogramSnapshot(layout: layout, counts: (0..<layout.count).map { counts[$0] }, sum: sum)

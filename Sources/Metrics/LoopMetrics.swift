@@ -36,6 +36,9 @@ public struct LoopMetrics: Sendable {
     public var mutation = Histogram(.latency)
     /// One change sent to every subscriber: from the store's completion to the last write.
     public var fanout = Histogram(.latency)
+    /// Commands handed to the store by requests: the requests not among them were answered in
+    /// the wake-up that read them (Wire's `latencySnapshots` counts them in the first bucket).
+    public var submitted: UInt64 = 0
     /// Connections refused with `too-many-clients`, and dropped as `slow-consumer`.
     public var refused: UInt64 = 0
     public var dropped: UInt64 = 0
@@ -64,17 +67,6 @@ public struct LoopMetrics: Sendable {
         case .drag: drag.record(nanoseconds)
         case .read: read.record(nanoseconds)
         case .mutation: mutation.record(nanoseconds)
-        }
-    }
-
-    /// A request of class `requestClass` was answered in the wake-up that read it: 0 at the
-    /// loop's one clock reading per wake-up (`timed(_:nanoseconds: 0)`, a few instructions less).
-    @inlinable @inline(__always)
-    public mutating func timedAtOnce(_ requestClass: RequestClass) {
-        switch requestClass {
-        case .drag: drag.recordZero()
-        case .read: read.recordZero()
-        case .mutation: mutation.recordZero()
         }
     }
 

@@ -29,15 +29,10 @@ extension Session {
         _ request: Request, id: [UInt8]?, op: String, _ state: borrowing MovieState,
         _ sink: inout SessionActions
     ) {
-        let submittedBefore = sink.submitted
-        dispatch(request, id: id, op: op, state, &sink)
-        sink.handled(request.kind, submitted: sink.submitted != submittedBefore)
-    }
-
-    private func dispatch(
-        _ request: Request, id: [UInt8]?, op: String, _ state: borrowing MovieState,
-        _ sink: inout SessionActions
-    ) {
+        // Counted, not timed: a request that hands the store no command is answered in the
+        // wake-up that read it (0 at the loop's one clock reading per wake-up), so its time is
+        // known from the counts (LoopMetrics' `submitted`, Wire's `latencySnapshots`).
+        sink.metrics.counted(op: request.kind.metricsIndex)
         switch request {
         case .ping:
             replies.send { Encode.ok(&$0, id: id) }
@@ -133,7 +128,7 @@ extension Session {
         _ command: consuming MovieCommand, _ reply: consuming CommandReply, _ sink: inout SessionActions
     ) {
         let ticket = sink.takeTicket()
-        sink.submitted &+= 1
+        sink.metrics.submitted &+= 1
         let op = reply.op
         replies.park(.command(ticket: ticket, reply))
         sink.append(.submit(ticket: ticket, op: op, command))

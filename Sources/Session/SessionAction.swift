@@ -6,7 +6,6 @@ import Metrics
 import Movies
 import StoreCore
 import SwipeEngine
-import Wire
 
 public enum SessionAction: Equatable, Sendable {
     /// Hand `command` to the store; answer with `Session.commandAnswered(ticket, …)`. `op` is
@@ -88,15 +87,12 @@ public struct SessionActions: Sendable {
     /// is written with the event so that a commit whose answer a broken connection lost can be
     /// found again, which needs a number unique beyond this process's life.
     private var nextTicket: UInt64 = 1
-    /// The requests answered and failed, counted where they are decided (`status`,
+    /// The requests handled and failed, counted where they are decided (`status`,
     /// `/metrics`): the manager lends this one sink to every session, so the counters are the
     /// daemon's, and counting is an array increment with no action appended. A request that
     /// submits a command is timed by the manager, from the request's wake-up to its outcome's
-    /// (the mutation class); every other one is answered in the wake-up that read it (0 at the
-    /// loop's one clock reading per wake-up).
+    /// (the mutation class); every other one is answered in the wake-up that read it.
     public var metrics = LoopMetrics()
-    /// Commands submitted so far: whether handling a request submitted one.
-    var submitted: UInt64 = 0
 
     public init() {}
 
@@ -109,15 +105,6 @@ public struct SessionActions: Sendable {
 
     @inline(__always)
     mutating func append(_ action: consuming SessionAction) { actions.append(action) }
-
-    /// A request of `kind` was handled; `submitted` says whether it handed the store a command
-    /// (then the manager times it when the outcome comes back).
-    @inline(__always)
-    mutating func handled(_ kind: OpSpec.Kind, submitted: Bool) {
-        metrics.counted(op: kind.metricsIndex)
-        // `undo` may wait behind another change and submit later: the manager times it then.
-        if !submitted && kind != .undo { metrics.timedAtOnce(kind == .drag ? .drag : .read) }
-    }
 
     public var isEmpty: Bool { actions.isEmpty }
 
