@@ -98,8 +98,9 @@ test: deps-test
 	@$(MAKE) --no-print-directory test-web
 
 # Prometheus (issue 31): promtool and a real Prometheus server on the golden exposition
-# (Tests/metrics/sample.prom, the encoder's output that MetricsTests checks), through the helpers
-# that the daemon's metrics listener is tested with (Tests/metrics/prometheus.py).
+# (Tests/metrics/sample.prom, the encoder's output that MetricsTests checks), then on the daemon's
+# own metrics listener (the debug build's swiped --metrics, or $SWIPED_BUILD_DIR's): promtool
+# checks a scrape, Prometheus scrapes it and counts its clients (Tests/metrics/prometheus.py).
 test-metrics:
 	$(PYTHON) -m unittest -v Tests/metrics/test_prometheus.py
 

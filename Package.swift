@@ -4,18 +4,18 @@
 // Imports point one way: each module imports only modules above it in this list.
 //   SwipeEngine    the gesture, pure
 //   Movies         <- SwipeEngine
-//   EventLog       <- CSQLite
-//   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
+//   EventLog       <- CSQLite, Metrics (the writer thread's CommitMeters)
+//   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   HTTPScrape     the standard library only: the metrics listener's HTTP/1.1 requests, bounded,
 //                  as a state machine (bytes in, a decision out)
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   StoreCore      <- Movies: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
-//   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim): `SQLiteStore`
-//   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ: `PostgresStore`
-//   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine: one connection, pure
+//   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim), Metrics: `SQLiteStore`
+//   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ, Metrics: `PostgresStore`
+//   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine, Metrics: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
 //                     SwipeEngine, Metrics, HTTPScrape, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
@@ -70,22 +70,22 @@ let package = Package(
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
-        .target(name: "EventLog", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "EventLog", dependencies: ["CSQLite", "Metrics"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
         .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"], swiftSettings: hotPath),
         .target(name: "StoreCore", dependencies: ["Movies"], swiftSettings: hotPath),
         .target(
-            name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore"],
+            name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore", "Metrics"],
             swiftSettings: hotPath),
 
         // I/O.
         .target(
-            name: "StoreSQLite", dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite"],
+            name: "StoreSQLite", dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics"],
             swiftSettings: hotPath),
         .target(
-            name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ"],
+            name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics"],
             swiftSettings: hotPath),
         .target(name: "Daemon",
                 dependencies: ["SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",

@@ -34,6 +34,9 @@ public struct Config: Equatable, Sendable {
     /// request's outcome: those are `debug` (the event log already holds every change; one journal entry
     /// per change would cost journald more CPU than the change itself, BENCHMARKS.md).
     public var logLevel: Priority = .info
+    /// `--metrics ADDRESS:PORT`: serve `/metrics` and `/health` over HTTP on a TCP socket the
+    /// daemon binds itself (a socket systemd passes as `metrics` is used instead, if any).
+    public var metrics: MetricsAddress?
 
     public static let usage = """
         Usage: swiped [OPTIONS]
@@ -77,6 +80,10 @@ public struct Config: Equatable, Sendable {
                                  emerg, alert, crit, err, warning, notice, info (default)
                                  or debug, or 0-7; debug adds one entry per request
                                  outcome (a change, a refusal)
+          --metrics ADDRESS:PORT serve Prometheus metrics (GET /metrics) and a health check
+                                 (GET /health) over HTTP on this TCP address, e.g.
+                                 127.0.0.1:9464 or [::1]:9464 (default: none, unless
+                                 systemd passes a socket named metrics)
           --help                 print this text
           --version              print the version
 
@@ -171,6 +178,12 @@ public struct Config: Equatable, Sendable {
                     )
                 }
                 config.logLevel = level
+            case "--metrics":
+                guard let v = value(), let address = MetricsAddress(v) else {
+                    return .usageError(
+                        "--metrics needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
+                }
+                config.metrics = address
             default:
                 return .usageError("unknown option '\(arguments[index])'")
             }
@@ -209,4 +222,39 @@ public struct Config: Equatable, Sendable {
     private static func firstPath(_ list: String) -> String {
         String(list.split(separator: ":", omittingEmptySubsequences: true).first ?? Substring(list))
     }
+}
+
+/// `--metrics`: a numeric IPv4 or IPv6 address and a port (no host names: nothing is looked up
+/// at start).
+public struct MetricsAddress: Equatable, Sendable, CustomStringConvertible {
+    public let host: String
+    public let port: UInt16
+    public let isIPv6: Bool
+
+    /// `127.0.0.1:9464`, `[::1]:9464`; nil when it is not that.
+    public init?(_ text: String) {
+        let host: Substring
+        let port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":")
+            else {
+                return nil
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+            isIPv6 = true
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+            isIPv6 = false
+        }
+        guard let number = UInt16(port), number > 0 else { return nil }
+        var buffer = in6_addr()
+        guard inet_pton(isIPv6 ? AF_INET6 : AF_INET, String(host), &buffer) == 1 else { return nil }
+        self.host = String(host)
+        self.port = number
+    }
+
+    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -37,7 +37,7 @@ extension MetricsSnapshot {
                 recorders: connections.recorders, writers: connections.writers, refused: loop.refused,
                 dropped: loop.dropped),
             requests: loop.requestCounts, errors: loop.errorCounts,
-            latency: [loop.drag.snapshot(), loop.read.snapshot(), loop.mutation.snapshot()],
+            latency: loop.latencySnapshots,
             fanout: loop.fanout.snapshot(), commitDuration: commits.duration.snapshot(),
             eventsPerCommit: commits.events.snapshot(),
             process: Process(

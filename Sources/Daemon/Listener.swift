@@ -70,15 +70,8 @@ public struct Listener {
             fd: fd, origin: "systemd (socket activation): \(Listener.localPath(fd) ?? "?")", boundPath: nil)
         if let m = selection.metricsIndex {
             try Listener.prepare(fds[m])
+            // The manager serves /metrics and /health on it (Server+Metrics.swift).
             listener.metricsFD = fds[m]
-            // Part 2 of issue 31 serves /metrics and /health on it; until then it is held, so
-            // that a scrape waits in its backlog rather than starting the service again.
-            notes.append(
-                (
-                    .info,
-                    "metrics socket passed by systemd, held unused (this swiped does not serve it yet)",
-                    [("FD", "\(fds[m])"), ("ADDRESS", Listener.localAddress(fds[m]) ?? "?")]
-                ))
         }
         listener.passedNotes = notes
         return listener

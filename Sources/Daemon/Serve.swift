@@ -18,8 +18,9 @@ public func serve(config: Config, journal: Journal) -> Int32 {
     }
     let server: Server<SQLiteStore>
     do {
-        server = try Server(config: config, journal: journal) { config throws(StoreError) in
-            try SQLiteStore.open(directory: config.stateDirectory, durability: config.durability)
+        server = try Server(config: config, journal: journal) { config, meters throws(StoreError) in
+            try SQLiteStore.open(
+                directory: config.stateDirectory, durability: config.durability, meters: meters)
         }
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])
@@ -33,8 +34,8 @@ public func serve(config: Config, journal: Journal) -> Int32 {
 private func servePostgres(config: Config, conninfo: String, journal: Journal) -> Int32 {
     let server: Server<PostgresStore>
     do {
-        server = try Server(config: config, journal: journal) { config throws(StoreError) in
-            try PostgresStore.open(conninfo: conninfo, durability: config.durability)
+        server = try Server(config: config, journal: journal) { config, meters throws(StoreError) in
+            try PostgresStore.open(conninfo: conninfo, durability: config.durability, meters: meters)
         }
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])

@@ -112,6 +112,7 @@ extension Server {
             return
         }
         connections[client] = connection
+        sink.metrics.connected(connections.count)
         journal.log(
             .info, "client connected",
             [
@@ -124,6 +125,7 @@ extension Server {
 
     /// Says why in a `bye` (best effort: the socket is new and its buffer empty) and closes.
     private func refuse(_ fd: Int32, client: UInt64, peer: Peer, reason: ByeReason) {
+        if reason == .tooManyClients { sink.metrics.refused &+= 1 }
         var line = JSONWriter()
         Encode.bye(&line, reason: reason)
         let written = line.bytes.withUnsafeBytes { bytes -> String? in
@@ -281,6 +283,7 @@ extension Server {
         case refused(ticket: UInt64, WireError)
         case timerFired(SessionTimer)
         case peers(ticket: UInt64, watch: Bool)
+        case status(ticket: UInt64)
     }
 
     /// Carries out the actions in the sink (all `c`'s, in order), then feeds `c`'s session the
@@ -318,6 +321,8 @@ extension Server {
                     peerRowsChanged(c)
                 case .peers(let ticket, let watch):
                     facts.append(.peers(ticket: ticket, watch: watch))
+                case .status(let ticket):
+                    facts.append(.status(ticket: ticket))
                 }
             }
             if facts.count - start > 1 { facts[start...].reverse() }
@@ -337,6 +342,8 @@ extension Server {
             store.withState { c.session.timerFired(timer, $0, &sink) }
         case .peers(let ticket, let watch):
             answerPeers(c, ticket: ticket, watch: watch)
+        case .status(let ticket):
+            answerStatus(c, ticket: ticket)
         }
     }
 
@@ -353,7 +360,8 @@ extension Server {
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
             return .refused(ticket: ticket, error)
         }
-        pending[ticket] = Pending(client: c.client, what: .command(op: op, movie: command.movieID))
+        pending[ticket] = Pending(
+            client: c.client, what: .command(op: op, movie: command.movieID), since: c.session.clock)
         store.submit(command, token: ticket)
         storeTouched = true
         return nil

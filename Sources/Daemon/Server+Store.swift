@@ -19,6 +19,7 @@ extension Server {
             store.flush()
             deliver(store.completions())
         }
+        if fanOutFrom != nil { endFanOut() }
     }
 
     /// The store's eventfd: a commit finished, a read was answered.
@@ -35,12 +36,16 @@ extension Server {
             journal.log(note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
             markStatusDirty()
         }
+        if !batch.notes.isEmpty { noteStoreState() }
+        // One reading of the loop's time for the batch: the wake-up's, as every request got.
+        let now = batch.commands.isEmpty ? 0 : loop.now
         var touched: [Connection] = []
         for outcome in batch.commands {
             guard let waiting = pending.removeValue(forKey: outcome.token) else {
                 preconditionFailure("the store answered command \(outcome.token), which nobody asked")
             }
             log(outcome, waiting)
+            count(outcome, waiting, now: now)
             guard let c = connections[waiting.client] else { continue }
             let result = outcome.result.mapError(WireError.init)
             round(c) { session, state, sink in session.commandAnswered(outcome.token, result, state, &sink) }
@@ -127,11 +132,22 @@ extension Server {
         }
     }
 
+    /// A command's outcome in the counters: its time, request to outcome (the commit included),
+    /// and its error code if it failed. Its request was counted by the session that read it.
+    @inline(__always)
+    private func count(_ outcome: CommandResult, _ waiting: Pending, now: UInt64) {
+        sink.metrics.timed(.mutation, nanoseconds: (now > waiting.since ? now &- waiting.since : 0) &* 1000)
+        if case .failure(let error) = outcome.result {
+            sink.metrics.failed(code: WireError(error).code.metricsIndex)
+        }
+    }
+
     /// Live events: each worded once, for the subscribers it is due to; then the rows showing
     /// its movie re-render (the caller writes everything out).
     /// Returns the connections whose rows re-rendered.
     private func fanOut(_ events: [CommittedEvent]) -> [Connection] {
         var rowsChanged: [Connection] = []
+        if !subscribers.isEmpty { beginFanOut() }
         for event in events {
             var line: JSONWriter?
             for c in subscribers.values where c.session.wantsLiveEvent(seq: event.seq) {
@@ -151,6 +167,8 @@ extension Server {
                     round(c) { session, _, sink in
                         session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
                     }
+                    // Told `bye` for it: the subscription ends, so this counts it once.
+                    if case .sayingBye(.slowConsumer) = c.session.lifecycle { sink.metrics.dropped &+= 1 }
                 }
             }
         }

@@ -4,6 +4,7 @@
 // back through an eventfd.
 import CSystemd
 import JSONCodec
+import Metrics
 import Movies
 import Session
 import StoreCore
@@ -16,7 +17,7 @@ import Wire
 #endif
 
 /// The manager, over any durable store (`serve` picks it from the configuration).
-final class Server<S: Store> {
+final class Server<S: StoreFigures> {
     let config: Config
     let journal: Journal
     let loop: EventLoop
@@ -30,6 +31,20 @@ final class Server<S: Store> {
     var exitTimer: EventLoop.Timer?
     var acceptPauseTimer: EventLoop.Timer?
     var commitSource: EventLoop.PostSource?
+
+    // How the daemon is doing (Server+Metrics.swift). The request counters are the sink's
+    // (`sink.metrics`): the sessions count there.
+    /// The store's writer thread measures its transactions here.
+    let commitMeters = CommitMeters()
+    /// Wall-clock microseconds since the epoch.
+    let startedMicroseconds = Server.wallMicroseconds()
+    var storeState = MetricsSnapshot.StoreState.ok
+    var storeSince = Server.wallMicroseconds()
+    /// The wake-up (loop time, µs) that began fanning out a change, until the wake-up ends.
+    var fanOutFrom: UInt64?
+    /// The socket `--metrics` bound (nil: none, or systemd passed one).
+    var boundMetricsFD: Int32?
+    var metricsServer: MetricsServer?
 
     var connections = SerialTable<Connection>()
     var nextClient: UInt64 = 1
@@ -75,6 +90,9 @@ final class Server<S: Store> {
     struct Pending {
         let client: UInt64
         let what: What
+        /// The loop's time (µs) of the wake-up that read the request: a command is timed from
+        /// it to its outcome's.
+        var since: UInt64 = 0
 
         enum What {
             /// A command: the op and movie it came with, for the journal.
@@ -85,7 +103,9 @@ final class Server<S: Store> {
 
     /// Opens the listening socket, then the store with `openStore` (a start that fails on the
     /// socket writes nothing to the store).
-    init(config: Config, journal: Journal, openStore: (Config) throws(StoreError) -> S) throws(StartError) {
+    init(config: Config, journal: Journal, openStore: (Config, CommitMeters) throws(StoreError) -> S)
+        throws(StartError)
+    {
         self.config = config
         self.journal = journal
         files = FileLimit.raise()
@@ -112,10 +132,26 @@ final class Server<S: Store> {
         } catch {
             throw StartError(error.description)
         }
+        // `--metrics` binds before the store opens, for the same reason; a socket systemd
+        // passed as `metrics` is used instead.
+        if let address = config.metrics, listener.metricsFD == nil {
+            do {
+                boundMetricsFD = try MetricsServer.bind(address)
+            } catch {
+                close(listener.fd)
+                Self.removeSocketFile(listener, journal)
+                throw StartError(
+                    "--metrics \(address): \(error)"
+                        + (error.errno == EAFNOSUPPORT
+                            ? " (TCP sockets are not allowed here, as under the shipped unit's RestrictAddressFamilies=AF_UNIX: use swiped-metrics.socket)"
+                            : ""))
+            }
+        }
         do {
-            store = try openStore(config)
+            store = try openStore(config, commitMeters)
         } catch {
             close(listener.fd)
+            if let fd = boundMetricsFD { close(fd) }
             Self.removeSocketFile(listener, journal)
             throw StartError("\(error)")
         }
@@ -140,6 +176,11 @@ final class Server<S: Store> {
                         ("WRITERS", config.writersGroup ?? "everyone"),
                     ] + store.startupFields)
             logLimits()
+            if config.metrics != nil, listener.metricsFD != nil {
+                journal.log(
+                    .notice, "--metrics ignored: serving metrics on the socket systemd passed",
+                    [("METRICS", "\(config.metrics!)")])
+            }
             for note in store.startupNotes {
                 journal.log(
                     note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
@@ -215,6 +256,7 @@ final class Server<S: Store> {
         // failure could not be answered by sending the rows at once (the sink they go to is
         // being drained).
         peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
+        try startMetrics()
         if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
         }
@@ -298,6 +340,7 @@ final class Server<S: Store> {
             ])
         listenSource?.cancel()
         listenSource = nil
+        stopMetrics()
         // Finish every commit in flight or queued, and answer the commands they carry.
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent

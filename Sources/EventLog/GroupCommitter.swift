@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Glibc
+import Metrics
 
 /// Group commit on a dedicated writer thread with its own connection.
 ///
@@ -52,6 +53,8 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Owned by the writer thread while it runs.
     private let log: EventLog
     private let holdPolicy: CommitHold.Policy
+    /// The transactions' durations and events, for `status` and `/metrics` (nil: not measured).
+    private let meters: CommitMeters?
 
     /// Counters for benchmarks and tests.
     public struct Statistics: Sendable, Equatable {
@@ -61,14 +64,19 @@ public final class GroupCommitter: @unchecked Sendable {
     }
 
     /// Opens (creating if needed) the log at `path` with its own connection and starts the writer.
-    public convenience init(path: String, durability: Durability = .full) throws(LogError) {
-        try self.init(path: path, durability: durability, hold: .standard)
+    public convenience init(path: String, durability: Durability = .full, meters: CommitMeters? = nil)
+        throws(LogError)
+    {
+        try self.init(path: path, durability: durability, hold: .standard, meters: meters)
     }
 
     /// The same, with how slow commits hold the next one (`CommitHold`): tests set it.
-    package init(path: String, durability: Durability, hold: CommitHold.Policy) throws(LogError) {
+    package init(path: String, durability: Durability, hold: CommitHold.Policy, meters: CommitMeters? = nil)
+        throws(LogError)
+    {
         self.path = path
         holdPolicy = hold
+        self.meters = meters
         log = try EventLog(path: path, durability: durability)
         do throws(LogError) {
             doorbell = try Doorbell(path)
@@ -292,6 +300,9 @@ public final class GroupCommitter: @unchecked Sendable {
             completed.append(contentsOf: out)
             doorbell.ring()  // under `cond` (see `drain`)
             let ended = SystemClock.monotonicNanoseconds()
+            if haltedNow == nil && !batches.isEmpty {
+                meters?.committed(nanoseconds: ended - began, events: committed)
+            }
             hold = CommitHold.after(
                 duration: ended - began, committed: committed, queued: queuedEvents, now: ended,
                 policy: holdPolicy)

@@ -3,7 +3,7 @@
 // most `headBytes` within `headTimeout`, answer, close. A scraper that is slow or stuck costs
 // the daemon one descriptor and one timer until its deadline, never a wait.
 //
-// The daemon's side (part 2 of issue 31 wires it):
+// The daemon's side (MetricsServer.swift):
 //   accept          → `ScrapeLimits.admit(active:)`: past `maxConnections`, write the 503 it
 //                     returns (once, non-blocking) and close; else
 //                     `ScrapeConnection(now:)`, arm a timer at `deadline`, wait for readable.

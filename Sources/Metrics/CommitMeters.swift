@@ -3,10 +3,15 @@
 // SharedHistogram of relaxed atomics. The manager makes one, gives it to the store when it opens
 // it, and reads `snapshot`s for `status` and `/metrics`; the writer calls `committed` once per
 // transaction, with times from its own clock (one reading before and one after the commit, on
-// its thread: the event loop's clock is not involved).
+// its thread: the event loop's clock is not involved). PostgreSQL's store thread also says when
+// it last read the shared log to its head (the other daemons' events included).
+import Synchronization
+
 public final class CommitMeters: Sendable {
     public let duration = SharedHistogram(.latency)
     public let events = SharedHistogram(.events)
+    /// CLOCK_MONOTONIC nanoseconds of the last read of the log to its head; 0: none yet.
+    let lastRead = Atomic<UInt64>(0)
 
     public init() {}
 
@@ -15,5 +20,17 @@ public final class CommitMeters: Sendable {
     public func committed(nanoseconds: UInt64, events count: Int) {
         duration.record(nanoseconds)
         events.record(UInt64(count))
+    }
+
+    /// The store read the shared log to its head at `monotonicNanoseconds` (its thread's clock).
+    public func readToHead(at monotonicNanoseconds: UInt64) {
+        lastRead.store(monotonicNanoseconds, ordering: .relaxed)
+    }
+
+    /// Seconds from the last read to the head until `now` (CLOCK_MONOTONIC ns); nil: none yet.
+    public func secondsSinceReadToHead(now: UInt64) -> Double? {
+        let at = lastRead.load(ordering: .relaxed)
+        guard at > 0 else { return nil }
+        return now > at ? Double(now - at) / 1e9 : 0
     }
 }

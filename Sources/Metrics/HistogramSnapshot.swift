@@ -21,6 +21,13 @@ public struct HistogramSnapshot: Equatable, Sendable {
 
     public var count: UInt64 { counts.reduce(0, &+) }
 
+    /// This with `n` more values of 0 (in the first bucket; the sum unchanged).
+    public func addingZeros(_ n: UInt64) -> HistogramSnapshot {
+        var more = counts
+        more[0] &+= n
+        return HistogramSnapshot(layout: layout, counts: more, sum: sum)
+    }
+
     /// The buckets that hold a value, each with its bounds (upper nil: the overflow bucket).
     public var nonEmptyBuckets: [Bucket] {
         counts.indices.compactMap { i in

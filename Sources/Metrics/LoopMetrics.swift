@@ -36,6 +36,9 @@ public struct LoopMetrics: Sendable {
     public var mutation = Histogram(.latency)
     /// One change sent to every subscriber: from the store's completion to the last write.
     public var fanout = Histogram(.latency)
+    /// Commands handed to the store by requests: the requests not among them were answered in
+    /// the wake-up that read them (Wire's `latencySnapshots` counts them in the first bucket).
+    public var submitted: UInt64 = 0
     /// Connections refused with `too-many-clients`, and dropped as `slow-consumer`.
     public var refused: UInt64 = 0
     public var dropped: UInt64 = 0
@@ -48,7 +51,18 @@ public struct LoopMetrics: Sendable {
     /// A request of op `op` (its `metricsIndex`) was answered after `nanoseconds`.
     @inlinable @inline(__always)
     public mutating func answered(op: Int, _ requestClass: RequestClass, nanoseconds: UInt64) {
-        requests[op] &+= 1
+        counted(op: op)
+        timed(requestClass, nanoseconds: nanoseconds)
+    }
+
+    /// A request of op `op` (its `metricsIndex`) was answered; its time is counted apart
+    /// (`timed`), by whoever knows it: the session at once, the manager after a commit.
+    @inlinable @inline(__always)
+    public mutating func counted(op: Int) { requests[op] &+= 1 }
+
+    /// A request of class `requestClass` took `nanoseconds`, request to reply.
+    @inlinable @inline(__always)
+    public mutating func timed(_ requestClass: RequestClass, nanoseconds: UInt64) {
         switch requestClass {
         case .drag: drag.record(nanoseconds)
         case .read: read.record(nanoseconds)

@@ -29,6 +29,10 @@ extension Session {
         _ request: Request, id: [UInt8]?, op: String, _ state: borrowing MovieState,
         _ sink: inout SessionActions
     ) {
+        // Counted, not timed: a request that hands the store no command is answered in the
+        // wake-up that read it (0 at the loop's one clock reading per wake-up), so its time is
+        // known from the counts (LoopMetrics' `submitted`, Wire's `latencySnapshots`).
+        sink.metrics.counted(op: request.kind.metricsIndex)
         switch request {
         case .ping:
             replies.send { Encode.ok(&$0, id: id) }
@@ -96,6 +100,10 @@ extension Session {
             share(on: on, id: id, &sink)
         case .peers(let watch):
             peers(watch: watch, id: id, &sink)
+        case .status:
+            let ticket = sink.takeTicket()
+            replies.park(.read(ticket: ticket, id: id))
+            sink.append(.status(ticket: ticket))
         }
     }
 
@@ -120,6 +128,7 @@ extension Session {
         _ command: consuming MovieCommand, _ reply: consuming CommandReply, _ sink: inout SessionActions
     ) {
         let ticket = sink.takeTicket()
+        sink.metrics.submitted &+= 1
         let op = reply.op
         replies.park(.command(ticket: ticket, reply))
         sink.append(.submit(ticket: ticket, op: op, command))
@@ -198,6 +207,7 @@ extension Session {
                     let error = WireError(
                         .conflict, "this connection has no change left to undo", reason: .nothingToUndo)
                     replies.push { Encode.error(&$0, id: id, error) }
+                    sink.metrics.failed(code: error.code.metricsIndex)
                     sink.append(.log(requestFailed("undo", error)))
                     continue
                 }

@@ -4,6 +4,7 @@
 // changed rows of every sharer at most once every `Session.peerInterval` and hands each watcher
 // the events (`peerRow`), so that a row's events are coalesced to one per interval, its latest
 // state always last. While not sharing, each hook costs one test of `sharing`.
+import Metrics
 import Movies
 import SwipeEngine
 import Wire
@@ -58,6 +59,21 @@ extension Session {
             Encode.peers(&out, id: id, watch: watch, peers: peers, form: form)
         }
         precondition(filled, "client \(config.client): no reply waits for peers \(ticket)")
+        releaseDue(state, &sink)
+        settle()
+    }
+
+    /// The manager's answer to `.status`: the daemon's figures, with where the store is, the
+    /// pid and the limits when `detail` (a writer or root: protocol.md, "status").
+    public func statusAnswered(
+        _ ticket: UInt64, _ snapshot: MetricsSnapshot, detail: Bool, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        guard isOpenForEvents else { return }
+        let filled = replies.fill(read: ticket) { out, id in
+            Encode.status(&out, id: id, snapshot, detail: detail)
+        }
+        precondition(filled, "client \(config.client): no reply waits for status \(ticket)")
         releaseDue(state, &sink)
         settle()
     }

@@ -311,6 +311,7 @@ public final class Session {
             // place to go.
             if filled {
                 if case .failure(let error) = result {
+                    sink.metrics.failed(code: error.code.metricsIndex)
                     sink.append(.log(requestFailed("history", error)))
                 }
                 releaseDue(state, &sink)
@@ -494,6 +495,7 @@ public final class Session {
     /// An error reply, in request order, and its journal line.
     func reply(id: [UInt8]?, op: String?, error: WireError, _ sink: inout SessionActions) {
         replies.send { Encode.error(&$0, id: id, error) }
+        sink.metrics.failed(code: error.code.metricsIndex)
         sink.append(.log(requestFailed(op, error)))
     }
 }

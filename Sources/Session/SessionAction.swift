@@ -2,6 +2,7 @@
 // descriptors, the sd-event sources and the store, and turns each action into system calls.
 // Bytes for the peer are not actions: they accumulate in the Session's output
 // (`Session.pendingOutput`), which the manager writes whenever it is not empty.
+import Metrics
 import Movies
 import StoreCore
 import SwipeEngine
@@ -29,6 +30,8 @@ public enum SessionAction: Equatable, Sendable {
     /// `peers`: this connection watches (or no longer does); answer with
     /// `Session.peersAnswered(ticket, …)` listing every sharing connection.
     case peers(ticket: UInt64, watch: Bool)
+    /// `status`: answer with `Session.statusAnswered(ticket, …)`, the daemon's figures now.
+    case status(ticket: UInt64)
 }
 
 /// The timers a Session may ask for.
@@ -84,6 +87,12 @@ public struct SessionActions: Sendable {
     /// is written with the event so that a commit whose answer a broken connection lost can be
     /// found again, which needs a number unique beyond this process's life.
     private var nextTicket: UInt64 = 1
+    /// The requests handled and failed, counted where they are decided (`status`,
+    /// `/metrics`): the manager lends this one sink to every session, so the counters are the
+    /// daemon's, and counting is an array increment with no action appended. A request that
+    /// submits a command is timed by the manager, from the request's wake-up to its outcome's
+    /// (the mutation class); every other one is answered in the wake-up that read it.
+    public var metrics = LoopMetrics()
 
     public init() {}
 

@@ -7,6 +7,7 @@
 // daemon's and the others', come back in one ordered stream and are folded here.
 import EventLog
 import Glibc
+import Metrics
 import Movies
 import StoreCore
 
@@ -76,11 +77,12 @@ public final class PostgresStore: Store {
     ///   change to reach a subscriber, for the change made just after this daemon's last commit.
     public static func open(
         conninfo: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000,
-        safetyNetMillis: Int32 = 1_000, relistenMillis: Int32 = 5
+        safetyNetMillis: Int32 = 1_000, relistenMillis: Int32 = 5, meters: CommitMeters? = nil
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
-            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: PGDirectCommit())
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: PGDirectCommit(),
+            meters: meters)
     }
 
     /// `open`, with the commits sent through `commitPath` (a test's faults: PGCommitPath.swift).
@@ -90,12 +92,13 @@ public final class PostgresStore: Store {
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             conninfo: conninfo, durability: durability, snapshotEvery: snapshotEvery,
-            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath)
+            safetyNetMillis: safetyNetMillis, relistenMillis: relistenMillis, commitPath: commitPath,
+            meters: nil)
     }
 
     private init(
         conninfo: String, durability: Durability, snapshotEvery: UInt64, safetyNetMillis: Int32,
-        relistenMillis: Int32, commitPath: any PGCommitPath
+        relistenMillis: Int32, commitPath: any PGCommitPath, meters: CommitMeters?
     ) throws(StoreError) {
         let start = SystemClock.wallMicroseconds()
         if let why = PGConnection.refusal(conninfo) {
@@ -133,7 +136,7 @@ public final class PostgresStore: Store {
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
             snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),
-            relistenMillis: max(0, relistenMillis), commitPath: commitPath)
+            relistenMillis: max(0, relistenMillis), commitPath: commitPath, meters: meters)
         info.micros = SystemClock.wallMicroseconds() - start
         startup = info
     }

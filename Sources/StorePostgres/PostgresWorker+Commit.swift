@@ -358,6 +358,7 @@ extension PostgresWorker {
             return emit(d.answered.map { .answered(token: $0.job.token, .failure(e), replayed: false) })
         }
         lastReadToHead = SystemClock.monotonicNanoseconds()
+        meters?.readToHead(at: lastReadToHead)
         handOver(d.answers)
     }
 
@@ -404,6 +405,8 @@ extension PostgresWorker {
             }
         }
         lastReadToHead = SystemClock.monotonicNanoseconds()
+        meters?.readToHead(at: lastReadToHead)
+        meters?.committed(nanoseconds: lastReadToHead &- commitBegan, events: d.accepted.count)
         handOver(
             d.accepted.map {
                 .applied($0.committed, $0.event, key: $0.attempt.job.command.key, token: $0.attempt.job.token)

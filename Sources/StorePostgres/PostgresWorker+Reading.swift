@@ -68,6 +68,7 @@ extension PostgresWorker {
                 handOver()
                 if read < PostgresSchema.page {
                     lastReadToHead = SystemClock.monotonicNanoseconds()
+                    meters?.readToHead(at: lastReadToHead)
                     return
                 }
             }

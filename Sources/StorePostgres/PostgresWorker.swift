@@ -13,6 +13,7 @@ import CLibPQ
 import EventLog
 import Foundation
 import Glibc
+import Metrics
 import Movies
 import StoreCore
 
@@ -119,6 +120,10 @@ final class PostgresWorker: @unchecked Sendable {
     }
     /// When the last transaction ended (monotonic ns).
     var lastCommitEnd: UInt64 = 0
+    /// When the transaction being committed began (the thread's clock), and where its duration
+    /// and events go (`status`, `/metrics`; nil: not measured).
+    var commitBegan: UInt64 = 0
+    let meters: CommitMeters?
     /// When the thread last read the log up to its head (monotonic ns): in a transaction that
     /// succeeded (it read under the lock), or in a catch-up to the head (not one that stops at a
     /// notified head). The safety net's read is due `safetyNetMillis` after it, however often
@@ -157,9 +162,10 @@ final class PostgresWorker: @unchecked Sendable {
     init(
         connection: PGConnection, conninfo: String, logID: String, durability: Durability, state: MovieState,
         snapshotSeq: UInt64, snapshotEvery: UInt64, safetyNetMillis: Int32, relistenMillis: Int32,
-        commitPath: any PGCommitPath
+        commitPath: any PGCommitPath, meters: CommitMeters? = nil
     ) throws(StoreError) {
         self.commitPath = commitPath
+        self.meters = meters
         self.safetyNetMillis = safetyNetMillis
         relistenNanos = UInt64(relistenMillis) * 1_000_000
         do throws(LogError) {
@@ -311,6 +317,7 @@ final class PostgresWorker: @unchecked Sendable {
             if !waiting.isEmpty || !inDoubt.isEmpty {
                 let batch = waiting
                 waiting = []
+                commitBegan = SystemClock.monotonicNanoseconds()
                 commit(batch)
                 lastCommitEnd = SystemClock.monotonicNanoseconds()
             } else if let conn, !waitingReads.isEmpty {

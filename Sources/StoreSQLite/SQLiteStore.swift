@@ -3,6 +3,7 @@ import CSQLite
 import EventLog
 import Foundation
 import Glibc
+import Metrics
 import Movies
 import StoreCore
 
@@ -77,13 +78,18 @@ public final class SQLiteStore: Store {
 
     /// Opens `<directory>/events.sqlite3` (creating both when missing), appends the seed
     /// catalogue when the log is empty, loads the newest snapshot and folds the events after it.
+    /// `meters`: the writer thread measures each transaction there (`status`, `/metrics`).
     public static func open(
-        directory: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000
+        directory: String, durability: Durability = .full, snapshotEvery: UInt64 = 10_000,
+        meters: CommitMeters? = nil
     ) throws(StoreError) -> SQLiteStore {
-        try SQLiteStore(directory: directory, durability: durability, snapshotEvery: snapshotEvery)
+        try SQLiteStore(
+            directory: directory, durability: durability, snapshotEvery: snapshotEvery, meters: meters)
     }
 
-    private init(directory: String, durability: Durability, snapshotEvery: UInt64) throws(StoreError) {
+    private init(directory: String, durability: Durability, snapshotEvery: UInt64, meters: CommitMeters?)
+        throws(StoreError)
+    {
         let start = SystemClock.wallMicroseconds()
         self.directory = directory
         self.path = directory + "/events.sqlite3"
@@ -113,7 +119,7 @@ public final class SQLiteStore: Store {
             throw error
         }
         do throws(LogError) {
-            committer = try GroupCommitter(path: path, durability: durability)
+            committer = try GroupCommitter(path: path, durability: durability, meters: meters)
             reader = try SQLiteReader(path: path, durability: durability)
         } catch {
             keyLog.close()

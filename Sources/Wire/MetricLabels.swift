@@ -36,6 +36,7 @@ extension OpSpec.Kind {
         case .recording: 23
         case .share: 24
         case .peers: 25
+        case .status: 26
         }
     }
 
@@ -72,6 +73,20 @@ extension LoopMetrics {
     /// Every op with its count, in the table's order (MetricsSnapshot's `requests`).
     public var requestCounts: [LabelledCount] {
         OpSpec.Kind.allCases.map { LabelledCount($0.rawValue, requests($0.metricsIndex)) }
+    }
+
+    /// Request to reply by class, in RequestClass's order (MetricsSnapshot's `latency`). The
+    /// sessions count requests and do not time them: a `drag`, and any other request that
+    /// hands the store no command, is answered in the wake-up that read it, which is 0 at the
+    /// loop's one clock reading per wake-up; so those are the first bucket's counts, from the
+    /// requests and the commands submitted. Commands are timed as they come back (`mutation`).
+    /// (An `undo` that waits behind another change counts as a read until it is submitted.)
+    public var latencySnapshots: [HistogramSnapshot] {
+        let drags = requests(OpSpec.Kind.drag.metricsIndex)
+        var others: UInt64 = 0
+        for kind in OpSpec.Kind.allCases where kind != .drag { others &+= requests(kind.metricsIndex) }
+        let reads = others >= submitted ? others &- submitted : 0
+        return [drag.snapshot().addingZeros(drags), read.snapshot().addingZeros(reads), mutation.snapshot()]
     }
 
     /// Every error code with its count, in the table's order (MetricsSnapshot's `errors`).

@@ -34,6 +34,7 @@ public final class OpSpec: Sendable {
         case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
         case open, perform
         case record, recording, share, peers
+        case status
     }
 
     public let name: String
@@ -278,6 +279,12 @@ public enum Ops {
                     )
                 ],
                 summary: "the sharing connections and their open rows; starts or stops peer-row events")
+        case .status:
+            OpSpec(
+                kind, scope: .session, mutates: false, args: [],
+                summary:
+                    "how the daemon is doing: server, store, clients, requests, errors, latencies, commits, process (protocol.md, \"status\"); the store's location, the pid and the limits only to writers and root"
+            )
         }
     }
 

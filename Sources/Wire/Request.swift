@@ -77,6 +77,7 @@ public enum Request: Equatable, Sendable {
     case recording
     case share(on: Bool)
     case peers(watch: Bool)
+    case status
 
     /// The op this request is of: ties each case to its `OpSpec.Kind` (a switch with no
     /// `default:`, so a case added here does not compile until it names its op).
@@ -108,6 +109,7 @@ public enum Request: Equatable, Sendable {
         case .recording: .recording
         case .share: .share
         case .peers: .peers
+        case .status: .status
         }
     }
 }
@@ -316,6 +318,7 @@ struct Arguments {
         case .recording: return .recording
         case .share: return .share(on: try boolean("on")!)
         case .peers: return .peers(watch: try boolean("watch")!)
+        case .status: return .status
         }
     }
 

@@ -176,7 +176,7 @@ struct FastArguments {
             guard let (movie, options) = movieMutation() else { return nil }
             return .remove(movie: movie, options: options)
         case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
-            .record, .recording, .share, .peers:
+            .record, .recording, .share, .peers, .status:
             return nil
         }
     }

@@ -159,9 +159,8 @@ public enum Schema {
             ArgSpec("edge", .string(values: ["leading", "trailing"]), required: true, "the edge it is on"),
         ])
 
-    public static let objects: [ObjectSpec] = [
-        movie, event, row, button, spring, accessibilityAction, action, viewport,
-    ]
+    public static let objects: [ObjectSpec] =
+        [movie, event, row, button, spring, accessibilityAction, action, viewport] + statusObjects
 
     static let viewport = ObjectSpec(
         name: "viewport", summary: "a connection's row width and layout direction",

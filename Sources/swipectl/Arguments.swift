@@ -33,6 +33,8 @@ enum Command: Equatable {
     case recordedSwipe(movie: String, gesture: Gesture, verbose: Bool, file: String)
     /// A recording replayed on the engine, no daemon (Replay.swift).
     case replay(file: String, expect: String?)
+    /// How the daemon is doing (the `status` op, StatusCommand.swift).
+    case status
 }
 
 /// What `swipe` does with the row.
@@ -74,6 +76,7 @@ enum Arguments {
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
         ("help", [], []),
+        ("status", [], []),
         (
             "swipe", ["MOVIE"],
             ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose", "--record"]
@@ -208,6 +211,7 @@ enum Arguments {
             }
         case "replay": return .replay(file: operand, expect: values["--expect"])
         case "help": return .help
+        case "status": return .status
         default: preconditionFailure("'\(name)' is in Arguments.commands but has no case here")
         }
     }

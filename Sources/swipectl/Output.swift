@@ -14,6 +14,8 @@ enum ExitStatus: Int32 {
     case usage = 2
     /// The daemon could not be reached, refused the connection, or was lost mid-way.
     case unreachable = 3
+    /// `status`: the daemon answered, but not with a status (an older daemon: `unknown-op`).
+    case noStatus = 4
 }
 
 /// A failure that ends swipectl: the text for stderr and the exit status.

@@ -1,7 +1,7 @@
 // `swipectl status`: the daemon's `status` reply as one screen, as `systemctl status` or
 // `redis-cli info` show theirs, and the exit status that makes it a health check. Pure: the
-// reply's JSON in, the text and the status out (the command that sends the op and prints this
-// is wired in with the op itself, issue 31 part 2).
+// reply's JSON in, the text and the status out (StatusCommand.swift sends the op and prints
+// this).
 //
 // Exit status: 0 healthy; 1 degraded (the store unavailable or reconnecting); 3 the daemon
 // cannot be reached (the caller's, as for every command); 4 the daemon answered, but not with a
@@ -198,10 +198,21 @@ struct StatusScreen: Equatable {
                     "            " + pad(name, 8)
                     + pad("\(h["count"]?.numberValue?.int ?? 0)", 9, right: true)
                 for q in [0.5, 0.99, 0.999] {
-                    line += pad(Bucket.quantile(q, of: buckets).map(Format.seconds) ?? "-", 10, right: true)
+                    line += pad(Reader.quantile(q, of: buckets) ?? "-", 10, right: true)
                 }
                 lines.append(line)
             }
+        }
+
+        /// A percentile as a person reads it. One in the first bucket says only "at most its
+        /// bound": the daemon reads the clock once per wake-up, so a request answered in the
+        /// wake-up that read it counts 0 there, and a figure inside the bucket would be made up.
+        static func quantile(_ q: Double, of buckets: [Bucket]) -> String? {
+            guard let value = Bucket.quantile(q, of: buckets) else { return nil }
+            if let first = buckets.first, first.lower == 0, let upper = first.upper, value <= upper {
+                return "≤ " + Format.seconds(upper)
+            }
+            return Format.seconds(value)
         }
 
         /// The reply's `[[lower, upper, count], …]`.

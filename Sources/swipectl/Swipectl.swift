@@ -22,6 +22,9 @@ enum Swipectl {
                         confirmDelete: confirmDelete, environment: environment)
                     return .ok
                 }
+                if case .status = invocation.command {
+                    return try StatusCommand.run(Conversation(socket, json: invocation.json))
+                }
                 try run(invocation.command, Conversation(socket, json: invocation.json))
             }
             return .ok
@@ -51,6 +54,8 @@ enum Swipectl {
             try Swipe.record(conversation, movie, gesture, verbose: verbose, into: file)
         case .replay:
             preconditionFailure("replay needs no daemon; main runs it")
+        case .status:
+            preconditionFailure("status has an exit status of its own; main runs it")
         }
     }
 }

@@ -43,6 +43,10 @@ enum Usage {
                                     with ROWS (exit 1 at the first difference)
           call JSON                 send one raw request line and print the raw reply
           help                      the daemon's ops and their arguments
+          status                    how the daemon is doing: uptime, store, clients,
+                                    requests, latencies (p50/p99/p99.9), memory; exit 0
+                                    healthy, 1 degraded (the store unavailable), 3
+                                    unreachable, 4 a daemon without the status op
 
         MOVIE is a movie id, or the start of one title (any case) that no other title starts
         with; an exact title wins over longer ones.
@@ -68,5 +72,6 @@ enum Usage {
           swipectl swipe matrix --open trailing --tap delete
           swipectl --json history --from 10 | jq .events
           swipectl call '{"op":"ping"}'
+          swipectl status || echo "swiped is not healthy"
         """
 }

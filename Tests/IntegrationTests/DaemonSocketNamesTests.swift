@@ -1,6 +1,6 @@
 // The sockets systemd passes are chosen by name (FileDescriptorName=, Listener.swift and
 // PassedSockets.swift): the protocol on the AF_UNIX socket named `protocol`, whatever the order,
-// the metrics socket held; an unnamed TCP socket is never the protocol's.
+// /metrics and /health on the one named `metrics`; an unnamed TCP socket is never the protocol's.
 
 import Foundation
 import Glibc
@@ -61,6 +61,13 @@ final class DaemonSocketNamesTests: XCTestCase {
         XCTAssertEqual(try client.readJSON()["event"] as? String, "hello", activation.process.standardError)
         XCTAssertEqual(try client.ok(["op": "ping", "id": 1])["id"] as? Int, 1)
         XCTAssertTrue(listening(port), "the metrics socket was closed")
+        // Served on it: /health, and /metrics with this one client.
+        let health = try HTTPProbe.get(port: port, "/health")
+        XCTAssertEqual(health.status, 200, activation.process.standardError)
+        XCTAssertEqual(health.body, "ok\n")
+        let (code, text) = try HTTPProbe.get(port: port, "/metrics")
+        XCTAssertEqual(code, 200)
+        XCTAssertEqual(sample(text, "swiped_clients"), 1, text)
         XCTAssertEqual(try activation.stop(), .exited(0), activation.process.standardError)
     }
 
@@ -94,8 +101,8 @@ final class DaemonSocketNamesTests: XCTestCase {
             activation.process.standardError)
     }
 
-    /// The metrics socket is held, and the journal says so at info with its address.
-    func testTheHeldMetricsSocketIsLoggedAtInfo() throws {
+    /// The metrics socket is served, and the journal says so at info with its address.
+    func testTheServedMetricsSocketIsLoggedAtInfo() throws {
         let port = try freePort()
         let journal = try PrivateJournal(
             script:
@@ -107,12 +114,10 @@ final class DaemonSocketNamesTests: XCTestCase {
         XCTAssertEqual(try client.readJSON()["event"] as? String, "hello")
         let run = try journal.stop()
         XCTAssertEqual(run.status, .exited(0))
-        let held = run.entries(identifier: "swiped").filter {
-            $0["MESSAGE"]
-                == "metrics socket passed by systemd, held unused (this swiped does not serve it yet)"
-        }
-        XCTAssertEqual(held.count, 1, "\(run.entries(identifier: "swiped"))")
-        XCTAssertEqual(held.first?["PRIORITY"], "6")
-        XCTAssertEqual(held.first?["ADDRESS"], "127.0.0.1:\(port)")
+        let served = run.entries(identifier: "swiped").filter { $0["MESSAGE"] == "serving metrics over HTTP" }
+        XCTAssertEqual(served.count, 1, "\(run.entries(identifier: "swiped"))")
+        XCTAssertEqual(served.first?["PRIORITY"], "6")
+        XCTAssertEqual(served.first?["ADDRESS"], "127.0.0.1:\(port)")
+        XCTAssertEqual(served.first?["ORIGIN"], "systemd (socket activation)")
     }
 }

@@ -100,6 +100,16 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(m.mutation.snapshot().sum, 2_000_000)
         XCTAssertEqual(m.read.snapshot().count, 1)
     }
+
+    func testZerosAddedToASnapshotAreWhatRecordingZeroGives() {
+        var h = Histogram(.latency)
+        h.record(5_000_000)
+        var reference = h
+        reference.record(0)
+        reference.record(0)
+        XCTAssertEqual(h.snapshot().addingZeros(2), reference.snapshot())
+        XCTAssertEqual(h.snapshot().addingZeros(2).count, 3)
+    }
 }
 
 final class CommitMetersTests: XCTestCase {

@@ -5,6 +5,7 @@ import Session
 import StoreCore
 import StoreTestSupport
 import SwipeEngine
+import TestSupport
 import Wire
 import XCTest
 
@@ -33,6 +34,7 @@ final class SessionHarness {
     var peersAnswer: () -> [PeerRows] = { [] }
     var watching = false
     private var peersAsked: [UInt64] = []
+    private var statusAsked: [UInt64] = []
 
     init(
         _ config: SessionConfig = SessionConfig(client: 7, mayWrite: true),
@@ -117,6 +119,14 @@ final class SessionHarness {
             store.withState { session.peersAnswered(ticket, peers, $0, &sink) }
             sink.drain { carryOut($0) }
         }
+        while !statusAsked.isEmpty {
+            let ticket = statusAsked.removeFirst()
+            store.withState {
+                session.statusAnswered(
+                    ticket, MetricsSample.snapshot(), detail: session.config.mayWrite, $0, &sink)
+            }
+            sink.drain { carryOut($0) }
+        }
     }
 
     private func carryOut(_ action: SessionAction) {
@@ -143,6 +153,8 @@ final class SessionHarness {
             // Answered once the sink is drained (the daemon defers it the same way).
             watching = watch
             peersAsked.append(ticket)
+        case .status(let ticket):
+            statusAsked.append(ticket)
         }
     }
 

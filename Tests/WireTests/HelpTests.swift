@@ -35,7 +35,13 @@ final class HelpTests: XCTestCase {
         }
         XCTAssertEqual(
             Set(names(reply, "objects", "object")),
-            ["movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport"])
+            [
+                "movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport",
+                "status",
+                "statusServer", "statusStore", "statusClients", "statusLatency", "statusCommits",
+                "statusProcess",
+                "histogram",
+            ])
         XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "movie", "row", "peer-row"])
         let bye = try XCTUnwrap(reply["events"]?.arrayValue?[1].objectValue)
         XCTAssertEqual(names(bye, "reasons", "reason"), ByeReason.allCases.map(\.rawValue))
