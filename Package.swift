@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: ["StoreCore", "StoreSQLite", "StorePostgres", "StoreTestSupport", "EventLog", "Movies",
-                           "TestSupport"],
+                           "Metrics", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "SessionTests",

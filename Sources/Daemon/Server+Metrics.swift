@@ -199,7 +199,7 @@ extension Server {
             latestSeq: self.store.latestSeq,
             // Seqs start at 1 and have no gaps: the latest is the count.
             events: self.store.latestSeq,
-            snapshotSeq: self.store.loadedSnapshotSeq,
+            snapshotSeq: commitMeters.latestSnapshotSeq(loaded: self.store.loadedSnapshotSeq),
             location: self.store.location(config, meters: commitMeters))
         return MetricsSnapshot.daemon(
             loop: sink.metrics, commits: commitMeters, connections: counts, store: store, config: config,

@@ -283,6 +283,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 }
                 do throws(LogError) {
                     try log.saveSnapshot(seq: seq, data: data)
+                    meters?.savedSnapshot(seq: seq)
                     out.append(Completion(token: token, result: .success([])))
                 } catch {
                     if error.isFatal && newHalt == nil { newHalt = error }

@@ -533,6 +533,7 @@ final class PostgresWorker: @unchecked Sendable {
                 DELETE FROM swiped_snapshots WHERE seq < (SELECT min(seq) FROM (SELECT seq FROM swiped_snapshots ORDER BY seq DESC LIMIT 2) s)
                 """)
             snapshotSeq = seq
+            meters?.savedSnapshot(seq: seq)
         } catch .lost(let why) {
             lost(why)
         } catch {

@@ -5,6 +5,7 @@
 // (PostgresStoreSupport.swift).
 import Foundation
 import Glibc
+import Metrics
 import Movies
 import StoreCore
 import StoreTestSupport
@@ -550,6 +551,26 @@ final class PostgresStoreTests: XCTestCase {
         b.flush()
         XCTAssertEqual(try waitingLocks(db.name), "swiped_events", "B's append waits for the session")
         return (b, blocker, db.name)
+    }
+
+    /// `status`'s latest snapshot is the one the store saved last while serving.
+    func testTheMetersSayWhichSnapshotWasSavedLast() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let meters = CommitMeters()
+        let store = try PostgresStore.open(conninfo: db.conninfo, snapshotEvery: 3, meters: meters)
+        defer { store.close() }
+        let loaded = store.startup.snapshotSeq
+        for _ in 0..<7 { _ = store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))) }
+        // The store thread saves a snapshot after answering the commit: wait for it to settle.
+        var saved = ""
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            saved = try SharedCluster.get().psql("SELECT max(seq) FROM swiped_snapshots", database: db.name)
+            if saved == "\(meters.latestSnapshotSeq(loaded: loaded))" && saved != "\(loaded)" { break }
+            usleep(20_000)
+        } while Date() < deadline
+        XCTAssertEqual("\(meters.latestSnapshotSeq(loaded: loaded))", saved)
+        XCTAssertGreaterThan(meters.latestSnapshotSeq(loaded: loaded), 13)
     }
 
     /// A store that replayed more than `snapshotEvery` events at start saves a snapshot at once,

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Glibc
+import Metrics
 import Movies
 import StoreCore
 import StoreSQLite
@@ -109,6 +110,24 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(c.commands.map(\.token), [1])
         XCTAssertEqual(c.reads, [ReadResult(token: 2, result: .success([]))])
         XCTAssertEqual(poll(&p, 1, 0), 0)
+    }
+
+    /// `status`'s latest snapshot is the one saved last while serving, not only the one loaded.
+    func testTheMetersSayWhichSnapshotWasSavedLast() throws {
+        let meters = CommitMeters()
+        let store = try SQLiteStore.open(directory: tempDir(), snapshotEvery: 3, meters: meters)
+        defer { store.close() }
+        XCTAssertEqual(meters.latestSnapshotSeq(loaded: store.startup.snapshotSeq), 0)
+        for _ in 0..<7 { _ = store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))) }
+        let deadline = Date().addingTimeInterval(5)
+        while meters.latestSnapshotSeq(loaded: 0) < 16 && Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 20)
+            _ = store.completions()
+        }
+        // The seed is seqs 1–10; toggles 11–17: snapshots at 13 and 16.
+        XCTAssertEqual(meters.latestSnapshotSeq(loaded: store.startup.snapshotSeq), 16)
+        XCTAssertEqual(meters.latestSnapshotSeq(loaded: 20), 20, "the loaded one when it is newer")
     }
 
     func testSnapshotPlusTailEqualsFullFold() throws {

@@ -33,7 +33,7 @@ public enum MetricsSample {
                 kind: .sqlite, state: state, sinceMicroseconds: 1_764_752_400_000_000, latestSeq: 30,
                 events: 30,
                 snapshotSeq: 0,
-                location: location ?? .sqlite(path: "/var/lib/swiped/state/log.sqlite", bytes: 98_304)),
+                location: location ?? .sqlite(path: "/var/lib/private/swiped/events.sqlite3", bytes: 98_304)),
             clients: .init(
                 connected: 5, peak: loop.peakClients, subscribers: 2, sharers: 1, watchers: 1, recorders: 0,
                 writers: 5, refused: 0, dropped: 1),

@@ -55,7 +55,7 @@ final class StatusReplyTests: XCTestCase {
         let store = try XCTUnwrap(status["store"]?.objectValue)
         XCTAssertEqual(
             store.keys, ["kind", "state", "since", "seq", "events", "snapshotSeq", "path", "bytes"])
-        XCTAssertEqual(store["path"]?.stringValue, "/var/lib/swiped/state/log.sqlite")
+        XCTAssertEqual(store["path"]?.stringValue, "/var/lib/private/swiped/events.sqlite3")
         let clients = try XCTUnwrap(status["clients"]?.objectValue)
         XCTAssertEqual(clients["connected"]?.numberValue?.int, 5)
         XCTAssertEqual(clients["dropped"]?.numberValue?.int, 1)

@@ -28,7 +28,7 @@ final class StatusScreenTests: XCTestCase {
               Up:       1m 1s, since 2025-12-03 09:00:00 UTC
               Store:    sqlite, ok since 2025-12-03 09:00:00 UTC
                         seq 30, 30 events, snapshot at seq 0
-                        /var/lib/swiped/state/log.sqlite (96.0 KiB)
+                        /var/lib/private/swiped/events.sqlite3 (96.0 KiB)
               Clients:  5 connected (peak 6): 2 subscribed, 1 sharing, 1 watching, 0 recording, 5 writers
                         0 refused (too-many-clients), 1 dropped (slow-consumer) since start
               Requests: 124 since start (2.0/s): drag 100, toggle-watched 20, ping 3, list 1
@@ -57,7 +57,7 @@ final class StatusScreenTests: XCTestCase {
 
     func testWhatANonWriterSeesHasNoPidNorPathNorLimits() throws {
         var text = try golden()
-        for cut in [#""pid":4242,"#, #","path":"/var/lib/swiped/state/log.sqlite""#] {
+        for cut in [#""pid":4242,"#, #","path":"/var/lib/private/swiped/events.sqlite3""#] {
             text = text.replacingOccurrences(of: cut, with: "")
         }
         text = text.replacingOccurrences(
@@ -71,7 +71,7 @@ final class StatusScreenTests: XCTestCase {
 
     func testPostgresShowsItsServerAndLastRead() throws {
         let text = try golden().replacingOccurrences(
-            of: #""path":"/var/lib/swiped/state/log.sqlite","bytes":98304"#,
+            of: #""path":"/var/lib/private/swiped/events.sqlite3","bytes":98304"#,
             with: #""host":"db.example","port":5432,"database":"movies","lastRead":0.25"#
         ).replacingOccurrences(of: #""kind":"sqlite""#, with: #""kind":"postgres""#)
         let screen = try render(text)
