@@ -41,6 +41,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+def click_undo(driver):
+    """Clicks the toast's Undo once it shows: a row goes from the list at once, the toast only
+    when the daemon's reply comes, a moment later (clicking before that finds it hidden)."""
+    undo = driver.find_element("id", "toast-undo")
+    wait_until(undo.is_displayed, what="the Undo toast")
+    undo.click()
+
+
 def wait_until(predicate, timeout=10.0, what="condition"):
     deadline = time.monotonic() + timeout
     while True:

@@ -13,7 +13,7 @@ import unicodedata
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (ROOT, WEB, Bridge, Children, Daemon, add_movies, axe, bridge_command, browser, build_dir,  # noqa: E402
+from harness import (ROOT, WEB, Bridge, Children, Daemon, add_movies, axe, bridge_command, browser, build_dir, click_undo,  # noqa: E402
                      pixel, png_pixels, wait_until, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -164,7 +164,7 @@ class WebPageTests(WebTestCase):
         self.assertTrue(toast.is_displayed())
         self.assertTrue(self.driver.find_element("id", "toast-undo").is_displayed())
         self.assertIn("Se7en", toast.text)
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "seven" in self.movies(), what="seven restored")
         wait_until(lambda: self.page.titles() == SEED_TITLES, what="seven back at its place on the page")
 
@@ -200,7 +200,7 @@ class WebPageTests(WebTestCase):
         button.click()
         wait_until(lambda: "inception" not in self.movies(), what="the tap to delete")
         wait_until(lambda: not self.page.has_row("inception"), what="the row to go")
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "inception" in self.movies(), what="undo")
 
     def test_drag_right_marks_watched_then_unwatched(self):
@@ -759,7 +759,7 @@ class KeyboardAndAccessibilityTests(WebTestCase):
         self.page.row("inception").find_element("css selector", ".buttons button").click()
         wait_until(lambda: self.driver.find_element("id", "toast-undo").is_displayed(), what="the Undo toast")
         self.axe_violations(checker, "the Undo toast")
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "inception" in self.movies(), what="inception back")
 
 
@@ -817,7 +817,7 @@ class AskBeforeDeletingTests(WebTestCase):
         self.assertIn("Press Delete again", self.driver.find_element("id", "announce").get_attribute("textContent"))
         self.page.row("seven").find_element("css selector", ".buttons button").click()
         wait_until(lambda: "seven" not in self.movies(), what="the tap to delete")
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "seven" in self.movies(), what="Undo")
         # The keyboard: Enter asks, Enter again deletes.
         self.page.js("arguments[0].focus()", self.page.row("matrix"))
@@ -827,7 +827,7 @@ class AskBeforeDeletingTests(WebTestCase):
         self.assert_asking("matrix")
         ActionChains(self.driver).send_keys(Keys.ENTER).perform()
         wait_until(lambda: "matrix" not in self.movies(), what="Enter again to delete")
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "matrix" in self.movies(), what="Undo")
         # Unanswered, it closes after 3 s and nothing is deleted.
         self.page.drag("inception", -330, kind="mouse")
@@ -839,7 +839,7 @@ class AskBeforeDeletingTests(WebTestCase):
         wait_until(lambda: self.configures()[-1] == {}, what="configure without arguments")
         self.page.drag("inception", -330, kind="mouse")
         wait_until(lambda: "inception" not in self.movies(), what="a delete without asking")
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         wait_until(lambda: "inception" in self.movies(), what="Undo")
 
     def test_the_setting_stays_after_a_reload_and_a_reconnect(self):
@@ -1113,7 +1113,7 @@ class BigListTests(WebTestCase):
         wait_until(lambda: not self.page.has_row(movie), what="the row gone")
         wait_until(lambda: self.rows()[0][2] == BIG - 1, what="aria-setsize one less")
         self.assertNotIn(movie, [r[0] for r in self.assert_a_few_screens(BIG - 1)])
-        self.driver.find_element("id", "toast-undo").click()
+        click_undo(self.driver)
         self.assertEqual(self.next_event(watch), ("restored", movie))
         wait_until(lambda: self.page.has_row(movie) and self.rows()[0][2] == BIG, what="the row back")
         self.assertEqual(self.id_at(BIG - 5), movie)
