@@ -120,10 +120,23 @@ public final class PostgresStore: Store {
         do throws(PGFailure) {
             _ = try conn.run([(.flush, [])])
         } catch {
-            throw StoreError(
-                error == .lost(error.message) ? .unavailable : .storage,
-                "flushing PostgreSQL's WAL with pg_logical_emit_message failed (the role needs EXECUTE on it, which PostgreSQL grants to PUBLIC by default): \(error.message)"
-            )
+            // The grant is named only when it is what failed (insufficient_privilege): a
+            // connection lost here is the network's, and says so.
+            switch error {
+            case .lost(let why):
+                throw StoreError(
+                    .unavailable,
+                    "the connection to PostgreSQL was lost while flushing its WAL at start: \(why)")
+            case .failed("42501", let why):
+                throw StoreError(
+                    .storage,
+                    "flushing PostgreSQL's WAL with pg_logical_emit_message failed (the role needs EXECUTE on it,"
+                        + " which PostgreSQL grants to PUBLIC by default): \(why)")
+            case .failed(_, let why):
+                throw StoreError(
+                    .storage, "flushing PostgreSQL's WAL with pg_logical_emit_message at start failed: \(why)"
+                )
+            }
         }
         state = loaded.state
         info.snapshotSeq = loaded.snapshotSeq
@@ -132,7 +145,8 @@ public final class PostgresStore: Store {
         commands = CommandQueue(projecting: loaded.state, refusesAtSubmit: false)
         let every = max(1, snapshotEvery)
         worker = try PostgresWorker(
-            connection: conn, conninfo: conninfo, logID: migrated.logID, durability: durability, state: loaded.state,
+            connection: conn, conninfo: conninfo, logID: migrated.logID, durability: durability,
+            state: loaded.state,
             // A long replay gets a snapshot at once.
             snapshotSeq: loaded.replayed >= Int(every) ? 0 : max(loaded.snapshotSeq, loaded.state.lastSeq),
             snapshotEvery: every, safetyNetMillis: max(1, safetyNetMillis),

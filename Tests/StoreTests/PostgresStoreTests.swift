@@ -154,6 +154,7 @@ final class PostgresStoreTests: XCTestCase {
                 XCTAssertEqual(e?.code, .storage, "\(error)")
                 XCTAssertTrue(e?.message.contains("pg_logical_emit_message") ?? false, "\(error)")
                 XCTAssertTrue(e?.message.contains("permission denied") ?? false, "\(error)")
+                XCTAssertTrue(e?.message.contains("the role needs EXECUTE on it") ?? false, "\(error)")
             }
         }
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: "noflush"), "11")
