@@ -7,24 +7,6 @@ import Glibc
 import XCTest
 
 final class DaemonSocketNamesTests: XCTestCase {
-    /// A TCP port on 127.0.0.1 that was free a moment ago (systemd-socket-activate takes no
-    /// port 0).
-    func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let r = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-                bind(fd, p, length) == 0 ? getsockname(fd, p, &length) : -1
-            }
-        }
-        XCTAssertEqual(r, 0, String(cString: strerror(errno)))
-        return UInt16(bigEndian: address.sin_port)
-    }
-
     /// Whether something listens on 127.0.0.1:`port` (a connect completes in its backlog even
     /// when nobody accepts).
     func listening(_ port: UInt16) -> Bool {
@@ -46,7 +28,7 @@ final class DaemonSocketNamesTests: XCTestCase {
     /// takes connections from the host's, since a socket stays in the namespace it was made in.
     func serveWithMetrics(metricsFirst: Bool, privateNetwork: Bool = false) throws {
         let state = try TemporaryDirectory("swiped-names")
-        let port = try freePort()
+        let port = try freeTCPPort()
         let metrics = "127.0.0.1:\(port)"
         let swiped = try Binaries.swiped
         let (program, arguments) =
@@ -88,7 +70,7 @@ final class DaemonSocketNamesTests: XCTestCase {
     /// taken for the protocol: it is closed with a warning, and the AF_UNIX one is served.
     func testAnUnnamedTCPSocketIsClosedNotServed() throws {
         let state = try TemporaryDirectory("swiped-names")
-        let port = try freePort()
+        let port = try freeTCPPort()
         let activation = try SocketActivation(
             try Binaries.swiped, ["--state", state.file("state")], before: ["127.0.0.1:\(port)"])
         let client = try activation.start()
@@ -103,7 +85,7 @@ final class DaemonSocketNamesTests: XCTestCase {
 
     /// The metrics socket is served, and the journal says so at info with its address.
     func testTheServedMetricsSocketIsLoggedAtInfo() throws {
-        let port = try freePort()
+        let port = try freeTCPPort()
         let journal = try PrivateJournal(
             script:
                 #"exec systemd-socket-activate --listen="$TEST_DIR/s.sock" --listen=127.0.0.1:\#(port) --fdname=protocol:metrics "$SWIPED" --state "$TEST_DIR/state""#,

@@ -801,13 +801,7 @@ final class PostgresStoreTests: XCTestCase {
         // As after a restore from an older backup: the log ends before this store's position.
         _ = try SharedCluster.get().psql(
             "DELETE FROM swiped_events WHERE seq > 11; UPDATE swiped_head SET seq = 11", database: db.name)
-        var fatal: StoreError?
-        let deadline = Date().addingTimeInterval(5)
-        while fatal == nil && Date() < deadline {
-            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, 100)
-            fatal = store.completions().fatal
-        }
+        let fatal = fatalReported(by: store, within: 5)
         XCTAssertEqual(fatal?.fatal, true)
         XCTAssertTrue(
             fatal?.message.contains("lost events this daemon applied") ?? false,
@@ -830,17 +824,22 @@ final class PostgresStoreTests: XCTestCase {
             SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()
             """, database: db.name)
-        var fatal: StoreError?
-        let deadline = Date().addingTimeInterval(10)
-        while fatal == nil && Date() < deadline {
-            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, 100)
-            fatal = store.completions().fatal
-        }
+        let fatal = fatalReported(by: store, within: 10)
         XCTAssertEqual(fatal?.fatal, true)
         XCTAssertTrue(
             fatal?.message.contains("holds another log (another)") ?? false, "\(String(describing: fatal))")
         XCTAssertEqual(store.refusal(MovieCommand(.toggleWatched(movie: "seven")))?.fatal, true)
+    }
+
+    /// The fatal error the store reports within `seconds` (nil if none).
+    private func fatalReported(by store: PostgresStore, within seconds: Double) -> StoreError? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            if let fatal = store.completions().fatal { return fatal }
+        }
+        return nil
     }
 
     /// Runs the store's loop until `done` holds (or `seconds` pass); the notes it reported.
