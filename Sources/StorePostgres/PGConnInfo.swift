@@ -4,6 +4,27 @@
 import CLibPQ
 
 extension PGConnection {
+    /// What the store sets unless the connection string says otherwise (libpq keeps the last
+    /// value of a keyword, and these come first). Over TCP a peer that vanished without a word
+    /// (a partition, a powered-off host) is noticed within about 15 s instead of the kernel's
+    /// two hours, so that writes turn to `unavailable` and the store reconnects.
+    ///
+    /// A connect gives up after 5 s at start-up, but after 2 s (libpq's shortest) when the store
+    /// reconnects: the kernel sends a connect's SYN again 1 s and 3 s after the first, so a
+    /// connect that may wait 5 s for a silent host (a partition, a powered-off primary listed
+    /// first) sends nothing between 1 s and 3 s in, nor between 3 s and its end, and a link
+    /// healed then waited up to 2 s for the next SYN, then for the reconnection backoff
+    /// (docs/postgres.md, "Faults, checked": the first `ok` 2.9 s after a heal). Attempts of 2 s
+    /// started back to back send one SYN a second, and the next host is tried 2 s in, not 5.
+    /// A start-up has no such hurry, and a failed one ends the daemon.
+    static func defaults(reconnecting: Bool) -> [(String, String)] {
+        [
+            ("connect_timeout", reconnecting ? "2" : "5"), ("application_name", "swiped"),
+            ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "15000"),
+        ]
+    }
+
     /// The connection string as one set of keywords per host, in order, when it names several
     /// (`host` or `hostaddr` lists, with `port` one for all or one per host; a URI's hosts
     /// too); otherwise `[nil]`: libpq connects with the string as it is (and reports what is

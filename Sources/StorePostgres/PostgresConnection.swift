@@ -51,19 +51,14 @@ package final class PGConnection: @unchecked Sendable {
     private var lengths: [Int32] = []
     private var formats: [Int32] = []
 
-    /// Connects (blocking: host names are resolved, TLS is negotiated). The connection string's
-    /// own `connect_timeout` wins over the default of 5 s. Errors are `unavailable`.
-    /// `connectTimeout`: seconds for each host's connect, over the connection string's own (a
-    /// stopping daemon's last attempt to learn what its commits in doubt became).
-    init(_ conninfo: String, durability: Durability, connectTimeout: Int? = nil) throws(StoreError) {
-        // Defaults the connection string may override: a connect gives up after 5 s, and over
-        // TCP a peer that vanished without a word (a partition, a powered-off host) is noticed
-        // within about 15 s instead of the kernel's two hours, so that writes turn to
-        // `unavailable` and the store reconnects.
-        let defaults = [
-            ("connect_timeout", "5"), ("application_name", "swiped"), ("keepalives_idle", "5"),
-            ("keepalives_interval", "2"), ("keepalives_count", "3"), ("tcp_user_timeout", "15000"),
-        ]
+    /// Connects (blocking: host names are resolved, TLS is negotiated), with the store's
+    /// defaults under what the connection string says (`defaults(reconnecting:)`). Errors are
+    /// `unavailable`. `connectTimeout`: seconds for each host's connect, over the connection
+    /// string's own (a stopping daemon's last attempt to learn what its commits in doubt became).
+    init(
+        _ conninfo: String, durability: Durability, reconnecting: Bool = false, connectTimeout: Int? = nil
+    ) throws(StoreError) {
+        let defaults = PGConnection.defaults(reconnecting: reconnecting)
         var forced: [(String, String)] = []
         if let connectTimeout { forced.append(("connect_timeout", "\(max(2, connectTimeout))")) }
         // The hosts one at a time: libpq tries the next host when one refuses the connection or

@@ -11,7 +11,8 @@ extension PostgresWorker {
         let now = SystemClock.monotonicNanoseconds()
         guard now >= nextAttempt else { return }
         do throws(StoreError) {
-            let c = try PGConnection(conninfo, durability: durability, connectTimeout: connectTimeout)
+            let c = try PGConnection(
+                conninfo, durability: durability, reconnecting: true, connectTimeout: connectTimeout)
             c.stopSignal = stopSignal
             conn = c
         } catch {

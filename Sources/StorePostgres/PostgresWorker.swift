@@ -150,7 +150,11 @@ final class PostgresWorker: @unchecked Sendable {
     /// The last position handed to the loop: with `--durability full`, on the database's disk.
     var handedOver: UInt64
 
-    static let maxBackoffMillis = 2_000
+    /// The longest wait between two reconnection attempts that fail at once (a refused
+    /// connection, an unreachable network): what a write waits at most after the database is
+    /// back, before the connect itself (goal: the first `ok` within 2 s of a heal). A handful of
+    /// daemons costs a server that refuses them a handful of connects a second.
+    static let maxBackoffMillis = 1_000
     static let closeWaitNanos: UInt64 = 5_000_000_000
 
     /// The safety net: a connected daemon reads the log up to its head at least this often

@@ -792,6 +792,69 @@ final class PostgresStoreTests: XCTestCase {
         }
     }
 
+    /// A reconnection gives a silent first host (a partition, a powered-off primary: SYNs
+    /// dropped) 2 s before it tries the next, not the 5 s of a start-up: attempts of 5 s left
+    /// a healed link waiting up to 2 s for the kernel's next SYN (docs/postgres.md, "Faults,
+    /// checked").
+    func testAReconnectionGivesASilentFirstHostTwoSecondsNotFive() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        let host = try SilentTCPHost()
+        defer { host.close() }
+        let conninfo =
+            "host=127.0.0.1,\(cluster.socketDirectory) port=\(host.port),5432 dbname=\(db.name) user=\(cluster.user)"
+        // Refused at first (bound, not listening): the start-up passes it at once.
+        let store = try PostgresStore.open(conninfo: conninfo)
+        defer { store.close() }
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+        try host.goSilent()
+        let cut = Date()
+        _ = try cluster.psql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(db.name)'")
+        _ = waitFor(store, seconds: 5) { $0.statusNote != nil }
+        let notes = waitFor(store, seconds: 10) { $0.statusNote == nil }
+        let took = Date().timeIntervalSince(cut)
+        XCTAssertEqual(notes.map(\.message), ["PostgreSQL connection restored, catching up"])
+        XCTAssertGreaterThan(took, 1.9, "the silent host had its 2 s")
+        XCTAssertLessThan(took, 4, "connected through the second host after the first's 2 s, not 5")
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
+    }
+
+    /// While every host refuses at once, the store tries again at least once a second (the
+    /// backoff's cap): what a write waits at most after the database is back, before the
+    /// connect itself.
+    func testWhileEveryHostRefusesTheStoreTriesAgainEverySecond() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        var template = Array("/tmp/swiped-pgback.XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Every attempt tries this first: its accepts are the attempts.
+        let counter = try AcceptAndClose(path: dir + "/.s.PGSQL.5432")
+        defer { counter.stop() }
+        let store = try PostgresStore.open(
+            conninfo: "host=\(dir),\(cluster.socketDirectory) dbname=\(db.name) user=\(cluster.user)")
+        defer { store.close() }
+        _ = try cluster.psql(
+            """
+            ALTER DATABASE "\(db.name)" ALLOW_CONNECTIONS false;
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(db.name)'
+            """)
+        _ = waitFor(store, seconds: 5) { $0.statusNote != nil }
+        let lost = Date()
+        // 50 ms doubling reaches the cap after about 1.6 s; then 4 s at the cap.
+        Thread.sleep(forTimeInterval: 5.6)
+        let late = counter.times.filter { $0 > lost.addingTimeInterval(1.6) }
+        let gaps = zip(late, late.dropFirst()).map { $1.timeIntervalSince($0) }
+        XCTAssertGreaterThanOrEqual(late.count, 4, "\(gaps)")
+        XCTAssertLessThan(gaps.max() ?? 9, 1.3, "no wait longer than the 1 s cap: \(gaps)")
+        _ = try cluster.psql("ALTER DATABASE \"\(db.name)\" ALLOW_CONNECTIONS true")
+        let back = Date()
+        _ = waitFor(store, seconds: 5) { $0.statusNote == nil }
+        XCTAssertLessThan(Date().timeIntervalSince(back), 1.5)
+        XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"))))
+    }
+
     func testADatabaseThatLostEventsThisStoreAppliedStopsIt() throws {
         let db = try SharedCluster.newNamedDatabase()
         let store = try PostgresStore.open(conninfo: db.conninfo)
@@ -873,11 +936,13 @@ private final class Opened: @unchecked Sendable {
 private final class AcceptAndClose: @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
-    private var count = 0
+    private var stamps: [Date] = []
     private var stopped = false
     private let done = DispatchSemaphore(value: 0)
 
-    var accepted: Int { lock.withLock { count } }
+    var accepted: Int { lock.withLock { stamps.count } }
+    /// When each connection was accepted.
+    var times: [Date] { lock.withLock { stamps } }
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -904,7 +969,7 @@ private final class AcceptAndClose: @unchecked Sendable {
                 guard p.revents != 0 else { continue }
                 let c = accept(fd, nil, nil)
                 if c >= 0 {
-                    lock.withLock { count += 1 }
+                    lock.withLock { stamps.append(Date()) }
                     close(c)
                 }
             }
@@ -916,5 +981,51 @@ private final class AcceptAndClose: @unchecked Sendable {
         lock.withLock { stopped = true }
         done.wait()
         close(fd)
+    }
+}
+
+/// A TCP port on 127.0.0.1 that first refuses connections (bound, not listening), then, after
+/// `goSilent()`, drops every SYN without a word, as a partitioned or powered-off host does:
+/// Linux drops a SYN to a listener whose accept queue is full, and a backlog of 0 is full
+/// with one connection never accepted.
+private final class SilentTCPHost {
+    private let fd: Int32
+    private var filler: Int32 = -1
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw NSError(domain: "SilentTCPHost", code: Int(errno)) }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func goSilent() throws {
+        guard listen(fd, 0) == 0 else { throw NSError(domain: "SilentTCPHost.listen", code: Int(errno)) }
+        filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw NSError(domain: "SilentTCPHost.connect", code: Int(errno)) }
+    }
+
+    func close() {
+        if filler >= 0 { Glibc.close(filler) }
+        Glibc.close(fd)
     }
 }
