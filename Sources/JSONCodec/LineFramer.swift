@@ -42,8 +42,9 @@ public struct LineFramer: Sendable {
     /// Every byte memchr has looked at, the newline it stopped at included: tests check that each
     /// byte is scanned once, however the input is split. Where the scan resumes (`scanned`)
     /// cannot show that: it ends up the same when every search starts again from `start`. One
-    /// add per search, not per byte (at most two searches per request on the daemon's path);
-    /// wrapping (`&+=`) is for 2^63 bytes, not a case to trap on.
+    /// add per search, not per byte (a search per line, and one more per read that ends inside
+    /// a line), so it costs the daemon's read path nothing it can measure (BENCHMARKS.md, Wire
+    /// codec); wrapping (`&+=`) is for 2^63 bytes, not a case to trap on.
     public private(set) var bytesScanned = 0
     private var buffer: [UInt8] = []
     /// The first byte not yet framed.
