@@ -2,6 +2,9 @@
 //
 // Modelled on swift-nio-extras' LineBasedFrameDecoder: it remembers how far it has scanned, so
 // each byte is looked at once (memchr) however the input is split; framing knows nothing of JSON.
+// The daemon frames requests with it (a limit, `--max-line`); swipectl's connections frame the
+// daemon's replies with it, with no limit (`maxLine: .max`): a `list` of 100,000 movies is one
+// line of about 18 MB arriving in hundreds of reads, which a rescan per read made quadratic.
 //
 // Rules (protocol.md, "Wire format"):
 // - A line ends at `\n`; one `\r` before it is dropped (`\r\n` clients).
@@ -34,7 +37,15 @@ public struct LineFramer: Sendable {
 
     public static let defaultMaxLine = 65_536
 
+    /// The longest line kept, in bytes; `.max` for no limit (then every frame is a `.line`).
     public let maxLine: Int
+    /// Every byte memchr has looked at, the newline it stopped at included: tests check that each
+    /// byte is scanned once, however the input is split. Where the scan resumes (`scanned`)
+    /// cannot show that: it ends up the same when every search starts again from `start`. One
+    /// add per search, not per byte (a search per line, and one more per read that ends inside
+    /// a line), so it costs the daemon's read path nothing it can measure (BENCHMARKS.md, Wire
+    /// codec); wrapping (`&+=`) is for 2^63 bytes, not a case to trap on.
+    public private(set) var bytesScanned = 0
     private var buffer: [UInt8] = []
     /// The first byte not yet framed.
     private var start = 0
@@ -115,6 +126,7 @@ public struct LineFramer: Sendable {
             return base.distance(to: UnsafeRawPointer(hit))
         }
         scanned = found ?? buffer.count
+        bytesScanned &+= (found.map { $0 + 1 } ?? buffer.count) &- from
         return found
     }
 
@@ -127,7 +139,8 @@ public struct LineFramer: Sendable {
     /// them and start counting the oversized line.
     private mutating func dropIfOversized() -> Frame? {
         let held = buffer.count - start
-        guard discarded != nil || held > maxLine + 1 else { return nil }
+        // `held - 1`, not `maxLine + 1`, which overflows for `.max`.
+        guard discarded != nil || held - 1 > maxLine else { return nil }
         if held > 0 {
             discarded = (discarded ?? 0) + held
             discardedCR = buffer[buffer.count - 1] == 0x0D

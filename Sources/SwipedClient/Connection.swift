@@ -1,5 +1,7 @@
 // A blocking line connection to swiped's Unix socket: connect, write lines, read lines with a
 // timeout. The typed client (`SwipedClient`) is built on it; tests and benchmarks use it raw.
+import JSONCodec
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -38,7 +40,7 @@ public final class LineConnection {
     public let path: String
     public let fd: Int32
     /// What has arrived and is not yet returned (internal: tests check how it was scanned).
-    var lines = LineBuffer()
+    var lines = LineFramer.client()
     private var chunk = [UInt8](repeating: 0, count: 65536)
 
     public init(path: String) throws(ClientError) {
@@ -97,10 +99,10 @@ public final class LineConnection {
     public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// The next line without its newline; nil at end of stream. `timeout` in seconds, nil = wait.
-    /// A line may be of any length (LineBuffer): each byte is scanned once.
+    /// A line may be of any length (`LineFramer.client()`): each byte is scanned once.
     public func readLine(timeout: Double? = nil) throws(ClientError) -> [UInt8]? {
         while true {
-            if let line = lines.next() { return line }
+            if let line = lines.nextLine() { return line }
             if let timeout {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let r = poll(&pfd, 1, Int32(max(0, timeout * 1000)))
@@ -117,6 +119,25 @@ public final class LineConnection {
             }
             if n == 0 { return nil }
             chunk.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+}
+
+extension LineFramer {
+    /// The framing of the daemon's lines, for both connections (LineConnection, StreamConnection).
+    /// No limit on a line's length: the daemon's replies have none (a `list` grows with the list,
+    /// and `--max-line` bounds only what the daemon reads), and this client trusts its daemon.
+    /// The framer's other rules (a blank line is skipped, one CR before the newline dropped) never
+    /// apply: the daemon writes JSON, one object a line.
+    static func client() -> LineFramer { LineFramer(maxLine: .max) }
+
+    /// The next whole line, copied out of the framer's storage; nil until one has arrived.
+    mutating func nextLine() -> [UInt8]? {
+        switch next() {
+        case .line(let bytes)?: return Array(bytes)
+        case .tooLarge(let length)?:
+            preconditionFailure("a line of \(length) bytes over maxLine \(maxLine), in a client framer")
+        case nil: return nil
         }
     }
 }

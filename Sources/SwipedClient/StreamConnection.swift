@@ -23,7 +23,7 @@ public final class StreamConnection {
     public let path: String
     public let fd: Int32
     /// What has arrived and is not yet decoded (internal: tests check how it was scanned).
-    var input = LineBuffer()
+    var input = LineFramer.client()
     private var output: [UInt8] = []
     private var sentOffset = 0
     private var nextID = 1
@@ -113,7 +113,7 @@ public final class StreamConnection {
             break
         }
         var messages: [(message: Message, line: String)] = []
-        while let line = input.next() {
+        while let line = input.nextLine() {
             messages.append((try decode(line), String(decoding: line, as: UTF8.self)))
         }
         return (messages, closed)

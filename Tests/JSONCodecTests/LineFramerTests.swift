@@ -26,7 +26,8 @@ final class LineFramerTests: XCTestCase {
                 }
             }
             // Memory stays bounded: one partial line within the limit plus one read.
-            XCTAssertLessThanOrEqual(framer.buffered, maxLine + 1)
+            // (`- 1` on this side: `maxLine + 1` overflows for `.max`.)
+            XCTAssertLessThanOrEqual(framer.buffered - 1, maxLine)
         }
         var from = 0
         for cut in splits + [input.count] where cut >= from {
@@ -38,6 +39,8 @@ final class LineFramerTests: XCTestCase {
             framer.finish()
             drain()
             XCTAssertEqual(framer.buffered, 0)
+            // However the input was split, each byte was looked at for a newline once.
+            XCTAssertEqual(framer.bytesScanned, input.count, "bytes scanned, split at \(splits)")
         }
         return out
     }
@@ -161,5 +164,33 @@ final class LineFramerTests: XCTestCase {
         XCTAssertEqual(frames.count, 2)
         XCTAssertEqual(frames.first, .tooLarge(length: 200_000))
         XCTAssertEqual(frames.last, .line(Array("{\"op\":\"ping\"}".utf8)[...]))
+    }
+
+    /// With no limit (swipectl's framing of the daemon's replies), a line of any length is a line.
+    func testNoLimit() {
+        let long = String(repeating: "z", count: 100)
+        check("a\n" + long + "\r\nb\n", [.line("a"), .line(long), .line("b")], maxLine: .max)
+        check(long, [.line(long)], maxLine: .max)
+    }
+
+    /// A line of 2 MB in 1,000-byte reads (2,000 of them), with no limit: one line, each byte
+    /// scanned once, not once per read that came after it (a `list` of 100,000 movies is one
+    /// line of about 18 MB).
+    func testALongLineInSmallReadsIsScannedOnce() {
+        let input = [UInt8](repeating: UInt8(ascii: "x"), count: 2_000_000) + Array("\nnext\n".utf8)
+        var framer = LineFramer(maxLine: .max)
+        var lengths: [Int] = []
+        var offset = 0
+        while offset < input.count {
+            framer.append(input[offset..<min(input.count, offset + 1000)])
+            while let frame = framer.next() {
+                guard case .line(let line) = frame else { return XCTFail("\(frame)") }
+                lengths.append(line.count)
+            }
+            offset += 1000
+        }
+        XCTAssertEqual(lengths, [2_000_000, 4])
+        XCTAssertEqual(framer.bytesScanned, input.count)
+        XCTAssertEqual(framer.buffered, 0)
     }
 }
