@@ -331,7 +331,7 @@ def measure(records):
         if r["type"] != "fault":
             continue
         k = r["kind"]
-        if r["phase"] == "start" or (r["phase"] == "kill" and k == "failover"):
+        if r["phase"] == "start" or (r["phase"] == "kill" and k in ("failover", "failover-silent")):
             open_[k] = {"kind": k, "start": r["t"], "detail": r}
         elif k in open_:
             f = open_[k]

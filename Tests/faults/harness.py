@@ -45,6 +45,14 @@ ADDR = {"r": NET + ".1", "pg1": NET + ".11", "pg2": NET + ".12", "d1": NET + ".2
         "d3": NET + ".23"}
 PROXY_PORT = {"pg1": 15432, "pg2": 25432}
 DAEMONS = ["d1", "d2", "d3"]
+# What docs/postgres.md ("A synchronous standby") tells operators to set, so that a standby cut
+# off from its primary comes back within about a second of the heal (every commit waits for it):
+# the stream given up after 5 s of silence, not the 60 s default, and tried again 0.2 s later,
+# not 5 s; each try's connect given up after 2 s (libpq's shortest) so that the next one sends
+# a SYN at once instead of the kernel's next retransmission, 3, 7 or 15 s after the first.
+STANDBY_SETTINGS = ("wal_sender_timeout = '5s'\nwal_receiver_timeout = '5s'\n"
+                    "wal_retrieve_retry_interval = '200ms'\n")
+STANDBY_CONNINFO = " connect_timeout=2 keepalives_idle=2 keepalives_interval=1 keepalives_count=3 tcp_user_timeout=5000"
 AS_POSTGRES = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
 
 
@@ -225,7 +233,7 @@ class Postgres:
             f.write("\n# issue 34's harness\nlisten_addresses = '*'\nwal_level = replica\nmax_wal_senders = 10\n"
                     "wal_log_hints = on\nsynchronous_commit = on\nfsync = on\n"
                     "hot_standby = on\nwal_keep_size = '512MB'\nmax_connections = 100\n"
-                    "wal_sender_timeout = '10s'\nwal_receiver_timeout = '10s'\nwal_retrieve_retry_interval = '1s'\n"
+                    + STANDBY_SETTINGS +
                     "log_line_prefix = '%m [%p] '\nlog_timezone = 'UTC'\n")
             for setting in self.h.args.pg_set or []:
                 name, value = setting.split("=", 1)
@@ -282,6 +290,17 @@ class Postgres:
             shutil.rmtree(self.data)
         self.pg("pg_basebackup", ["-h", ADDR[source.node], "-U", "postgres", "-D", self.data, "-R", "-X", "stream",
                                   "-c", "fast"], timeout=600)
+        self.tune_standby()
+
+    def tune_standby(self):
+        """Adds STANDBY_CONNINFO to the primary_conninfo that `-R` wrote (the last line wins)."""
+        path = os.path.join(self.data, "postgresql.auto.conf")
+        with open(path) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.startswith("primary_conninfo = '")]
+        if not lines:
+            raise RuntimeError(f"{self.node}: no primary_conninfo in {path}")
+        with open(path, "a") as f:
+            f.write(lines[-1][:-1] + STANDBY_CONNINFO + "'\n")
 
     def rejoin_as_standby_of(self, source):
         """After kill -9: crash recovery in single-user mode (pg_rewind wants a clean shutdown),
@@ -296,6 +315,7 @@ class Postgres:
             source.psql("CHECKPOINT")
             q = self.pg("pg_rewind", ["--target-pgdata", self.data, "-R", "--source-server",
                                       f"host={ADDR[source.node]} user=postgres dbname=postgres"], timeout=600)
+            self.tune_standby()
             with open(notes, "a") as f:
                 f.write(f"--- {self.node} single-user recovery:\n{p.stdout}\n--- pg_rewind:\n{q.stdout}\n")
             self.start()
@@ -831,7 +851,26 @@ class Harness:
         self.net.nft_reset(s)
         self.failover_after_kill(p, s, "sync-part-failover", dur)
 
-    def failover_after_kill(self, old, new, kind, wait_before_rejoin):
+    def f_failover_silent(self, dur):
+        """The primary's host goes silent (powered off: every packet to it dropped, no RST, its
+        server killed) and, 10 s later (a failover manager's detection), the standby is
+        promoted: the daemons find their connections dead by their own bounds, and then the
+        first host of their CONNINFO costs each attempt its connect_timeout before the second."""
+        old = self.primary
+        self.net.nft_add(old, "input", "iifname eth0 drop")
+        self.net.nft_add(old, "output", "oifname eth0 drop")
+        for d in DAEMONS:
+            self.net.drop_between(d, ADDR["r"], PROXY_PORT[old])
+        self.fault("failover-silent", "kill", primary=old)
+        self.pg[old].kill9()
+        self.sleep(10)
+
+        def back():
+            for node in DAEMONS + [old]:
+                self.net.nft_reset(node)
+        self.failover_after_kill(old, self.standby, "failover-silent", dur, before_rejoin=back)
+
+    def failover_after_kill(self, old, new, kind, wait_before_rejoin, before_rejoin=None):
         # Only one standby: once promoted, the new primary would wait at every COMMIT for a
         # synchronous standby that is not there yet. Operators drop the requirement until the
         # old primary is back; so does the harness (and sets it again after the rejoin).
@@ -841,6 +880,8 @@ class Harness:
         self.primary, self.standby = new, old
         self.fault(kind, "promoted", primary=new)
         self.sleep(wait_before_rejoin)
+        if before_rejoin:
+            before_rejoin()
         how = self.pg[old].rejoin_as_standby_of(self.pg[new])
         self.pg[new].psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
         self.pg[new].psql("SELECT pg_reload_conf()")
@@ -881,7 +922,7 @@ class Harness:
     def schedule(self, short):
         rng = random.Random(self.rid)
         kinds = ["part-link", "part-nft", "isolate-primary", "flap", "latency", "failover", "kill-daemon",
-                 "sync-part", "sigterm-cut", "combo", "sync-part-failover"]
+                 "sync-part", "sigterm-cut", "combo", "sync-part-failover", "failover-silent"]
         if short:
             # Three minutes: the failover and the synchronous standby's partition come as one,
             # sync-part-failover (the standby cut off, then the primary killed and the standby
@@ -898,7 +939,7 @@ class Harness:
                 long_ = 16 if short else rng.uniform(18, 40)
                 brief = 4 if short else rng.uniform(5, 20)
                 d = rng.choice(DAEMONS)
-                need = {"failover": brief + 25, "sync-part-failover": brief * 2 + 25, "sync-part": long_ + 5,
+                need = {"failover": brief + 25, "failover-silent": brief + 35, "sync-part-failover": brief * 2 + 25, "sync-part": long_ + 5,
                         "sigterm-cut": 10}.get(kind, (brief if kind in ("flap", "latency", "combo", "kill-daemon")
                                                       else long_) + 5)
                 if time.monotonic() + need + self.args.reserve > self.deadline:
@@ -911,6 +952,7 @@ class Harness:
                     "flap": lambda: self.f_flap(brief, d, rng),
                     "latency": lambda: self.f_latency(brief),
                     "failover": lambda: self.f_failover(brief),
+                    "failover-silent": lambda: self.f_failover_silent(brief),
                     "kill-daemon": lambda: self.f_kill_daemon(brief / 2, d),
                     "sync-part": lambda: self.f_sync_part(8 if short else long_),
                     "sigterm-cut": lambda: self.f_sigterm_cut(3, d),
