@@ -70,18 +70,11 @@ package final class PGConnection: @unchecked Sendable {
         for host in PGConnection.hosts(conninfo) {
             // Later keywords win over earlier ones (libpq keeps the last value of each).
             let pairs = host.map { defaults + $0 + forced } ?? defaults + [("dbname", conninfo)] + forced
-            let attempt = withCStrings(pairs.map(\.0)) { k in
-                withCStrings(pairs.map(\.1)) { v in PQconnectdbParams(k, v, host == nil ? 1 : 0) }
+            switch PGConnection.connect(pairs, expand: host == nil) {
+            case .connected(let c): made = c
+            case .failed(let message): why.append(message)
             }
-            guard let attempt else {
-                throw StoreError(.unavailable, "PostgreSQL: out of memory allocating a connection")
-            }
-            if PQstatus(attempt) == CONNECTION_OK {
-                made = attempt
-                break
-            }
-            why.append(PGConnection.message(attempt))
-            PQfinish(attempt)
+            if made != nil { break }
         }
         guard let made else {
             throw StoreError(.unavailable, "cannot connect to PostgreSQL: \(why.joined(separator: "; "))")
@@ -548,7 +541,7 @@ package final class PGConnection: @unchecked Sendable {
         return rows
     }
 
-    private static func message(_ conn: OpaquePointer) -> String {
+    static func message(_ conn: OpaquePointer) -> String {
         trimmed(PQerrorMessage(conn).map { String(cString: $0) } ?? "unknown error")
     }
 
@@ -566,7 +559,7 @@ private final class CancelRequest: @unchecked Sendable {
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { for p in copies { free(p) } }
     let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]

@@ -820,6 +820,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 12)
     }
 
+    /// A connect whose SYN was lost does not wait for the kernel to send it again (1 s later):
+    /// another attempt starts after 0.5 s of silence, and the first to answer is kept. What
+    /// a write waits after a partition heals, at most half a second for the SYN.
+    func testAConnectWhoseFirstSYNIsLostTriesAgainAfterHalfASecond() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        let cluster = try SharedCluster.get()
+        let host = try SilentTCPHost()
+        defer { host.close() }
+        try host.goSilent()
+        let began = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+            host.heal(relayingTo: cluster.socketDirectory + "/.s.PGSQL.5432")
+        }
+        let store = try PostgresStore.open(
+            conninfo: "host=127.0.0.1 port=\(host.port) dbname=\(db.name) user=\(cluster.user)")
+        defer { store.close() }
+        let took = Date().timeIntervalSince(began)
+        XCTAssertGreaterThan(took, 0.45, "the first SYN was lost")
+        XCTAssertLessThan(took, 0.95, "a fresh attempt at 0.5 s, not the kernel's retransmission at 1 s")
+        XCTAssertEqual(store.submitOK(MovieCommand(.toggleWatched(movie: "seven")))?.seq, 11)
+    }
+
     /// While every host refuses at once, the store tries again at least once a second (the
     /// backoff's cap): what a write waits at most after the database is back, before the
     /// connect itself.
@@ -988,7 +1010,7 @@ private final class AcceptAndClose: @unchecked Sendable {
 /// `goSilent()`, drops every SYN without a word, as a partitioned or powered-off host does:
 /// Linux drops a SYN to a listener whose accept queue is full, and a backlog of 0 is full
 /// with one connection never accepted.
-private final class SilentTCPHost {
+private final class SilentTCPHost: @unchecked Sendable {  // filler is set before another thread sees it
     private let fd: Int32
     private var filler: Int32 = -1
     let port: UInt16
@@ -1024,8 +1046,51 @@ private final class SilentTCPHost {
         guard connected == 0 else { throw NSError(domain: "SilentTCPHost.connect", code: Int(errno)) }
     }
 
+    /// The link heals: the queue is emptied and every connection from now on is relayed to
+    /// the Unix socket at `path` (a byte pump each way, on threads of their own).
+    func heal(relayingTo path: String) {
+        let listener = fd
+        let taken = accept(listener, nil, nil)
+        if taken >= 0 { Glibc.close(taken) }
+        Thread {
+            while true {
+                let c = accept(listener, nil, nil)
+                guard c >= 0 else { return }
+                let u = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_un()
+                address.sun_family = sa_family_t(AF_UNIX)
+                withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                    _ = path.utf8CString.withUnsafeBytes {
+                        memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
+                    }
+                }
+                let ok = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(u, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                    }
+                }
+                guard ok else {
+                    Glibc.close(c)
+                    Glibc.close(u)
+                    continue
+                }
+                for (from, to) in [(c, u), (u, c)] {
+                    Thread {
+                        var buffer = [UInt8](repeating: 0, count: 65536)
+                        while true {
+                            let n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+                            guard n > 0, buffer.withUnsafeBytes({ write(to, $0.baseAddress, n) }) == n else { break }
+                        }
+                        shutdown(to, Int32(SHUT_WR))
+                    }.start()
+                }
+            }
+        }.start()
+    }
+
     func close() {
         if filler >= 0 { Glibc.close(filler) }
+        shutdown(fd, Int32(SHUT_RDWR))
         Glibc.close(fd)
     }
 }

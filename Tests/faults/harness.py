@@ -48,11 +48,12 @@ DAEMONS = ["d1", "d2", "d3"]
 # What docs/postgres.md ("A synchronous standby") tells operators to set, so that a standby cut
 # off from its primary comes back within about a second of the heal (every commit waits for it):
 # the stream given up after 5 s of silence, not the 60 s default, and tried again 0.2 s later,
-# not 5 s; each try's connect given up after 2 s (libpq's shortest) so that the next one sends
-# a SYN at once instead of the kernel's next retransmission, 3, 7 or 15 s after the first.
+# not 5 s; each try given up by tcp_user_timeout after 2 s (the WAL receiver ignores
+# connect_timeout) so that the next one sends a SYN at once instead of waiting for the kernel's
+# next retransmission, 3, 7 or 15 s after the first.
 STANDBY_SETTINGS = ("wal_sender_timeout = '5s'\nwal_receiver_timeout = '5s'\n"
                     "wal_retrieve_retry_interval = '200ms'\n")
-STANDBY_CONNINFO = " connect_timeout=2 keepalives_idle=2 keepalives_interval=1 keepalives_count=3 tcp_user_timeout=5000"
+STANDBY_CONNINFO = " keepalives_idle=2 keepalives_interval=1 keepalives_count=3 tcp_user_timeout=2000"
 AS_POSTGRES = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
 
 
@@ -254,9 +255,9 @@ class Postgres:
             time.sleep(0.1)
         raise RuntimeError(f"{self.node}: postgres not ready in 120 s")
 
-    def psql(self, sql, db="postgres", timeout=30, check=True):
+    def psql(self, sql, db="postgres", timeout=30, check=True, quiet=False):
         p = run([os.path.join(PGBIN, "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.sock,
-                 "-U", "postgres", "-d", db, "-c", sql], check=check, timeout=timeout)
+                 "-U", "postgres", "-d", db, "-c", sql], check=check, timeout=timeout, quiet=quiet)
         return p.stdout.strip()
 
     def kill9(self):
@@ -743,7 +744,7 @@ class Harness:
                 "(SELECT string_agg(locktype || ':' || mode, ',') FROM pg_locks l WHERE l.pid = a.pid AND granted "
                 "AND locktype IN ('advisory', 'tuple')) AS locks, left(query, 50) "
                 "FROM pg_stat_activity a WHERE datname = 'swiped' AND pid <> pg_backend_pid()", db="swiped",
-                timeout=10, check=False)
+                timeout=10, check=False, quiet=True)
         except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
             out = str(e)
         with open(os.path.join(self.dir, "activity.log"), "a") as f:
