@@ -10,13 +10,11 @@ extension PGConnection {
     /// two hours, so that writes turn to `unavailable` and the store reconnects.
     ///
     /// A connect gives up after 5 s at start-up, but after 2 s (libpq's shortest) when the store
-    /// reconnects: the kernel sends a connect's SYN again 1 s and 3 s after the first, so a
-    /// connect that may wait 5 s for a silent host (a partition, a powered-off primary listed
-    /// first) sends nothing between 1 s and 3 s in, nor between 3 s and its end, and a link
-    /// healed then waited up to 2 s for the next SYN, then for the reconnection backoff
-    /// (docs/postgres.md, "Faults, checked": the first `ok` 2.9 s after a heal). Attempts of 2 s
-    /// started back to back send one SYN a second, and the next host is tried 2 s in, not 5.
-    /// A start-up has no such hurry, and a failed one ends the daemon.
+    /// reconnects: a silent host (a partition, a powered-off primary listed first) then costs 2 s
+    /// before the next host is tried, not 5, and the next attempt's connect starts anew instead
+    /// of waiting on the kernel's SYN retransmissions, which Debian 12's kernel spaces 1, 2 and
+    /// 4 s apart (docs/postgres.md, "Faults, checked": the first `ok` 2.9 s after a heal with
+    /// 5 s). A start-up has no such hurry, and a failed one ends the daemon.
     static func defaults(reconnecting: Bool) -> [(String, String)] {
         [
             ("connect_timeout", reconnecting ? "2" : "5"), ("application_name", "swiped"),

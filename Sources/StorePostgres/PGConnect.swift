@@ -2,11 +2,13 @@
 // second while no attempt has heard from the server yet.
 //
 // Why not PQconnectdbParams: a connect whose SYN is lost (a partition, a link just healed) is
-// resent by the kernel only 1 s, then 3 s, after the first, and libpq's `connect_timeout` is
-// whole seconds, 2 at least. A reconnecting daemon therefore put a SYN on the wire once a second
-// at best, and a write after a heal waited up to a second for it (docs/postgres.md, "Recovery
-// after the heal"). Giving up on an attempt sooner would never reach a server whose round trip
-// is longer; starting another beside it, and keeping whichever answers first, does both.
+// resent by the kernel 1 s after the first, then 2 s and 4 s later (Debian 12's 6.1; kernels
+// with `tcp_syn_linear_timeouts` resend the first few 1 s apart), and libpq's `connect_timeout`
+// is whole seconds, 2 at least. A reconnecting daemon therefore put a SYN on the wire once a
+// second at best, and a write after a heal waited up to a second for it (docs/postgres.md,
+// "Recovery after the heal"). Giving up on an attempt sooner would never reach a server whose
+// round trip is longer; starting another beside it, and keeping whichever answers first, does
+// both.
 import CLibPQ
 import Glibc
 import StoreCore

@@ -324,13 +324,20 @@ def pct(values, p):
 
 def measure(records):
     """Per fault occurrence and daemon it hit: time to the first `unavailable`, writes, reads and
-    swipes served meanwhile, time from the heal (or the promotion) to the first `ok`."""
+    swipes served meanwhile, time from the heal (or the promotion) to the first `ok`. The parts
+    of a `combo` are measured as "KIND in combo": each one's heal comes while the others go on
+    (a daemon started again under latency and loss), so they are not that kind's figures."""
     faults = []
     open_ = {}
+    combo = False
     for r in records:
         if r["type"] != "fault":
             continue
         k = r["kind"]
+        if k == "combo":
+            combo = r["phase"] == "start"
+        elif combo:
+            k = f"{k} in combo"
         if r["phase"] == "start" or (r["phase"] == "kill" and k in ("failover", "failover-silent")):
             open_[k] = {"kind": k, "start": r["t"], "detail": r}
         elif k in open_:

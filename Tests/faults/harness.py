@@ -50,7 +50,7 @@ DAEMONS = ["d1", "d2", "d3"]
 # the stream given up after 5 s of silence, not the 60 s default, and tried again 0.2 s later,
 # not 5 s; each try given up by tcp_user_timeout after 2 s (the WAL receiver ignores
 # connect_timeout) so that the next one sends a SYN at once instead of waiting for the kernel's
-# next retransmission, 3, 7 or 15 s after the first.
+# next retransmission (3, 7 or 15 s after the first on Debian 12's kernel).
 STANDBY_SETTINGS = ("wal_sender_timeout = '5s'\nwal_receiver_timeout = '5s'\n"
                     "wal_retrieve_retry_interval = '200ms'\n")
 STANDBY_CONNINFO = " keepalives_idle=2 keepalives_interval=1 keepalives_count=3 tcp_user_timeout=2000"
