@@ -97,7 +97,11 @@ final class MetricsServer {
             Glibc.close(fd)
             throw error
         }
-        guard listen(fd, 16) == 0 else {
+        // A burst of scrapers waits in the queue to be answered (503 past the 4 served) rather
+        // than having its SYNs dropped while the queue is full, to be resent a second or more
+        // later: with 16, a hundred at once made DaemonStatusTests' late ones served after
+        // the first ones' 408, not refused.
+        guard listen(fd, 128) == 0 else {
             let error = SystemError("listen \(address)")
             Glibc.close(fd)
             throw error
