@@ -47,13 +47,17 @@ extension PGConnection {
         start()
         guard let first = attempts.first?.conn else { return .failed(failure) }
         let seconds = connectTimeout(first)
-        let where_ = "connection to server at \(PQhost(first).map { String(cString: $0) } ?? "?"), port \(PQport(first).map { String(cString: $0) } ?? "?")"
+        let host = PQhost(first).map { String(cString: $0) } ?? "?"
+        let port = PQport(first).map { String(cString: $0) } ?? "?"
+        let server = "connection to server at \(host), port \(port)"
         var lastStart = SystemClock.monotonicNanoseconds()
         let deadline = seconds > 0 ? lastStart + UInt64(seconds) * 1_000_000_000 : UInt64.max
         defer { for a in attempts { PQfinish(a.conn) } }
         while !attempts.isEmpty {
             var now = SystemClock.monotonicNanoseconds()
-            guard now < deadline else { return .failed("\(where_) failed: timeout expired after \(seconds) s") }
+            guard now < deadline else {
+                return .failed("\(server) failed: timeout expired after \(seconds) s")
+            }
             let silent = attempts.allSatisfy { PQstatus($0.conn) == CONNECTION_STARTED }
             if silent && attempts.count < maxAttempts && now - lastStart >= freshAttemptNanos {
                 start()
@@ -61,7 +65,8 @@ extension PGConnection {
             }
             var fds = attempts.map {
                 pollfd(
-                    fd: PQsocket($0.conn), events: Int16($0.wants == PGRES_POLLING_READING ? POLLIN : POLLOUT),
+                    fd: PQsocket($0.conn),
+                    events: Int16($0.wants == PGRES_POLLING_READING ? POLLIN : POLLOUT),
                     revents: 0)
             }
             now = SystemClock.monotonicNanoseconds()
@@ -72,7 +77,7 @@ extension PGConnection {
             if fds.contains(where: { $0.fd < 0 }) {
                 for i in fds.indices where fds[i].fd < 0 { fds[i].revents = Int16(POLLOUT) }
             } else if poll(&fds, nfds_t(fds.count), ms) < 0 && errno != EINTR {
-                return .failed("\(where_) failed: poll: \(String(cString: strerror(errno)))")
+                return .failed("\(server) failed: poll: \(String(cString: strerror(errno)))")
             }
             for i in fds.indices.reversed() where fds[i].revents != 0 {
                 let r = PQconnectPoll(attempts[i].conn)

@@ -1083,7 +1083,9 @@ private final class SilentTCPHost: @unchecked Sendable {  // filler is set befor
                         var buffer = [UInt8](repeating: 0, count: 65536)
                         while true {
                             let n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
-                            guard n > 0, buffer.withUnsafeBytes({ write(to, $0.baseAddress, n) }) == n else { break }
+                            guard n > 0, buffer.withUnsafeBytes({ write(to, $0.baseAddress, n) }) == n else {
+                                break
+                            }
                         }
                         shutdown(to, Int32(SHUT_WR))
                     }.start()
