@@ -136,7 +136,7 @@ bench: deps-bench release .build/bench/echo
 # swift-format's rules, then the size lint (issue 30): no file under Sources/ over 600 lines, no
 # function over 100 without a `// Long:` reason above it (Tests/Support/size-lint.py says how).
 lint: size-lint
-	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz Package.swift
 
 size-lint:
 	$(PYTHON) Tests/Support/size-lint.py --self-test

@@ -31,7 +31,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug)),
+    .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug))
 ]
 
 // The request path's modules drop Swift's run-time exclusivity checks in release builds: every
@@ -60,12 +60,15 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian, as module maps only.
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
-                       providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
@@ -74,10 +77,13 @@ let package = Package(
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
-        .target(name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"], swiftSettings: hotPath),
+        .target(
+            name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"],
+            swiftSettings: hotPath),
         .target(name: "StoreCore", dependencies: ["Movies"], swiftSettings: hotPath),
         .target(
-            name: "Session", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore", "Metrics"],
+            name: "Session",
+            dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore", "Metrics"],
             swiftSettings: hotPath),
 
         // I/O.
@@ -87,10 +93,13 @@ let package = Package(
         .target(
             name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics"],
             swiftSettings: hotPath),
-        .target(name: "Daemon",
-                dependencies: ["SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
-                               "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape"],
-                swiftSettings: hotPath),
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
+                "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape",
+            ],
+            swiftSettings: hotPath),
         .target(
             name: "SwipedClient", dependencies: ["JSONCodec", "Wire", "Movies", "SwipeEngine"],
             swiftSettings: strict),
@@ -101,66 +110,90 @@ let package = Package(
             swiftSettings: strict),
 
         // Thin executables.
-        .executableTarget(name: "swiped", dependencies: ["Daemon", "DataTools", "Wire"], swiftSettings: strict),
+        .executableTarget(
+            name: "swiped", dependencies: ["Daemon", "DataTools", "Wire"], swiftSettings: strict),
         .executableTarget(
             name: "swipectl",
-            dependencies: ["SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics"],
+            dependencies: [
+                "SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics",
+            ],
             swiftSettings: strict),
 
         // Benchmarks and test helpers (release builds print figures; see BENCHMARKS.md).
-        .executableTarget(name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
-                          path: "Benchmarks/engine-bench", swiftSettings: strict),
-        .executableTarget(name: "log-bench", dependencies: ["EventLog", "Movies", "StoreTestSupport"],
-                          path: "Benchmarks/log-bench", swiftSettings: strict),
-        .executableTarget(name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
-                          path: "Benchmarks/loadgen", swiftSettings: strict),
-        .executableTarget(name: "wire-bench", dependencies: ["JSONCodec", "Wire"],
-                          path: "Benchmarks/wire-bench", swiftSettings: strict),
-        .executableTarget(name: "log-torture", dependencies: ["EventLog", "Movies"],
-                          path: "Tests/Support/log-torture", swiftSettings: strict),
+        .executableTarget(
+            name: "engine-bench", dependencies: ["SwipeEngine", "Movies"],
+            path: "Benchmarks/engine-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "log-bench", dependencies: ["EventLog", "Movies", "StoreTestSupport"],
+            path: "Benchmarks/log-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
+            path: "Benchmarks/loadgen", swiftSettings: strict),
+        .executableTarget(
+            name: "wire-bench", dependencies: ["JSONCodec", "Wire"],
+            path: "Benchmarks/wire-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "log-torture", dependencies: ["EventLog", "Movies"],
+            path: "Tests/Support/log-torture", swiftSettings: strict),
         // alloc-guard (make test, release build): fails when the drag path allocates. CAllocCounter
         // replaces malloc and its family in the executable that links it (AllocCounter.c says
         // how): only alloc-guard may depend on it.
-        .target(name: "CAllocCounter", path: "Tests/Support/AllocCounter",
-                cSettings: [.unsafeFlags(["-Wall", "-Wextra"]),
-                            .unsafeFlags(["-Werror"], .when(configuration: .debug))]),
-        .executableTarget(name: "alloc-guard", dependencies: ["CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies"],
-                          path: "Tests/Support/alloc-guard", swiftSettings: strict),
+        .target(
+            name: "CAllocCounter", path: "Tests/Support/AllocCounter",
+            cSettings: [
+                .unsafeFlags(["-Wall", "-Wextra"]),
+                .unsafeFlags(["-Werror"], .when(configuration: .debug)),
+            ]),
+        .executableTarget(
+            name: "alloc-guard",
+            dependencies: ["CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies"],
+            path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
         // TestSupport: what several test targets share (a seeded random generator, a metrics sample).
         // StoreTestSupport: the in-memory store, SQLite's fault VFS and PostgreSQL's commit
         // faults (the seam PGCommitPath), for tests and log-bench only.
-        .target(name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(
-            name: "StoreTestSupport", dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite"],
+            name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "StoreTestSupport",
+            dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite"],
             path: "Tests/StoreTestSupport", swiftSettings: strict),
-        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
-                    resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
         .testTarget(
             name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport", "StoreTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTPScrapeTests", dependencies: ["HTTPScrape"], swiftSettings: strict),
         .testTarget(
-            name: "WireTests", dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "Metrics", "TestSupport"],
+            name: "WireTests",
+            dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "Metrics", "TestSupport"],
             swiftSettings: strict),
         // StoreTests is one target for StoreCore, StoreSQLite and StorePostgres, not one each: the
         // contract suite (StoreContractTests) runs every test against every store, so it links
         // them all, and what each store does beyond the contract sits beside it.
         .testTarget(
             name: "StoreTests",
-            dependencies: ["StoreCore", "StoreSQLite", "StorePostgres", "StoreTestSupport", "EventLog", "Movies",
-                           "Metrics", "TestSupport"],
+            dependencies: [
+                "StoreCore", "StoreSQLite", "StorePostgres", "StoreTestSupport", "EventLog", "Movies",
+                "Metrics", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "SessionTests",
-            dependencies: ["JSONCodec", "Session", "StoreCore", "StoreTestSupport", "Movies", "SwipeEngine", "Wire",
-                           "TestSupport"],
+            dependencies: [
+                "JSONCodec", "Session", "StoreCore", "StoreTestSupport", "Movies", "SwipeEngine", "Wire",
+                "TestSupport",
+            ],
             swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Wire"], swiftSettings: strict),
+        .testTarget(
+            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Wire"],
+            swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
             swiftSettings: strict),
@@ -168,12 +201,15 @@ let package = Package(
             name: "DataToolsTests", dependencies: ["DataTools", "EventLog", "Movies", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["SwipedClient", "JSONCodec", "Wire", "TestSupport", "Movies"],
+            swiftSettings: strict),
         // The terminal front end (issue 15): its pure parts, their tests, and the pty benchmark.
         .target(name: "Terminal", dependencies: ["Movies", "SwipeEngine"], swiftSettings: strict),
-        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine", "TestSupport"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "TerminalTests", dependencies: ["Terminal", "Movies", "SwipeEngine", "TestSupport"],
+            swiftSettings: strict),
         .executableTarget(name: "tui-bench", path: "Benchmarks/tui-bench", swiftSettings: strict),
     ]
 )

@@ -146,7 +146,9 @@ public final class Session {
     var peerClosing = false
 
     /// A new connection: greets its peer with `hello` (`log`: the store's `logID`).
-    public init(config: SessionConfig, latestSeq: UInt64, log: String, largeReplies: LargeReplies = LargeReplies()) {
+    public init(
+        config: SessionConfig, latestSeq: UInt64, log: String, largeReplies: LargeReplies = LargeReplies()
+    ) {
         self.config = config
         self.largeReplies = largeReplies
         framer = LineFramer(maxLine: config.maxLine)

@@ -44,7 +44,8 @@ extension PostgresWorker {
     func servesTheSameLog(_ c: PGConnection) -> Bool {
         let found: String?
         do throws(PGFailure) {
-            found = try c.execute("SELECT log FROM swiped_identity WHERE id = 1").first?.rows.first?.first ?? nil
+            let rows = try c.execute("SELECT log FROM swiped_identity WHERE id = 1")
+            found = rows.first?.rows.first?.first ?? nil
         } catch {
             switch error {
             case .lost(let why):

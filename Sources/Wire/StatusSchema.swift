@@ -48,7 +48,8 @@ extension Schema {
             ArgSpec("events", .integer(min: 0), required: true, "events in the log"),
             ArgSpec(
                 "snapshotSeq", .integer(min: 0), required: true,
-                "the seq of the latest snapshot: saved last while serving, else the one started from (0: none)"),
+                "the seq of the latest snapshot: saved last while serving, else the one started from (0: none)"
+            ),
             ArgSpec("path", .string(), "SQLite: the log's file (writers and root only)"),
             ArgSpec("bytes", .integer(min: 0), "SQLite: the log's size, its WAL included"),
             ArgSpec("host", .string(), "PostgreSQL: the server (writers and root only; never a password)"),

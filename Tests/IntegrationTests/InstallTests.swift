@@ -118,7 +118,8 @@ final class InstallTests: XCTestCase {
         ] {
             XCTAssertEqual(
                 try String(contentsOfFile: "\(root)/\(installed)", encoding: .utf8),
-                try String(contentsOfFile: "\(Self.root)/contrib/completion/\(source)", encoding: .utf8), installed)
+                try String(contentsOfFile: "\(Self.root)/contrib/completion/\(source)", encoding: .utf8),
+                installed)
         }
         for file in [
             "usr/bin/swiped", "usr/lib/systemd/system/swiped.service", "usr/share/man/man1/swiped.1",

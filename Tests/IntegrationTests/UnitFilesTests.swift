@@ -112,8 +112,11 @@ final class UnitFilesTests: XCTestCase {
     }
 
     func testDocumentedExposureParser() {
-        XCTAssertEqual(Self.documentedExposure("#   systemd-analyze security --offline=true swiped.service   (scores 0.4)"), 0.4)
-        XCTAssertEqual(Self.documentedExposure("(`systemd-analyze security swiped.service` scores\n1.2; the"), 1.2)
+        XCTAssertEqual(
+            Self.documentedExposure(
+                "#   systemd-analyze security --offline=true swiped.service" + "   (scores 0.4)"), 0.4)
+        XCTAssertEqual(
+            Self.documentedExposure("(`systemd-analyze security swiped.service` scores\n1.2; the"), 1.2)
         XCTAssertNil(Self.documentedExposure("`systemd-analyze security` scores 1.1"))
     }
 

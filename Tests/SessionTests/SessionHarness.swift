@@ -41,7 +41,8 @@ final class SessionHarness {
         store: InMemoryStore = InMemoryStore(), largeReplies: LargeReplies = LargeReplies()
     ) {
         self.store = store
-        session = Session(config: config, latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
+        session = Session(
+            config: config, latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
     }
 
     // MARK: Inputs
