@@ -7,8 +7,13 @@
 // is whole seconds, 2 at least. A reconnecting daemon therefore put a SYN on the wire once a
 // second at best, and a write after a heal waited up to a second for it (docs/postgres.md,
 // "Recovery after the heal"). Giving up on an attempt sooner would never reach a server whose
-// round trip is longer; starting another beside it, and keeping whichever answers first, does
-// both.
+// round trip is longer; starting another beside it, and keeping the first the server answers,
+// does both.
+//
+// Only for a host that is one address (an IP address, `hostaddr`, a Unix socket): a host name
+// may resolve to several, and libpq's blocking connect gives each its own `connect_timeout`
+// before the next, which a fresh attempt (starting again at the first address) would never
+// reach. A name is connected by PQconnectdbParams, as before.
 import CLibPQ
 import Glibc
 import StoreCore
@@ -46,17 +51,26 @@ extension PGConnection {
         }
         start()
         guard let first = attempts.first?.conn else { return .failed(failure) }
-        let seconds = connectTimeout(first)
-        let host = PQhost(first).map { String(cString: $0) } ?? "?"
-        let port = PQport(first).map { String(cString: $0) } ?? "?"
-        let server = "connection to server at \(host), port \(port)"
+        let options = settings(first)
+        guard options.oneAddress else {
+            PQfinish(attempts.removeFirst().conn)
+            return blocking(pairs, expand: expand)
+        }
+        guard let seconds = timeout(options.connectTimeout) else {
+            PQfinish(attempts.removeFirst().conn)
+            return .failed(
+                "invalid integer value \"\(options.connectTimeout ?? "")\" for connection option \"connect_timeout\""
+            )
+        }
+        let server = "connection to server at \(options.host), port \(options.port)"
         var lastStart = SystemClock.monotonicNanoseconds()
         let deadline = seconds > 0 ? lastStart + UInt64(seconds) * 1_000_000_000 : UInt64.max
         defer { for a in attempts { PQfinish(a.conn) } }
         while !attempts.isEmpty {
             var now = SystemClock.monotonicNanoseconds()
             guard now < deadline else {
-                return .failed("\(server) failed: timeout expired after \(seconds) s")
+                let earlier = failure.hasPrefix("PostgreSQL: out of memory") ? "" : " (before: \(failure))"
+                return .failed("\(server) failed: timeout expired after \(seconds) s\(earlier)")
             }
             let silent = attempts.allSatisfy { PQstatus($0.conn) == CONNECTION_STARTED }
             if silent && attempts.count < maxAttempts && now - lastStart >= freshAttemptNanos {
@@ -72,13 +86,14 @@ extension PGConnection {
             now = SystemClock.monotonicNanoseconds()
             var until = deadline
             if silent && attempts.count < maxAttempts { until = min(until, lastStart + freshAttemptNanos) }
-            let ms = until > now ? Int32(min((until - now) / 1_000_000, 60_000)) + 1 : 0
-            // A socket not there (between two addresses) is polled by libpq at once.
-            if fds.contains(where: { $0.fd < 0 }) {
-                for i in fds.indices where fds[i].fd < 0 { fds[i].revents = Int16(POLLOUT) }
-            } else if poll(&fds, nfds_t(fds.count), ms) < 0 && errno != EINTR {
+            // A socket not there yet (between two steps) is handed to libpq at once.
+            let ms =
+                fds.contains { $0.fd < 0 }
+                ? 0 : until > now ? Int32(min((until - now) / 1_000_000, 60_000)) + 1 : 0
+            if poll(&fds, nfds_t(fds.count), ms) < 0 && errno != EINTR {
                 return .failed("\(server) failed: poll: \(String(cString: strerror(errno)))")
             }
+            for i in fds.indices where fds[i].fd < 0 { fds[i].revents = Int16(POLLOUT) }
             for i in fds.indices.reversed() where fds[i].revents != 0 {
                 let r = PQconnectPoll(attempts[i].conn)
                 if r == PGRES_POLLING_OK {
@@ -90,23 +105,58 @@ extension PGConnection {
                     attempts[i].wants = r
                 }
             }
+            // Once the server answered one attempt, the others that are still waiting for it
+            // are dropped: each would cost the server a session of its own.
+            if attempts.contains(where: { PQstatus($0.conn) != CONNECTION_STARTED }) {
+                for i in attempts.indices.reversed() where PQstatus(attempts[i].conn) == CONNECTION_STARTED {
+                    PQfinish(attempts.remove(at: i).conn)
+                }
+            }
         }
         return .failed(failure)
     }
 
-    /// The `connect_timeout` libpq read for this connection, as connectDBComplete would use it:
-    /// 0 (none) when absent or not above 0, 2 s at least.
-    private static func connectTimeout(_ conn: OpaquePointer) -> Int {
-        guard let options = PQconninfo(conn) else { return 0 }
-        defer { PQconninfoFree(options) }
-        var i = 0
-        while let keyword = options[i].keyword {
-            if String(cString: keyword) == "connect_timeout", let v = options[i].val {
-                let n = Int(String(cString: v).filter { !$0.isWhitespace }) ?? 0
-                return n <= 0 ? 0 : max(2, n)
-            }
-            i += 1
+    /// libpq's own blocking connect (a host name: each of its addresses gets the timeout).
+    private static func blocking(_ pairs: [(String, String)], expand: Bool) -> Connected {
+        let made = withCStrings(pairs.map(\.0)) { k in
+            withCStrings(pairs.map(\.1)) { v in PQconnectdbParams(k, v, expand ? 1 : 0) }
         }
-        return 0
+        guard let made else { return .failed("PostgreSQL: out of memory allocating a connection") }
+        if PQstatus(made) == CONNECTION_OK { return .connected(made) }
+        defer { PQfinish(made) }
+        return .failed(message(made))
+    }
+
+    /// What libpq made of the keywords for this connection.
+    private static func settings(_ conn: OpaquePointer) -> (
+        host: String, port: String, oneAddress: Bool, connectTimeout: String?
+    ) {
+        var values: [String: String] = [:]
+        if let options = PQconninfo(conn) {
+            defer { PQconninfoFree(options) }
+            var i = 0
+            while let keyword = options[i].keyword {
+                if let v = options[i].val { values[String(cString: keyword)] = String(cString: v) }
+                i += 1
+            }
+        }
+        let host = values["host"] ?? ""
+        let address = values["hostaddr"] ?? ""
+        var scratch = in6_addr()
+        let numeric =
+            inet_pton(AF_INET, host, &scratch) == 1 || inet_pton(AF_INET6, host, &scratch) == 1
+        // No host at all is the default Unix socket; a path or `@name` is one too.
+        let one = !address.isEmpty || host.isEmpty || host.hasPrefix("/") || host.hasPrefix("@") || numeric
+        return (address.isEmpty ? host : address, values["port"] ?? "", one, values["connect_timeout"])
+    }
+
+    /// `connect_timeout` as libpq's connectDBComplete reads it: 0 (none) when absent or not
+    /// above 0, 2 s at least; nil for a value that is not a whole number (libpq refuses it). An
+    /// Int32, as libpq's: seconds that fit keep the deadline's nanoseconds far from overflow.
+    private static func timeout(_ value: String?) -> Int? {
+        guard let value, !value.isEmpty else { return 0 }
+        let trimmed = String(value.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        guard let n = Int32(trimmed) else { return nil }
+        return n <= 0 ? 0 : max(2, Int(n))
     }
 }
