@@ -425,16 +425,7 @@ func runStartup(arguments: [String], socket: String, timeout: Double) {
 /// (`movie_1`) and on (issue 33: a list of 100,000 movies in a second, where adding them
 /// through a daemon takes a minute in a debug build).
 func runFill(directory: String, movies: Int) {
-    mkdir(directory, 0o755)
-    let path = directory + "/events.sqlite3"
-    unlink(path)
-    unlink(path + "-wal")
-    unlink(path + "-shm")
-    let t0 = nowNanos()
-    do throws(LogError) {
-        let log = try EventLog(path: path, durability: .normal)
-        let seeds = MovieState.seedCatalogue
-        _ = try log.append(seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+    fillLog(directory: directory, what: "movies=\(movies)") { log, _ throws(LogError) in
         var n = 1
         while n <= movies {
             let batch = (n...min(n + 9_999, movies)).map { i -> NewEvent in
@@ -444,17 +435,14 @@ func runFill(directory: String, movies: Int) {
             _ = try log.append(batch)
             n += batch.count
         }
-        log.close()
-    } catch {
-        fail("\(path): \(error)")
     }
-    print("fill movies=\(movies) path=\(path) seconds=\(formatted(Double(nowNanos() - t0) / 1e9, digits: 2))")
 }
 
-/// Writes DIR/events.sqlite3 with the ten seed movies and then toggles, `count` events in all,
-/// through the EventLog library in large batches (no snapshot: the daemon's first start folds
-/// every event).
-func runFill(directory: String, count: Int) {
+/// A new DIR/events.sqlite3 (any old one removed) with the ten seed movies, then what `more`
+/// appends; the time it took, printed after `what`.
+func fillLog(
+    directory: String, what: String, _ more: (EventLog, [MovieEvent]) throws(LogError) -> Void
+) {
     mkdir(directory, 0o755)
     let path = directory + "/events.sqlite3"
     unlink(path)
@@ -465,6 +453,19 @@ func runFill(directory: String, count: Int) {
         let log = try EventLog(path: path, durability: .normal)
         let seeds = MovieState.seedCatalogue
         _ = try log.append(seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        try more(log, seeds)
+        log.close()
+    } catch {
+        fail("\(path): \(error)")
+    }
+    print("fill \(what) path=\(path) seconds=\(formatted(Double(nowNanos() - t0) / 1e9, digits: 2))")
+}
+
+/// Writes DIR/events.sqlite3 with the ten seed movies and then toggles, `count` events in all,
+/// through the EventLog library in large batches (no snapshot: the daemon's first start folds
+/// every event).
+func runFill(directory: String, count: Int) {
+    fillLog(directory: directory, what: "events=\(count)") { log, seeds throws(LogError) in
         var written = seeds.count
         var i = 0
         while written < count {
@@ -481,9 +482,5 @@ func runFill(directory: String, count: Int) {
             _ = try log.append(batch)
             written += n
         }
-        log.close()
-    } catch {
-        fail("\(path): \(error)")
     }
-    print("fill events=\(count) path=\(path) seconds=\(formatted(Double(nowNanos() - t0) / 1e9, digits: 2))")
 }

@@ -775,9 +775,7 @@ final class PostgresStoreTests: XCTestCase {
     func testAFirstHostThatAcceptsAndClosesIsPassedForTheNext() throws {
         let db = try SharedCluster.newNamedDatabase()
         let cluster = try SharedCluster.get()
-        var template = Array("/tmp/swiped-pgclose.XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = makeTemporaryDirectory(self, "pgclose")
         let listener = try AcceptAndClose(path: dir + "/.s.PGSQL.5432")
         defer { listener.stop() }
         let conninfo = "host=\(dir),\(cluster.socketDirectory) dbname=\(db.name) user=\(cluster.user)"
@@ -871,9 +869,7 @@ final class PostgresStoreTests: XCTestCase {
     func testWhileEveryHostRefusesTheStoreTriesAgainEverySecond() throws {
         let db = try SharedCluster.newNamedDatabase()
         let cluster = try SharedCluster.get()
-        var template = Array("/tmp/swiped-pgback.XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = makeTemporaryDirectory(self, "pgback")
         // Every attempt tries this first: its accepts are the attempts.
         let counter = try AcceptAndClose(path: dir + "/.s.PGSQL.5432")
         defer { counter.stop() }
@@ -991,18 +987,8 @@ private final class AcceptAndClose: @unchecked Sendable {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            _ = path.utf8CString.withUnsafeBytes {
-                memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
-            }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        var address = unixAddress(path)
+        let bound = withSockaddr(&address) { bind(fd, $0, $1.pointee) }
         guard fd >= 0, bound == 0, listen(fd, 8) == 0 else {
             throw NSError(domain: "AcceptAndClose", code: Int(errno))
         }
@@ -1031,8 +1017,7 @@ private final class AcceptAndClose: @unchecked Sendable {
 
 /// A TCP port on 127.0.0.1 that first refuses connections (bound, not listening), then, after
 /// `goSilent()`, drops every SYN without a word, as a partitioned or powered-off host does:
-/// Linux drops a SYN to a listener whose accept queue is full, and a backlog of 0 is full
-/// with one connection never accepted.
+/// Linux drops a SYN to a listener whose accept queue is full.
 private final class SilentTCPHost: @unchecked Sendable {  // fillers are set before another thread sees them
     private let fd: Int32
     private var fillers: [Int32] = []
@@ -1045,16 +1030,9 @@ private final class SilentTCPHost: @unchecked Sendable {  // fillers are set bef
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else { throw NSError(domain: "SilentTCPHost", code: Int(errno)) }
+        var address = loopback(port: 0)
+        let bound = withSockaddr(&address) { bind(fd, $0, $1.pointee) == 0 ? getsockname(fd, $0, $1) : -1 }
+        guard fd >= 0, bound == 0 else { throw NSError(domain: "SilentTCPHost", code: Int(errno)) }
         port = UInt16(bigEndian: address.sin_port)
     }
 
@@ -1062,18 +1040,11 @@ private final class SilentTCPHost: @unchecked Sendable {  // fillers are set bef
     /// every SYN as a flood, and the fillers would need SYN cookies to get in).
     func goSilent() throws {
         guard listen(fd, 1) == 0 else { throw NSError(domain: "SilentTCPHost.listen", code: Int(errno)) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
+        var address = loopback(port: port)
         for _ in 0..<2 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             fillers.append(filler)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            let connected = withSockaddr(&address) { connect(filler, $0, $1.pointee) }
             guard connected == 0 else { throw NSError(domain: "SilentTCPHost.connect", code: Int(errno)) }
         }
     }
@@ -1092,18 +1063,8 @@ private final class SilentTCPHost: @unchecked Sendable {  // fillers are set bef
                 guard c >= 0 else { return }
                 lock.withLock { relayed = relayed ?? Date() }
                 let u = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                    _ = path.utf8CString.withUnsafeBytes {
-                        memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
-                    }
-                }
-                let ok = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(u, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-                    }
-                }
+                var address = unixAddress(path)
+                let ok = withSockaddr(&address) { connect(u, $0, $1.pointee) } == 0
                 guard ok else {
                     Glibc.close(c)
                     Glibc.close(u)
@@ -1129,5 +1090,36 @@ private final class SilentTCPHost: @unchecked Sendable {  // fillers are set bef
         for filler in fillers { Glibc.close(filler) }
         shutdown(fd, Int32(SHUT_RDWR))
         Glibc.close(fd)
+    }
+}
+
+/// 127.0.0.1:`port` (0: any free port).
+private func loopback(port: UInt16) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    return address
+}
+
+/// The Unix socket at `path`.
+private func unixAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        _ = path.utf8CString.withUnsafeBytes {
+            memcpy(raw.baseAddress!, $0.baseAddress!, min($0.count, raw.count))
+        }
+    }
+    return address
+}
+
+/// `address` as the socket calls take it: a `sockaddr` pointer and its length (in and out).
+private func withSockaddr<A>(
+    _ address: inout A, _ body: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+) -> Int32 {
+    var length = socklen_t(MemoryLayout<A>.size)
+    return withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, &length) }
     }
 }

@@ -10,11 +10,15 @@ import XCTest
 /// A fresh directory for a store's state, not created yet (opening creates it), removed at the
 /// end of the test.
 func makeStateDirectory(_ test: XCTestCase, _ name: String = #function) -> String {
-    var template = Array(
-        "\(FileManager.default.temporaryDirectory.path)/store-\(name.filter(\.isLetter))-XXXXXX".utf8CString)
+    makeTemporaryDirectory(test, "store-\(name.filter(\.isLetter))") + "/state"
+}
+
+/// A new, empty directory under the temporary directory, removed at the end of the test.
+func makeTemporaryDirectory(_ test: XCTestCase, _ prefix: String) -> String {
+    var template = Array("\(FileManager.default.temporaryDirectory.path)/\(prefix)-XXXXXX".utf8CString)
     let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-    return dir + "/state"
+    return dir
 }
 
 extension Store {
