@@ -9,6 +9,11 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case restore(movie: String)
         /// Appends the event that compensates an earlier one (issue 14, section 2).
         case undo(Undo)
+        /// An `undo` from a connection with no change of its own left to undo. Decided, it is a
+        /// `conflict` `nothing-to-undo`; it exists so that a keyed undo sent again (after a
+        /// reconnection, or after the first undo used up the connection's changes) reaches the
+        /// store, which answers it from the key as it does every other op's.
+        case undoNothing
     }
 
     public var op: Op
@@ -23,8 +28,9 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         self.key = key
     }
 
-    /// The kind of event this command writes when it succeeds.
-    public var kind: String {
+    /// The kind of event this command writes when it succeeds (nil for `undoNothing`, which
+    /// never writes one).
+    public var kind: String? {
         switch op {
         case .add: return MovieEvent.Kind.added
         case .toggleWatched: return MovieEvent.Kind.watchedToggled
@@ -32,6 +38,7 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case .remove: return MovieEvent.Kind.removed
         case .restore: return MovieEvent.Kind.restored
         case .undo(let u): return u.compensation.kind
+        case .undoNothing: return nil
         }
     }
 
@@ -42,6 +49,16 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case .toggleWatched(let m), .toggleWatchedWithFriends(let m), .remove(let m), .restore(let m):
             return m
         case .undo(let u): return u.movie
+        case .undoNothing: return nil
+        }
+    }
+
+    /// Whether this is an `undo` (with a change to undo or without): a key used by one is
+    /// answered only to another undo.
+    public var isUndo: Bool {
+        switch op {
+        case .undo, .undoNothing: true
+        case .add, .toggleWatched, .toggleWatchedWithFriends, .remove, .restore: false
         }
     }
 

@@ -95,8 +95,14 @@ public struct MovieState: Equatable, Sendable {
             return .restored(id: id)
         case .undo(let undo):
             return try decide(undo)
+        case .undoNothing:
+            throw .conflict(.nothingToUndo, MovieState.nothingToUndo)
         }
     }
+
+    /// What `undo` says when its connection has no change left to undo.
+    public static let nothingToUndo = "this connection has no change left to undo"
+
 
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
         guard let i = index[id] else { throw notFound(id) }
@@ -130,7 +136,7 @@ public struct MovieState: Equatable, Sendable {
             }
             movies[i].watchedWithFriends.toggle()
             return (.watchedWithFriendsToggled(id: id), movies[i])
-        case .add, .remove, .restore, .undo:
+        case .add, .remove, .restore, .undo, .undoNothing:
             let event = try decide(command)
             return (event, apply(event, seq: seq))
         }

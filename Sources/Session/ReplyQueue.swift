@@ -14,8 +14,9 @@ enum CommandReply: Equatable {
     /// A gesture that fired a bound action: the row as the gesture left it, in the connection's
     /// form when the gesture was handled, and the outcome.
     case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String)
-    /// `undo` of this connection's change `original`: the seq, the movie after, `undoes`.
-    case undo(id: [UInt8]?, original: UInt64)
+    /// `undo` of this connection's change `original` (nil: a keyed undo with none left here,
+    /// which only its key's replay answers): the seq, the movie after, `undoes`.
+    case undo(id: [UInt8]?, original: UInt64?)
 
     var op: String {
         switch self {
@@ -35,7 +36,7 @@ enum CommandReply: Equatable {
 /// What `undo` learns from a command's reply: a change of this connection, or an undo of one.
 enum UndoNote: Equatable {
     case change
-    case undo(original: UInt64)
+    case undo(original: UInt64?)
 }
 
 /// A reply worded only when it is due, from the state at that moment: a read pipelined behind

@@ -173,10 +173,11 @@ extension Session {
                 if undoHistory == nil { undoHistory = UndoHistory() }
                 undoHistory?.record(event)
             case .undo(let original):
-                undoHistory?.undone(event.undoes ?? original, by: event.seq)
+                // A key's replay names the change it undid, which may not be the one picked here.
+                if let undone = event.undoes ?? original { undoHistory?.undone(undone, by: event.seq) }
             }
         case .failure(let error):
-            if case .undo(let original) = note, error.reason == .changedSince { undoHistory?.drop(original) }
+            if case .undo(let original?) = note, error.reason == .changedSince { undoHistory?.drop(original) }
         }
     }
 
@@ -202,18 +203,21 @@ extension Session {
                 sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
                 return
             case .undo(let id, let key):
-                guard let undo = undoHistory?.next() else {
+                let undo = undoHistory?.next()
+                // A keyed undo with nothing left here still goes to the store: its key may be in
+                // the log already (this undo sent again), and the store answers keys, for every op.
+                guard undo != nil || key != nil else {
                     replies.dropFirst()
-                    let error = WireError(
-                        .conflict, "this connection has no change left to undo", reason: .nothingToUndo)
+                    let error = WireError(.conflict, MovieState.nothingToUndo, reason: .nothingToUndo)
                     replies.push { Encode.error(&$0, id: id, error) }
                     sink.metrics.failed(code: error.code.metricsIndex)
                     sink.append(.log(requestFailed("undo", error)))
                     continue
                 }
                 let ticket = sink.takeTicket()
-                replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo.original)))
-                sink.append(.submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: key)))
+                let command = MovieCommand(undo.map { .undo($0) } ?? .undoNothing, key: key)
+                replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo?.original)))
+                sink.append(.submit(ticket: ticket, op: "undo", command))
                 return
             case .subscribe(let id, let from, let generation):
                 replies.dropFirst()

@@ -25,8 +25,8 @@ package struct CommandQueue {
         /// Whether `other`, sent with this entry's key, is this entry's command again: it would
         /// write the event decided (`MovieCommand.wrote`), or, undecided, it is the same op.
         package func isSent(again other: MovieCommand) -> Bool {
-            if let event { return other.wrote(event) }
-            return other.op == command.op
+            if let event { return other.wrote(event, undoes: command.undoes) }
+            return other.isUndo ? command.isUndo : other.op == command.op
         }
 
         /// Reports `result` to the command and to every later submission of its key.
@@ -151,7 +151,7 @@ package struct CommandQueue {
     package static func replay(
         _ command: MovieCommand, key: String, loggedAs event: MovieEvent, _ committed: CommittedEvent
     ) -> Result<CommittedEvent, StoreError> {
-        command.wrote(event) ? .success(committed) : .failure(.keyReused(key))
+        command.wrote(event, undoes: committed.undoes) ? .success(committed) : .failure(.keyReused(key))
     }
 
     // MARK: - Failures

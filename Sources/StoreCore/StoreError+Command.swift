@@ -24,12 +24,18 @@ extension StoreError {
 
 extension MovieCommand {
     /// Whether this command, sent again with a key, is the command that wrote `event` under that
-    /// key: the same kind on the same movie, or an add of the same title and image (a missing
-    /// image being the id, as `decide` makes it). One rule for pending and committed keys, and
-    /// for every store.
-    package func wrote(_ event: MovieEvent) -> Bool {
+    /// key (`undoes`: the seq the logged event undoes, nil when it undoes none): the same kind on
+    /// the same movie, or an add of the same title and image (a missing image being the id, as
+    /// `decide` makes it). Any undo is the undo a key wrote: which change an undo compensates
+    /// is the connection's to know, and a retry on a new connection (or once the first undo
+    /// used up the connection's changes) would pick another. An undo is never a key's toggle,
+    /// nor a toggle a key's undo, though both write the same kind. One rule for pending and
+    /// committed keys, and for every store.
+    package func wrote(_ event: MovieEvent, undoes: UInt64?) -> Bool {
         // By the command's op, each matched against the one kind of event it writes: a `default`
         // over the pairs would also have swallowed a new op, answered "another command" forever.
+        if isUndo { return undoes != nil }
+        guard undoes == nil else { return false }
         switch op {
         case .add(let title, let image):
             guard case .added(let id, let t, let i) = event else { return false }
@@ -46,8 +52,8 @@ extension MovieCommand {
         case .restore(let m):
             guard case .restored(let id) = event else { return false }
             return m == id
-        case .undo(let u):
-            return u.movie == event.movieID && u.compensation.kind == event.kind
+        case .undo, .undoNothing:
+            preconditionFailure("an undo past isUndo: \(self)")
         }
     }
 }

@@ -15,6 +15,17 @@ final class ReliabilityCrashTests: XCTestCase {
         var seq: Int
         var kind: String
         var movie: String
+        /// For an `undo`: the seq it undid (its kind is the compensation of that event's).
+        var undoes: Int? = nil
+    }
+
+    /// The kind of the event that undoes an event of `kind` (protocol.md, `undo`).
+    static func compensation(of kind: String) -> String {
+        switch kind {
+        case "added", "restored": "removed"
+        case "removed": "restored"
+        default: kind
+        }
     }
 
     static let seeds = [
@@ -43,6 +54,12 @@ final class ReliabilityCrashTests: XCTestCase {
                 let roll = Int.random(in: 0..<10, using: &generator)
                 var request: [String: String]
                 var kind: String
+                if roll == 3 {
+                    // A keyed undo of this client's newest change: last in its batch, so that
+                    // what it undoes is known before the next batch picks a movie to remove.
+                    batch.append((key, ["op": "undo", "key": key], "undo"))
+                    break
+                }
                 if roll < 2 {
                     request = ["op": "add", "title": "Film \(cycle) \(client) \(n)"]
                     kind = "added"
@@ -75,12 +92,26 @@ final class ReliabilityCrashTests: XCTestCase {
                     guard reply["ok"] as? Bool == true, let seq = reply["seq"] as? Int,
                         let movie = (reply["movie"] as? [String: Any])?["id"] as? String
                     else {
+                        // An undo of a movie another client changed since is refused, as is one
+                        // with nothing left to undo (each cycle's connection starts empty).
+                        let reason = (reply["error"] as? [String: Any])?["reason"] as? String
+                        if item.kind == "undo", reason == "changed-since" || reason == "nothing-to-undo" {
+                            continue
+                        }
                         failures.with { $0.append("mutation refused: \(reply) for \(item.request)") }
                         continue
                     }
-                    let ack = Ack(
+                    var ack = Ack(
                         client: client, key: item.key, request: item.request, seq: seq, kind: item.kind,
                         movie: movie)
+                    if item.kind == "undo" {
+                        guard let undoes = reply["undoes"] as? Int else {
+                            failures.with { $0.append("an undo's reply without undoes: \(reply)") }
+                            continue
+                        }
+                        ack.undoes = undoes
+                        added.removeAll { $0 == movie }  // an undone add is gone
+                    }
                     mine.append(ack)
                     acks.with { $0.append(ack) }
                     if item.kind == "added" { added.append(movie) }
@@ -118,7 +149,15 @@ final class ReliabilityCrashTests: XCTestCase {
                 continue
             }
             let event = history[ack.seq - 1]
-            XCTAssertEqual(event.kind, ack.kind, "seq \(ack.seq) (\(ack.key))", file: file, line: line)
+            var kind = ack.kind
+            if let undoes = ack.undoes {
+                guard undoes >= 1 && undoes < ack.seq else {
+                    XCTFail("\(ack.key) at seq \(ack.seq) undoes seq \(undoes)", file: file, line: line)
+                    continue
+                }
+                kind = Self.compensation(of: history[undoes - 1].kind)
+            }
+            XCTAssertEqual(event.kind, kind, "seq \(ack.seq) (\(ack.key))", file: file, line: line)
             XCTAssertEqual(event.movie.id, ack.movie, "seq \(ack.seq) (\(ack.key))", file: file, line: line)
         }
         for mine in perClient {
@@ -126,16 +165,22 @@ final class ReliabilityCrashTests: XCTestCase {
                 mine.map(\.seq), mine.map(\.seq).sorted(), "a client's acks are out of order",
                 file: file, line: line)
         }
-        // Exactly once: the same key again replays the same seq and writes nothing.
+        // Exactly once: the same key again replays the same seq and writes nothing. An undo's
+        // too, on a connection of its own that has nothing to undo (the replays of the others'
+        // keys would give this one changes of its own).
+        let undoer = try daemon.connect()
         for ack in retry {
             var object: [String: Any] = ack.request
             object["id"] = ack.key
-            let reply = try client.request(object)
+            let reply = try (ack.undoes == nil ? client : undoer).request(object)
             XCTAssertEqual(
                 reply["ok"] as? Bool, true, "retry of \(ack.key): \(reply)", file: file, line: line)
             XCTAssertEqual(
                 reply["seq"] as? Int, ack.seq, "retry of \(ack.key) after the restart", file: file, line: line
             )
+            if let undoes = ack.undoes {
+                XCTAssertEqual(reply["undoes"] as? Int, undoes, "retry of \(ack.key)", file: file, line: line)
+            }
         }
         XCTAssertEqual(
             try client.listMovies().seq, seq, "retries with known keys wrote events", file: file, line: line)
@@ -183,9 +228,11 @@ final class ReliabilityCrashTests: XCTestCase {
             try verify(daemon, acks: all.get, perClient: perClient, retry: cycleAcks.get)
             if (testRun?.totalFailureCount ?? 0) > 0 { break }
         }
+        let undos = all.get.filter { $0.undoes != nil }.count
+        XCTAssertGreaterThan(undos, 0, "no keyed undo was acknowledged: the retries checked none")
         print(
-            "crash: \(cycles) SIGKILL cycles, \(all.get.count) acknowledged mutations, all present exactly once, "
-                + "\(Int(monotonicSeconds() - began)) s")
+            "crash: \(cycles) SIGKILL cycles, \(all.get.count) acknowledged mutations (\(undos) undos), "
+                + "all present exactly once, \(Int(monotonicSeconds() - began)) s")
         daemon.kill(SIGTERM)
         XCTAssertEqual(try daemon.wait(), .exited(0))
     }

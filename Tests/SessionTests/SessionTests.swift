@@ -637,6 +637,29 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.store.latestSeq, 16, "the nothing-to-undo wrote nothing")
     }
 
+    /// A keyed undo sent again answers its first reply, on the same connection (whose next
+    /// change would otherwise be undone) and on a new one (which has none), and undoes nothing
+    /// more (issue 40). A key used by another op is a conflict for an undo.
+    func testAKeyedUndoSentAgainAnswersItsFirstReplyOnAnyConnection() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix","key":"t1"}"#)
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"seven"}"#)
+        XCTAssertEqual(error(h.exchange(#"{"op":"undo","key":"t1"}"#)[0], h)["reason"] as? String, "key")
+        XCTAssertEqual(h.store.movie("seven")?.watched, true, "an undo with a toggle's key undid something")
+        let first = h.exchange(#"{"op":"undo","key":"u1"}"#)
+        XCTAssertEqual(h.json(first[0])["undoes"] as? Int, 12)
+        XCTAssertEqual(h.exchange(#"{"op":"undo","key":"u1"}"#), first, "the same connection")
+        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        other.nextToken = 1000
+        _ = other.read()
+        XCTAssertEqual(other.exchange(#"{"op":"undo","key":"u1"}"#), first, "a new connection")
+        XCTAssertEqual(error(other.exchange(#"{"op":"undo","key":"u2"}"#)[0], other)["reason"] as? String, "nothing-to-undo")
+        XCTAssertEqual(h.store.latestSeq, 13, "a replay wrote")
+        XCTAssertEqual(h.store.movie("matrix")?.watched, true, "the second undo undid the older change")
+        // The older change is still this connection's to undo.
+        XCTAssertEqual(h.json(h.exchange(#"{"op":"undo"}"#)[0])["undoes"] as? Int, 11)
+    }
+
     func testUndoAfterSomeoneElsesChangeIsAConflictAndTheNextWalksPastIt() {
         let h = harness()
         _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)

@@ -182,6 +182,56 @@ final class StoreContractTests: XCTestCase {
         }
     }
 
+    /// An undo's key follows the rules of every other op's (issue 40): sent again, it answers
+    /// the original undo whichever change the retry would pick, or none; a key of another op is
+    /// a conflict for an undo, and an undo's key a conflict for another op.
+    func testAnUndoKeyAnswersItsOriginalUndoAndNeverAnotherOps() throws {
+        try forEachStore { store in
+            let toggle = try XCTUnwrap(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"), key: "k1")))
+            let undoToggle = Undo(movie: "seven", original: toggle.seq, compensation: .toggleWatched, version: toggle.seq)
+            // The toggle's key used by an undo: a conflict, not the toggle's reply (it wrote the
+            // kind an undo of it would write, on the same movie).
+            let reused = store.refusal(MovieCommand(.undo(undoToggle), key: "k1"))
+            XCTAssertEqual(reused?.code, .conflict)
+            XCTAssertEqual(reused?.reason, .key)
+            XCTAssertEqual(store.movie("seven")?.watched, true, "the undo with a toggle's key undid it")
+            let undone = try XCTUnwrap(store.submitOK(MovieCommand(.undo(undoToggle), key: "u1")))
+            XCTAssertEqual(undone.undoes, toggle.seq)
+            XCTAssertEqual(store.movie("seven")?.watched, false)
+            let seq = store.latestSeq
+            // Sent again: as it was, as a connection with nothing left would send it, as one
+            // that picked another change would.
+            let other = Undo(movie: "matrix", original: 3, compensation: .toggleWatched, version: 3)
+            for again in [MovieCommand(.undo(undoToggle), key: "u1"), MovieCommand(.undoNothing, key: "u1"),
+                          MovieCommand(.undo(other), key: "u1")] {
+                let r = store.immediate(again)
+                XCTAssertEqual(r?.replayed, true, "\(again)")
+                XCTAssertEqual(try r?.result.get(), undone, "\(again)")
+            }
+            XCTAssertEqual(store.latestSeq, seq, "a key's replay wrote")
+            XCTAssertEqual(store.movie("matrix")?.watched, false)
+            // An undo's key used by a toggle of the same movie: a conflict.
+            let toggleAgain = store.refusal(MovieCommand(.toggleWatched(movie: "seven"), key: "u1"))
+            XCTAssertEqual(toggleAgain?.reason, .key)
+            // A new key with nothing to undo: nothing-to-undo, and the key stays free.
+            let nothing = store.refusal(MovieCommand(.undoNothing, key: "fresh"))
+            XCTAssertEqual(nothing?.code, .conflict)
+            XCTAssertEqual(nothing?.reason, .nothingToUndo)
+            XCTAssertNotNil(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"), key: "fresh")))
+            // The same undo twice while pending: one write, the second its replay.
+            let last = store.latestSeq
+            let undoLast = Undo(movie: "seven", original: last, compensation: .toggleWatched, version: last)
+            store.submit(MovieCommand(.undo(undoLast), key: "u2"), token: 1)
+            store.submit(MovieCommand(.undoNothing, key: "u2"), token: 2)
+            let c = store.settle(results: 2)
+            XCTAssertEqual(c.committed.count, 1, "a pending undo key wrote twice")
+            XCTAssertEqual(c.commands.first { $0.token == 2 }?.replayed, true)
+            XCTAssertEqual(
+                try c.commands.first { $0.token == 2 }?.result.get(), try c.commands.first { $0.token == 1 }?.result.get())
+            XCTAssertEqual(store.pendingCount, 0)
+        }
+    }
+
     func testAGroupCommitsInOrderDecidedAgainstTheProjectedState() throws {
         try forEachStore { store in
             // Decided against the projected state: the remove is pending, the toggle after it is not-found.

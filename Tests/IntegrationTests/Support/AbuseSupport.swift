@@ -148,10 +148,13 @@ extension LineClient {
 
 /// Folds a history computed from the kinds alone (not trusting the movies the events carry
 /// beyond `added`), checking on the way that each event's movie is what the fold says.
-/// Returns the movies in list order.
+/// Returns the movies in list order (the order they were added: a restored movie goes back to
+/// its place, as it was when removed).
 func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UInt = #line) -> [WireMovie] {
     var order: [String] = []
     var movies: [String: WireMovie] = [:]
+    var addedAt: [String: Int] = [:]
+    var removed: [String: WireMovie] = [:]
     for (index, event) in events.enumerated() {
         XCTAssertEqual(
             event.seq, index + 1, "history has a gap or is out of order at \(index)", file: file, line: line)
@@ -166,6 +169,15 @@ func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UI
             m.version = event.seq
             movies[id] = m
             order.append(id)
+            addedAt[id] = event.seq
+        case "restored":
+            guard var m = removed.removeValue(forKey: id), let at = addedAt[id] else {
+                XCTFail("seq \(event.seq) restores \(id), which is not removed", file: file, line: line)
+                continue
+            }
+            m.version = event.seq
+            movies[id] = m
+            order.insert(id, at: order.firstIndex { addedAt[$0]! > at } ?? order.endIndex)
         case "watched-toggled", "watched-with-friends-toggled":
             guard var m = movies[id] else {
                 XCTFail("seq \(event.seq) toggles missing movie \(id)", file: file, line: line)
@@ -177,7 +189,7 @@ func foldHistory(_ events: [WireEvent], file: StaticString = #filePath, line: UI
         case "removed":
             XCTAssertNotNil(
                 movies[id], "seq \(event.seq) removes missing movie \(id)", file: file, line: line)
-            movies[id] = nil
+            removed[id] = movies.removeValue(forKey: id)
             order.removeAll { $0 == id }
             continue
         default:
