@@ -103,7 +103,6 @@ public struct MovieState: Equatable, Sendable {
     /// What `undo` says when its connection has no change left to undo.
     public static let nothingToUndo = "this connection has no change left to undo"
 
-
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
         guard let i = index[id] else { throw notFound(id) }
         try check(id, at: movies[i].version, expect)

@@ -653,7 +653,9 @@ final class SessionTests: XCTestCase {
         other.nextToken = 1000
         _ = other.read()
         XCTAssertEqual(other.exchange(#"{"op":"undo","key":"u1"}"#), first, "a new connection")
-        XCTAssertEqual(error(other.exchange(#"{"op":"undo","key":"u2"}"#)[0], other)["reason"] as? String, "nothing-to-undo")
+        XCTAssertEqual(
+            error(other.exchange(#"{"op":"undo","key":"u2"}"#)[0], other)["reason"] as? String,
+            "nothing-to-undo")
         XCTAssertEqual(h.store.latestSeq, 13, "a replay wrote")
         XCTAssertEqual(h.store.movie("matrix")?.watched, true, "the second undo undid the older change")
         // The older change is still this connection's to undo.

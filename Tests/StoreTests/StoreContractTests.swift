@@ -187,8 +187,10 @@ final class StoreContractTests: XCTestCase {
     /// a conflict for an undo, and an undo's key a conflict for another op.
     func testAnUndoKeyAnswersItsOriginalUndoAndNeverAnotherOps() throws {
         try forEachStore { store in
-            let toggle = try XCTUnwrap(store.submitOK(MovieCommand(.toggleWatched(movie: "seven"), key: "k1")))
-            let undoToggle = Undo(movie: "seven", original: toggle.seq, compensation: .toggleWatched, version: toggle.seq)
+            let toggle = try XCTUnwrap(
+                store.submitOK(MovieCommand(.toggleWatched(movie: "seven"), key: "k1")))
+            let undoToggle = Undo(
+                movie: "seven", original: toggle.seq, compensation: .toggleWatched, version: toggle.seq)
             // The toggle's key used by an undo: a conflict, not the toggle's reply (it wrote the
             // kind an undo of it would write, on the same movie).
             let reused = store.refusal(MovieCommand(.undo(undoToggle), key: "k1"))
@@ -202,8 +204,10 @@ final class StoreContractTests: XCTestCase {
             // Sent again: as it was, as a connection with nothing left would send it, as one
             // that picked another change would.
             let other = Undo(movie: "matrix", original: 3, compensation: .toggleWatched, version: 3)
-            for again in [MovieCommand(.undo(undoToggle), key: "u1"), MovieCommand(.undoNothing, key: "u1"),
-                          MovieCommand(.undo(other), key: "u1")] {
+            for again in [
+                MovieCommand(.undo(undoToggle), key: "u1"), MovieCommand(.undoNothing, key: "u1"),
+                MovieCommand(.undo(other), key: "u1"),
+            ] {
                 let r = store.immediate(again)
                 XCTAssertEqual(r?.replayed, true, "\(again)")
                 XCTAssertEqual(try r?.result.get(), undone, "\(again)")
@@ -227,7 +231,8 @@ final class StoreContractTests: XCTestCase {
             XCTAssertEqual(c.committed.count, 1, "a pending undo key wrote twice")
             XCTAssertEqual(c.commands.first { $0.token == 2 }?.replayed, true)
             XCTAssertEqual(
-                try c.commands.first { $0.token == 2 }?.result.get(), try c.commands.first { $0.token == 1 }?.result.get())
+                try c.commands.first { $0.token == 2 }?.result.get(),
+                try c.commands.first { $0.token == 1 }?.result.get())
             XCTAssertEqual(store.pendingCount, 0)
         }
     }
