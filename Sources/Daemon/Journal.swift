@@ -101,6 +101,38 @@ public final class Journal {
         }
     }
 
+    /// Warnings that can repeat per request or per connection, folded (LogFolds.swift).
+    private var folds = LogFolds()
+    /// Told when a fold's interval begins with none running, to arm the timer that calls
+    /// `flushFolds` (the Server's); nil: the summaries wait for the next entry of their kind.
+    public var foldsStarted: ((_ deadline: UInt64) -> Void)?
+
+    /// `log`, for a warning that can come in a flood: the first of its kind (`message` and
+    /// `fold`) in an interval is logged, the others of that interval counted and logged as one
+    /// entry when it ends (LogFolds.swift). Only warnings and worse are folded: an entry of
+    /// `info` or `debug` is one a person asked for each of (`--log-level debug`).
+    public func logFolded(
+        _ priority: Priority, _ message: String, fold: String = "",
+        _ fields: @autoclosure () -> [(String, String)] = []
+    ) {
+        guard takes(priority) else { return }
+        guard priority.rawValue <= Priority.warning.rawValue else { return log(priority, message, fields()) }
+        let now = SystemClock.monotonicNanoseconds()
+        let idle = folds.nextDeadline == nil
+        var ended: LogFolds.Summary?
+        let logNow = folds.admit(
+            LogFolds.Kind(message: message, fold: fold), priority, now: now, fields: fields(), ended: &ended)
+        if let ended { log(ended.priority, ended.message, ended.fields) }
+        if logNow { log(priority, message, fields()) }
+        if idle, let deadline = folds.nextDeadline { foldsStarted?(deadline) }
+    }
+
+    /// Logs the counts of the folds whose interval ended; returns when the next one ends.
+    public func flushFolds() -> UInt64? {
+        for s in folds.flush(now: SystemClock.monotonicNanoseconds()) { log(s.priority, s.message, s.fields) }
+        return folds.nextDeadline
+    }
+
     /// Whether an entry would be sent to journald now.
     private func journalReachable() -> Bool {
         let now = SystemClock.monotonicNanoseconds()

@@ -126,7 +126,7 @@ final class MetricsServer {
             if c < 0 {
                 let e = errno
                 if e != EAGAIN && e != EWOULDBLOCK && e != EINTR && e != ECONNABORTED {
-                    journal.log(
+                    journal.logFolded(
                         .warning, "cannot accept a metrics connection, trying again at the next one",
                         [("ERROR", String(cString: strerror(e)))])
                 }

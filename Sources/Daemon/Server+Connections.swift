@@ -27,7 +27,7 @@ extension Server {
                 case EMFILE, ENFILE:
                     // The listener stays readable while the backlog waits: without a pause this
                     // would spin. Stop watching it for 100 ms; closing connections frees fds.
-                    journal.log(
+                    journal.logFolded(
                         .warning, "cannot accept: out of file descriptors, pausing accepts for 100 ms",
                         [("ERROR", "\(error)"), ("CLIENTS", "\(connections.count)")])
                     do {
@@ -142,7 +142,7 @@ extension Server {
             ("REASON", reason.rawValue),
         ]
         if let written { fields.append(("ERROR", "the bye was not written: \(written)")) }
-        journal.log(.warning, "connection refused", fields)
+        journal.logFolded(.warning, "connection refused", fold: reason.rawValue, fields)
     }
 
     // MARK: - Connection I/O
@@ -157,8 +157,8 @@ extension Server {
             do {
                 result = try readNonBlocking(c.fd, into: readBuffer)
             } catch {
-                journal.log(
-                    .warning, "cannot read from a client, closing it",
+                journal.logFolded(
+                    .warning, "cannot read from a client, closing it", fold: "\(error.errno)",
                     [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
                 return drop(c, reason: "read error")
             }
@@ -210,8 +210,8 @@ extension Server {
                 .debug, "client gone while written to", [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
             drop(c, reason: "peer gone")
         } else {
-            journal.log(
-                .warning, "cannot write to a client, closing it",
+            journal.logFolded(
+                .warning, "cannot write to a client, closing it", fold: "\(error.errno)",
                 [("CLIENT", "\(c.client)"), ("ERROR", "\(error)")])
             drop(c, reason: "write error")
         }
@@ -314,7 +314,16 @@ extension Server {
                 case .subscription(let active):
                     subscribers[c.client] = active ? c : nil
                 case .log(let entry):
-                    journal.log(entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+                    // A session's warnings are each about one connection, and many can say
+                    // the same at once (a thousand slow subscribers dropped by one change).
+                    switch entry.level {
+                    case .err, .warning:
+                        journal.logFolded(
+                            entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+                    case .info, .debug:
+                        journal.log(
+                            entry.level.priority, entry.message, entry.fields.map { ($0.name, $0.value) })
+                    }
                 case .sharing(let active):
                     if active { sharers[c.client] = c }
                 case .peerRowsChanged:
@@ -355,8 +364,8 @@ extension Server {
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
-            journal.log(
-                .warning, "command refused",
+            journal.logFolded(
+                .warning, "command refused", fold: error.code.rawValue,
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
             return .refused(ticket: ticket, error)
         }

@@ -50,7 +50,12 @@ extension Server {
                         Encode.peerRow(&out, client: client, viewport: viewport, row: row, form: form)
                         worded[form] = out.bytes
                     }
+                    let before = w.session.lifecycle
                     round(w) { session, _, sink in session.peerRow(worded[form]!, &sink) }
+                    // Told `bye` for this row (too slow): counted once, as subscribers are.
+                    if before != w.session.lifecycle, case .sayingBye(.slowConsumer) = w.session.lifecycle {
+                        sink.metrics.dropped &+= 1
+                    }
                     touched[w.client] = w
                     // A flush carries many rows: write as they come, so that the backlog rule
                     // (--max-queue) counts what the watcher does not read, not one flush's size.

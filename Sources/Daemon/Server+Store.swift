@@ -123,8 +123,9 @@ extension Server {
             case .storage, .internal, .unavailable: (priority, message) = (.warning, "command failed")
             case .notFound, .badRequest, .conflict: (priority, message) = (.debug, "command refused")
             }
-            journal.log(
-                priority, message,
+            // A store away fails every command: one line, then a count per interval.
+            journal.logFolded(
+                priority, message, fold: WireError(error).code.rawValue,
                 [
                     ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", movie ?? "-"),
                     ("ERROR", WireError(error).code.rawValue), ("ERROR_MESSAGE", error.message),

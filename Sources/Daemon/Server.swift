@@ -30,6 +30,8 @@ final class Server<S: StoreFigures> {
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
     var acceptPauseTimer: EventLoop.Timer?
+    /// Logs the counts of folded warnings when their interval ends (LogFolds.swift).
+    var foldTimer: EventLoop.Timer?
     var commitSource: EventLoop.PostSource?
 
     // How the daemon is doing (Server+Metrics.swift). The request counters are the sink's
@@ -249,6 +251,10 @@ final class Server<S: StoreFigures> {
             }
         }
         exitTimer = try loop.makeTimer(description: "exit") { [unowned self] in loop.exit(code: exitCode) }
+        foldTimer = try loop.makeTimer(description: "log-folds") { [unowned self] in
+            if let next = journal.flushFolds() { armFoldTimer(at: next) }
+        }
+        journal.foldsStarted = { [unowned self] deadline in armFoldTimer(at: deadline) }
         acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
             resumeAccepts()
         }
@@ -312,6 +318,12 @@ final class Server<S: StoreFigures> {
         if let statusTimer, !statusTimer.isArmed {
             statusTimer.arm(afterMicroseconds: statusPacing.delay(now: SystemClock.monotonicNanoseconds()))
         }
+    }
+
+    /// Arms the fold timer for `deadline` (CLOCK_MONOTONIC ns), at least 1 ms from now.
+    func armFoldTimer(at deadline: UInt64) {
+        let now = SystemClock.monotonicNanoseconds()
+        foldTimer?.arm(afterMicroseconds: deadline > now ? max(1000, (deadline - now) / 1000) : 1000)
     }
 
     // MARK: - Signals

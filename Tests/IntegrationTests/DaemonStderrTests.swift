@@ -170,3 +170,34 @@ final class DaemonStderrTests: XCTestCase {
         assertEveryLineIsAnEntry(text)
     }
 }
+
+/// A flood of one warning is folded (issue 40): the first at once, then one entry with the
+/// count when its interval (5 s) ends, so that journald's rate limit never drops the others.
+final class DaemonLogFoldingTests: XCTestCase {
+    func testAFloodOfRefusedConnectionsIsOneLineAndACount() throws {
+        let daemon = try SwipedDaemon(arguments: ["--max-clients", "1"], prefix: "swiped-fold")
+        let kept = try daemon.connect()
+        for _ in 0..<100 {
+            let refused = try LineClient(path: daemon.socketPath)
+            XCTAssertEqual(try refused.readJSON()["reason"] as? String, "too-many-clients")
+        }
+        try daemon.process.waitForOutput(
+            "warning connection refused (repeated) ", in: .standardError, timeout: .seconds(10))
+        let lines = daemon.process.standardError.split(separator: "\n")
+        let refused = lines.filter { $0.contains(" warning connection refused client=") }
+        let summaries = lines.filter { $0.contains(" warning connection refused (repeated) ") }
+        XCTAssertEqual(refused.count, 1, "refusals logged one by one: \(refused.count)")
+        XCTAssertEqual(summaries.count, 1, "\(summaries)")
+        XCTAssertTrue(summaries.first?.contains(" repeated=99 ") ?? false, "\(summaries)")
+        XCTAssertTrue(summaries.first?.contains(" reason=too-many-clients") ?? false, "\(summaries)")
+        // The next refusal, an interval later, is logged at once.
+        let late = try LineClient(path: daemon.socketPath)
+        XCTAssertEqual(try late.readJSON()["reason"] as? String, "too-many-clients")
+        _ = try poll(until: .seconds(5), "the next refusal to be logged") { () -> Bool? in
+            daemon.process.standardError.components(separatedBy: " warning connection refused client=").count
+                == 3 ? true : nil
+        }
+        withExtendedLifetime(kept) {}
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+}

@@ -168,5 +168,9 @@ final class PeerRowsTests: DaemonClientTestCase {
         let told = daemon.process.standardError.components(separatedBy: "peer watcher too slow").count - 1
         XCTAssertEqual(told, 1, "only the watcher that does not read is told")
         XCTAssertEqual(try good.ok(["op": "ping"])["ok"] as? Bool, true)
+        // Counted with the dropped subscribers (status and /metrics share the counter).
+        let status = try XCTUnwrap(try good.ok(["op": "status"])["status"] as? [String: Any])
+        let clients = try XCTUnwrap(status["clients"] as? [String: Any])
+        XCTAssertEqual(clients["dropped"] as? Int, 1, "a dropped watcher is not counted")
     }
 }
