@@ -23,6 +23,8 @@ final class MetricsServer {
     let respond: (ScrapeRequest) -> [UInt8]
     private var listenSource: EventLoop.IOSource?
     private var scrapers: [Int32: Scraper] = [:]
+    /// Connections accepted so far: each one's serial, for `ScrapeConnection.stalest`.
+    private var accepted: UInt64 = 0
     /// Scratch buffer for reads (the head is at most `limits.headBytes`).
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
 
@@ -132,6 +134,16 @@ final class MetricsServer {
                 }
                 return
             }
+            if scrapers.count >= limits.maxConnections {
+                let all = Array(scrapers.values)
+                if let i = ScrapeConnection.stalest(all.lazy.map(\.machine)) {
+                    journal.log(.debug, "metrics connection evicted for a newer one while its head came in")
+                    let evicted = all[i]
+                    perform(evicted, evicted.machine.evict(now: now))
+                    // Once, without waiting, as a 503: its place is the new connection's now.
+                    if scrapers[evicted.fd] === evicted { finish(evicted) }
+                }
+            }
             switch limits.admit(active: scrapers.count) {
             case .refuse(let bytes):
                 // Once, without waiting: a 503 that does not fit the socket's buffer is dropped.
@@ -148,7 +160,8 @@ final class MetricsServer {
     }
 
     private func start(_ c: Int32) {
-        let scraper = Scraper(fd: c, machine: ScrapeConnection(now: now, limits: limits))
+        accepted &+= 1
+        let scraper = Scraper(fd: c, machine: ScrapeConnection(now: now, serial: accepted, limits: limits))
         scrapers[c] = scraper
         do {
             scraper.io = try loop.addIO(

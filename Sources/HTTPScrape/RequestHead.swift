@@ -55,8 +55,8 @@ public enum RequestHead {
         guard version[version.startIndex + 5] == UInt8(ascii: "1") else {
             return refuse(.versionNotSupported, "not HTTP/1.x")
         }
-        guard target.first == UInt8(ascii: "/"), target.allSatisfy(isTargetByte) else {
-            return refuse(.badRequest, "request target is not an absolute path")
+        guard target.allSatisfy(isTargetByte), let origin = originForm(target) else {
+            return refuse(.badRequest, "request target is not an absolute path or an absolute URI")
         }
         var hosts = 0
         while let line = lines.next() {
@@ -76,12 +76,39 @@ public enum RequestHead {
         guard isHead || method.elementsEqual("GET".utf8) else {
             return refuse(.methodNotAllowed, "only GET and HEAD")
         }
-        let path = target.prefix { $0 != UInt8(ascii: "?") }
+        let path = origin.prefix { $0 != UInt8(ascii: "?") }
         if path.elementsEqual("/metrics".utf8) {
             return .request(ScrapeRequest(route: .metrics, head: isHead))
         }
         if path.elementsEqual("/health".utf8) { return .request(ScrapeRequest(route: .health, head: isHead)) }
         return refuse(.notFound, "unknown path")
+    }
+
+    /// The path and query of a request target: an origin-form target as it is, an absolute-form
+    /// one (`http://host:port/metrics`, which RFC 9112, 3.2.2 says a server must accept, as
+    /// proxies send it) without its scheme and authority ("/" when it has no path). Nil for any
+    /// other form (`*`, authority-form, a scheme that is not http or https). The authority is
+    /// not checked against the listener's address: the metrics listener serves whoever reaches
+    /// its socket, whatever name they used.
+    static func originForm(_ target: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        if target.first == UInt8(ascii: "/") { return target }
+        let lower = asciiLowercased(target.prefix(8))
+        let schemeLength: Int
+        if lower.starts(with: "http://".utf8) {
+            schemeLength = 7
+        } else if lower.starts(with: "https://".utf8) {
+            schemeLength = 8
+        } else {
+            return nil
+        }
+        let authority = target.dropFirst(schemeLength)
+        guard let end = authority.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+        else {
+            return authority.isEmpty ? nil : ArraySlice("/".utf8)
+        }
+        guard end > authority.startIndex else { return nil }  // no host
+        let rest = target[end...]
+        return rest.first == UInt8(ascii: "/") ? rest : ArraySlice("/".utf8) + rest
     }
 
     /// tchar (RFC 9110, 5.6.2).

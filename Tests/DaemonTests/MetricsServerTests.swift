@@ -127,7 +127,10 @@ final class MetricsServerTests: XCTestCase {
         XCTAssertEqual(active, 0, "a connection answered and closed by the peer is still held")
     }
 
-    func testAFifthAtOnceGets503AndStuckOnesGet408AtTheirDeadline() throws {
+    /// Four stuck heads hold every place: a fifth takes the place of the stalest (408 at once)
+    /// and is served; the others get 408 at their deadline (issue 40: four slow sockets had
+    /// made 22 of 24 scrapes a 503).
+    func testAFifthTakesTheStalestPlaceAndStuckOnesGet408AtTheirDeadline() throws {
         var limits = ScrapeLimits()
         limits.headTimeout = 300_000_000
         let answers = Mutex<[String]>([])
@@ -147,7 +150,7 @@ final class MetricsServerTests: XCTestCase {
             answers.withLock { $0 = replies }
         }
         let replies = answers.withLock { $0 }
-        XCTAssertTrue(replies[0].hasPrefix("HTTP/1.1 503 "), replies[0])
+        XCTAssertTrue(replies[0].hasPrefix("HTTP/1.1 200 "), replies[0])
         for reply in replies[1...4] { XCTAssertTrue(reply.hasPrefix("HTTP/1.1 408 "), reply) }
         XCTAssertTrue(replies[5].hasSuffix("\r\n\r\nok\n"), replies[5])
         XCTAssertLessThan(Double(replies[6])!, 2, "the deadline is 0.3 s")

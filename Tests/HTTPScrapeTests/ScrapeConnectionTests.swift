@@ -86,6 +86,14 @@ final class ScrapeConnectionTests: XCTestCase {
             ("GET /metrics HTTP/1.1\r\nHost: h\u{1}\r\n\r\n", "HTTP/1.1 400 "),
             ("G(T /metrics HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
             ("\r\n\r\n", "HTTP/1.1 400 "),
+            // Absolute-form: its path decides; other forms and schemes are not a target here.
+            ("GET http://h/metricsx HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 404 "),
+            ("GET http://h HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 404 "),
+            ("GET http:///metrics HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
+            ("GET http:// HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
+            ("GET ftp://h/metrics HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
+            ("GET * HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
+            ("GET h:9464 HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 400 "),
         ]
         for (request, status) in cases {
             XCTAssertTrue(
@@ -151,6 +159,41 @@ final class ScrapeConnectionTests: XCTestCase {
         var c = ScrapeConnection(now: 0)
         XCTAssertEqual(c.received(Array("GET /".utf8), now: 0), .read)
         XCTAssertEqual(c.received([], now: 0), .close)
+    }
+
+    /// RFC 9112, 3.2.2: "A server MUST accept the absolute-form in requests".
+    func testAnAbsoluteFormTargetIsServedByItsPath() {
+        for target in [
+            "http://127.0.0.1:9464/metrics", "HTTP://host/metrics?x=1", "https://[::1]:9464/metrics",
+            "http://h?x=/health",
+        ] {
+            let (_, action) = feed("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n")
+            let route: Route = target.contains("health") ? .health : .metrics
+            XCTAssertEqual(
+                action,
+                target == "http://h?x=/health" ? .write : .serve(ScrapeRequest(route: route, head: false)),
+                target)
+        }
+    }
+
+    /// Four sockets sending a byte every 0.5 s cannot keep scrapes out: the stalest one still
+    /// sending its head gives its place (408), those being answered never do.
+    func testTheStalestHeadStillComingInIsEvictedForANewConnection() {
+        var slow = (0..<4).map { ScrapeConnection(now: UInt64($0) * second) }
+        for i in slow.indices { XCTAssertEqual(slow[i].received(Array("G".utf8), now: 5 * second), .read) }
+        XCTAssertEqual(ScrapeConnection.stalest(slow), 0)
+        var answered = ScrapeConnection(now: 0)
+        XCTAssertEqual(
+            answered.received(Array(get.utf8), now: 0), .serve(ScrapeRequest(route: .metrics, head: false)))
+        XCTAssertEqual(ScrapeConnection.stalest([answered] + slow), 1, "one being answered is never evicted")
+        XCTAssertNil(ScrapeConnection.stalest([answered, answered]))
+        XCTAssertEqual(slow[0].evict(now: 6 * second), .write)
+        XCTAssertTrue(String(decoding: slow[0].pending, as: UTF8.self).hasPrefix("HTTP/1.1 408 "))
+        XCTAssertFalse(slow[0].isReadingHead)
+        XCTAssertEqual(ScrapeConnection.stalest(slow), 1)
+        // Accepted in one wake-up, they share a time: the order of accepts decides.
+        let batch = [2, 0, 1].map { ScrapeConnection(now: 7 * second, serial: UInt64($0)) }
+        XCTAssertEqual(ScrapeConnection.stalest(batch), 1)
     }
 
     func testAtMostFourAtOnce() {
