@@ -56,7 +56,8 @@ package final class PGConnection: @unchecked Sendable {
     /// `unavailable`. `connectTimeout`: seconds for each host's connect, over the connection
     /// string's own (a stopping daemon's last attempt to learn what its commits in doubt became).
     init(
-        _ conninfo: String, durability: Durability, reconnecting: Bool = false, connectTimeout: Int? = nil
+        _ conninfo: String, durability: Durability, reconnecting: Bool = false, connectTimeout: Int? = nil,
+        stopSignal: PGStopSignal? = nil
     ) throws(StoreError) {
         let defaults = PGConnection.defaults(reconnecting: reconnecting)
         var forced: [(String, String)] = []
@@ -84,6 +85,9 @@ package final class PGConnection: @unchecked Sendable {
         // breaks): the break itself is what the store reports, once, in the journal.
         _ = PQsetNoticeProcessor(made, { _, _ in }, nil)
         conn = made
+        // Before the session's first round trip: a link that goes silent right after the
+        // connect must not hold the store thread for tcp_user_timeout (issue 40).
+        self.stopSignal = stopSignal
         let sync = durability == .full ? "on" : "off"
         // force_generic_plan: a prepared statement is planned once, not again for each of its
         // first five runs and then whenever a custom plan looks cheaper. enable_seqscan off:
@@ -235,14 +239,27 @@ package final class PGConnection: @unchecked Sendable {
     /// breaks the connection between the halves.
     package func sendPipeline(_ steps: [(PGStatement, [PGParam])], early: Int) throws(PGFailure) {
         if !prepared {
+            // Sent, then waited for within the round trip's bound: PQprepare would wait for the
+            // server as long as the kernel lets it (tcp_user_timeout), and the first pipeline
+            // after a reconnection is where a link that went silent again meets it (issue 40).
+            let started = SystemClock.monotonicNanoseconds()
+            cancelled = false
             for s in PGStatement.allCases {
-                guard let r = PQprepare(conn, s.name, s.sql, 0, nil) else {
+                guard PQsendPrepare(conn, s.name, s.sql, 0, nil) == 1 else {
                     throw .lost(PGConnection.message(conn))
                 }
-                defer { PQclear(r) }
-                guard PQresultStatus(r) == PGRES_COMMAND_OK else {
-                    throw failure(r) ?? .lost(PGConnection.message(conn))
+                var failed: PGFailure?
+                var answered = false
+                while try awaitResult(since: started), let r = PQgetResult(conn) {
+                    answered = true
+                    if PQresultStatus(r) != PGRES_COMMAND_OK, failed == nil {
+                        failed = failure(r) ?? .lost(PGConnection.message(conn))
+                    }
+                    PQclear(r)
                 }
+                if cancelled { throw givenUp() }
+                if isBroken || !answered { throw .lost(PGConnection.message(conn)) }
+                if let failed { throw failed }
             }
             prepared = true
         }
@@ -328,34 +345,46 @@ package final class PGConnection: @unchecked Sendable {
     /// connection is lost. Always true (it lets the caller's `while` call it in its condition).
     @discardableResult
     private func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
-        guard let stopSignal else { return true }
+        guard stopSignal != nil else { return true }
         while PQisBusy(conn) == 1 {
-            let now = SystemClock.monotonicNanoseconds()
-            let cancelAt = started + PGConnection.cancelAfterNanos
-            let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
-            let stop = stopSignal.deadline
-            if stop != 0 && now >= stop {
-                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
-                throw .lost(
-                    "the daemon is stopping and PostgreSQL has not answered; the connection is given up")
-            }
-            if now >= lostAt {
-                _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
-                throw .lost(
-                    "PostgreSQL answered neither within \(PGConnection.cancelAfterNanos / 1_000_000_000) s nor \(PGConnection.lostAfterCancelNanos / 1_000_000_000) s after a cancel request; the connection is given up"
-                )
-            }
-            if now >= cancelAt && !cancelled {
-                cancelled = true
-                sendCancel()
-            }
-            let until = min(cancelled ? lostAt : cancelAt, stop != 0 ? stop : .max)
-            var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
-            let n = poll(&p, 1, Int32(min((until - now) / 1_000_000 + 1, 1_000)))
             // A broken connection: PQgetResult reports it without waiting.
-            if n > 0 && PQconsumeInput(conn) != 1 { return true }
+            if !(try awaitInput(since: started)) { return true }
         }
         return true
+    }
+
+    /// Waits once for input, within the round trip's bound (`awaitResult`), and reads what came
+    /// into libpq's buffer. False when the connection broke (the caller's next libpq call says
+    /// so without waiting). Without a `stopSignal`, waits as long as it takes.
+    private func awaitInput(since started: UInt64) throws(PGFailure) -> Bool {
+        guard let stopSignal else {
+            var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, 1_000)
+            return n <= 0 || PQconsumeInput(conn) == 1
+        }
+        let now = SystemClock.monotonicNanoseconds()
+        let cancelAt = started + PGConnection.cancelAfterNanos
+        let lostAt = cancelAt + PGConnection.lostAfterCancelNanos
+        let stop = stopSignal.deadline
+        if stop != 0 && now >= stop {
+            _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+            throw .lost(
+                "the daemon is stopping and PostgreSQL has not answered; the connection is given up")
+        }
+        if now >= lostAt {
+            _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
+            throw .lost(
+                "PostgreSQL answered neither within \(PGConnection.cancelAfterNanos / 1_000_000_000) s nor \(PGConnection.lostAfterCancelNanos / 1_000_000_000) s after a cancel request; the connection is given up"
+            )
+        }
+        if now >= cancelAt && !cancelled {
+            cancelled = true
+            sendCancel()
+        }
+        let until = min(cancelled ? lostAt : cancelAt, stop != 0 ? stop : .max)
+        var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+        let n = poll(&p, 1, Int32(min((until - now) / 1_000_000 + 1, 1_000)))
+        return n <= 0 || PQconsumeInput(conn) == 1
     }
 
     /// A round trip that had to be cancelled, whatever the server answered: the connection is
@@ -425,14 +454,26 @@ package final class PGConnection: @unchecked Sendable {
         var failed: PGFailure?
         var wanted = true
         var header = true
-        while let r = PQgetResult(conn) {
+        // Bounded as every round trip is (`awaitResult`), counted from the last bytes that came:
+        // a catch-up under way when the link went silent held the store thread, and with it
+        // every write's answer, for tcp_user_timeout (15 s; issue 40). A long COPY that keeps
+        // sending is never cut.
+        var progress = SystemClock.monotonicNanoseconds()
+        cancelled = false
+        while try awaitResult(since: progress), let r = PQgetResult(conn) {
             let status = PQresultStatus(r)
             if status == PGRES_COPY_OUT {
                 PQclear(r)
                 while true {
                     var buffer: UnsafeMutablePointer<CChar>?
-                    let n = PQgetCopyData(conn, &buffer, 0)
+                    let n = PQgetCopyData(conn, &buffer, stopSignal == nil ? 0 : 1)
+                    if n == 0 {
+                        // Nothing whole yet (non-blocking): wait for more within the bound.
+                        if !(try awaitInput(since: progress)) { break }
+                        continue
+                    }
                     if n < 0 { break }  // -1: the end (PQgetResult says how it ended); -2: broken
+                    progress = SystemClock.monotonicNanoseconds()
                     defer { PQfreemem(buffer) }
                     guard wanted, failed == nil, let buffer else { continue }
                     var bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
@@ -462,6 +503,7 @@ package final class PGConnection: @unchecked Sendable {
             if failed == nil { failed = failure(r) }
             PQclear(r)
         }
+        if cancelled { throw givenUp() }
         if isBroken { throw .lost(PGConnection.message(conn)) }
         drainNotifications()
         if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {

@@ -11,10 +11,9 @@ extension PostgresWorker {
         let now = SystemClock.monotonicNanoseconds()
         guard now >= nextAttempt else { return }
         do throws(StoreError) {
-            let c = try PGConnection(
-                conninfo, durability: durability, reconnecting: true, connectTimeout: connectTimeout)
-            c.stopSignal = stopSignal
-            conn = c
+            conn = try PGConnection(
+                conninfo, durability: durability, reconnecting: true, connectTimeout: connectTimeout,
+                stopSignal: stopSignal)
         } catch {
             nextAttempt = now + UInt64(backoffMillis) * 1_000_000
             backoffMillis = min(backoffMillis * 2, PostgresWorker.maxBackoffMillis)

@@ -768,6 +768,49 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertNil(try? c.commands.first?.result.get(), "not ok")
     }
 
+    /// Every libpq call of the store thread is bounded by the round trip's clock (issue 40):
+    /// a session whose server goes silent (its backend stopped with SIGSTOP, as behind a silent
+    /// partition; on a Unix socket no TCP timeout ends it either) is given up within
+    /// `cancelAfterNanos` + `lostAfterCancelNanos` (8 s), in the first pipeline's prepares
+    /// after a reconnection (PQprepare waited for as long as the kernel let it: close to
+    /// tcp_user_timeout, 15 s, over TCP) and in a COPY. Each runs on a thread of its own, so
+    /// that the test fails, rather than hangs, when a call is not bounded.
+    func testASilentServerIsGivenUpWithinTheBoundInPreparesAndCopies() throws {
+        let db = try SharedCluster.newNamedDatabase()
+        _ = try PostgresStore.open(conninfo: db.conninfo).close()  // the schema
+        for what in ["prepare", "copy"] {
+            let signal = PGStopSignal()
+            let c = try PGConnection(db.conninfo, durability: .full, stopSignal: signal)
+            let pid = try XCTUnwrap(
+                Int32(try XCTUnwrap(c.execute("SELECT pg_backend_pid()").first?.rows.first?.first ?? nil)))
+            XCTAssertEqual(kill(pid, SIGSTOP), 0)
+            defer { kill(pid, SIGCONT) }
+            let outcome = Outcome()
+            let began = Date()
+            let thread = Thread {
+                let result: String
+                do {
+                    if what == "prepare" {
+                        _ = try c.run([(.head, [])])
+                    } else {
+                        try c.copyOut("SELECT seq FROM swiped_events") { _ in true }
+                    }
+                    result = "answered"
+                } catch {
+                    result = "\(error)"
+                }
+                outcome.set(result, Date().timeIntervalSince(began))
+            }
+            thread.start()
+            let deadline = Date().addingTimeInterval(12)
+            while outcome.value == nil && Date() < deadline { usleep(50_000) }
+            let (result, seconds) = try XCTUnwrap(outcome.value, "\(what): still waiting after 12 s")
+            XCTAssertTrue(result.contains("lost"), "\(what): \(result)")
+            XCTAssertGreaterThan(seconds, 7.5, what)
+            XCTAssertLessThan(seconds, 9, what)
+        }
+    }
+
     /// Finding 3 of docs/postgres.md ("Faults, checked"): with several hosts, a first host that
     /// accepts the connection and closes it (a proxy or port forward whose server is gone)
     /// ended libpq's whole attempt, and the second host was never tried. The store connects
@@ -960,6 +1003,14 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertTrue(done(store), "not within \(seconds) s")
         return notes
     }
+}
+
+/// What a call on another thread came to, and after how long.
+private final class Outcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value: (String, Double)?
+    var value: (String, Double)? { lock.withLock { _value } }
+    func set(_ result: String, _ seconds: Double) { lock.withLock { _value = (result, seconds) } }
 }
 
 /// Stores opened on several threads.

@@ -322,6 +322,12 @@ def pct(values, p):
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
 
 
+# How long a write may wait for its answer while the store's server is away: the round trip's
+# bound, 5 s and 3 s after the cancel (PGConnection.cancelAfterNanos, lostAfterCancelNanos), and
+# half a second for the loop and the harness's own client.
+BOUND_SECONDS = 8.5
+
+
 def measure(records):
     """Per fault occurrence and daemon it hit: time to the first `unavailable`, writes, reads and
     swipes served meanwhile, time from the heal (or the promotion) to the first `ok`. The parts
@@ -433,6 +439,16 @@ def summarize(rows):
             f"{sum(r['swipes_ok'] for r in rs)}/{sum(r['swipes'] for r in rs)}, {max(sp) * 1000 if sp else 0:.0f} ms | "
             f"{('%.2f / %.2f s' % (pct(rec, 50), max(rec))) if rec else '–'}"
             f"{f' ({norec} never)' if norec else ''} | {('%.2f s' % max(st)) if st else '–'} |")
+    # The round trip's bound (protocol.md: 5 s, then 3 s after a cancel): no write of a daemon
+    # that a fault hit waits longer for its answer, whatever the answer (issue 40).
+    for k in kinds:
+        rs = [r for r in rows if r["kind"] == k]
+        longest = [r["longest_write"] for r in rs]
+        over = [r for r in rs if r["longest_write"] > BOUND_SECONDS]
+        lines.append(
+            f"\n{k}: the longest write of a daemon hit waited {max(longest, default=0):.2f} s"
+            f" (p50 of the cuts {pct(longest, 50) or 0:.2f} s); over {BOUND_SECONDS:.1f} s in {len(over)} of {len(rs)}"
+            + (": " + ", ".join(f"{r['daemon']} at {r['t']} s ({r['longest_write']:.2f} s)" for r in over) if over else ""))
     sig = [r["sigterm_seconds"] for r in rows if r["sigterm_seconds"] is not None]
     if sig:
         lines.append(f"\nSIGTERM during a cut: exited after {', '.join('%.2f s' % s for s in sig)}.")

@@ -932,6 +932,8 @@ class Harness:
                      "sync-part-failover", "combo", "sigterm-cut"]
         if self.args.only:
             kinds = self.args.only.split(",")
+        if self.args.cuts:
+            return self.cuts(rng)
         cycle = 0
         while True:
             cycle += 1
@@ -963,6 +965,18 @@ class Harness:
                 self.sleep(2 if short else rng.uniform(3, 8))
             if short:
                 return
+
+    def cuts(self, rng):
+        """--cuts N: N silent cuts (part-nft: every packet between one daemon and the primary
+        dropped) of --cut-seconds each, a daemon at a time in turn, 4 s apart: how long a write
+        waits for `unavailable` in a silent cut, measured again and again (issue 40: ≤ 8 s in every
+        cut, protocol.md's 5 s + 3 s)."""
+        for i in range(self.args.cuts):
+            if time.monotonic() + self.args.cut_seconds + 4 + self.args.reserve > self.deadline:
+                log(f"time budget: stopping after {i} cuts")
+                return
+            self.f_part_nft(self.args.cut_seconds, DAEMONS[i % len(DAEMONS)])
+            self.sleep(4)
 
     # The end ---------------------------------------------------------------------------------------
     def finish(self):
@@ -1060,6 +1074,9 @@ def main():
     ap.add_argument("--reply-timeout", type=float, default=30,
                     help="seconds a writer waits for a reply before it counts the op in doubt")
     ap.add_argument("--only", help="comma-separated fault kinds, in this order")
+    ap.add_argument("--cuts", type=int, default=0,
+                    help="instead of the schedule: this many silent cuts (part-nft), a daemon at a time")
+    ap.add_argument("--cut-seconds", type=float, default=11, help="how long each of --cuts lasts")
     ap.add_argument("--keep", help="copy the run's logs (not the data) into this directory")
     ap.add_argument("--pg-set", action="append", metavar="NAME=VALUE",
                     help="a server setting for both servers (e.g. idle_in_transaction_session_timeout=5s)")
