@@ -42,7 +42,7 @@ package final class PGStopSignal: @unchecked Sendable {
 /// A libpq connection owned by one thread at a time (libpq allows a connection to move between
 /// threads, not to be used by two at once).
 package final class PGConnection: @unchecked Sendable {
-    private let conn: OpaquePointer
+    let conn: OpaquePointer
     /// What `send` queues a statement's parameters in, kept from statement to statement: the
     /// values' bytes, and libpq's arrays of their pointers, lengths and formats (binary).
     private var scratch = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 8)
@@ -142,7 +142,7 @@ package final class PGConnection: @unchecked Sendable {
     /// wait for synchronous replication … already committed locally"), so nothing it returned
     /// says the standby has it. The connection is not used again: a cancel request is not tied
     /// to a statement, and one that reached the server late could cancel a later one, unseen.
-    private(set) var cancelled = false
+    var cancelled = false
 
     /// The store's stop (`PGStopSignal`): a round trip still waiting at its deadline gives the
     /// connection up. Set on the store thread's connections, and only their round trips are
@@ -344,7 +344,7 @@ package final class PGConnection: @unchecked Sendable {
     /// the server (`cancelled`), after `lostAfterCancelNanos` more the socket is shut and the
     /// connection is lost. Always true (it lets the caller's `while` call it in its condition).
     @discardableResult
-    private func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
+    func awaitResult(since started: UInt64) throws(PGFailure) -> Bool {
         guard stopSignal != nil else { return true }
         while PQisBusy(conn) == 1 {
             // A broken connection: PQgetResult reports it without waiting.
@@ -356,7 +356,7 @@ package final class PGConnection: @unchecked Sendable {
     /// Waits once for input, within the round trip's bound (`awaitResult`), and reads what came
     /// into libpq's buffer. False when the connection broke (the caller's next libpq call says
     /// so without waiting). Without a `stopSignal`, waits as long as it takes.
-    private func awaitInput(since started: UInt64) throws(PGFailure) -> Bool {
+    func awaitInput(since started: UInt64) throws(PGFailure) -> Bool {
         guard let stopSignal else {
             var p = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, 1_000)
@@ -389,7 +389,7 @@ package final class PGConnection: @unchecked Sendable {
 
     /// A round trip that had to be cancelled, whatever the server answered: the connection is
     /// given up (`cancelled` says why), its socket shut so that closing it waits for nothing.
-    private func givenUp() -> PGFailure {
+    func givenUp() -> PGFailure {
         _ = shutdown(PQsocket(conn), Int32(SHUT_RDWR))
         return .lost(
             "PostgreSQL did not answer within \(PGConnection.cancelAfterNanos / 1_000_000_000) s (a synchronous standby that does not confirm, a lock held by a silent session, or a server unreachable); the statement was cancelled and the connection is given up"
@@ -442,78 +442,8 @@ package final class PGConnection: @unchecked Sendable {
         } == 1
     }
 
-    /// Runs `COPY (query) TO STDOUT (FORMAT binary)` and hands `row` each row's fields as the
-    /// server sends them: the server reads and formats the next rows while the caller decodes
-    /// these, where a page per query made the two take turns. `row` returns false to ignore the
-    /// rest (they are read and dropped: the statement must end before the connection is used
-    /// again). `query` takes no parameters: COPY has none.
-    func copyOut(_ query: String, _ row: (CopyRow) -> Bool) throws(PGFailure) {
-        guard PQsendQuery(conn, "COPY (\(query)) TO STDOUT (FORMAT binary)") == 1 else {
-            throw .lost(PGConnection.message(conn))
-        }
-        var failed: PGFailure?
-        var wanted = true
-        var header = true
-        // Bounded as every round trip is (`awaitResult`), counted from the last bytes that came:
-        // a catch-up under way when the link went silent held the store thread, and with it
-        // every write's answer, for tcp_user_timeout (15 s; issue 40). A long COPY that keeps
-        // sending is never cut.
-        var progress = SystemClock.monotonicNanoseconds()
-        cancelled = false
-        while try awaitResult(since: progress), let r = PQgetResult(conn) {
-            let status = PQresultStatus(r)
-            if status == PGRES_COPY_OUT {
-                PQclear(r)
-                while true {
-                    var buffer: UnsafeMutablePointer<CChar>?
-                    let n = PQgetCopyData(conn, &buffer, stopSignal == nil ? 0 : 1)
-                    if n == 0 {
-                        // Nothing whole yet (non-blocking): wait for more within the bound.
-                        if !(try awaitInput(since: progress)) { break }
-                        continue
-                    }
-                    if n < 0 { break }  // -1: the end (PQgetResult says how it ended); -2: broken
-                    progress = SystemClock.monotonicNanoseconds()
-                    defer { PQfreemem(buffer) }
-                    guard wanted, failed == nil, let buffer else { continue }
-                    var bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
-                    if header {
-                        // "PGCOPY\n\377\r\n\0", flags, the header extension's length and bytes;
-                        // the server sends it with the first row.
-                        header = false
-                        guard bytes.count >= 19, let ext = CopyRow.int32(bytes, 15), ext >= 0,
-                            bytes.count >= 19 + Int(ext)
-                        else {
-                            failed = .failed(
-                                sqlState: "XX000", message: "COPY sent a header that cannot be read")
-                            continue
-                        }
-                        bytes = UnsafeRawBufferPointer(rebasing: bytes[(19 + Int(ext))...])
-                    }
-                    // The trailer: a field count of -1.
-                    if bytes.count == 2 && bytes[0] == 0xFF && bytes[1] == 0xFF { continue }
-                    guard let parsed = CopyRow(bytes) else {
-                        failed = .failed(sqlState: "XX000", message: "COPY sent a row that cannot be read")
-                        continue
-                    }
-                    wanted = row(parsed)
-                }
-                continue
-            }
-            if failed == nil { failed = failure(r) }
-            PQclear(r)
-        }
-        if cancelled { throw givenUp() }
-        if isBroken { throw .lost(PGConnection.message(conn)) }
-        drainNotifications()
-        if case .failed(let state, let message) = failed, PGConnection.meansLost(sqlState: state) {
-            throw .lost(message)
-        }
-        if let failed { throw failed }
-    }
-
     /// A failed result as a failure (nil when it is not one).
-    private func failure(_ r: OpaquePointer) -> PGFailure? {
+    func failure(_ r: OpaquePointer) -> PGFailure? {
         let status = PQresultStatus(r)
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return nil }
         let state = PQresultErrorField(r, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
@@ -545,7 +475,7 @@ package final class PGConnection: @unchecked Sendable {
 
     /// Frees the notifications libpq holds, noting the highest head announced by another
     /// session (this session's own commits notify it too).
-    private func drainNotifications() {
+    func drainNotifications() {
         let me = PQbackendPID(conn)
         while let n = PQnotifies(conn) {
             if n.pointee.be_pid != me {
