@@ -74,15 +74,17 @@ release: deps-build
 
 # Foreground daemon on an embedded default: ./swiped.sock and ./swiped-state (no root needed).
 # `run-built` starts what $(RELEASE) already holds (the tests run it on their debug build).
+# ARGS: more of the daemon's flags, e.g. `make run ARGS='--metrics 127.0.0.1:9464'`.
 RUN_SOCKET ?= $(CURDIR)/swiped.sock
 RUN_STATE  ?= $(CURDIR)/swiped-state
+ARGS       ?=
 run: release-bins
 	@$(MAKE) --no-print-directory run-built
 
 run-built:
 	@echo "swiped: socket $(RUN_SOCKET), state $(RUN_STATE); Ctrl-C stops it."
 	@echo "        try: socat - UNIX-CONNECT:$(RUN_SOCKET)"
-	exec $(RELEASE)/swiped --socket $(RUN_SOCKET) --state $(RUN_STATE)
+	exec $(RELEASE)/swiped --socket $(RUN_SOCKET) --state $(RUN_STATE) $(ARGS)
 
 # --- Tests -----------------------------------------------------------------------------------
 # Unit tests of every library, then integration tests that start the real binaries, then the

@@ -24,6 +24,14 @@ final class ReadmeTests: XCTestCase {
         XCTAssertEqual(plan.status, .exited(0), plan.standardError)
         XCTAssertTrue(plan.standardOutput.contains("build -c release"), plan.standardOutput)
         XCTAssertTrue(plan.standardOutput.contains("run-built"), plan.standardOutput)
+        // The README's way to pass the daemon's flags (issue 49): ARGS reaches its command line.
+        XCTAssertTrue(readme.contains("make run ARGS='--metrics 127.0.0.1:9464"), "README shows ARGS")
+        let withArgs = try Subprocess.run(
+            "make", ["-n", "--no-print-directory", "-C", Self.root, "run-built", "ARGS=--metrics 127.0.0.1:9464"])
+        XCTAssertEqual(withArgs.status, .exited(0), withArgs.standardError)
+        XCTAssertTrue(
+            withArgs.standardOutput.contains("/swiped --socket ")
+                && withArgs.standardOutput.contains(" --metrics 127.0.0.1:9464\n"), withArgs.standardOutput)
     }
 
     func testMakeRunStartsTheDaemonThatSocatAndSwipectlTalkTo() throws {
