@@ -1,3 +1,4 @@
+import Foundation
 import Movies
 import SwipeEngine
 import Terminal
@@ -503,6 +504,22 @@ final class LayoutTests: XCTestCase {
             ScreenLayout.keys(m, width: 110),
             " j/k select  h/l open  Enter fire  / search  w f d  a add  r rec  s share  g ghosts  c confirm  ? help  q quit"
         )
+    }
+
+    /// The README says what the footer shows in 80 columns, and from how many columns each key
+    /// that makes way shows: the program's own footer (issue 49: it said 94 and "a add").
+    func testTheReadmesFooterIsTheProgramsFooter() throws {
+        let readme = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../README.md").path, encoding: .utf8)
+        let m = model()
+        XCTAssertTrue(readme.contains("\n    " + ScreenLayout.keys(m, width: 80) + "\n"), "the 80-column footer")
+        func from(_ key: String) -> Int {
+            (1...200).first { ScreenLayout.keys(m, width: $0).contains(key) } ?? 0
+        }
+        let said =
+            "c confirm shows from \(from("c confirm")) columns, w f d from \(from("w f d")), a add from \(from("a add"))"
+        XCTAssertTrue(readme.replacingOccurrences(of: "\n", with: " ").contains(said), said)
     }
 
     /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the
