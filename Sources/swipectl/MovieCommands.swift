@@ -21,6 +21,13 @@ enum MovieCommands {
         let reply = try conversation.request("list", arguments)
         if conversation.json { return }
         let movies = try decodeMovies(reply, conversation)
+        // Nothing to show a person: a sentence, not a header over no rows (a pipe still gets
+        // the header alone, as a script reading columns expects).
+        if movies.isEmpty && Output.isTerminal && from == nil {
+            let said =
+                match.map { "No movie's title contains “\(TerminalText.escaped($0))”.\n" } ?? "No movies.\n"
+            return Output.out(said)
+        }
         var table = Table("ID", "TITLE", "WATCHED")
         for movie in movies { table.append(movie.id, TerminalText.escaped(movie.title), indicators(movie)) }
         // On a terminal, long titles (then long ids) are cut so that each movie stays on one line.

@@ -23,7 +23,7 @@ enum Swipe {
         case .drag(let dx, let vx, let steps):
             try swipe.drag(dx, steps: steps ?? max(1, Int((abs(dx) / maxStep).rounded(.up))))
             let (row, reply) = try swipe.release(vx: vx)
-            if !verbose { swipe.show("release" + (vx.map { " vx \(format($0))" } ?? ""), row) }
+            if !verbose { swipe.show("release", row, vx: vx) }
             try swipe.show(outcome: reply)
         case .open(let edge, let tap):
             try swipe.open(edge, thenTap: tap)
@@ -73,9 +73,12 @@ enum Swipe {
     }
 
     /// One line per row: the step, then phase, offset, edge and the visible buttons left to right.
-    static func line(_ step: String, _ row: RowRender) -> String {
+    /// One step's line in columns; a release's `vx` goes last (as `vx -900`), so that a long
+    /// one does not push the columns out of line.
+    static func line(_ step: String, _ row: RowRender, vx: Double? = nil) -> String {
         var buttons = row.buttons.map(\.action).joined(separator: " | ")
         if row.fullSwipe { buttons += " (full swipe)" }
+        if let vx { buttons += (buttons.isEmpty ? "" : "  ") + "vx \(format(vx))" }
         return [
             pad(step, 12), pad(row.phase.rawValue, 9), pad("offset \(format(row.offset))", 12),
             pad(row.edge?.rawValue ?? "-", 9), buttons,
@@ -116,7 +119,7 @@ private struct Run {
     func release(vx: Double?) throws(Failure) -> (RowRender, JSONObject) {
         let reply = try request("release", vx.map { [("vx", .number(JSONNumber($0)))] } ?? [], echo: true)
         let row = try row(reply)
-        if verbose { show("release" + (vx.map { " vx \(Swipe.format($0))" } ?? ""), row) }
+        if verbose { show("release", row, vx: vx) }
         return (row, reply)
     }
 
@@ -170,8 +173,8 @@ private struct Run {
 
     // MARK: - Printing
 
-    func show(_ step: String, _ row: RowRender) {
-        if !conversation.json { Output.out(Swipe.line(step, row) + "\n") }
+    func show(_ step: String, _ row: RowRender, vx: Double? = nil) {
+        if !conversation.json { Output.out(Swipe.line(step, row, vx: vx) + "\n") }
     }
 
     /// What a tap or perform did: an action waiting for its confirmation (rule 10), or `fired`.
@@ -200,7 +203,27 @@ private struct Run {
                     + (error.string("message") ?? ""))
         }
         if conversation.json { return }
-        Output.out("fired \(action)" + (fired.uint("seq").map { " (seq \($0))" } ?? "") + "\n")
+        let seq = fired.uint("seq")
+        Output.out(
+            "fired \(action)" + (seq.map { " (seq \($0))" } ?? "") + (try seq.map(toggled(by:)) ?? "") + "\n")
+    }
+
+    /// What a toggle the action fired did, read back from the log (its event has the movie
+    /// after it): ": unwatched" rather than a bare "fired watched" for an un-watch (issue 49).
+    /// Empty for any other event: "fired delete" says what it did.
+    private func toggled(by seq: UInt64) throws(Failure) -> String {
+        let page = try conversation.request(
+            "history", [("from", .number(JSONNumber(Int(seq - 1)))), ("limit", .number(JSONNumber(1)))],
+            echo: false)
+        guard case .array(let events)? = page["events"], case .object(let event)? = events.first,
+            event.uint("seq") == seq, let movie = event.object("movie")
+        else { return "" }
+        switch event.string("kind") {
+        case "watched-toggled": return movie.bool("watched") == true ? ": watched" : ": unwatched"
+        case "watched-with-friends-toggled":
+            return movie.bool("watchedWithFriends") == true ? ": watched with friends" : ": not with friends"
+        default: return ""
+        }
     }
 
     // MARK: - Requests

@@ -27,7 +27,8 @@ final class ReadmeTests: XCTestCase {
         // The README's way to pass the daemon's flags (issue 49): ARGS reaches its command line.
         XCTAssertTrue(readme.contains("make run ARGS='--metrics 127.0.0.1:9464"), "README shows ARGS")
         let withArgs = try Subprocess.run(
-            "make", ["-n", "--no-print-directory", "-C", Self.root, "run-built", "ARGS=--metrics 127.0.0.1:9464"])
+            "make",
+            ["-n", "--no-print-directory", "-C", Self.root, "run-built", "ARGS=--metrics 127.0.0.1:9464"])
         XCTAssertEqual(withArgs.status, .exited(0), withArgs.standardError)
         XCTAssertTrue(
             withArgs.standardOutput.contains("/swiped --socket ")

@@ -15,7 +15,7 @@ final class ReplaySwipectlTests: DaemonTestCase {
         XCTAssertEqual(
             lines(output),
             [
-                "release vx -900 fired     offset -390  trailing  delete (full swipe)",
+                "release      fired     offset -390  trailing  delete (full swipe)  vx -900",
                 "fired delete (seq 11)",
                 "recorded 15 rows into \(file) (rows: \(file).rows)",
             ])

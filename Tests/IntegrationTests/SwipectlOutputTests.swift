@@ -78,6 +78,16 @@ final class SwipectlOutputTests: DaemonTestCase {
         XCTAssertTrue(cut.hasSuffix("…"), String(cut))
         for line in lines { XCTAssertLessThanOrEqual(TerminalWidth.cells(String(line)), 60, String(line)) }
         XCTAssertTrue(lines.last?.hasPrefix("11 movies") == true, result.standardOutput)
+        // No match on a terminal: a sentence, not a header over no rows and "0 movies" (issue
+        // 49); in a pipe, the header alone, for scripts.
+        let none = "exec '\(try Binaries.swipectl)' --socket '\(daemon.socket)' list --match zzz"
+        let empty = try Subprocess.run(
+            "script", ["-qec", none, "/dev/null"], environment: ["SWIPED_SOCKET": nil])
+        XCTAssertEqual(empty.status, .exited(0), empty.standardOutput)
+        XCTAssertEqual(
+            empty.standardOutput.replacingOccurrences(of: "\r\n", with: "\n"),
+            "No movie's title contains “zzz”.\n")
+        XCTAssertEqual(try daemon.ok("list", "--match", "zzz"), "ID  TITLE  WATCHED\n")
     }
 }
 

@@ -17,11 +17,20 @@ final class SwipectlSwipeTests: DaemonTestCase {
 
     func testASwipeRightPastHalfTogglesWatched() throws {
         let output = try daemon.ok("swipe", "matrix", "--dx", "250")
-        XCTAssertEqual(lines(output).last, "fired watched (seq 11)")
+        XCTAssertEqual(lines(output).last, "fired watched (seq 11): watched")
         XCTAssertTrue(
             output.hasPrefix("release      fired     offset 390   leading   watched (full swipe)"), output)
         XCTAssertEqual(
             try daemon.movies().first { $0["id"] as? String == "matrix" }?["watched"] as? Bool, true)
+        // Again: the same action un-watches, and says so (issue 49); a fling's vx goes last, so
+        // that the columns stay in line whatever its length.
+        let again = try daemon.ok("swipe", "matrix", "--dx", "250", "--vx", "1200")
+        XCTAssertEqual(
+            lines(again),
+            [
+                "release      fired     offset 390   leading   watched (full swipe)  vx 1200",
+                "fired watched (seq 12): unwatched",
+            ])
     }
 
     func testOpenTrailingThenTapDeleteDeletes() throws {
@@ -40,7 +49,8 @@ final class SwipectlSwipeTests: DaemonTestCase {
     func testPerformFiresAnActionWithoutSwiping() throws {
         XCTAssertEqual(
             try daemon.ok("swipe", "The Mat", "--perform", "watched-with-friends"),
-            "perform      closed    offset 0     -\nfired watched-with-friends (seq 11)\n")
+            "perform      closed    offset 0     -\nfired watched-with-friends (seq 11): watched with friends\n"
+        )
         XCTAssertEqual(
             try daemon.movies().first { $0["id"] as? String == "matrix" }?["watchedWithFriends"] as? Bool,
             true)
@@ -61,7 +71,7 @@ final class SwipectlSwipeTests: DaemonTestCase {
         // A flick opens what a slow drag of the same length closes (rule 6).
         XCTAssertEqual(
             lines(try daemon.ok("swipe", "matrix", "--dx", "-30", "--vx", "-800")).first,
-            "release vx -800 open      offset -70   trailing  delete")
+            "release      open      offset -70   trailing  delete  vx -800")
         XCTAssertEqual(try daemon.ids().count, 10)
         XCTAssertEqual(
             try daemon.ok("--json", "history", "--from", "10"), #"{"ok":true,"seq":10,"events":[]}"# + "\n")

@@ -513,7 +513,8 @@ final class LayoutTests: XCTestCase {
             contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../README.md").path, encoding: .utf8)
         let m = model()
-        XCTAssertTrue(readme.contains("\n    " + ScreenLayout.keys(m, width: 80) + "\n"), "the 80-column footer")
+        XCTAssertTrue(
+            readme.contains("\n    " + ScreenLayout.keys(m, width: 80) + "\n"), "the 80-column footer")
         func from(_ key: String) -> Int {
             (1...200).first { ScreenLayout.keys(m, width: $0).contains(key) } ?? 0
         }
