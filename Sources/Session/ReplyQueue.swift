@@ -48,8 +48,8 @@ enum LateReply: Equatable {
     /// the newest (un)subscribe of a pipeline decides: each has its generation.
     case subscribe(id: [UInt8]?, from: UInt64?, generation: UInt64)
     /// An undo is decided when due: after this connection's earlier changes came back, so that
-    /// it undoes the newest of them.
-    case undo(id: [UInt8]?, key: String?)
+    /// it undoes the newest of them; or, with `seq`, once the store has read that change.
+    case undo(id: [UInt8]?, key: String?, seq: UInt64?)
 }
 
 /// A place in the reply order.
@@ -228,6 +228,13 @@ struct ReplyQueue {
             }
         }
         return nil
+    }
+
+    /// The id of read `ticket` when it is the first slot (an undo's read of its change, which
+    /// is always first: it is read only when due).
+    func firstRead(_ ticket: UInt64) -> [UInt8]?? {
+        guard hasSlots, case .read(ticket, let id) = slots[front] else { return nil }
+        return .some(id)
     }
 
     /// Removes the first slot (a late reply worded straight into `out` by the caller).

@@ -57,9 +57,9 @@ extension Session {
             mutate(.remove(movie: movie), options, id: id, op: op, &sink)
         case .restore(let movie, let options):
             mutate(.restore(movie: movie), options, id: id, op: op, &sink)
-        case .undo(let options):
+        case .undo(let options, let seq):
             guard config.mayWrite else { return reply(id: id, op: op, error: forbidden(), &sink) }
-            late(.undo(id: id, key: options.key), state, &sink)
+            late(.undo(id: id, key: options.key, seq: seq), state, &sink)
         case .subscribe(let from):
             subscribe(from: from, id: id, op: op, state, &sink)
         case .unsubscribe:
@@ -181,6 +181,46 @@ extension Session {
         }
     }
 
+    /// The store read the change an `undo` names by its seq: its undo is submitted as any
+    /// other (the movie must not have changed since: `changed-since`), or the reply says why
+    /// that change cannot be undone.
+    func undoRead(
+        _ lookup: UndoLookup, _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
+        _ sink: inout SessionActions
+    ) {
+        guard case .some(let id) = replies.firstRead(lookup.ticket) else {
+            preconditionFailure("client \(config.client): the undo's read \(lookup) is not the first reply")
+        }
+        let undo: Undo
+        do throws(WireError) {
+            let events = try result.get()
+            guard let event = events.first, event.seq == lookup.seq else {
+                throw WireError(.notFound, "there is no change at seq \(lookup.seq)")
+            }
+            if let undone = event.undoes {
+                throw WireError(
+                    .badRequest,
+                    "seq \(lookup.seq) is the undo of seq \(undone): an undo is not undone (there is no redo)"
+                )
+            }
+            guard let compensation = Undo.Compensation(undoing: event.kind) else {
+                throw WireError(.badRequest, "seq \(lookup.seq) (\(event.kind)) cannot be undone")
+            }
+            // The movie must still be as that change left it: its version is the change's seq.
+            undo = Undo(
+                movie: event.movie.id, original: lookup.seq, compensation: compensation, version: lookup.seq)
+        } catch {
+            replies.dropFirst()
+            replies.push { Encode.error(&$0, id: id, error) }
+            sink.metrics.failed(code: error.code.metricsIndex)
+            sink.append(.log(requestFailed("undo", error)))
+            return
+        }
+        let ticket = sink.takeTicket()
+        replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: lookup.seq)))
+        sink.append(.submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key)))
+    }
+
     // MARK: - Replies worded when due
 
     /// A read of the shared state: worded now when no reply waits before it, else when due.
@@ -202,7 +242,23 @@ extension Session {
                 replies.replaceFirst(with: .read(ticket: ticket, id: id))
                 sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
                 return
-            case .undo(let id, let key):
+            case .undo(let id, let key, let seq?):
+                // The change named by its seq: read from the log, then undone (`undoRead`).
+                guard seq > 0, seq <= state.lastSeq else {
+                    replies.dropFirst()
+                    let error = WireError(
+                        .notFound, "there is no change at seq \(seq): the log ends at seq \(state.lastSeq)")
+                    replies.push { Encode.error(&$0, id: id, error) }
+                    sink.metrics.failed(code: error.code.metricsIndex)
+                    sink.append(.log(requestFailed("undo", error)))
+                    continue
+                }
+                let ticket = sink.takeTicket()
+                undoLookup = UndoLookup(ticket: ticket, key: key, seq: seq)
+                replies.replaceFirst(with: .read(ticket: ticket, id: id))
+                sink.append(.read(ticket: ticket, .events(after: seq - 1, limit: 1)))
+                return
+            case .undo(let id, let key, nil):
                 let undo = undoHistory?.next()
                 // A keyed undo with nothing left here still goes to the store: its key may be in
                 // the log already (this undo sent again), and the store answers keys, for every op.

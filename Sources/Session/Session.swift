@@ -127,6 +127,9 @@ public final class Session {
     var armedConfirms: Set<RowID> = []
     /// This connection's changes, for `undo`: nil until its first (UndoHistory.swift).
     var undoHistory: UndoHistory?
+    /// An `undo` of the change at a seq, waiting for the store's read of that change (at most
+    /// one: it is the first reply due while it waits).
+    var undoLookup: UndoLookup?
     public private(set) var requests: UInt64 = 0
     /// The manager's monotonic clock, µs, as of the fact being fed in: time is an input. Read
     /// only while recording (a recording's entries carry the time since its start).
@@ -301,6 +304,10 @@ public final class Session {
         guard isOpenForEvents else { return }
         if let subscription, subscription.catchUp == .reading(ticket: ticket) {
             caughtUp(result, state, &sink)
+        } else if let lookup = undoLookup, lookup.ticket == ticket {
+            undoLookup = nil
+            undoRead(lookup, result, state, &sink)
+            releaseDue(state, &sink)
         } else {
             let latest = state.lastSeq
             let filled = replies.fill(read: ticket) { out, id in

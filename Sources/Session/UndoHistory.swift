@@ -99,3 +99,10 @@ struct UndoHistory {
         newestFirst.first { ring[$0].seq == seq }
     }
 }
+
+/// An `undo` of the change at `seq`, while the store reads that change (`Session.undoRead`).
+struct UndoLookup: Equatable {
+    var ticket: UInt64
+    var key: String?
+    var seq: UInt64
+}

@@ -138,8 +138,16 @@ public enum Ops {
                 summary: "brings a removed movie back as it was, at its place in the list")
         case .undo:
             OpSpec(
-                kind, scope: .state, mutates: true, args: [key],
-                summary: "undoes this connection's latest change not yet undone, with a compensating event")
+                kind, scope: .state, mutates: true,
+                args: [
+                    ArgSpec.sequence(
+                        "seq",
+                        "the change to undo, whoever made it (left out: this connection's latest not yet undone)"
+                    ),
+                    key,
+                ],
+                summary:
+                    "undoes a change with a compensating event: this connection's latest, or the one at seq")
         case .subscribe:
             OpSpec(
                 kind, scope: .state, mutates: false,

@@ -59,8 +59,9 @@ public enum Request: Equatable, Sendable {
     case toggleWatchedWithFriends(movie: String, options: MutationOptions)
     case remove(movie: String, options: MutationOptions)
     case restore(movie: String, options: MutationOptions)
-    /// `options.key` only: an undo expects nothing the client names.
-    case undo(options: MutationOptions)
+    /// `options.key` only: an undo expects nothing the client names. `seq`: the change to
+    /// undo, any connection's (nil: this connection's latest not yet undone).
+    case undo(options: MutationOptions, seq: UInt64?)
     case subscribe(from: UInt64?)
     case unsubscribe
     case history(from: UInt64, limit: Int)
@@ -313,7 +314,9 @@ struct Arguments {
         case .close: return .close(movie: try string("movie"))
         case .rows: return .rows
         case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())
-        case .undo: return .undo(options: MutationOptions(key: try string("key")))
+        case .undo:
+            return .undo(
+                options: MutationOptions(key: try string("key")), seq: try integer("seq").map { UInt64($0) })
         case .record: return .record(on: try boolean("on")!)
         case .recording: return .recording
         case .share: return .share(on: try boolean("on")!)

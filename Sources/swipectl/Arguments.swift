@@ -16,6 +16,9 @@ enum Command: Equatable {
     case remove(movie: String)
     /// MOVIE is the id of a removed movie (removed movies are not in `list` to match titles in).
     case restore(movie: String)
+    /// The change at seq SEQ, whoever made it (the `undo` op's `seq`: each swipectl call is a
+    /// connection of its own, which has no change of its own to undo).
+    case undo(seq: UInt64)
     /// `once`: end when the daemon goes away instead of connecting again.
     case watch(from: UInt64?, once: Bool)
     case history(from: UInt64?, limit: UInt64?)
@@ -72,6 +75,7 @@ enum Arguments {
         ("toggle-friends", ["MOVIE"], []),
         ("remove", ["MOVIE"], []),
         ("restore", ["MOVIE"], []),
+        ("undo", ["SEQ"], []),
         ("watch", [], ["--from", "--once"]),
         ("history", [], ["--from", "--limit"]),
         ("call", ["JSON"], []),
@@ -184,6 +188,7 @@ enum Arguments {
         case "toggle-friends": return .toggleFriends(movie: operand)
         case "remove": return .remove(movie: operand)
         case "restore": return .restore(movie: operand)
+        case "undo": return .undo(seq: try number("SEQ", operand, for: .undo, "seq")!)
         case "watch":
             return .watch(
                 from: try number("--from", values["--from"], for: .subscribe, "from"),

@@ -81,6 +81,34 @@ enum MovieCommands {
         Output.out("Restored \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
 
+    /// `undo` of the change at `seq`; says what the undo did, read back from the log (the
+    /// reply has the movie after it, not what changed).
+    static func undo(_ conversation: Conversation, seq: UInt64) throws(Failure) {
+        let (undoSeq, movie) = try mutation(conversation, "undo", [("seq", .number(JSONNumber(Int(seq))))])
+        if conversation.json { return }
+        let page = try conversation.request(
+            "history", [("from", .number(JSONNumber(Int(undoSeq - 1)))), ("limit", .number(JSONNumber(1)))],
+            echo: false)
+        var kind: String?
+        if case .array(let events)? = page["events"], case .object(let event)? = events.first,
+            event.uint("seq") == undoSeq
+        {
+            kind = event.string("kind")
+        }
+        let did: String
+        switch kind {
+        case "removed": did = "removed"
+        case "restored": did = "restored"
+        case "watched-toggled": did = movie.watched ? "watched" : "unwatched"
+        case "watched-with-friends-toggled":
+            did = movie.watchedWithFriends ? "watched with friends" : "not with friends"
+        default: did = "changed"
+        }
+        Output.out(
+            "Undid seq \(seq): \(movie.id) \"\(TerminalText.escaped(movie.title))\" \(did) (seq \(undoSeq)).\n"
+        )
+    }
+
     /// The options of the next page's command besides --from.
     private static func more(_ limit: UInt64?, _ match: String?) -> String {
         (limit.map { " --limit \($0)" } ?? "")

@@ -43,6 +43,7 @@ enum Swipectl {
         case .toggleFriends(let movie): try MovieCommands.toggle(conversation, .friends, movie)
         case .remove(let movie): try MovieCommands.remove(conversation, movie)
         case .restore(let movie): try MovieCommands.restore(conversation, movie)
+        case .undo(let seq): try MovieCommands.undo(conversation, seq: seq)
         case .watch(let from, let once): try Watch.run(conversation, from: from, once: once)
         case .history(let from, let limit): try History.run(conversation, from: from, limit: limit)
         case .call(let line): try Call.run(conversation, line: line)

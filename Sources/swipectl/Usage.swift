@@ -16,6 +16,8 @@ enum Usage {
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
           remove MOVIE              remove the movie
           restore MOVIE             bring a removed movie back as it was (MOVIE: its id)
+          undo SEQ                  undo the change at SEQ (see history), whoever made it,
+                                    unless the movie changed since; says what it did
           watch [--from SEQ] [--once]
                                     print every change as it happens, until Ctrl-C
                                     (with --from, first the changes after SEQ); when

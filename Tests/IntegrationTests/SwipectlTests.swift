@@ -133,6 +133,28 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(state["the_matrix_reloaded"]?["watchedWithFriends"] as? Bool, false)
     }
 
+    /// `swipectl undo SEQ` (issue 49): each call is a connection of its own, so it names the
+    /// change; it says what the undo did, and refuses a movie changed since.
+    func testUndoASeqSaysWhatItDid() throws {
+        _ = try daemon.ok("remove", "seven")  // 11
+        XCTAssertEqual(try daemon.ok("undo", "11"), "Undid seq 11: seven \"Se7en\" restored (seq 12).\n")
+        _ = try daemon.ok("toggle-watched", "matrix")  // 13: watched
+        _ = try daemon.ok("toggle-watched", "matrix")  // 14: unwatched
+        let changed = try daemon.swipectl(["undo", "13"])
+        XCTAssertEqual(changed.status, .exited(1))
+        XCTAssertTrue(
+            changed.standardError.contains("changed-since")
+                || changed.standardError.contains("changed by someone else"), changed.standardError)
+        XCTAssertEqual(try daemon.ok("undo", "14"), "Undid seq 14: matrix \"The Matrix\" watched (seq 15).\n")
+        let redo = try daemon.swipectl(["undo", "15"])
+        XCTAssertEqual(redo.status, .exited(1))
+        XCTAssertTrue(redo.standardError.contains("there is no redo"), redo.standardError)
+        let usage = try daemon.swipectl(["undo", "x"])
+        XCTAssertEqual(usage.status, .exited(2), usage.standardError)
+        XCTAssertEqual(
+            try daemon.ok("--json", "history", "--from", "15"), #"{"ok":true,"seq":15,"events":[]}"# + "\n")
+    }
+
     func testAnAmbiguousTitleListsTheCandidatesAndChangesNothing() throws {
         let result = try swipectl("toggle-watched", "the")
         XCTAssertEqual(result.status, .exited(1))

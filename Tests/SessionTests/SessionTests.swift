@@ -662,6 +662,42 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.json(h.exchange(#"{"op":"undo"}"#)[0])["undoes"] as? Int, 11)
     }
 
+    /// `undo` with `seq` undoes that change, whoever made it (issue 49: `swipectl undo SEQ`,
+    /// where each call is a new connection), when the movie has not changed since; an undo is
+    /// not undone, and a seq past the log is not-found.
+    func testAnUndoWithASeqUndoesThatChangeFromAnyConnection() {
+        let h = harness()
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)  // 11
+        _ = h.exchange(#"{"op":"remove","movie":"seven"}"#)  // 12
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"inception"}"#)  // 13
+        _ = h.exchange(#"{"op":"toggle-watched","movie":"inception"}"#)  // 14
+        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        other.nextToken = 1000
+        _ = other.read()
+        let restored = other.json(other.exchange(#"{"op":"undo","seq":12,"id":"u"}"#)[0])
+        XCTAssertEqual(restored["seq"] as? Int, 15)
+        XCTAssertEqual(restored["undoes"] as? Int, 12)
+        XCTAssertEqual((restored["movie"] as? [String: Any])?["id"] as? String, "seven")
+        XCTAssertNotNil(h.store.movie("seven"), "seven was not restored")
+        XCTAssertEqual(
+            error(other.exchange(#"{"op":"undo","seq":13}"#)[0], other)["reason"] as? String, "changed-since",
+            "inception changed at 14")
+        XCTAssertEqual(
+            error(other.exchange(#"{"op":"undo","seq":15}"#)[0], other)["code"] as? String, "bad-request")
+        XCTAssertEqual(
+            error(other.exchange(#"{"op":"undo","seq":99}"#)[0], other)["code"] as? String, "not-found")
+        XCTAssertEqual(
+            error(other.exchange(#"{"op":"undo","seq":0}"#)[0], other)["code"] as? String, "not-found")
+        // Keyed, as any undo: sent again, the first reply.
+        let keyed = other.exchange(#"{"op":"undo","seq":11,"key":"s11"}"#)
+        XCTAssertEqual(other.json(keyed[0])["undoes"] as? Int, 11)
+        XCTAssertEqual(other.exchange(#"{"op":"undo","seq":11,"key":"s11"}"#), keyed)
+        XCTAssertEqual(h.store.movie("matrix")?.watched, false)
+        // The connection that made them still undoes its own latest.
+        XCTAssertEqual(h.json(h.exchange(#"{"op":"undo"}"#)[0])["undoes"] as? Int, 14)
+        XCTAssertEqual(h.store.latestSeq, 17)
+    }
+
     func testUndoAfterSomeoneElsesChangeIsAConflictAndTheNextWalksPastIt() {
         let h = harness()
         _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)

@@ -22,7 +22,7 @@ _swipectl_movie_ids() {
 _swipectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="list add toggle-watched toggle-friends remove restore watch history swipe tui replay call help status"
+    local commands="list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status"
     local global="--socket --json --help --version"
 
     # The words before the cursor: the command (the first operand) and the --socket given.

@@ -9,7 +9,7 @@ function __swipectl_movie_ids
     timeout 1 swipectl $socket list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
-set -l commands list add toggle-watched toggle-friends remove restore watch history swipe tui replay call help status
+set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status
 complete -c swipectl -f
 complete -c swipectl -l socket -r -F -d "the daemon's socket"
 complete -c swipectl -l json -d "print the daemon's JSON lines"
