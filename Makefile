@@ -90,12 +90,15 @@ run-built:
 
 # --- Tests -----------------------------------------------------------------------------------
 # Unit tests of every library, then integration tests that start the real binaries, then the
-# allocation guard, then the web front end in headless Chromium (test-web).
+# allocation guard, then the web front end in headless Chromium (test-web). On the way, the fault
+# checker's own tests, and that every relative link of README.md, protocol.md, BENCHMARKS.md and
+# docs/*.md resolves (Tests/docs/test_links.py).
 test: deps-test
 	@$(MAKE) --no-print-directory size-lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(PYTHON) -m unittest Tests/faults/test_check.py
+	$(PYTHON) -m unittest Tests/docs/test_links.py
 	@$(MAKE) --no-print-directory alloc-guard
 	@$(MAKE) --no-print-directory test-metrics
 	@$(MAKE) --no-print-directory test-deb-quick
