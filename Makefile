@@ -14,6 +14,8 @@ DOCDIR       := $(DESTDIR)$(PREFIX)/share/doc/swiped
 BASHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR   := $(DESTDIR)$(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+# The guides (docs/*.md) and the images they show, installed beside README.md and protocol.md.
+GUIDES       := $(sort $(wildcard docs/*.md docs/*.png))
 UNIT_SED     := sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g'
 RELEASE      := .build/release
 # Every release build links the Swift standard library and Foundation statically and carries no
@@ -88,12 +90,15 @@ run-built:
 
 # --- Tests -----------------------------------------------------------------------------------
 # Unit tests of every library, then integration tests that start the real binaries, then the
-# allocation guard, then the web front end in headless Chromium (test-web).
+# allocation guard, then the web front end in headless Chromium (test-web). On the way, the fault
+# checker's own tests, and that every relative link of README.md, protocol.md, BENCHMARKS.md and
+# docs/*.md resolves (Tests/docs/test_links.py).
 test: deps-test
 	@$(MAKE) --no-print-directory size-lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(PYTHON) -m unittest Tests/faults/test_check.py
+	$(PYTHON) -m unittest Tests/docs/test_links.py
 	@$(MAKE) --no-print-directory alloc-guard
 	@$(MAKE) --no-print-directory test-metrics
 	@$(MAKE) --no-print-directory test-deb-quick
@@ -144,7 +149,9 @@ size-lint:
 	$(PYTHON) Tests/Support/size-lint.py --self-test
 	$(PYTHON) Tests/Support/size-lint.py --list
 
-# Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages.
+# Binaries, units, the sysusers.d snippet (groups swiped and swiped-writers) and man pages; README,
+# protocol.md and the guides in $(DOCDIR) (the guides and the web page's screenshots in its docs/,
+# so that README's links to docs/ hold there too; .md files stay uncompressed in the package).
 # With DESTDIR empty, the groups are created right away (systemd-sysusers).
 # `install` builds in release mode first; `install-built` installs what $(RELEASE) already holds
 # (the tests install the debug build that way, with RELEASE=.build/debug: a release build takes
@@ -153,13 +160,14 @@ install: release-bins
 	$(MAKE) --no-print-directory install-built
 
 install-built:
-	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR) $(DOCDIR)
+	install -d $(BINDIR) $(UNITDIR) $(MANDIR) $(SYSUSERSDIR) $(DOCDIR) $(DOCDIR)/docs
 	install -m 0755 $(RELEASE)/swiped $(RELEASE)/swipectl $(BINDIR)/
 	$(UNIT_SED) systemd/swiped.socket > $(UNITDIR)/swiped.socket
 	$(UNIT_SED) systemd/swiped.service > $(UNITDIR)/swiped.service
 	$(UNIT_SED) systemd/swiped-metrics.socket > $(UNITDIR)/swiped-metrics.socket
 	chmod 0644 $(UNITDIR)/swiped.socket $(UNITDIR)/swiped.service $(UNITDIR)/swiped-metrics.socket
 	install -m 0644 protocol.md README.md $(DOCDIR)/
+	install -m 0644 $(GUIDES) $(DOCDIR)/docs/
 	install -m 0644 systemd/swiped.sysusers $(SYSUSERSDIR)/swiped.conf
 	install -m 0644 man/swiped.1 man/swipectl.1 $(MANDIR)/
 	install -d $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)

@@ -28,7 +28,7 @@ function relativeLuminance(hex) {
 
 // --- Poster tiles (issue 29) ------------------------------------------------------------------------
 // No poster files ship: a movie's `image` is drawn as a tile made from its name, the same in
-// every front end (the terminal's too; README, "Web front end", gives the definition).
+// every front end (the terminal's too; docs/web.md gives the definition).
 /** The tiles' colours, all readable under white text (5:1 or better). */
 export const POSTER_PALETTE = ["#A4262C", "#9A4A00", "#6B6B00", "#2E7D32", "#00695C", "#1565C0", "#5E35B1", "#AD1457"];
 

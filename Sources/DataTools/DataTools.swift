@@ -13,7 +13,7 @@ public enum DataTools {
                swiped import (--state DIR | --postgres CONNINFO) (FILE | - | --from-sqlite FILE)
                swiped backup (--state DIR | --postgres CONNINFO) FILE [--force]
 
-        Keep and move the event log (README: "Backups", "Moving from SQLite to PostgreSQL";
+        Keep and move the event log (docs/running.md: "Backups", "Moving from SQLite to PostgreSQL";
         the export format: docs/export-format.md). Each reads the store from one consistent
         snapshot while daemons go on serving it, and takes no lock of theirs, except import.
 

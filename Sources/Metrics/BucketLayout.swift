@@ -6,7 +6,7 @@
 // 2^subBits equal buckets; the last bucket holds values > 2^maxExponent. Every bucket's upper
 // bound is inclusive (Prometheus' `le`): a value equal to a bound counts in the bucket below it.
 //
-// The two layouts in use (protocol.md, "status"; README, "Metrics"):
+// The two layouts in use (protocol.md, "status"; docs/running.md, "Prometheus metrics and a health check"):
 // - `latency`, in nanoseconds: ≤ 16.384 µs (2^14 ns), then 4 buckets per doubling up to
 //   17.18 s (2^34 ns), then > 17.18 s: 82 buckets, each at most 25 % wide, so a percentile read
 //   from them is within 25 % of the true value. Prometheus gets every doubling (21 bounds,

@@ -1,8 +1,9 @@
 // The Prometheus text exposition format, version 0.0.4 (what `/metrics` answers), rendered from
-// a MetricsSnapshot. The names are fixed so that dashboards are written once (issue 31; README,
-// "Metrics"): prefix `swiped_`, base units, counters ending in `_total`, `process_*` as every
-// Prometheus client library names them. Every label value comes from a closed set (an op, an
-// error code, a request class, a store state or kind): none grows with traffic.
+// a MetricsSnapshot. The names are fixed so that dashboards are written once (issue 31;
+// docs/running.md, "Prometheus metrics and a health check"): prefix `swiped_`, base units,
+// counters ending in `_total`, `process_*` as every Prometheus client library names them. Every
+// label value comes from a closed set (an op, an error code, a request class, a store state or
+// kind): none grows with traffic.
 public enum Prometheus {
     /// The `Content-Type` of the text format.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"

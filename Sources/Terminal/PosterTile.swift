@@ -1,6 +1,6 @@
 // A movie's image as a poster tile: no poster files ship, so the image's name stands for it, as
 // a letter on a colour. The definition is shared with the web page (web/, the same function in
-// JavaScript) and written down in README.md, so that a movie looks the same in both:
+// JavaScript) and written down in docs/tui.md and docs/web.md, so that a movie looks the same in both:
 //
 // - letter: the first Unicode scalar of the image name whose general category is a letter (L*)
 //   or a decimal digit (Nd), uppercased (kept as it is when uppercasing gives more than one

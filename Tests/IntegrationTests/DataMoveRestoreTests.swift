@@ -1,20 +1,21 @@
-// The README's backup and restore steps (issue 32), run as written on a state directory laid
-// out as the unit's: owned by the user the daemon runs as, mode 0700, the daemon started as that
-// user (a test user through setpriv stands for the unit's dynamic user; `systemctl stop` and
-// `start` are the test stopping and starting it). After the restore the daemon must open, serve
-// and write the restored log: the README's `chown` is what lets it.
+// The backup and restore steps of docs/running.md, "Backups" (issue 32; they were the README's),
+// run as written on a state directory laid out as the unit's: owned by the user the daemon runs
+// as, mode 0700, the daemon started as that user (a test user through setpriv stands for the
+// unit's dynamic user; `systemctl stop` and `start` are the test stopping and starting it). After
+// the restore the daemon must open, serve and write the restored log: the guide's `chown` is what
+// lets it.
 
 import Foundation
 import Glibc
 import XCTest
 
 final class DataMoveRestoreTests: XCTestCase {
-    /// The README's code block that follows the line starting with `after`.
-    static func readmeBlock(after: String) throws -> [String] {
-        let readme = try String(contentsOfFile: "\(InstallTests.root)/README.md", encoding: .utf8)
-        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    /// The operators' guide's code block that follows the line starting with `after`.
+    static func guideBlock(after: String) throws -> [String] {
+        let guide = try String(contentsOfFile: "\(InstallTests.root)/docs/running.md", encoding: .utf8)
+        var lines = guide.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let start = lines.firstIndex(where: { $0.hasPrefix(after) }) else {
-            throw LineClientError("README.md has no line starting with \(after)")
+            throw LineClientError("docs/running.md has no line starting with \(after)")
         }
         lines = Array(lines[start...].drop { !$0.hasPrefix("    ") })
         return lines.prefix { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) }
@@ -60,7 +61,7 @@ final class DataMoveRestoreTests: XCTestCase {
             XCTAssertEqual(result.status, .exited(0), "\(arguments): \(result.standardError)")
             return result.standardOutput
         }
-        /// Runs README lines with `swiped` from this build, the README's paths mapped to the test's.
+        /// Runs the guide's lines with `swiped` from this build, its paths mapped to the test's.
         func sh(_ lines: [String]) throws {
             for line in lines {
                 var command = line
@@ -81,8 +82,8 @@ final class DataMoveRestoreTests: XCTestCase {
 
         let (daemon, before) = try start()
         _ = try swipectl("toggle-watched", "matrix")
-        // The README's backup, while the daemon serves.
-        let backup = try Self.readmeBlock(after: "## Backups")
+        // The guide's backup, while the daemon serves.
+        let backup = try Self.guideBlock(after: "## Backups")
         XCTAssertEqual(backup.count, 2, "\(backup)")
         try sh(backup)
         let listed = try swipectl("list")
@@ -90,7 +91,7 @@ final class DataMoveRestoreTests: XCTestCase {
         _ = try swipectl("add", "Heat")
         try stop(daemon)
 
-        let steps = try Self.readmeBlock(after: "To restore, stop the daemon")
+        let steps = try Self.guideBlock(after: "To restore, stop the daemon")
         XCTAssertEqual(steps.first, "systemctl stop swiped.socket swiped.service")
         XCTAssertEqual(steps.last, "systemctl start swiped.socket")
         try sh(Array(steps.dropFirst().dropLast()))

@@ -1,6 +1,6 @@
 // What `make install` ships: the man pages render cleanly, and an install into DESTDIR puts the
-// binaries, the units (with @BINDIR@ substituted), the sysusers snippet and the man pages where
-// they belong.
+// binaries, the units (with @BINDIR@ substituted), the sysusers snippet, the man pages and the
+// documentation (README, protocol.md, the guides) where they belong.
 //
 // The test installs the binaries built for the tests (`make install-built RELEASE=<build dir>`)
 // rather than running `make install`, which first builds in release mode: that takes minutes on
@@ -102,6 +102,16 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(
             try String(contentsOfFile: "\(root)/usr/share/doc/swiped/protocol.md", encoding: .utf8),
             try String(contentsOfFile: "\(Self.root)/protocol.md", encoding: .utf8))
+        // README and the guides beside it, with the images they show (issue 41): README's links
+        // into docs/ hold in the installed copy too.
+        let guides = try FileManager.default.contentsOfDirectory(atPath: "\(Self.root)/docs")
+            .filter { $0.hasSuffix(".md") || $0.hasSuffix(".png") }
+        XCTAssertTrue(guides.contains("ARCHITECTURE.md") && guides.contains("running.md"), "\(guides)")
+        for file in ["README.md"] + guides.map({ "docs/" + $0 }) {
+            XCTAssertEqual(
+                FileManager.default.contents(atPath: "\(root)/usr/share/doc/swiped/\(file)"),
+                FileManager.default.contents(atPath: "\(Self.root)/\(file)"), file)
+        }
         XCTAssertEqual(
             try String(contentsOfFile: "\(root)/usr/lib/sysusers.d/swiped.conf", encoding: .utf8),
             try String(contentsOfFile: "\(Self.root)/systemd/swiped.sysusers", encoding: .utf8))

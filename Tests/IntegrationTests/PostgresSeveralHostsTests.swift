@@ -1,6 +1,6 @@
-// README's "Several hosts", checked: a daemon gets its database password from PGPASSFILE (as
-// the unit's LoadCredential= hands it over) and never shows it, and the drop-in the README
-// shows is a valid addition to the installed unit.
+// "Several hosts" of docs/running.md (the README's until issue 41), checked: a daemon gets its
+// database password from PGPASSFILE (as the unit's LoadCredential= hands it over) and never
+// shows it, and the drop-in the guide shows is a valid addition to the installed unit.
 
 import Foundation
 import Glibc
@@ -56,11 +56,11 @@ final class PostgresSeveralHostsTests: XCTestCase {
             throw XCTSkip("systemd-analyze is not installed (Debian package systemd)")
         }
         let root = InstallTests.root
-        let readme = try String(contentsOfFile: "\(root)/README.md", encoding: .utf8)
-        let section = try XCTUnwrap(readme.components(separatedBy: "## Several hosts\n").dropFirst().first)
+        let guide = try String(contentsOfFile: "\(root)/docs/running.md", encoding: .utf8)
+        let section = try XCTUnwrap(guide.components(separatedBy: "## Several hosts\n").dropFirst().first)
         let lines = section.components(separatedBy: "\n")
         let start = try XCTUnwrap(
-            lines.firstIndex(of: "    [Service]"), "the drop-in in README's Several hosts")
+            lines.firstIndex(of: "    [Service]"), "the drop-in in docs/running.md's Several hosts")
         let dropIn = lines[start...].prefix { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) }
         XCTAssertTrue(dropIn.contains { $0.hasPrefix("LoadCredential=") }, "\(dropIn)")
         XCTAssertTrue(dropIn.contains { $0.hasPrefix("Environment=\"SWIPED_POSTGRES=") }, "\(dropIn)")

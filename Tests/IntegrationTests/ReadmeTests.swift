@@ -1,7 +1,8 @@
 // The README's path for a new user, step by step: `make run` starts the daemon on the embedded
 // default and says where; socat and swipectl talk to it as the README shows; `.ci/run` runs the
-// README's test command. (`make install` is InstallTests; the socat session of protocol.md is
-// DaemonShellClientsTests; `make test` itself is what CI runs.)
+// README's test command; the swipectl guide's swipe session replays (docs/swipectl.md).
+// (`make install` is InstallTests; the socat session of protocol.md is DaemonShellClientsTests;
+// `make test` itself is what CI runs.)
 //
 // `make run` builds in release mode first, which takes minutes here; the test runs the same
 // recipe on the binaries just built for the tests (`make run-built RELEASE=<build dir>`) and
@@ -97,14 +98,15 @@ final class ReadmeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "the socket file is removed on exit")
     }
 
-    /// The README's swipectl sample sessions, replayed byte for byte on a fresh state: each
+    /// The swipectl guide's sample sessions ("Swipe from the command line" in docs/swipectl.md,
+    /// moved there from the README), replayed byte for byte on a fresh state: each
     /// `$ swipectl ARGS` line is run (with --socket) and must print the lines that follow it
     /// (standard output, then standard error).
     func testTheSwipeSessionReplays() throws {
-        let readme = try String(contentsOfFile: "\(Self.root)/README.md", encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "\n## Swipe from the command line\n"))
+        let guide = try String(contentsOfFile: "\(Self.root)/docs/swipectl.md", encoding: .utf8)
+        let section = try XCTUnwrap(guide.range(of: "\n## Swipe from the command line\n"))
         var steps: [(arguments: [String], expected: String)] = []
-        for line in readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in guide[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("## ") { break }
             guard line.hasPrefix("    ") else { continue }
             let text = line.dropFirst(4)

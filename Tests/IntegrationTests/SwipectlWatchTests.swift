@@ -65,7 +65,7 @@ final class SwipectlWatchTests: XCTestCase {
         daemon = try TestDaemon(restarting: daemon)
         XCTAssertEqual(try logID(), first, "a restart keeps the log")
         XCTAssertEqual(try daemon.stop(), .exited(0))
-        // The restore, as the README says: the log aside, the backup imported.
+        // The restore, as docs/running.md says: the log aside, the backup imported.
         try FileManager.default.moveItem(atPath: state, toPath: state + ".damaged")
         let restored = try Subprocess.run(
             try Binaries.swiped, ["import", "--state", state, "--from-sqlite", backup])

@@ -3,7 +3,7 @@ import Glibc
 import XCTest
 
 /// The movie's image as a poster tile in `swipectl tui` (issue 29): a letter on a colour made
-/// from the image's name (README, "Terminal front end"), the same width on every row, for the
+/// from the image's name (docs/tui.md, "What a row shows"), the same width on every row, for the
 /// seed's images and for one a user adds with `swipectl add --image`.
 final class TuiPosterTileTests: TuiTestCase {
     func testEachRowStartsWithItsImagesTileAndAnAddedImageGetsOneToo() throws {

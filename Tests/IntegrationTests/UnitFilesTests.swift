@@ -85,7 +85,7 @@ final class UnitFilesTests: XCTestCase {
         XCTAssertEqual(result.status, .exited(0), "over --threshold=\(threshold):\n\(output)")
     }
 
-    /// The figure the unit's comment and the README give is the one `systemd-analyze security`
+    /// The figure the unit's comment and docs/running.md give is the one `systemd-analyze security`
     /// measures (issue 29: they said 1.5 and 0.5).
     func testDocsSayTheMeasuredExposure() throws {
         let dir = try installedCopies()
@@ -95,9 +95,9 @@ final class UnitFilesTests: XCTestCase {
         let output = result.standardOutput + result.standardError
         let measured = try XCTUnwrap(Self.overallExposure(output), "no overall exposure in:\n\(output)")
         let unit = try String(contentsOfFile: "\(Self.unitDirectory)/swiped.service", encoding: .utf8)
-        let readme = try String(contentsOfFile: "\(Self.unitDirectory)/../README.md", encoding: .utf8)
+        let guide = try String(contentsOfFile: "\(Self.unitDirectory)/../docs/running.md", encoding: .utf8)
         XCTAssertEqual(Self.documentedExposure(unit), measured, "swiped.service's comment")
-        XCTAssertEqual(Self.documentedExposure(readme), measured, "README.md")
+        XCTAssertEqual(Self.documentedExposure(guide), measured, "docs/running.md")
     }
 
     /// X in "systemd-analyze security … swiped.service` scores X" or "… swiped.service (scores X)",

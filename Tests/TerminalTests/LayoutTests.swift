@@ -506,21 +506,25 @@ final class LayoutTests: XCTestCase {
         )
     }
 
-    /// The README says what the footer shows in 80 columns, and from how many columns each key
-    /// that makes way shows: the program's own footer (issue 49: it said 94 and "a add").
+    /// The terminal front end's guide (docs/tui.md) says what the footer shows in 80 columns, and
+    /// from how many columns each key that makes way shows: the program's own footer (issue 49:
+    /// it said 94 and "a add"). The README's tour shows the same 80-column screen.
     func testTheReadmesFooterIsTheProgramsFooter() throws {
-        let readme = try String(
-            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../README.md").path, encoding: .utf8)
+        let top = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        let readme = try String(contentsOfFile: top.appendingPathComponent("README.md").path, encoding: .utf8)
+        let guide = try String(
+            contentsOfFile: top.appendingPathComponent("docs/tui.md").path, encoding: .utf8)
         let m = model()
-        XCTAssertTrue(
-            readme.contains("\n    " + ScreenLayout.keys(m, width: 80) + "\n"), "the 80-column footer")
+        let footer = "\n    " + ScreenLayout.keys(m, width: 80) + "\n"
+        for (name, text) in [("README.md", readme), ("docs/tui.md", guide)] {
+            XCTAssertTrue(text.contains(footer), "the 80-column footer in \(name)")
+        }
         func from(_ key: String) -> Int {
             (1...200).first { ScreenLayout.keys(m, width: $0).contains(key) } ?? 0
         }
         let said =
             "c confirm shows from \(from("c confirm")) columns, w f d from \(from("w f d")), a add from \(from("a add"))"
-        XCTAssertTrue(readme.replacingOccurrences(of: "\n", with: " ").contains(said), said)
+        XCTAssertTrue(guide.replacingOccurrences(of: "\n", with: " ").contains(said), said)
     }
 
     /// "Ask before deleting" (`c`): the header says it is on, `?` names its key, and the

@@ -2,7 +2,7 @@ import Terminal
 import TestSupport
 import XCTest
 
-/// The poster tile's definition (shared with the web page, README "Terminal front end"): known
+/// The poster tile's definition (shared with the web page, docs/tui.md, "What a row shows"): known
 /// vectors, and a tile that never carries anything a terminal would act on.
 final class PosterTileTests: XCTestCase {
     func testKnownVectors() {

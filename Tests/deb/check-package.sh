@@ -26,7 +26,7 @@ else
     fail "versions disagree: Version.swift '$code', debian/changelog '$changelog', package '$package', swiped --version '$binary'"
 fi
 [ "$(basename "$deb")" = "swiped_${code}_$(dpkg --print-architecture).deb" ] || fail "named $(basename "$deb")"
-grep -q "^    apt install ./swiped_${code}_" "$root/README.md" || fail "README's install section does not show swiped_${code}_…"
+grep -q "^    apt install ./swiped_${code}_" "$root/docs/running.md" || fail "docs/running.md's install section does not show swiped_${code}_…"
 
 # 2. lintian, Debian 12's: no error, no warning, and no informational tag left that debian/
 #    does not override with a reason.

@@ -77,7 +77,7 @@ verify=$(SYSTEMD_LOG_COLOR=0 systemd-analyze verify /lib/systemd/system/swiped.s
     /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.service 2>&1)
 [ $? = 0 ] && [ -z "$verify" ] && ok "systemd-analyze verify of the installed units: clean" ||
     fail "systemd-analyze verify: $verify"
-# What the README says to run on a server without man-db: all but the man: links.
+# What docs/running.md says to run on a server without man-db: all but the man: links.
 verify=$(SYSTEMD_LOG_COLOR=0 systemd-analyze verify --man=no /lib/systemd/system/swiped.socket \
     /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.service 2>&1)
 [ $? = 0 ] && [ -z "$verify" ] && ok "systemd-analyze verify --man=no of the installed units: clean" ||

@@ -1,6 +1,6 @@
-"""Regenerates the README's screenshots (`make screenshots`): the list, an open row, a full swipe,
-(issue 18) another client's finger as a ghost while this page records, and (issue 29) a row
-asking before it deletes.
+"""Regenerates the web guide's screenshots (docs/web.md, `make screenshots`): the list, an open
+row, a full swipe, (issue 18) another client's finger as a ghost while this page records, and
+(issue 29) a row asking before it deletes.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 

@@ -873,7 +873,7 @@ def fnv1a32(text):
 
 
 def poster(image):
-    """Issue 29's tile, as README's "Web front end" defines it (the terminal's the same)."""
+    """Issue 29's tile, as docs/web.md defines it (the terminal's the same)."""
     letter = "#"
     for ch in image:
         if unicodedata.category(ch).startswith("L") or unicodedata.category(ch) == "Nd":
