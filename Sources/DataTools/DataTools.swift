@@ -169,6 +169,7 @@ public enum DataTools {
                 printError(
                     "exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
             } else {
+                try StoreGuard.refuseStandardOutput(reading: store())
                 let v = try Moves.export(store(), to: Output(), now: now)
                 printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")
             }

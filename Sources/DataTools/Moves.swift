@@ -185,6 +185,8 @@ public enum Moves {
     static func export(_ location: StoreLocation, toFile file: String, replace: Bool, now: Int64)
         throws(Fault) -> Verified
     {
+        // First: for the log itself, "exists: --force replaces it" would be the wrong advice.
+        try StoreGuard.refuseOutput(file, of: "export", reading: location)
         if !replace && Files.exists(file) {
             throw Fault("\(file) exists: not replaced (--force replaces it)")
         }
@@ -377,6 +379,7 @@ public enum Moves {
         throws(Fault)
         -> (Verified, size: Int)
     {
+        try StoreGuard.refuseOutput(file, of: "backup", reading: location)
         if !replace && Files.exists(file) {
             throw Fault("\(file) exists: not replaced (--force replaces it)")
         }

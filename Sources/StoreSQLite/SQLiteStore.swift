@@ -92,7 +92,7 @@ public final class SQLiteStore: Store {
     {
         let start = SystemClock.wallMicroseconds()
         self.directory = directory
-        self.path = directory + "/events.sqlite3"
+        self.path = directory + "/" + StateDirectory.logName
         self.durability = durability
         self.snapshotEvery = max(1, snapshotEvery)
         do {
