@@ -280,10 +280,19 @@ public enum Moves {
                 rmdir(directory)
             }
         }
-        let path = directory + "/events.sqlite3"
+        let path = directory + "/" + StateDirectory.logName
         guard !Files.exists(path) else {
             throw Fault(
                 "\(directory) is not empty: it holds events.sqlite3; import writes only into a state directory without one"
+            )
+        }
+        // SQLite would replay a leftover -wal onto the imported log the next time it is opened
+        // (a crash's last writes over the restore): `verify` and the daemon would find another
+        // log than the one imported and printed. Which of them to keep is the operator's call.
+        let leftovers = StateDirectory.logCompanions.filter { Files.exists(directory + "/" + $0) }
+        guard leftovers.isEmpty else {
+            throw Fault(
+                "\(directory) holds what a log left behind (\(leftovers.joined(separator: ", "))): SQLite would replay it onto the imported log. Move these files out of the state directory (keep them with the log they belong to: they may hold its last writes), then import again; nothing was written"
             )
         }
         // What an import killed before its end left (a hidden temporary file, never the log):

@@ -1,6 +1,6 @@
 // What keeps the subcommands off the store they read (issue 40), in process: no output of
 // `backup` or `export` lands on the store's files or in its state directory, however the path is
-// spelled, with or without --force.
+// spelled, with or without --force; `import` refuses what a log left behind.
 import EventLog
 import Foundation
 import Glibc
@@ -109,5 +109,34 @@ final class StoreGuardTests: XCTestCase {
             XCTAssertNoThrow(try Moves.backup(.state(st), to: target, replace: false, now: 0), target)
         }
         XCTAssertNoThrow(try Moves.export(.state(st), toFile: dir + "/st2/e.jsonl", replace: true, now: 0))
+    }
+
+    /// A -wal, -shm or -journal without its log (a crash, the log moved away) is refused by
+    /// import, named, and left as it was; without it, what import prints is what verify finds.
+    func testImportRefusesWhatALogLeftBehind() throws {
+        let state = try makeLog(directory: dir + "/a", changes: 300)
+        _ = try Moves.export(.state(dir + "/a"), toFile: dir + "/a.jsonl", replace: false, now: 0)
+        let t = dir + "/t"
+        XCTAssertEqual(mkdir(t, 0o700), 0)
+        for leftover in ["events.sqlite3-wal", "events.sqlite3-shm", "events.sqlite3-journal"] {
+            let junk = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            XCTAssertTrue(FileManager.default.createFile(atPath: t + "/" + leftover, contents: junk))
+            for source in [Moves.ImportSource.export(dir + "/a.jsonl"), .sqlite(dir + "/a/events.sqlite3")] {
+                XCTAssertThrowsError(try Moves.importLog(from: source, into: .state(t)), leftover) {
+                    XCTAssertTrue("\($0)".contains("holds what a log left behind (\(leftover))"), "\($0)")
+                    XCTAssertTrue("\($0)".contains("Move these files out of the state directory"), "\($0)")
+                }
+                XCTAssertEqual(ls(t), [leftover, "lock"], leftover)
+                XCTAssertEqual(bytes(t + "/" + leftover), Array(junk), "the leftover is untouched")
+            }
+            XCTAssertEqual(unlink(t + "/" + leftover), 0)
+        }
+        let imported = try Moves.importLog(from: .export(dir + "/a.jsonl"), into: .state(t))
+        XCTAssertEqual(imported.seq, state.lastSeq)
+        let verified = try Moves.verify(.state(t))
+        XCTAssertEqual(
+            [verified.seq, verified.events], [imported.seq, imported.events],
+            "verify finds what import printed")
+        XCTAssertEqual(verified.digest, imported.digest)
     }
 }

@@ -1,5 +1,6 @@
 // What an operator may type that used to lose acknowledged writes, with the real binary (issue
-// 40): `--force` aimed at the log of a running daemon however spelled.
+// 40): `--force` aimed at the log of a running daemon however spelled, an import over the WAL a
+// crash left.
 
 import Foundation
 import Glibc
@@ -12,6 +13,14 @@ final class DataMoveGuardTests: XCTestCase {
 
     func ls(_ path: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+
+    /// "seq N, E events, … digest D" of a line `import`, `backup` or `verify` printed.
+    func figures(_ line: String) -> String? {
+        guard let seq = line.range(of: #"seq [0-9]+, [0-9]+ events"#, options: .regularExpression),
+            let digest = line.range(of: "digest sha256:[0-9a-f]{64}", options: .regularExpression)
+        else { return nil }
+        return "\(line[seq]), \(line[digest])"
     }
 
     /// Every spelling of the running daemon's log, its -wal and -shm, and of a new name in its
@@ -73,5 +82,51 @@ final class DataMoveGuardTests: XCTestCase {
         // And a backup beside the state directory is still made.
         let backup = try swiped(["backup", "--state", state, "b.sqlite3"], in: work.path)
         XCTAssertEqual(backup.status, .exited(0), backup.standardError)
+    }
+
+    /// A crash leaves the -wal of the log; the log is moved away, the -wal is not. import
+    /// refuses it (SQLite would replay it over the restore), naming it and saying what to do;
+    /// once it is moved aside, what import prints is what verify and the daemon find.
+    func testImportRefusesTheWALACrashLeftAndPrintsWhatVerifyFinds() throws {
+        let work = try TemporaryDirectory("swiped-guard-wal")
+        let daemon = try SwipedDaemon(arguments: ["--durability", "normal"], directory: work)
+        let client = try daemon.connect()
+        for i in 0..<20 { try client.ok(["op": "toggle-watched", "movie": "seven", "key": "a-\(i)"]) }
+        let backup = work.file("backup.sqlite3")
+        let backedUp = try swiped(["backup", "--state", daemon.stateDirectory, backup])
+        XCTAssertEqual(backedUp.status, .exited(0), backedUp.standardError)
+        let printedByBackup = try XCTUnwrap(figures(backedUp.standardOutput), backedUp.standardOutput)
+        for i in 0..<30 { try client.ok(["op": "toggle-watched", "movie": "godfather", "key": "b-\(i)"]) }
+        client.close()
+        daemon.process.kill(SIGKILL)
+        XCTAssertEqual(try daemon.process.wait(), .signaled(SIGKILL))
+        let state = daemon.stateDirectory
+        XCTAssertTrue(ls(state).contains("events.sqlite3-wal"), "\(ls(state))")
+        let damaged = work.file("damaged")
+        XCTAssertEqual(mkdir(damaged, 0o700), 0)
+        XCTAssertEqual(rename(state + "/events.sqlite3", damaged + "/events.sqlite3"), 0)
+        let left = ls(state)
+
+        let refused = try swiped(["import", "--state", state, "--from-sqlite", backup])
+        XCTAssertEqual(refused.status, .exited(1), refused.standardOutput)
+        XCTAssertTrue(refused.standardError.contains("events.sqlite3-wal"), refused.standardError)
+        XCTAssertTrue(
+            refused.standardError.contains("Move these files out of the state directory"),
+            refused.standardError)
+        XCTAssertEqual(ls(state), left, "nothing written, nothing moved")
+
+        for name in left where name.hasPrefix("events.sqlite3") {
+            XCTAssertEqual(rename(state + "/" + name, damaged + "/" + name), 0)
+        }
+        let imported = try swiped(["import", "--state", state, "--from-sqlite", backup])
+        XCTAssertEqual(imported.status, .exited(0), imported.standardError)
+        let verified = try swiped(["verify", "--state", state])
+        XCTAssertEqual(verified.status, .exited(0), verified.standardError)
+        XCTAssertEqual(figures(imported.standardOutput), printedByBackup, imported.standardOutput)
+        XCTAssertEqual(figures(verified.standardOutput), printedByBackup, verified.standardOutput)
+        let restored = try SwipedDaemon(directory: work)
+        let list = try restored.connect().request(["op": "list"])
+        XCTAssertEqual(list["seq"] as? Int, 30, "the backup's seq: 10 seeded, 20 toggles")
+        XCTAssertEqual(try restored.stop(), .exited(0))
     }
 }
