@@ -69,10 +69,13 @@ public enum Moves {
     ) throws(Fault) -> (verified: Verified, state: MovieState) {
         func at(_ f: Fault) -> Fault { Fault("\(input.name): line \(input.number): \(f.message)") }
         var hash = SHA256()
-        guard let first = try input.next() else { throw Fault("\(input.name): empty: not a swiped export") }
+        // A copy: a slice kept of the input's buffer would make it copy itself at its next read.
+        guard let first = try input.next().map(Array.init) else {
+            throw Fault("\(input.name): empty: not a swiped export")
+        }
         let header: ExportFormat.Header
         do throws(Fault) {
-            guard case .header(let h) = try ExportFormat.parse(first, first: true) else {
+            guard case .header(let h) = try ExportFormat.parse(first[...], first: true) else {
                 preconditionFailure("the first line parsed as something other than a header")
             }
             header = h

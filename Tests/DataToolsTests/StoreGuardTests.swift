@@ -1,6 +1,7 @@
 // What keeps the subcommands off the store they read (issue 40), in process: no output of
 // `backup` or `export` lands on the store's files or in its state directory, however the path is
-// spelled, with or without --force; `import` refuses what a log left behind.
+// spelled, with or without --force; `import` refuses what a log left behind; a line longer than
+// any export's is refused with its number, holding little of it.
 import EventLog
 import Foundation
 import Glibc
@@ -139,4 +140,101 @@ final class StoreGuardTests: XCTestCase {
             "verify finds what import printed")
         XCTAssertEqual(verified.digest, imported.digest)
     }
+
+    /// Lines up to the cap pass; a longer one is refused with its number, however it ends
+    /// (a newline in the same read, one far past it, none at all), and the input never holds
+    /// much more than the cap.
+    func testALineLongerThanAnyExportsIsRefusedWithItsNumber() throws {
+        let cap = ExportFormat.maxLineBytes
+        let bound = cap + LineInput.chunk
+        func lines(_ content: [UInt8]) -> (lines: [Int], fault: String?, held: Int) {
+            let file = dir + "/lines"
+            XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(content)))
+            let input: LineInput
+            do { input = try LineInput.open(file) } catch { return ([], "\(error)", 0) }
+            var counts: [Int] = []
+            do {
+                while let line = try input.next() { counts.append(line.count) }
+                return (counts, nil, input.buffered)
+            } catch {
+                return (counts, "\(error)", input.buffered)
+            }
+        }
+        let x = UInt8(ascii: "x")
+        let nl: [UInt8] = [0x0A]
+        let atCap = [UInt8](repeating: x, count: cap)
+        let ok = lines(nl + atCap + nl + atCap)
+        XCTAssertEqual(ok.lines, [0, cap, cap])
+        XCTAssertNil(ok.fault)
+        let cases: [(String, [UInt8], Int)] = [
+            ("newline in the same read", Array("a\nb\n".utf8) + atCap + [x] + nl + Array("c\n".utf8), 3),
+            ("long past a read", nl + [UInt8](repeating: x, count: 5 * LineInput.chunk) + nl, 2),
+            ("unterminated", [UInt8](repeating: x, count: cap + 1), 1),
+            ("a long first line", [UInt8](repeating: x, count: 12 << 20), 1),
+        ]
+        for (name, content, number) in cases {
+            let r = lines(content)
+            XCTAssertEqual(r.lines.count, number - 1, name)
+            XCTAssertEqual(
+                r.fault,
+                "\(dir)/lines: line \(number) is longer than \(cap) bytes, which no line of a swiped export is: not an export, or a damaged one",
+                name)
+            XCTAssertLessThanOrEqual(r.held, bound + (64 << 10), "\(name): the input held \(r.held) bytes")
+        }
+        // Through an import: refused at its line, nothing written.
+        _ = try makeLog(directory: dir + "/a", changes: 20)
+        _ = try Moves.export(.state(dir + "/a"), toFile: dir + "/a.jsonl", replace: false, now: 0)
+        let export = bytes(dir + "/a.jsonl")
+        let firstNewline = try XCTUnwrap(export.firstIndex(of: 0x0A))
+        let long =
+            Array(export[...firstNewline]) + [UInt8](repeating: x, count: 3 << 20) + export[firstNewline...]
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/long.jsonl", contents: Data(long)))
+        XCTAssertThrowsError(
+            try Moves.importLog(from: .export(dir + "/long.jsonl"), into: .state(dir + "/t"))
+        ) {
+            XCTAssertTrue("\($0)".contains("line 2 is longer than \(cap) bytes"), "\($0)")
+        }
+        XCTAssertFalse(Files.exists(dir + "/t"))
+    }
+
+    /// A line that goes on through a pipe is refused after about the cap, not read to its end.
+    func testAnEndlessLineOnAPipeIsRefusedEarly() throws {
+        var fds: [Int32] = [-1, -1]
+        XCTAssertEqual(pipe(&fds), 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        // Reads of a megabyte, as from a file (a reader that rescans its buffer at every read,
+        // as the one before issue 40, would take minutes in 64 KiB pieces).
+        _ = fcntl(writeEnd, 1031 /* F_SETPIPE_SZ, not in Glibc's module */, Int32(1 << 20))
+        let written = SharedCount()
+        let writer = Thread {
+            let chunk = [UInt8](repeating: UInt8(ascii: "y"), count: 1 << 16)
+            // Until the reader closes its end (EPIPE; SIGPIPE is ignored below), at most 16 MiB.
+            while written.value < 16 << 20 {
+                let n = chunk.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                written.add(n)
+            }
+            close(writeEnd)
+        }
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        writer.start()
+        do {
+            // It closes the pipe's end when it goes, which stops the writer.
+            let input = LineInput(fd: readEnd, name: "standard input")
+            XCTAssertThrowsError(try input.next()) {
+                XCTAssertTrue("\($0)".contains("standard input: line 1 is longer than"), "\($0)")
+            }
+        }
+        while !writer.isFinished { usleep(1000) }
+        XCTAssertLessThan(written.value, 8 << 20, "the reader stopped early")
+    }
+}
+
+/// A counter two threads share.
+final class SharedCount: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+    var value: Int { lock.withLock { count } }
+    func add(_ n: Int) { lock.withLock { count += n } }
 }

@@ -1,6 +1,6 @@
 // What an operator may type that used to lose acknowledged writes, with the real binary (issue
 // 40): `--force` aimed at the log of a running daemon however spelled, an import over the WAL a
-// crash left.
+// crash left, an export with a line that never ends.
 
 import Foundation
 import Glibc
@@ -128,5 +128,40 @@ final class DataMoveGuardTests: XCTestCase {
         let list = try restored.connect().request(["op": "list"])
         XCTAssertEqual(list["seq"] as? Int, 30, "the backup's seq: 10 seeded, 20 toggles")
         XCTAssertEqual(try restored.stop(), .exited(0))
+    }
+
+    /// A line that never ends on standard input: refused at line 1 after about 64 KiB, read
+    /// no further, in a process allowed 64 MiB of data (the import used to hold the whole line:
+    /// 280 MB RSS for 256 MiB); nothing is left.
+    func testALineThatNeverEndsIsRefusedEarlyHoldingLittle() throws {
+        let work = try TemporaryDirectory("swiped-guard-line")
+        let target = work.file("state")
+        // RLIMIT_DATA bounds the heap and every private writable mapping: past it an allocation
+        // fails and the process dies instead of exiting 1. (wait4's ru_maxrss cannot say it: a
+        // child exec'd from posix_spawn inherits the test runner's peak.)
+        let process = try Subprocess(
+            "prlimit", ["--data=\(64 << 20)", try Binaries.swiped, "import", "--state", target, "-"],
+            input: .pipe)
+        let written = Locked(0)
+        // The writer thread alone writes and closes standard input; this one only waits.
+        let input = UncheckedBox(process)
+        let writer = Thread {
+            let chunk = String(repeating: "x", count: 1 << 20)
+            // Until the import stops reading (EPIPE: Subprocess ignores SIGPIPE), or 300 MiB.
+            while written.with({ $0 }) < 300 {
+                guard (try? input.value.write(chunk)) != nil else { break }
+                written.with { $0 += 1 }
+            }
+            input.value.closeStandardInput()
+        }
+        writer.start()
+        let status = try process.wait(timeout: .seconds(60))
+        while !writer.isFinished { usleep(10_000) }
+        XCTAssertEqual(status, .exited(1), process.standardError)
+        XCTAssertTrue(
+            process.standardError.contains("standard input: line 1 is longer than 65536 bytes"),
+            process.standardError)
+        XCTAssertLessThan(written.with { $0 }, 16, "MiB written before the import stopped reading")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "\(ls(work.path))")
     }
 }
