@@ -55,6 +55,9 @@ public enum DataTools {
             }
             try check(command, parsed)
             do throws(Fault) {
+                if let store = parsed.store, let warning = try StoreGuard.exposureWarning(command, store) {
+                    printError("\(name): \(warning)\n")
+                }
                 try execute(command, parsed)
                 return 0
             } catch {

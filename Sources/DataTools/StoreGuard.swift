@@ -1,4 +1,5 @@
-// What keeps `backup` and `export` off the store they read (issue 40).
+// What keeps `backup` and `export` off the store they read, and says what the subcommands think
+// of a state directory others may reach (issue 40).
 //
 // `swiped backup --state st st/events.sqlite3 --force` used to rename its copy over the log of a
 // running daemon, which went on acknowledging writes into a file no longer there; aimed at
@@ -6,6 +7,7 @@
 // it is, not by how it is spelled: device and inode, after symlinks (`..`, `./`, a symlink to the
 // log or to the state directory, a hard link to the log all name the same file).
 import Glibc
+import StoreCore
 import StoreSQLite
 
 enum StoreGuard {
@@ -93,5 +95,29 @@ enum StoreGuard {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
+    }
+
+    // MARK: - Who may reach the state directory
+
+    /// What `command` makes of a state directory the group or others may reach: import refuses
+    /// one others may write (the daemon would refuse to start on it); every subcommand warns,
+    /// and goes on, for the rest. Returns the warning, nil when the directory is its owner's
+    /// alone, not there (import makes it 0700), or not a state directory.
+    static func exposureWarning(_ command: String, _ location: StoreLocation) throws(Fault) -> String? {
+        guard case .state(let directory) = location, Files.exists(directory) else { return nil }
+        let exposure: StateDirectory.Exposure
+        do throws(StoreError) {
+            exposure = try StateDirectory.exposure(of: directory)
+        } catch {
+            throw Fault(error.message)
+        }
+        if exposure.isPrivate { return nil }
+        if exposure.writableByOthers {
+            if command == "import" { throw Fault(StateDirectory.refusal(directory, exposure)) }
+            return
+                "warning: \(directory): the state directory is writable by others, \(exposure.description): anyone could have put another file in the log's place; reading it as it is"
+        }
+        let doing = command == "import" ? "importing into it as it is" : "reading it as it is"
+        return "warning: \(StateDirectory.openness(directory, exposure)); \(doing)"
     }
 }

@@ -1,6 +1,6 @@
 // What an operator may type that used to lose acknowledged writes, with the real binary (issue
 // 40): `--force` aimed at the log of a running daemon however spelled, an import over the WAL a
-// crash left, an export with a line that never ends.
+// crash left, an export with a line that never ends, a state directory anyone may write.
 
 import Foundation
 import Glibc
@@ -163,5 +163,50 @@ final class DataMoveGuardTests: XCTestCase {
             process.standardError)
         XCTAssertLessThan(written.with { $0 }, 16, "MiB written before the import stopped reading")
         XCTAssertFalse(FileManager.default.fileExists(atPath: target), "\(ls(work.path))")
+    }
+
+    /// A state directory others may write: the daemon does not start on it and import does not
+    /// write into it, both saying why and what to do, leaving it empty. One others may only
+    /// reach: served and read with a warning that says so and what goes on.
+    func testAStateDirectoryOthersMayWriteIsRefusedOneTheyMayReadWarnedOf() throws {
+        let work = try TemporaryDirectory("swiped-guard-mode")
+        let state = work.file("state")
+        XCTAssertEqual(mkdir(state, 0o700), 0)
+        XCTAssertEqual(chmod(state, 0o777), 0)
+        let socket = work.file("swiped.sock")
+        let refused = try SwipedDaemon.run(["--socket", socket, "--state", state])
+        XCTAssertEqual(refused.status, .exited(1), refused.standardError)
+        for text in ["cannot start", "the state directory is writable by others, mode 0777", "chmod 0700"] {
+            XCTAssertTrue(refused.standardError.contains(text), "\(text): \(refused.standardError)")
+        }
+        let export = work.file("e.jsonl")
+        let source = try SwipedDaemon(prefix: "swiped-guard-src")
+        XCTAssertEqual(try source.stop(), .exited(0))
+        XCTAssertEqual(
+            try swiped(["export", "--state", source.stateDirectory, "--to", export]).status, .exited(0))
+        let imported = try swiped(["import", "--state", state, export])
+        XCTAssertEqual(imported.status, .exited(1), imported.standardOutput)
+        XCTAssertTrue(
+            imported.standardError.contains("the state directory is writable by others"),
+            imported.standardError)
+        XCTAssertEqual(ls(state), [], "nothing made in it")
+
+        XCTAssertEqual(chmod(state, 0o750), 0)
+        let served = try SwipedDaemon(directory: work)
+        try served.process.waitForOutput(
+            "the state directory is open to others, serving from it as it is", in: .standardError)
+        XCTAssertTrue(served.process.standardError.contains("mode 0750 (group r-x, others ---)"))
+        XCTAssertEqual(try served.stop(), .exited(0))
+        let read = try swiped(["backup", "--state", state, work.file("b.sqlite3")])
+        XCTAssertEqual(read.status, .exited(0), read.standardError)
+        XCTAssertTrue(read.standardError.contains("swiped backup: warning: "), read.standardError)
+        XCTAssertTrue(read.standardError.contains("; reading it as it is"), read.standardError)
+        XCTAssertEqual(chmod(state, 0o777), 0)
+        let verified = try swiped(["verify", "--state", state])
+        XCTAssertEqual(verified.status, .exited(0), verified.standardError)
+        XCTAssertTrue(verified.standardError.contains("writable by others"), verified.standardError)
+        XCTAssertEqual(chmod(state, 0o700), 0)
+        let quiet = try swiped(["verify", "--state", state])
+        XCTAssertEqual(quiet.standardError, "")
     }
 }
