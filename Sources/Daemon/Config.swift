@@ -59,9 +59,10 @@ public struct Config: Equatable, Sendable {
           --socket PATH          socket to bind when systemd passed none
                                  (default: $RUNTIME_DIRECTORY/swiped.sock, else
                                  $XDG_RUNTIME_DIR/swiped.sock, else ./swiped.sock)
-          --state DIR            state directory holding events.sqlite3
+          --state DIR            state directory holding events.sqlite3, made 0700
                                  (default: $STATE_DIRECTORY, else $XDG_STATE_HOME/swiped,
-                                 else ./swiped-state)
+                                 else ./swiped-state); one others may write is refused,
+                                 one they may read served with a warning
           --durability MODE      full (default): a mutation is acknowledged only after fsync;
                                  normal: faster, the last moments may be lost on power loss
           --max-line BYTES       longest request line accepted (default 65536)

@@ -28,13 +28,20 @@ public enum DataTools {
           import   an export (FILE, or - for standard input) or a SQLite log (--from-sqlite)
                    into an EMPTY store: a state directory without events.sqlite3 (its lock is
                    held throughout), or a database without swiped tables (under the migration
-                   lock, in one transaction). All or nothing: a bad line stops it, with its
-                   number, leaving nothing. Seqs, times, keys and removed movies are kept;
-                   then the result is verified against the source's digest
+                   lock, in one transaction). A state directory still holding a log's -wal,
+                   -shm or -journal is refused: move them out of it first. All or nothing: a
+                   bad line (or one over 65536 bytes) stops it, with its number, leaving
+                   nothing. Seqs, times, keys and removed movies are kept; then the result is
+                   verified against the source's digest
           backup   an online copy, verified: SQLite's VACUUM INTO (one read transaction) for a
                    state directory, an export for PostgreSQL; prints its seq, events and size
 
-        --state and --postgres are explicit here: no default, no $SWIPED_POSTGRES.
+        FILE (backup, export --to) may not be the state directory, nor anything in it: the
+        log, its -wal and -shm, the lock, or a new name, however spelled (symlinks, hard
+        links, ..), with or without --force.
+        --state and --postgres are explicit here: no default, no $SWIPED_POSTGRES. A state
+        directory others may write is refused by import (and by the daemon); one others may
+        reach is read with a warning.
         Exit status: 0 done, 1 refused or a fault found (nothing written), 2 usage.
         """
 
@@ -55,6 +62,9 @@ public enum DataTools {
             }
             try check(command, parsed)
             do throws(Fault) {
+                if let store = parsed.store, let warning = try StoreGuard.exposureWarning(command, store) {
+                    printError("\(name): \(warning)\n")
+                }
                 try execute(command, parsed)
                 return 0
             } catch {
@@ -169,6 +179,7 @@ public enum DataTools {
                 printError(
                     "exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
             } else {
+                try StoreGuard.refuseStandardOutput(reading: store())
                 let v = try Moves.export(store(), to: Output(), now: now)
                 printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")
             }

@@ -7,6 +7,14 @@ public enum ExportFormat {
     /// The format this build writes and the newest it reads.
     public static let version = 1
     public static let name = "swiped-export"
+    /// The longest line a reader accepts, newline excluded: what `import` and `verify` hold of
+    /// one line at most, whatever they are given (a 256 MiB line used to be read whole). An
+    /// event's line is at most about 26 KiB: a title of 1,024 bytes on the wire (Wire's
+    /// `Limits.stringBytes`) that NFC may make 3,072, an image of 1,024 (`maxImageBytes`), a key
+    /// of 128, an id of 64 and its suffix, every byte of them written as a 6-byte `\u00XX` at
+    /// worst, and about 300 bytes of names, numbers and time. The header's is at most about
+    /// 25 KiB (a source path of PATH_MAX, 4,096 bytes, escaped). 64 KiB leaves twice that.
+    public static let maxLineBytes = 64 << 10
 
     public struct Header: Equatable, Sendable {
         public var version: Int

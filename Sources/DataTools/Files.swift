@@ -147,20 +147,33 @@ final class Output {
     }
 }
 
-/// Lines in from a file or standard input, with their numbers.
+/// Lines in from a file or standard input, with their numbers, each at most `maxLine` bytes: a
+/// longer one is refused before more of it is read. The buffer is allocated once, `maxLine +
+/// chunk` bytes, and never grows whatever the input (the framing of STYLE.md's
+/// LineBasedFrameDecoder: a cap, and no rescans).
 final class LineInput {
+    /// Bytes read at a time, at most.
+    static let chunk = 1 << 20
     private let fd: Int32
     let name: String
-    private var buffer: [UInt8] = []
+    /// The longest line accepted, newline excluded.
+    let maxLine: Int
+    /// `buffer[start..<end]` is read and not yet returned.
+    private var buffer: [UInt8]
     private var start = 0
+    private var end = 0
+    /// Where the search for a newline resumes: `buffer[start..<scanned]` has none.
+    private var scanned = 0
     private var eof = false
     private(set) var number = 0
     /// Whether the last line returned ended without a newline (the file was cut).
     private(set) var unterminated = false
 
-    init(fd: Int32, name: String) {
+    init(fd: Int32, name: String, maxLine: Int = ExportFormat.maxLineBytes) {
         self.fd = fd
         self.name = name
+        self.maxLine = maxLine
+        buffer = [UInt8](repeating: 0, count: maxLine + LineInput.chunk)
     }
 
     deinit { if fd > 2 { close(fd) } }
@@ -172,35 +185,59 @@ final class LineInput {
         return LineInput(fd: fd, name: path)
     }
 
+    /// The bytes the buffer holds room for (the bound above, for tests).
+    var buffered: Int { buffer.capacity }
+
     /// The next line without its newline, nil at the end.
     func next() throws(Fault) -> ArraySlice<UInt8>? {
         while true {
-            if let nl = buffer[start...].firstIndex(of: 0x0A) {
+            if let nl = buffer[scanned..<end].firstIndex(of: 0x0A) {
+                guard nl - start <= maxLine else { throw tooLong() }
                 let line = buffer[start..<nl]
                 start = nl + 1
+                scanned = start
                 number += 1
                 return line
             }
+            scanned = end
+            guard end - start <= maxLine else { throw tooLong() }
             if eof {
-                guard start < buffer.count else { return nil }
-                let line = buffer[start...]
-                start = buffer.count
+                guard start < end else { return nil }
+                let line = buffer[start..<end]
+                start = end
+                scanned = end
                 number += 1
                 unterminated = true
                 return line
             }
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
-            }
-            var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if Glibc.errno == EINTR { continue }
-                throw Files.errno("\(name): read failed")
-            }
-            if n == 0 { eof = true } else { buffer += chunk[..<n] }
+            try fill()
         }
+    }
+
+    /// Reads what comes next after `end`, first moving the bytes not yet returned to the front
+    /// when less than a chunk is left after them (they are at most `maxLine`, so a chunk fits).
+    private func fill() throws(Fault) {
+        if buffer.count - end < LineInput.chunk {
+            let (from, count) = (start, end - start)
+            buffer.withUnsafeMutableBytes { b in _ = memmove(b.baseAddress!, b.baseAddress! + from, count) }
+            scanned -= start
+            end -= start
+            start = 0
+        }
+        let at = end
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + at, $0.count - at) }
+        if n < 0 {
+            if Glibc.errno == EINTR { return }
+            throw Files.errno("\(name): read failed")
+        }
+        if n == 0 { eof = true }
+        end += n
+    }
+
+    private func tooLong() -> Fault {
+        Fault(
+            "\(name): line \(number + 1) is longer than \(maxLine) bytes, which no line of a swiped export is: not an export, or a damaged one"
+        )
     }
 
     /// The first bytes of a file, to tell an SQLite database from an export.

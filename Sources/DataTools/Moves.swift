@@ -69,10 +69,13 @@ public enum Moves {
     ) throws(Fault) -> (verified: Verified, state: MovieState) {
         func at(_ f: Fault) -> Fault { Fault("\(input.name): line \(input.number): \(f.message)") }
         var hash = SHA256()
-        guard let first = try input.next() else { throw Fault("\(input.name): empty: not a swiped export") }
+        // A copy: a slice kept of the input's buffer would make it copy itself at its next read.
+        guard let first = try input.next().map(Array.init) else {
+            throw Fault("\(input.name): empty: not a swiped export")
+        }
         let header: ExportFormat.Header
         do throws(Fault) {
-            guard case .header(let h) = try ExportFormat.parse(first, first: true) else {
+            guard case .header(let h) = try ExportFormat.parse(first[...], first: true) else {
                 preconditionFailure("the first line parsed as something other than a header")
             }
             header = h
@@ -185,6 +188,8 @@ public enum Moves {
     static func export(_ location: StoreLocation, toFile file: String, replace: Bool, now: Int64)
         throws(Fault) -> Verified
     {
+        // First: for the log itself, "exists: --force replaces it" would be the wrong advice.
+        try StoreGuard.refuseOutput(file, of: "export", reading: location)
         if !replace && Files.exists(file) {
             throw Fault("\(file) exists: not replaced (--force replaces it)")
         }
@@ -278,10 +283,19 @@ public enum Moves {
                 rmdir(directory)
             }
         }
-        let path = directory + "/events.sqlite3"
+        let path = directory + "/" + StateDirectory.logName
         guard !Files.exists(path) else {
             throw Fault(
                 "\(directory) is not empty: it holds events.sqlite3; import writes only into a state directory without one"
+            )
+        }
+        // SQLite would replay a leftover -wal onto the imported log the next time it is opened
+        // (a crash's last writes over the restore): `verify` and the daemon would find another
+        // log than the one imported and printed. Which of them to keep is the operator's call.
+        let leftovers = StateDirectory.logCompanions.filter { Files.exists(directory + "/" + $0) }
+        guard leftovers.isEmpty else {
+            throw Fault(
+                "\(directory) holds what a log left behind (\(leftovers.joined(separator: ", "))): SQLite would replay it onto the imported log. Move these files out of the state directory (keep them with the log they belong to: they may hold its last writes), then import again; nothing was written"
             )
         }
         // What an import killed before its end left (a hidden temporary file, never the log):
@@ -377,6 +391,7 @@ public enum Moves {
         throws(Fault)
         -> (Verified, size: Int)
     {
+        try StoreGuard.refuseOutput(file, of: "backup", reading: location)
         if !replace && Files.exists(file) {
             throw Fault("\(file) exists: not replaced (--force replaces it)")
         }

@@ -7,7 +7,7 @@ public final class DirectoryLock {
     private var fd: Int32
 
     public init(_ directory: String) throws(StoreError) {
-        let path = directory + "/lock"
+        let path = directory + "/" + StateDirectory.lockName
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StoreError(

@@ -72,6 +72,8 @@ public final class SQLiteStore: Store {
     var reported = 0
     var closed = false
     let lock: DirectoryLock
+    /// Why the state directory is not its owner's alone, when it is not (a start-up warning).
+    let openness: String?
     static let snapshotTokenBit: UInt64 = 1 << 63
 
     // MARK: - Opening
@@ -92,7 +94,7 @@ public final class SQLiteStore: Store {
     {
         let start = SystemClock.wallMicroseconds()
         self.directory = directory
-        self.path = directory + "/events.sqlite3"
+        self.path = directory + "/" + StateDirectory.logName
         self.durability = durability
         self.snapshotEvery = max(1, snapshotEvery)
         do {
@@ -104,8 +106,14 @@ public final class SQLiteStore: Store {
             throw StoreError(
                 .storage, "\(directory): cannot create the state directory: \(error.localizedDescription)")
         }
+        // Checked before the lock file is made in it: a refused directory is left as it was.
+        let exposure = try StateDirectory.exposure(of: directory)
+        if exposure.writableByOthers {
+            throw StoreError(.storage, StateDirectory.refusal(directory, exposure))
+        }
         lock = try DirectoryLock(directory)
         var info = StoreStartup()
+        openness = exposure.isPrivate ? nil : StateDirectory.openness(directory, exposure)
         do throws(LogError) {
             keyLog = try EventLog(path: path, durability: durability)
         } catch {
@@ -247,6 +255,12 @@ public final class SQLiteStore: Store {
                     .info,
                     "the log writer keeps the default scheduling policy; commits may preempt the event loop",
                     reason: note))
+        }
+        if let reason = openness {
+            notes.append(
+                StoreNote(
+                    .warning, "the state directory is open to others, serving from it as it is",
+                    reason: reason))
         }
         if let reason = startup.snapshotIgnored {
             notes.append(StoreNote(.warning, "snapshot ignored, replayed the whole log", reason: reason))

@@ -47,6 +47,37 @@ final class SQLiteStoreTests: XCTestCase {
         store.close()
     }
 
+    /// A state directory others may write is refused before anything is made in it: anyone
+    /// could put another file in the log's place. One the group or others may only reach is
+    /// served, with a warning that says so (issue 40).
+    func testAStateDirectoryOthersMayReachIsRefusedOrWarnedOf() throws {
+        let dir = tempDir()
+        XCTAssertEqual(mkdir(dir, 0o700), 0)
+        let warning = "the state directory is open to others, serving from it as it is"
+        for mode: mode_t in [0o777, 0o1777, 0o702] {
+            XCTAssertEqual(chmod(dir, mode), 0)
+            XCTAssertThrowsError(try SQLiteStore.open(directory: dir), "\(mode)") { error in
+                XCTAssertTrue("\(error)".contains("the state directory is writable by others"), "\(error)")
+                XCTAssertTrue("\(error)".contains("chmod 0700 \(dir)"), "\(error)")
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], "nothing made in it")
+        }
+        for (mode, shown) in [
+            (0o755, "mode 0755 (group r-x, others r-x)"), (0o770, "mode 0770 (group rwx, others ---)"),
+        ] {
+            XCTAssertEqual(chmod(dir, mode_t(mode)), 0)
+            let store = try SQLiteStore.open(directory: dir)
+            let note = store.startupNotes.first { $0.message == warning }
+            XCTAssertEqual(note?.level, .warning, "\(shown): \(store.startupNotes)")
+            XCTAssertTrue(note?.reason.contains(shown) == true, "\(note?.reason ?? "no note")")
+            store.close()
+        }
+        XCTAssertEqual(chmod(dir, 0o700), 0)
+        let store = try SQLiteStore.open(directory: dir)
+        XCTAssertFalse(store.startupNotes.contains { $0.message == warning }, "\(store.startupNotes)")
+        store.close()
+    }
+
     func testSeedOnFirstStartOnly() throws {
         let dir = tempDir()
         var id = ""
