@@ -55,7 +55,7 @@ expect "apt-get install ./$(basename "$deb") (postinst without a running systemd
     apt-get install -y -qq "./$(basename "$deb")"
 [ "$(dpkg-query -W -f='${Status} ${Version}' swiped)" = "install ok installed $version" ] &&
     ok "swiped $version configured" || fail "dpkg says: $(dpkg-query -W -f='${Status} ${Version}' swiped)"
-for package in websocketd socat; do
+for package in websocketd socat bash-completion; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' &&
         ok "$package installed (Recommends)" || fail "$package not installed (Recommends)"
 done

@@ -64,6 +64,16 @@ check "movie ids" "$ids" "$(complete_line "swipectl --socket $work/s.sock toggle
 check "movie ids, with --socket=" "seven" "$(complete_line "swipectl --socket=$work/s.sock swipe se")"
 check "no second movie" "" "$(complete_line "swipectl --socket $work/s.sock remove seven ")"
 check "no movie for add" "" "$(complete_line "swipectl --socket $work/s.sock add ")"
+# restore: the movies removed and not restored since (a title with spaces and an undo's
+# "(undoes N)" in the CHANGE column must not shift the ids).
+check "nothing removed: nothing to restore" "" "$(complete_line "swipectl --socket $work/s.sock restore ")"
+swipectl --socket "$work/s.sock" remove seven > /dev/null
+swipectl --socket "$work/s.sock" remove "The Dark" > /dev/null
+swipectl --socket "$work/s.sock" remove matrix > /dev/null
+swipectl --socket "$work/s.sock" restore matrix > /dev/null
+swipectl --socket "$work/s.sock" remove inception > /dev/null
+swipectl --socket "$work/s.sock" undo 15 > /dev/null
+check "removed movies for restore" "dark_knight seven" "$(complete_line "swipectl --socket $work/s.sock restore ")"
 
 # A socket that accepts and never answers (a daemon that hangs): Tab gives up after 1 s.
 python3 -c '

@@ -19,6 +19,22 @@ _swipectl_movie_ids() {
     timeout 1 swipectl "${socket[@]}" list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
+# The movies removed in the last 1,000 changes and not restored since, for `restore`: from
+# `history`'s columns (CHANGE may hold spaces, so they are cut at the header's positions), each
+# movie's last change kept. Two requests, each given up after 1 s.
+_swipectl_removed_ids() {
+    local -a socket=()
+    [[ -n $1 ]] && socket=(--socket "$1")
+    local latest
+    latest=$(timeout 1 swipectl "${socket[@]}" --json history --limit 1 2>/dev/null | grep -o '"seq":[0-9]*' | head -1)
+    latest=${latest#\"seq\":}
+    [[ -n $latest ]] || return
+    timeout 1 swipectl "${socket[@]}" history --from $((latest > 1000 ? latest - 1000 : 0)) --limit 1000 2>/dev/null |
+        awk 'NR == 1 { c = index($0, "CHANGE"); i = index($0, " ID ") + 1; next }
+             { ch = substr($0, c, i - c); sub(/ +$/, "", ch); id = substr($0, i); sub(/ .*/, "", id); last[id] = ch }
+             END { for (id in last) if (last[id] ~ /^removed/) print id }'
+}
+
 _swipectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -88,6 +104,7 @@ _swipectl() {
     case $command in
         toggle-watched | toggle-friends | remove | swipe)
             COMPREPLY=($(compgen -W "$(_swipectl_movie_ids "$socket")" -- "$cur")) ;;
+        restore) COMPREPLY=($(compgen -W "$(_swipectl_removed_ids "$socket")" -- "$cur")) ;;
         replay) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
 }

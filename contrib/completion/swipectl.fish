@@ -9,6 +9,22 @@ function __swipectl_movie_ids
     timeout 1 swipectl $socket list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
+# The movies removed in the last 1,000 changes and not restored since (swipectl.bash says how).
+function __swipectl_removed_ids
+    set -l socket
+    set -l tokens (commandline -opc)
+    set -l i (contains -i -- --socket $tokens)
+    and set socket --socket $tokens[(math $i + 1)]
+    set -l latest (timeout 1 swipectl $socket --json history --limit 1 2>/dev/null | string match -r '"seq":[0-9]+' | head -1 | string replace '"seq":' '')
+    test -n "$latest"; or return
+    set -l from 0
+    test $latest -gt 1000; and set from (math $latest - 1000)
+    timeout 1 swipectl $socket history --from $from --limit 1000 2>/dev/null |
+        awk 'NR == 1 { c = index($0, "CHANGE"); i = index($0, " ID ") + 1; next }
+             { ch = substr($0, c, i - c); sub(/ +$/, "", ch); id = substr($0, i); sub(/ .*/, "", id); last[id] = ch }
+             END { for (id in last) if (last[id] ~ /^removed/) print id }'
+end
+
 set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status
 complete -c swipectl -f
 complete -c swipectl -l socket -r -F -d "the daemon's socket"
@@ -39,3 +55,4 @@ complete -c swipectl -n "__fish_seen_subcommand_from tui" -l ascii -d 'no symbol
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l rtl -d 'right to left'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l record-dir -x -a '(__fish_complete_directories)'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l confirm-delete -d 'ask before deleting'
+complete -c swipectl -n "__fish_seen_subcommand_from restore" -a "(__swipectl_removed_ids)" -d "removed movie"
