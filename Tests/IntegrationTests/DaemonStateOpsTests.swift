@@ -59,7 +59,7 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             "toggle-watched": ["movie", "expect", "key"],
             "toggle-watched-with-friends": ["movie", "expect", "key"],
             "remove": ["movie", "expect", "key"],
-            "restore": ["movie", "expect", "key"], "undo": ["key"],
+            "restore": ["movie", "expect", "key"], "undo": ["seq", "key"],
             "subscribe": ["from"], "history": ["from", "limit"],
             "viewport": ["width", "direction"],
             "configure": [
