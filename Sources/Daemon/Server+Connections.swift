@@ -307,6 +307,13 @@ extension Server {
                     pending[ticket] = Pending(client: c.client, what: .read)
                     store.read(request, token: ticket)
                     storeTouched = true
+                case .catchUp(let ticket, let after, let limit):
+                    pending[ticket] = Pending(client: c.client, what: .read)
+                    store.read(.events(after: after, limit: limit), token: ticket)
+                    storeTouched = true
+                case .catchUpEnded:
+                    // Every page is read at once: no share of a cap is held yet.
+                    break
                 case .arm(let timer, let microseconds):
                     if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
                 case .cancel(let timer):
