@@ -308,12 +308,10 @@ extension Server {
                     store.read(request, token: ticket)
                     storeTouched = true
                 case .catchUp(let ticket, let after, let limit):
-                    pending[ticket] = Pending(client: c.client, what: .read)
-                    store.read(.events(after: after, limit: limit), token: ticket)
-                    storeTouched = true
+                    catchUpAsked(
+                        c, CatchUps.Page(client: c.client, ticket: ticket, after: after, limit: limit))
                 case .catchUpEnded:
-                    // Every page is read at once: no share of a cap is held yet.
-                    break
+                    catchUpEnded(c.client)
                 case .arm(let timer, let microseconds):
                     if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
                 case .cancel(let timer):
@@ -417,6 +415,9 @@ extension Server {
     func drop(_ c: Connection, reason: String) {
         guard connections.removeValue(forKey: c.client) != nil else { return }
         subscribers[c.client] = nil
+        // Its share of the catch-ups' cap, or its page waiting for one (the session says
+        // nothing when it is dropped).
+        catchUpEnded(c.client)
         peerGone(c)
         do {
             try poller?.remove(c.fd)

@@ -59,6 +59,9 @@ final class Server<S: StoreFigures> {
     var sink = SessionActions()
     /// What long `list` replies hold, capped for the whole daemon (Session's ListStream.swift).
     let largeReplies = LargeReplies()
+    /// What subscribers catching up from the log hold, capped for the whole daemon
+    /// (Server+CatchUp.swift).
+    var catchUps = CatchUps()
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
