@@ -437,6 +437,7 @@ extension Server {
                 ("REASON", reason), ("REQUESTS", "\(c.session.requests)"),
             ])
         markStatusDirty()
+        connectionGone()
         if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }
     }
 }

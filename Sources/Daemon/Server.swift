@@ -30,6 +30,9 @@ final class Server<S: StoreFigures> {
     var statusTimer: EventLoop.Timer?
     var exitTimer: EventLoop.Timer?
     var acceptPauseTimer: EventLoop.Timer?
+    /// Gives freed memory back after connections went (Server+Memory.swift).
+    var trimTimer: EventLoop.Timer?
+    var dropsSinceTrim = 0
     var commitSource: EventLoop.PostSource?
 
     // How the daemon is doing (Server+Metrics.swift). The request counters are the sink's
@@ -255,6 +258,7 @@ final class Server<S: StoreFigures> {
         acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
             resumeAccepts()
         }
+        trimTimer = try loop.makeTimer(description: "malloc-trim") { [unowned self] in trimMemory() }
         // Made here, as the others, not at the first share: that is inside `perform`, where a
         // failure could not be answered by sending the rows at once (the sink they go to is
         // being drained).
