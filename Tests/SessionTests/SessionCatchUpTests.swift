@@ -98,10 +98,10 @@ final class SessionCatchUpTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(limit, room / 300, "events of about 200 bytes")
     }
 
-    /// Live events committed while the catch-up is behind (its page held back, as the daemon's
-    /// cap on catch-ups holds one) are not due live: they are read from the log with the rest,
-    /// and the first change after it goes live.
-    func testLiveEventsDuringAHeldCatchUpComeFromTheLogInOrderThenLive() {
+    /// Live events committed while the catch-up is behind, its page held back (as the daemon's
+    /// cap on catch-ups holds one) or its window full and the peer not reading, are not due
+    /// live: they are read from the log with the rest, and the first change after goes live.
+    func testLiveEventsDuringAPausedCatchUpComeFromTheLogInOrderThenLive() {
         let h = harness()
         fill(h, 600)
         h.send(#"{"op":"subscribe","from":0}"#)
@@ -111,25 +111,36 @@ final class SessionCatchUpTests: XCTestCase {
             h.takeActions(), [.subscription(active: true), .catchUp(ticket: 1, after: 0, limit: 256)])
         h.forgetTakenActions()
         h.subscribed = true
-        var live: [CommittedEvent] = []
-        for _ in 0..<300 {
-            h.store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 1 << 40)
-            h.store.flush()
-            let batch = h.store.completions()
-            live += batch.committed
-            h.deliver(batch)
+        /// Changes by another client, delivered as the daemon delivers them (live when due).
+        func commit(_ count: Int) {
+            for _ in 0..<count {
+                h.store.submit(MovieCommand(.toggleWatched(movie: "godfather")), token: 1 << 40)
+                h.store.flush()
+                let batch = h.store.completions()
+                XCTAssertFalse(batch.committed.contains { h.session.wantsLiveEvent(seq: $0.seq) }, "not due")
+                h.deliver(batch)
+            }
         }
-        XCTAssertEqual(live.count, 300)
-        XCTAssertFalse(live.contains { h.session.wantsLiveEvent(seq: $0.seq) }, "not due while behind")
+        commit(300)
         XCTAssertEqual(h.session.pendingOutput, 0)
-        // The page comes at last (the share is free), then the rest as the peer reads.
+        // The page comes at last (the share is free); the peer still reads nothing: the catch-up
+        // stops at its window, and more changes come meanwhile.
         h.store.read(.events(after: 0, limit: 256), token: 1)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
         h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
         h.settle()
+        XCTAssertLessThanOrEqual(h.session.backlog, Session.catchUpWindow)
+        commit(100)
+        XCTAssertLessThanOrEqual(h.session.backlog, Session.catchUpWindow)
+        // The peer reads, slowly: everything comes, once, in order, within the window.
         var wire: [UInt8] = []
-        while h.session.pendingOutput > 0 { wire += write(h, atMost: 4_096) }
-        XCTAssertEqual(seqs(wire), Array(1...910), "the seed, the 600, and the 300 live ones, once each")
+        var largest = 0
+        while h.session.pendingOutput > 0 {
+            wire += write(h, atMost: 4_096)
+            largest = max(largest, h.session.backlog)
+        }
+        XCTAssertLessThanOrEqual(largest, Session.catchUpWindow)
+        XCTAssertEqual(seqs(wire), Array(1...1010), "the seed, the 600, and the 400 live ones, once each")
         // Caught up: the next change is live.
         let next = InMemoryStoreDriver(h.store).toggle("matrix")
         XCTAssertTrue(h.session.wantsLiveEvent(seq: next.seq))
