@@ -146,8 +146,8 @@ struct ReplyQueue {
     }
 
     /// Makes room, in one allocation, for what is owed to grow to `window` bytes (a subscriber's
-    /// catch-up page): an array grown by appends doubles its buffer, to nearly twice the window,
-    /// and kept it. The buffer is given back once the output drains.
+    /// catch-up page): grown by appends, the buffer would double past the window, to nearly
+    /// twice it, and keep that. The buffer is given back once the output drains.
     mutating func reserve(owed window: Int) {
         shrinkWhenDrained = true
         if stream != nil {
