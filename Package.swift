@@ -192,7 +192,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Wire"],
+            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire"],
             swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],

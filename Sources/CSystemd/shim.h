@@ -35,6 +35,12 @@ static inline int swiped_peergroups(int fd, unsigned *groups, int max) {
     return (int)(len / sizeof(unsigned));
 }
 
+extern int malloc_trim(size_t pad);
+
+/// glibc's malloc_trim(0), from <malloc.h>, which Swift's Glibc module does not import: gives
+/// the free pages of every malloc arena back to the system. Returns 1 when some were given back.
+static inline int swiped_malloc_trim(void) { return malloc_trim(0); }
+
 static inline int swiped_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 static inline int swiped_listen_fds_start(void) { return SD_LISTEN_FDS_START; }

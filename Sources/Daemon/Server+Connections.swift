@@ -307,6 +307,11 @@ extension Server {
                     pending[ticket] = Pending(client: c.client, what: .read)
                     store.read(request, token: ticket)
                     storeTouched = true
+                case .catchUp(let ticket, let after, let limit):
+                    catchUpAsked(
+                        c, CatchUps.Page(client: c.client, ticket: ticket, after: after, limit: limit))
+                case .catchUpEnded:
+                    catchUpEnded(c.client)
                 case .arm(let timer, let microseconds):
                     if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
                 case .cancel(let timer):
@@ -419,6 +424,9 @@ extension Server {
     func drop(_ c: Connection, reason: String) {
         guard connections.removeValue(forKey: c.client) != nil else { return }
         subscribers[c.client] = nil
+        // Its share of the catch-ups' cap, or its page waiting for one (the session says
+        // nothing when it is dropped).
+        catchUpEnded(c.client)
         peerGone(c)
         do {
             try poller?.remove(c.fd)
@@ -438,6 +446,7 @@ extension Server {
                 ("REASON", reason), ("REQUESTS", "\(c.session.requests)"),
             ])
         markStatusDirty()
+        connectionGone()
         if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }
     }
 }

@@ -32,6 +32,9 @@ final class Server<S: StoreFigures> {
     var acceptPauseTimer: EventLoop.Timer?
     /// Logs the counts of folded warnings when their interval ends (LogFolds.swift).
     var foldTimer: EventLoop.Timer?
+    /// Gives freed memory back after connections went (Server+Memory.swift).
+    var trimTimer: EventLoop.Timer?
+    var dropsSinceTrim = 0
     var commitSource: EventLoop.PostSource?
 
     // How the daemon is doing (Server+Metrics.swift). The request counters are the sink's
@@ -61,6 +64,9 @@ final class Server<S: StoreFigures> {
     var sink = SessionActions()
     /// What long `list` replies hold, capped for the whole daemon (Session's ListStream.swift).
     let largeReplies = LargeReplies()
+    /// What subscribers catching up from the log hold, capped for the whole daemon
+    /// (Server+CatchUp.swift).
+    var catchUps = CatchUps()
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
@@ -258,6 +264,7 @@ final class Server<S: StoreFigures> {
         acceptPauseTimer = try loop.makeTimer(description: "accept-pause") { [unowned self] in
             resumeAccepts()
         }
+        trimTimer = try loop.makeTimer(description: "malloc-trim") { [unowned self] in trimMemory() }
         // Made here, as the others, not at the first share: that is inside `perform`, where a
         // failure could not be answered by sending the rows at once (the sink they go to is
         // being drained).

@@ -96,9 +96,10 @@ struct ReplyQueue {
     /// A stream ended as the output drained and a late reply is due behind it: the Session words
     /// it when it next resumes, with the state lent (`Session.mayResume`).
     var lateDue = false
-    /// A stream ended since the output last drained: its buffer (a chunk, up to tens of KB) is
-    /// given back then, so that clients idle after a long `list` cost little memory.
-    private var streamed = false
+    /// A stream ended, or a catch-up page was worded, since the output last drained: its buffer
+    /// (a chunk, up to tens of KB) is given back then, so that clients idle after a long `list`
+    /// or a catch-up cost little memory.
+    private var shrinkWhenDrained = false
 
     /// The estimate for a slot without bytes yet.
     static let slotEstimate = 1024
@@ -145,6 +146,24 @@ struct ReplyQueue {
         if stream == nil { out.bytes.append(contentsOf: bytes) } else { held.append(contentsOf: bytes) }
     }
 
+    /// Makes room, in one allocation, for what is owed to grow to `window` bytes (a subscriber's
+    /// catch-up page): grown by appends, the buffer would double past the window, to nearly
+    /// twice it, and keep that. The buffer is given back once the output drains.
+    mutating func reserve(owed window: Int) {
+        shrinkWhenDrained = true
+        if stream != nil {
+            if window > queued { held.reserveCapacity(window - queued) }
+            return
+        }
+        // What was written is dropped first (at most a quarter of the window is left to move:
+        // a page is asked only once the output drained to that).
+        if head > 0 {
+            out.bytes.removeFirst(head)
+            head = 0
+        }
+        out.bytes.reserveCapacity(window)
+    }
+
     /// Makes the first slot (a due `list`) the stream `s`, and words its first part.
     mutating func start(_ s: ListStream) {
         precondition(stream == nil, "a list reply starts while another is worded")
@@ -161,7 +180,7 @@ struct ReplyQueue {
         guard let s = stream else { return true }
         guard s.cursor.word(s.movies, into: &out, head: head, target: ListStream.chunk) else { return false }
         stream = nil
-        streamed = true
+        shrinkWhenDrained = true
         out.bytes.append(contentsOf: held)
         held = []
         removeFirst()
@@ -263,9 +282,9 @@ struct ReplyQueue {
         if head == out.bytes.count {
             // Drained: keep a small buffer for the next replies, give a large one back, so that
             // 10,000 idle clients cost little memory.
-            if out.bytes.capacity > 64 * 1024 || streamed {
+            if out.bytes.capacity > 64 * 1024 || shrinkWhenDrained {
                 out = JSONWriter(capacity: 0)
-                streamed = false
+                shrinkWhenDrained = false
             } else {
                 out.reset()
             }

@@ -66,7 +66,7 @@ extension Session {
                         .init("CLIENT", "\(config.client)"), .init("CAP", "\(Recording.cap)"),
                         .init("MAX_BYTES", "\(Recording.maxBytes)"),
                         .init("INPUTS", "\(recording?.inputs ?? 0)"),
-                        .init("BYTES", "\(recording?.bytes ?? 0)"),
+                        .init("BYTES", "\(recording?.bytes ?? 0)"), .init("HELD", "\(recording?.held ?? 0)"),
                     ])))
     }
 

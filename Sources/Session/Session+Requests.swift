@@ -224,7 +224,7 @@ extension Session {
     // MARK: - Replies worded when due
 
     /// A read of the shared state: worded now when no reply waits before it, else when due.
-    private func late(_ reply: LateReply, _ state: borrowing MovieState, _ sink: inout SessionActions) {
+    func late(_ reply: LateReply, _ state: borrowing MovieState, _ sink: inout SessionActions) {
         replies.park(.late(reply))
         releaseDue(state, &sink)
     }
@@ -337,64 +337,5 @@ extension Session {
         replies.dropFirst()
         replies.push { Encode.error(&$0, id: id, error) }
         sink.append(.log(requestFailed("list", error)))
-    }
-
-    // MARK: - Subscriptions
-
-    private func subscribe(
-        from: UInt64?, id: [UInt8]?, op: String, _ state: borrowing MovieState, _ sink: inout SessionActions
-    ) {
-        let latest = state.lastSeq
-        if let from, from > latest {
-            return reply(
-                id: id, op: op,
-                error: .badRequest("\"from\" (\(from)) is ahead of the latest seq (\(latest))"),
-                &sink)
-        }
-        endSubscription(&sink)
-        subscriptionGeneration += 1
-        late(.subscribe(id: id, from: from, generation: subscriptionGeneration), state, &sink)
-    }
-
-    func endSubscription(_ sink: inout SessionActions) {
-        guard subscription != nil else { return }
-        subscription = nil
-        sink.append(.subscription(active: false))
-    }
-
-    /// A lagging subscriber is fed from the log, a page at a time, while its output has room:
-    /// memory per subscriber stays bounded by the cap.
-    func catchUp(_ state: borrowing MovieState, _ sink: inout SessionActions) {
-        guard let current = subscription, current.catchUp == .idle, current.cursor < state.lastSeq,
-            replies.owed < config.maxQueue / 2, isOpenForEvents
-        else { return }
-        let ticket = sink.takeTicket()
-        subscription?.catchUp = .reading(ticket: ticket)
-        sink.append(.read(ticket: ticket, .events(after: current.cursor, limit: Session.catchUpPage)))
-    }
-
-    static let catchUpPage = 256
-
-    func caughtUp(
-        _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
-        _ sink: inout SessionActions
-    ) {
-        subscription?.catchUp = .idle
-        switch result {
-        case .success(let events):
-            for event in events where event.seq > subscription?.cursor ?? .max {
-                replies.push { Encode.movieEvent(&$0, event) }
-                subscription?.cursor = event.seq
-            }
-        case .failure(let error):
-            sink.append(
-                .log(
-                    SessionLog(
-                        .err, "cannot read the log for a subscriber, retrying in 1 s",
-                        [.init("CLIENT", "\(config.client)"), .init("ERROR", error.message)])))
-            sink.append(.arm(.retryCatchUp, microseconds: 1_000_000))
-            // No new read until the timer: a failing disk must not make the loop spin.
-            subscription?.catchUp = .retryArmed
-        }
     }
 }

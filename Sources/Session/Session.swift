@@ -86,6 +86,11 @@ struct Subscription: Equatable {
     /// The seq of the last movie event sent.
     var cursor: UInt64
     var catchUp: CatchUp = .idle
+    /// Whether it counts against the daemon's cap on catch-ups: from its first page asked
+    /// (`.catchUp`) until `.catchUpEnded` (Session+CatchUp.swift).
+    var holdsShare = false
+    /// The longest event line of its last page: what the next page is sized by.
+    var eventBytes = Session.catchUpEventEstimate
 
     enum CatchUp: Equatable {
         case idle
@@ -250,8 +255,11 @@ public final class Session {
         if framer.buffered > 0 { return true }
         if replies.lateDue { return true }
         if case .paused = lifecycle { return true }
-        // A subscriber behind the log, with no catch-up read in flight, reads the next page.
-        if let subscription, subscription.cursor < latestSeq, subscription.catchUp == .idle { return true }
+        // A subscriber behind the log, with no catch-up read in flight, reads the next page; one
+        // caught up gives its share of the catch-ups' cap back once its output is written.
+        if let subscription, subscription.catchUp == .idle {
+            return subscription.cursor < latestSeq || (subscription.holdsShare && replies.owed == 0)
+        }
         return false
     }
 
@@ -303,7 +311,7 @@ public final class Session {
     ) {
         guard isOpenForEvents else { return }
         if let subscription, subscription.catchUp == .reading(ticket: ticket) {
-            caughtUp(result, state, &sink)
+            pageAnswered(result, state, &sink)
         } else if let lookup = undoLookup, lookup.ticket == ticket {
             undoLookup = nil
             undoRead(lookup, result, state, &sink)
@@ -368,10 +376,7 @@ public final class Session {
     /// worded; nothing more is read or answered. Closed after `goodbyeGrace` regardless.
     public func goodbye(_ reason: ByeReason, _ sink: inout SessionActions) {
         guard isOpenForEvents else { return }
-        if subscription != nil {
-            subscription = nil
-            sink.append(.subscription(active: false))
-        }
+        endSubscription(&sink)
         lifecycle = .sayingBye(reason: reason)
         replies.push { Encode.bye(&$0, reason: reason) }
         sink.append(.arm(.goodbye, microseconds: Session.goodbyeGrace))

@@ -13,6 +13,15 @@ public enum SessionAction: Equatable, Sendable {
     case submit(ticket: UInt64, op: String, MovieCommand)
     /// Ask the store for a read; answer with `Session.readAnswered(ticket, …)`.
     case read(ticket: UInt64, StoreRead)
+    /// A subscriber catching up asks for the next page of the log: the events after `after`, at
+    /// most `limit` (`StoreRead.events`); answer with `Session.readAnswered(ticket, …)`. The
+    /// connection counts against the daemon's cap on catch-ups from its first page until
+    /// `catchUpEnded`; past the cap, the read waits for room, and is answered then.
+    case catchUp(ticket: UInt64, after: UInt64, limit: Int)
+    /// This connection's catch-up holds nothing more (it is caught up and its output written,
+    /// or its subscription ended): its share of the cap is free, and a page of it still waiting
+    /// for room is not wanted any more.
+    case catchUpEnded
     /// Start (or restart) a timer; when it elapses, send `Session.timerFired(timer, …)`.
     case arm(SessionTimer, microseconds: UInt64)
     /// Drop a timer armed earlier; it must not fire.

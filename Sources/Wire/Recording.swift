@@ -92,10 +92,13 @@ public struct Recording: Equatable, Sendable {
     public static let format = 1
     /// The most inputs a recording holds: the next one cuts it (recording stops).
     public static let cap = 10_000
-    /// The most bytes its `movies` and `entries` take as JSON: an entry that would go past it
-    /// cuts the recording (recording stops). With the rest of the Recording object (its layout
-    /// at most about 0.8 MB: 16 actions of 8 strings of 1,024 bytes, escaped) it bounds what a
-    /// connection that records holds, and the `recording` reply, whatever it records.
+    /// The most bytes its `movies` and `entries` take as JSON, and the most its entries hold in
+    /// memory (`held`): an entry that would go past either cuts the recording (recording stops).
+    /// With the rest of the Recording object (its layout: at most about 140 KB as JSON, 16
+    /// actions of 7 strings of 200 bytes escaped, and about 31 KB in memory) it bounds what a
+    /// connection that records holds, and the `recording` reply, whatever it records. Counting
+    /// JSON alone let layouts of plain text, which take more in memory than written (a string's
+    /// header and the allocator's rounding), hold 1.4 MB for 1 MiB of JSON.
     public static let maxBytes = 1 << 20
 
     public var layout: Layout
@@ -110,6 +113,9 @@ public struct Recording: Equatable, Sendable {
     public private(set) var cut = false
     /// What `movies` and `entries` take as JSON, each with its comma (not written).
     public private(set) var bytes = 0
+    /// What the entries hold in memory as `append` and `observe` counted it (Recording+Held.swift;
+    /// not written, 0 for a recording read from JSON).
+    public private(set) var held = 0
     /// The manager's clock at the start, µs (not written: entries carry the time since).
     public var startedAt: UInt64 = 0
     /// The flags as last recorded, to record only changes (not written).
@@ -154,28 +160,48 @@ public struct Recording: Equatable, Sendable {
     /// it took the input.
     @discardableResult
     public mutating func append(_ input: RecordedInput, now: UInt64) -> Bool {
+        append(input, now: now, alsoHeld: 0)
+    }
+
+    /// `append`, counting `alsoHeld` more bytes held with the entry (a movie's flags known).
+    private mutating func append(_ input: RecordedInput, now: UInt64, alsoHeld: Int) -> Bool {
         guard !cut else { return false }
         let isInput: Bool
         if case .flags = input { isInput = false } else { isInput = true }
         let entry = RecordedEntry(t: (now &- startedAt) / 1000, input)
         let size = Recording.size(entry)
-        guard !isInput || inputs < Recording.cap, bytes + size <= Recording.maxBytes else {
+        // The entries' array grows by hand, so that what it takes is known before it grows.
+        let growth = entries.count < entries.capacity ? 0 : Recording.growth(entries.capacity)
+        let more = Recording.held(input) + alsoHeld + (growth + 1) * Recording.slot
+        guard !isInput || inputs < Recording.cap, bytes + size <= Recording.maxBytes,
+            held + more <= Recording.maxBytes
+        else {
             cut = true
             return false
         }
+        if growth > 0 {
+            let before = entries.capacity
+            entries.reserveCapacity(before + growth)
+            held += (entries.capacity - before) * Recording.slot
+        }
         if isInput { inputs += 1 }
         bytes += size
+        held += Recording.held(input) + alsoHeld
         entries.append(entry)
         return true
     }
 
     /// A row is about to be rendered with these flags: recorded when they differ from the last.
     public mutating func observe(_ flags: MovieFlags, now: UInt64) {
-        guard !cut, known[flags.movie] != flags else { return }
+        guard !cut else { return }
+        let last = known[flags.movie]
+        guard last != flags else { return }
         // A movie never seen renders as unflagged: nothing to record for it until it is flagged.
-        if known[flags.movie] == nil && !flags.watched && !flags.watchedWithFriends { return }
+        if last == nil && !flags.watched && !flags.watchedWithFriends { return }
+        guard append(.flags(flags), now: now, alsoHeld: last == nil ? Recording.knownEntry : 0) else {
+            return
+        }
         known[flags.movie] = flags
-        append(.flags(flags), now: now)
     }
 }
 

@@ -144,13 +144,14 @@ final class DaemonLimitsTests: XCTestCase {
     }
 
     /// The same race for a subscriber catching up from the log: it reads the next page only
-    /// once it holds less than half of --max-queue, so a write that empties its output must
-    /// also give it its turn, or it waits for the next change to the log.
+    /// once its output drained to a quarter of its window (half of --max-queue here), so a write
+    /// that empties its output must also give it its turn, or it waits for the next change to
+    /// the log.
     func testASubscriberCatchingUpReadsItsNextPageAfterItsOutputIsWrittenAfterEAGAIN() throws {
         let daemon = try SwipedDaemon(
             arguments: ["--max-queue", "32768", "--durability", "normal"], prefix: "swiped-lim",
             launcher: try Self.everyOtherSendRefused())
-        // 1,000 events after the 10 of the seed: four pages of 256, each more than half the cap.
+        // 1,000 events after the 10 of the seed: pages of about 80 events (16 KB, the window).
         let writer = try daemon.connect()
         var batch = ""
         for n in 0..<1_000 { batch += #"{"op":"toggle-watched","movie":"matrix","id":\#(n)}"# + "\n" }

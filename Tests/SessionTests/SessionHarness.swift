@@ -25,6 +25,9 @@ final class SessionHarness {
     var timers: [SessionTimer: UInt64] = [:]
     var now: UInt64 = 0
     var subscribed = false
+    /// Whether the session holds a share of the daemon's cap on catch-ups (from its first
+    /// `.catchUp` until `.catchUpEnded`).
+    var catchUpShare = false
     /// Every journal line the session asked for.
     var logs: [SessionLog] = []
     /// Shared rows: whether the session shares, whether it said rows changed since the test
@@ -138,6 +141,12 @@ final class SessionHarness {
         case .read(let ticket, let request):
             let token = take(ticket, read: true)
             store.read(request, token: token)
+        case .catchUp(let ticket, let after, let limit):
+            let token = take(ticket, read: true)
+            store.read(.events(after: after, limit: limit), token: token)
+            catchUpShare = true
+        case .catchUpEnded:
+            catchUpShare = false
         case .arm(let timer, let microseconds):
             timers[timer] = now + microseconds
         case .cancel(let timer):

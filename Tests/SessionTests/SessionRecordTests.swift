@@ -253,7 +253,7 @@ final class SessionRecordTests: XCTestCase {
         XCTAssertEqual(h.logs.map(\.message), ["recording cut at its cap, stopped recording"])
         XCTAssertEqual(
             h.logs.first?.fields.map(\.value),
-            ["7", "10000", "1048576", "\(r.inputs)", "\(r.bytes)"])
+            ["7", "10000", "1048576", "\(r.inputs)", "\(r.bytes)", "\(h.session.lastRecording?.held ?? -1)"])
     }
 
     /// The property on one connection: the rows it received, byte for byte, are the replay's.

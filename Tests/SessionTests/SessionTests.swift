@@ -329,13 +329,15 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.takeActions(), [.subscription(active: true)])
         XCTAssertEqual(h.read(), [#"{"ok":true,"seq":10}"#])
         // Writing made room: the catch-up read is asked for.
-        XCTAssertEqual(h.takeActions(), [.read(ticket: 1, .events(after: 7, limit: 256))])
+        XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 1, after: 7, limit: 256)])
         h.store.read(.events(after: 7, limit: 256), token: 1)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
         h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
         XCTAssertEqual(h.takeActions(), [])
         let events = h.read().map { h.json($0)["seq"] as? Int }
         XCTAssertEqual(events, [8, 9, 10])
+        // Caught up and written: its share of the daemon's cap on catch-ups is free.
+        XCTAssertEqual(h.takeActions(), [.catchUpEnded])
         XCTAssertTrue(h.session.wantsLiveEvent(seq: 11))
         XCTAssertFalse(h.session.wantsLiveEvent(seq: 12))
     }
@@ -371,7 +373,7 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"subscribe","from":0}"#)
         _ = h.takeActions()
         _ = h.read()
-        XCTAssertEqual(h.takeActions(), [.read(ticket: 1, .events(after: 0, limit: 256))])
+        XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 1, after: 0, limit: 256)])
         h.store.withState {
             h.session.readAnswered(1, .failure(WireError(.storage, "disk on fire")), $0, &h.sink)
         }
@@ -381,7 +383,7 @@ final class SessionTests: XCTestCase {
         _ = h.store.withState { h.session.resume($0, &h.sink) }
         XCTAssertEqual(h.takeActions(), [], "no read until the timer")
         h.store.withState { h.session.timerFired(.retryCatchUp, $0, &h.sink) }
-        XCTAssertEqual(h.takeActions(), [.read(ticket: 2, .events(after: 0, limit: 256))])
+        XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 2, after: 0, limit: 256)])
     }
 
     // MARK: - Swipes and timers

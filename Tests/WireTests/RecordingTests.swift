@@ -153,6 +153,40 @@ final class RecordingTests: XCTestCase {
         XCTAssertLessThanOrEqual(flags.bytes, Recording.maxBytes)
     }
 
+    /// Layouts of plain text take more in memory than written (each string a heap block with a
+    /// 32-byte header): 1 MiB of them as JSON held 1.4 MB. What the entries hold in memory is
+    /// capped too, so a recording of them is cut before its JSON reaches the cap.
+    func testWhatTheEntriesHoldInMemoryIsCappedToo() {
+        /// 16 actions of 7 strings of 200 bytes, each string made anew (as each request decodes
+        /// its own): about 24 KB as JSON.
+        func layout(_ n: Int) -> Layout {
+            func text(_ field: Int) -> String {
+                String(repeating: "\(field)", count: 190) + String(repeating: "-", count: 10 - "\(n)".count)
+                    + "\(n)"
+            }
+            func action(_ name: String) -> ActionSpec {
+                ActionSpec(
+                    action: String(repeating: name, count: 200 / name.count), label: text(1), icon: text(2),
+                    tint: text(3), activeLabel: text(4), activeIcon: text(5), confirmLabel: text(6))
+            }
+            return Layout(
+                leading: (0..<8).map { action("l\($0)") }, trailing: (0..<8).map { action("t\($0)") })
+        }
+        var r = Recording(layout: Layout(), viewport: Viewport(), rows: .full, movies: [])
+        var taken = 0
+        while taken < 100, r.append(.configure(layout(taken)), now: 0) { taken += 1 }
+        XCTAssertTrue(r.cut)
+        XCTAssertEqual(r.inputs, taken)
+        XCTAssertLessThanOrEqual(r.held, Recording.maxBytes)
+        XCTAssertLessThan(r.bytes, Recording.maxBytes - 200 * 1024, "cut by what it holds, not by its JSON")
+        // What the strings alone take, each its bytes, a NUL and a 32-byte header: within the cap.
+        let strings = taken * 16 * 7 * (200 + 1 + 32)
+        XCTAssertLessThanOrEqual(strings, Recording.maxBytes)
+        XCTAssertGreaterThan(r.held, strings, "the arrays and the allocator's rounding on top")
+        XCTAssertGreaterThan(
+            r.held, Recording.maxBytes - 2 * r.held / taken, "cut only when the next would not fit")
+    }
+
     func testObserveRecordsOnlyChanges() {
         var r = Recording(
             layout: Layout(), viewport: Viewport(), rows: .full,
