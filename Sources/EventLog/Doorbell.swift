@@ -15,18 +15,30 @@ public struct Doorbell: Sendable {
         guard fd >= 0 else { throw .other("\(owner): eventfd failed: \(String(cString: strerror(errno)))") }
     }
 
-    /// Makes `fd` readable.
+    /// Makes `fd` readable. The write fails only with EAGAIN, when the counter is at its
+    /// maximum (2^64 - 2 rings unread): the descriptor is readable then, which is all a ring
+    /// asks. Any other failure is a bug (a closed or reused descriptor).
     @inlinable
     public func ring() {
         var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+        let n = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+        if n != 8 {
+            let e = errno
+            precondition(e == EAGAIN, "doorbell \(fd): write: \(String(cString: strerror(e)))")
+        }
     }
 
-    /// Makes `fd` unreadable until the next `ring()`.
+    /// Makes `fd` unreadable until the next `ring()`. The read fails only with EAGAIN, when
+    /// nothing rang since the last reset: unreadable already, as asked. Any other failure is a
+    /// bug.
     @inlinable
     public func reset() {
         var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(fd, $0.baseAddress, 8) }
+        let n = withUnsafeMutableBytes(of: &counter) { Glibc.read(fd, $0.baseAddress, 8) }
+        if n != 8 {
+            let e = errno
+            precondition(e == EAGAIN, "doorbell \(fd): read: \(String(cString: strerror(e)))")
+        }
     }
 
     public func close() { Glibc.close(fd) }

@@ -40,6 +40,9 @@ public final class PostgresLogAccess {
         do {
             let own = !importing
             if own { _ = try conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+            // A read-only transaction: a ROLLBACK that fails (the connection broke) loses
+            // nothing, and the server ends the transaction with the session anyway; the read's
+            // own error, if any, is what the caller hears.
             defer { if own { _ = try? conn.execute("ROLLBACK") } }
             let found = try conn.execute(
                 "SELECT to_regclass('swiped_events') IS NOT NULL AND to_regclass('swiped_head') IS NOT NULL")
@@ -187,6 +190,9 @@ public final class PostgresLogAccess {
         guard importing else { return }
         importing = false
         rows.removeAll()
+        // Called on the way out of a failed import, whose error the caller reports. A ROLLBACK
+        // that fails means the connection broke: the server then rolls the transaction back
+        // itself, so nothing of the import stays either way.
         _ = try? conn.execute("ROLLBACK")
     }
 }

@@ -15,9 +15,16 @@ enum StoredEventDecoding {
         out.reserveCapacity(stored.count)
         var folded: [String: [UInt64: Movie]] = [:]
         for e in stored {
-            if let r = try? MovieEvent.recorded(
-                stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq)
-            {
+            // nil: an empty payload, written before the movie was recorded with its event (the
+            // fold below finds it); a payload that does not decode is damage, said as such.
+            let recorded: (movie: Movie, undoes: UInt64?)?
+            do throws(MovieDecodingError) {
+                recorded = try MovieEvent.recorded(
+                    stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq)
+            } catch {
+                throw StoreError(.storage, "event \(e.seq) cannot be decoded: \(error.message)")
+            }
+            if let r = recorded {
                 out.append(
                     CommittedEvent(seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes))
                 continue

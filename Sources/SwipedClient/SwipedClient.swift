@@ -140,6 +140,8 @@ public final class SwipedClient {
             guard let reply = try connection.readLine(timeout: timeout) else {
                 throw ClientError(.closed, "the daemon closed the connection")
             }
+            // A line that is not a JSON object is no event: it is the reply, returned as it
+            // came for the caller to judge (swipectl call prints it and says what is wrong).
             if let object = try? SwipedClient.object(reply), object["event"] != nil {
                 try keep(event: object, reply)
                 continue

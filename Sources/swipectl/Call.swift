@@ -1,4 +1,5 @@
 // call: one raw request line out, the raw reply line back; 1 when the reply is not ok.
+import JSONCodec
 import SwipedClient
 import Wire
 
@@ -11,10 +12,14 @@ enum Call {
             throw conversation.lost(error)
         }
         Output.out(reply + "\n")
-        guard let object = try? SwipedClient.object(Array(reply.utf8)) else {
+        let object: JSONObject
+        do throws(ClientError) {
+            object = try SwipedClient.object(Array(reply.utf8))
+        } catch {
             throw Failure(
                 .unreachable,
-                "the daemon at \(conversation.socket.path) sent a line that is not a JSON object")
+                "the daemon at \(conversation.socket.path) sent a line that is not a JSON object: \(error.message)"
+            )
         }
         if object.bool("ok") != true {
             let error = object.object("error")

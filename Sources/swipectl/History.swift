@@ -17,9 +17,15 @@ enum History {
         var table = Table("SEQ", "TIME", "CHANGE", "ID", "TITLE")
         var last = from ?? 0
         for item in items {
-            guard case .object(let object) = item, let (event, at) = try? SwipedClient.committedEvent(object)
-            else {
-                throw conversation.lost(ClientError(.protocol, "malformed history event"))
+            guard case .object(let object) = item else {
+                throw conversation.lost(ClientError(.protocol, "a history event that is not an object"))
+            }
+            let event: CommittedEvent
+            let at: String
+            do throws(ClientError) {
+                (event, at) = try SwipedClient.committedEvent(object)
+            } catch {
+                throw conversation.lost(ClientError(.protocol, "malformed history event: \(error.message)"))
             }
             table.append(
                 String(event.seq), time(at), change(event), event.movie.id,

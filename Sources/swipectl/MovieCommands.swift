@@ -189,12 +189,14 @@ enum MovieCommands {
             }
             throw failure
         }
-        guard let seq = reply.uint("seq"), let value = reply["movie"],
-            let movie = try? SwipedClient.movie(value)
-        else {
+        guard let seq = reply.uint("seq"), let value = reply["movie"] else {
             throw conversation.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
         }
-        return (seq, movie)
+        do throws(ClientError) {
+            return (seq, try SwipedClient.movie(value))
+        } catch {
+            throw conversation.lost(ClientError(.protocol, "\(op) reply's movie: \(error.message)"))
+        }
     }
 
     static func decodeMovies(_ reply: JSONObject, _ conversation: Conversation) throws(Failure) -> [Movie] {

@@ -49,6 +49,8 @@ enum ReplayCommand {
     /// --record FILE` writes to FILE.rows, and `--expect` reads.
     static func holdsRows(_ bytes: [UInt8]) -> Bool {
         var rows = 0
+        // A probe of the file's kind: a line that does not parse says it is no rows file, and the
+        // caller then reads it as a recording, whose reader reports the line and its error.
         for line in bytes.split(separator: UInt8(ascii: "\n"))
         where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
             guard case .object(let object)? = try? JSONParser.parse(Array(line)), object["recording"] == nil
