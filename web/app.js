@@ -18,6 +18,7 @@ const toastUndo = document.getElementById("toast-undo");
 const announceEl = document.getElementById("announce");
 const filterBox = document.getElementById("filter");
 const filterCount = document.getElementById("filter-count");
+const noMatch = document.getElementById("no-match");
 
 /** Every movie in list order, and the filter's matches (model.js). */
 const model = new MovieList();
@@ -109,7 +110,7 @@ async function onHello(hello, isReconnect) {
   if (typeof hello.log === "string") logId = hello.log;
   if (isReconnect && !catchUp) {
     console.warn("swiped: the daemon serves another log now (imported or restored); listing again");
-    toastEl.hidden = true;
+    hideToast();
     toastAction = null;
     clearTimeout(toastTimer);
     removedTitles.clear();
@@ -516,6 +517,10 @@ function applyFilter() {
 function showCount() {
   const text = model.matches === null ? "" : model.matches.length === 1 ? "1 match" : `${numbers.format(model.matches.length)} matches`;
   if (filterCount.textContent !== text) filterCount.textContent = text;
+  // A filter that matches nothing says so where the rows were, not with an empty list (issue 49).
+  const none = model.matches !== null && model.matches.length === 0;
+  if (none) noMatch.textContent = `No movie matches “${filterBox.value}”`;
+  noMatch.hidden = !none;
 }
 
 // --- Pointer gestures -----------------------------------------------------------------------------
@@ -811,8 +816,15 @@ function toast(text, undo = null) {
   if (undo === null) leaveToast();
   toastUndo.hidden = undo === null;
   toastEl.hidden = false;
+  // While it shows, the list ends with room for it, so that its last rows can be scrolled
+  // above it rather than stay under it (issue 49; style.css, body.toasting).
+  document.body.classList.add("toasting");
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { leaveToast(); toastEl.hidden = true; toastAction = null; }, 5000);
+  toastTimer = setTimeout(() => { leaveToast(); hideToast(); toastAction = null; }, 5000);
+}
+function hideToast() {
+  toastEl.hidden = true;
+  document.body.classList.remove("toasting");
 }
 /** Before Undo goes away with the focus on it: the focus goes back to the row it came from (or
  * the first row), not to <body>. */
@@ -825,7 +837,7 @@ function leaveToast() {
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
   leaveToast();
-  toastEl.hidden = true;
+  hideToast();
   toastAction = null;
   clearTimeout(toastTimer);
   if (action) action();

@@ -168,6 +168,25 @@ class WebPageTests(WebTestCase):
         wait_until(lambda: "seven" in self.movies(), what="seven restored")
         wait_until(lambda: self.page.titles() == SEED_TITLES, what="seven back at its place on the page")
 
+    def test_the_last_rows_scroll_above_the_undo_toast(self):
+        # Issue 49: the toast covered the last rows. While it shows, the list ends with room for
+        # it: scrolled to the end, the last row is above the toast.
+        self.driver.set_window_size(500, 560)
+        try:
+            self.page.load()
+            self.page.drag("seven", -330, kind="mouse")
+            wait_until(lambda: self.driver.find_element("id", "toast-undo").is_displayed(), what="the Undo toast")
+            self.page.js("const l = document.getElementById('list'); l.scrollTop = l.scrollHeight")
+            time.sleep(0.2)
+            last = self.page.js("const r = [...document.querySelectorAll('#list .row')].pop().getBoundingClientRect(); return r.bottom")
+            toast_top = self.page.js("return document.getElementById('toast').getBoundingClientRect().top")
+            self.assertLessEqual(last, toast_top, "the last row is under the toast")
+            click_undo(self.driver)
+            wait_until(lambda: "seven" in self.movies(), what="seven restored")
+        finally:
+            self.driver.set_window_size(*WINDOW)
+            self.page.load()
+
     def test_full_swipe_left_deletes_mouse(self):
         self.page.drag("godfather", -330, kind="mouse")
         wait_until(lambda: "godfather" not in self.movies(), what="godfather removed")
@@ -1136,8 +1155,15 @@ class BigListTests(WebTestCase):
         self.assertEqual(expected, 90)
         wait_until(lambda: count.text == "90 matches", what="90 matches")
         self.assert_a_few_screens(90)
+        # Nothing matches: a sentence where the rows were, not an empty list (issue 49).
+        box.send_keys(Keys.BACKSPACE * 9, "thezzz")
+        empty = self.driver.find_element("id", "no-match")
+        wait_until(lambda: empty.is_displayed(), what="the no-match sentence")
+        self.assertEqual(empty.text, "No movie matches “thezzz”")
+        self.assertEqual(self.rows(), [])
         box.send_keys(Keys.ESCAPE)
         wait_until(lambda: count.text == "", what="the count gone")
+        self.assertFalse(empty.is_displayed())
         self.assertEqual(box.get_attribute("value"), "")
         rows = self.assert_a_few_screens()
         self.assertEqual(rows[0][1], 1)
