@@ -834,6 +834,17 @@ function leaveToast() {
   if (movie && focusMovie(movie, true)) return;
   list.querySelector(".row:not(.removing)")?.focus({ preventScroll: true });
 }
+// While the toast offers Undo, U or Ctrl+Z (⌘Z) takes it from wherever the keyboard is, but a
+// text box (issue 49: reaching the toast's button took up to 44 Tab presses, in its 5 s).
+document.addEventListener("keydown", (e) => {
+  if (toastAction === null || toastEl.hidden || e.altKey || e.repeat) return;
+  const plainU = (e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey;
+  const undoKey = (e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey) && !e.shiftKey;
+  if (!plainU && !undoKey) return;
+  if (plainU && e.target.closest?.("input, textarea, [contenteditable]")) return;
+  e.preventDefault();
+  toastUndo.click();
+});
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
   leaveToast();

@@ -729,6 +729,35 @@ class KeyboardAndAccessibilityTests(WebTestCase):
         self.assertEqual(self.focus(), ("saving_private_ryan", "row"))  # where it came from, not <body>
         self.assertEqual(self.page.js("return focusLost"), [])
 
+    def test_u_and_ctrl_z_take_the_toasts_undo_from_the_rows(self):
+        # Issue 49: a keyboard delete's Undo was many Tab presses away, in the toast's 5 s.
+        self.page.js("arguments[0].focus()", self.page.row("the_green_mile"))
+        for key in ("u", "ctrl-z"):
+            self.assertEqual([self.press(Keys.TAB) for _ in range(3)][-1], ("the_green_mile", "action delete"))
+            self.press(Keys.ENTER)
+            wait_until(lambda: "the_green_mile" not in self.movies(), what="the Delete action to delete")
+            wait_until(lambda: self.driver.find_element("id", "toast-undo").is_displayed(), what="the Undo toast")
+            self.assertEqual(self.focus(), ("saving_private_ryan", "row"))
+            if key == "u":
+                ActionChains(self.driver).send_keys("u").perform()
+            else:
+                ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+            wait_until(lambda: "the_green_mile" in self.movies(), what=f"{key} to undo")
+            wait_until(lambda: self.page.titles() == SEED_TITLES, what="the row back")
+            self.assertEqual(self.focus(), ("saving_private_ryan", "row"))
+            self.page.js("arguments[0].focus()", self.page.row("the_green_mile"))
+        # Typed in the filter box, U is a letter: nothing is undone there.
+        self.assertEqual([self.press(Keys.TAB) for _ in range(3)][-1], ("the_green_mile", "action delete"))
+        self.press(Keys.ENTER)
+        wait_until(lambda: self.driver.find_element("id", "toast-undo").is_displayed(), what="the Undo toast")
+        box = self.driver.find_element("id", "filter")
+        box.send_keys("u")
+        time.sleep(0.3)
+        self.assertNotIn("the_green_mile", self.movies())
+        box.send_keys(Keys.ESCAPE)
+        click_undo(self.driver)
+        wait_until(lambda: "the_green_mile" in self.movies(), what="Undo clicked")
+
     def test_a_revealed_button_that_goes_away_with_the_focus_hands_it_to_its_row(self):
         self.page.js("""window.focusLost = [];
             document.addEventListener('focusout', e => { if (!e.relatedTarget) focusLost.push(e.target.outerHTML.slice(0, 80)); }, true);""")
