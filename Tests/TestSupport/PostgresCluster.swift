@@ -47,6 +47,8 @@ public final class PostgresCluster: @unchecked Sendable {
     public private(set) var pid: pid_t?
 
     private let binaries: String
+    /// Where PostgreSQL's programs are (initdb, createuser, createdb, psql…).
+    public var binDirectory: String { binaries }
     private let runAs: (uid: uid_t, gid: gid_t)?
     private let settings: [String: String]
     private var destroyed = false
