@@ -34,6 +34,11 @@ BENCH_DEBS   := $(BUILD_DEBS) redis-server
 BUILD_DEBS   += libpq-dev
 TEST_DEBS    += libpq-dev postgresql
 BENCH_DEBS   += libpq-dev postgresql
+# The web listener (issue 43): wslay for WebSocket frames, libcrypto (libssl-dev) for the
+# handshake's SHA-1 and base64 and the export's SHA-256.
+BUILD_DEBS   += libwslay-dev libssl-dev
+TEST_DEBS    += libwslay-dev libssl-dev
+BENCH_DEBS   += libwslay-dev libssl-dev
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
