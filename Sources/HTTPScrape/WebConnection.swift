@@ -65,8 +65,11 @@ public struct WebConnection: HeadWaiting, Sendable {
     var buffer: [UInt8] = []
     /// Monotonic nanoseconds: when the timer should fire next.
     public private(set) var deadline: UInt64
-    /// Why the request was refused, if it was: its status and reason.
+    /// Why the request was refused by this machine (a bad head, its deadline, an eviction), if
+    /// it was: its status and reason. An answer given with `respond` is not a refusal here.
     public private(set) var refusal: (status: Status, reason: String)?
+    /// Whether it was evicted for a newer connection (its refusal is then a 408).
+    public private(set) var evicted = false
     /// The bytes that came after the head in the read that ended it (a client may send its first
     /// frames without waiting for the 101): the WebSocket's first input.
     public private(set) var rest: [UInt8] = []
@@ -150,6 +153,7 @@ public struct WebConnection: HeadWaiting, Sendable {
     /// Evicted for a newer connection (`Stalest`): answered 408, as at its deadline.
     public mutating func evict(now: UInt64) -> Action {
         precondition(isReadingHead, "evicted while not reading its head: \(state)")
+        evicted = true
         return refuse(
             .requestTimeout, "evicted for a newer connection while its head was coming in", now: now)
     }
