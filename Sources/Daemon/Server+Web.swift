@@ -249,6 +249,10 @@ extension Server {
         case .closed:
             // After a bye, its close is asked for already (`flushWeb`): this one is a no-op.
             link.close(code: CloseCode.normal, reason: "")
+            // The Session is done while the close handshake runs: its timers (the bye's grace)
+            // have nothing left to act on.
+            for timer in c.timers.values { timer.cancel() }
+            c.timers.removeAll()
         case .reading, .paused, .halfClosed, .sayingBye:
             break
         }
