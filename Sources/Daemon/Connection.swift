@@ -56,6 +56,8 @@ final class WebTransport {
     var pingSent: UInt64?
     /// Loop time (µs) when our close frame was written: the peer has `closeGrace` to answer it.
     var closingSince: UInt64?
+    /// Whether our close frame's code is counted (`status`, `/metrics`).
+    var closeCounted = false
 
     /// How long a peer has to answer our close frame before its socket is closed regardless.
     static let closeGrace: UInt64 = 1_000_000

@@ -19,6 +19,7 @@
 //   handshake is answered 503.
 import CSystemd
 import HTTPScrape
+import Metrics
 import Session
 import WebSocket
 import Wire
@@ -31,8 +32,8 @@ import Wire
 struct WebCounts {
     /// Requests refused before a WebSocket or a file, by reason.
     var refused: [WebRefusal: UInt64] = [:]
-    /// Close frames sent, by code.
-    var closeCodes: [UInt16: UInt64] = [:]
+    /// Close frames sent, by code's label (`MetricsSnapshot.Web.closeCodeLabels`).
+    var closeCodes: [String: UInt64] = [:]
 }
 
 extension Server {
@@ -65,6 +66,15 @@ extension Server {
         webServer = nil
         for fd in boundWebFDs { close(fd) }
         boundWebFDs = []
+    }
+
+    /// What `status` and `/metrics` show of the web listener: every label, zeros included.
+    func webFigures() -> MetricsSnapshot.Web {
+        MetricsSnapshot.Web(
+            refused: WebRefusal.allCases.map { LabelledCount($0.rawValue, webCounts.refused[$0] ?? 0) },
+            closeCodes: MetricsSnapshot.Web.closeCodeLabels.map {
+                LabelledCount($0, webCounts.closeCodes[$0] ?? 0)
+            })
     }
 
     /// Reads `--web-root` again (SIGHUP): a root that cannot be read leaves the page as it was.
@@ -257,6 +267,7 @@ extension Server {
             break
         }
         if let failure = flushWeb(c, web) { return writeFailed(c, failure) }
+        countClose(web)
         if link.closeReceived != nil, link.outbound.isEmpty { return drop(c, reason: closedReason(web)) }
         if link.closeSent, link.outbound.isEmpty, web.closingSince == nil {
             web.closingSince = loop.now
@@ -301,11 +312,18 @@ extension Server {
     func dropWeb(_ c: Connection, _ web: WebTransport) -> [(String, String)] {
         web.timer?.cancel()
         web.timer = nil
-        if let code = web.link.closeCodeSent { webCounts.closeCodes[code, default: 0] &+= 1 }
+        countClose(web)
         return [
             ("TRANSPORT", "websocket"), ("REMOTE", web.remote),
             ("CLOSE_CODE", web.link.closeCodeSent.map(String.init) ?? "-"),
         ]
+    }
+
+    /// Counts our close frame's code, once, as soon as it is framed.
+    private func countClose(_ web: WebTransport) {
+        guard !web.closeCounted, let code = web.link.closeCodeSent else { return }
+        web.closeCounted = true
+        webCounts.closeCodes[MetricsSnapshot.Web.closeCodeLabel(code), default: 0] &+= 1
     }
 
     // MARK: - Keepalive

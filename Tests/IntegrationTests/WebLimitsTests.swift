@@ -34,6 +34,20 @@ final class WebLimitsTests: XCTestCase {
         ] as [(String, String?)] {
             XCTAssertEqual(try open(origin, host), 403, "\(origin) \(host ?? "")")
         }
+        // Refusals are counted by reason, WebSockets by transport, close frames by code: status
+        // and /metrics render the same figures.
+        let unix = try daemon.connect()
+        let status = try XCTUnwrap(unix.request(["op": "status"])["status"] as? [String: Any])
+        let web = try XCTUnwrap(status["web"] as? [String: Any], "\(status)")
+        XCTAssertEqual((web["refused"] as? [String: Any])?["origin"] as? Int, 6)
+        let transports = (status["clients"] as? [String: Any])?["transports"] as? [String: Any]
+        XCTAssertEqual(transports?["unix"] as? Int, 1)
+        guard let ws = try WebSocketClient.open(port: port).client else { return XCTFail("no WebSocket") }
+        try ws.sendFrame(.binary, [1])
+        XCTAssertEqual(try ws.readClose()?.code, 1003)
+        let again = try XCTUnwrap(unix.request(["op": "status"])["status"] as? [String: Any])
+        XCTAssertEqual(
+            ((again["web"] as? [String: Any])?["closeCodes"] as? [String: Any])?["1003"] as? Int, 1)
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
 
