@@ -16,7 +16,8 @@ ZSHCOMPDIR   := $(DESTDIR)$(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vend
 FISHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 # The guides (docs/*.md) and the images they show, installed beside README.md and protocol.md.
 GUIDES       := $(sort $(wildcard docs/*.md docs/*.png))
-UNIT_SED     := sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g'
+UNIT_SED     := sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g' \
+                    -e 's|@WEBDIR@|$(PREFIX)/share/swiped/web|g'
 RELEASE      := .build/release
 # Every release build links the Swift standard library and Foundation statically and carries no
 # RUNPATH: the binaries need only Debian's libraries, wherever they are installed (issue 35);
@@ -34,6 +35,11 @@ BENCH_DEBS   := $(BUILD_DEBS) redis-server
 BUILD_DEBS   += libpq-dev
 TEST_DEBS    += libpq-dev postgresql
 BENCH_DEBS   += libpq-dev postgresql
+# The web listener (issue 43): wslay for WebSocket frames, libcrypto (libssl-dev) for the
+# handshake's SHA-1 and base64 and the export's SHA-256.
+BUILD_DEBS   += libwslay-dev libssl-dev
+TEST_DEBS    += libwslay-dev libssl-dev
+BENCH_DEBS   += libwslay-dev libssl-dev
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
@@ -183,7 +189,7 @@ uninstall:
 	      $(SYSUSERSDIR)/swiped.conf $(MANDIR)/swiped.1 $(MANDIR)/swipectl.1 \
 	      $(BASHCOMPDIR)/swipectl $(ZSHCOMPDIR)/_swipectl $(FISHCOMPDIR)/swipectl.fish
 	rm -rf $(DOCDIR)
-	rm -rf $(WEBDIR) $(UNITDIR)/swiped-web.service
+	rm -rf $(WEBDIR) $(UNITDIR)/swiped-web.socket
 
 # Reliability tests, long variant: 100 SIGKILL cycles, a larger malformed-input corpus, longer
 # abuse runs (Tests/IntegrationTests/Reliability*Tests.swift).
@@ -240,37 +246,36 @@ tsan: deps-test
 clean:
 	rm -rf .build .build-asan .build-tsan
 
-# --- Web front end (issue 16) ----------------------------------------------------------------
-# `make web` starts the bridge next to `make run`'s daemon: websocketd on 127.0.0.1:$(WEB_PORT)
-# serves web/ and runs `socat - UNIX-CONNECT:$(RUN_SOCKET)` per WebSocket (one protocol line per
-# message). --origin admits only pages of this very address (a page of another site is refused:
-# cross-site WebSocket hijacking; --sameorigin would let DNS rebinding through); --maxforks caps
-# the WebSockets (each is one socat and one client of the daemon).
+# --- Web front end (issues 16 and 43) ---------------------------------------------------------
+# `make web` is `make run` with the daemon's web listener on: swiped itself serves web/ and its
+# WebSocket (GET /ws) on 127.0.0.1:$(WEB_PORT), every browser tab one client of its own (no
+# bridge, no process per tab). `make run` leaves the listener off (no TCP port unless asked):
+# run one or the other, they share the socket and the state. `web-built` starts what $(RELEASE)
+# holds (the web tests check its command line against their own, Tests/web/harness.py).
 # `make test-web` runs the page in headless Chromium (Tests/web, Python's unittest with Debian's
-# python3-selenium and chromedriver) against the debug build. Its accessibility check (issue 29)
-# runs axe-core from PyPI's axe-selenium-python, pinned, which the tests install on first use
-# into a virtual environment of their own, .build/web-venv (python3-venv; Debian's Python
-# refuses system-wide pip installs): the one download.
+# python3-selenium and chromedriver; nginx for the page behind a proxy) against the debug build.
+# Its accessibility check (issue 29) runs axe-core from PyPI's axe-selenium-python, pinned, which
+# the tests install on first use into a virtual environment of their own, .build/web-venv
+# (python3-venv; Debian's Python refuses system-wide pip installs): the one download.
 # `make screenshots` regenerates docs/*.png; `make bench` runs Benchmarks/web-bench.py.
-WEB_DEBS      := websocketd socat
-WEB_TEST_DEBS := $(WEB_DEBS) chromium chromium-driver python3-selenium python3-venv
+WEB_TEST_DEBS := chromium chromium-driver python3-selenium python3-venv nginx
 TEST_DEBS     += $(WEB_TEST_DEBS)
 BENCH_DEBS    += $(WEB_TEST_DEBS)
 WEB_PORT      ?= 8080
-WEB_MAXFORKS  ?= 64
+WEB_ARGS       = --web 127.0.0.1:$(WEB_PORT) --web-root web
 WEBDIR        := $(DESTDIR)$(PREFIX)/share/swiped/web
 PYTHON        := /usr/bin/python3
 
-.PHONY: web test-web screenshots install-web deps-web deps-web-test
+.PHONY: web web-built test-web screenshots install-web deps-web-test
 
-deps-web:      ; $(call ensure_debs,$(WEB_DEBS))
 deps-web-test: ; $(call ensure_debs,$(WEB_TEST_DEBS))
 
-web: deps-web
-	@echo "swiped web: open http://127.0.0.1:$(WEB_PORT)/ (the daemon of \`make run\`, $(RUN_SOCKET)); Ctrl-C stops it."
-	exec websocketd --address=127.0.0.1 --port=$(WEB_PORT) --staticdir=web \
-	    --origin=127.0.0.1:$(WEB_PORT),localhost:$(WEB_PORT) --maxforks=$(WEB_MAXFORKS) --loglevel=error \
-	    /usr/bin/socat - UNIX-CONNECT:$(RUN_SOCKET)
+web: release-bins
+	@$(MAKE) --no-print-directory web-built
+
+web-built:
+	@echo "swiped: open http://127.0.0.1:$(WEB_PORT)/ (socket $(RUN_SOCKET), state $(RUN_STATE)); Ctrl-C stops it."
+	exec $(RELEASE)/swiped --socket $(RUN_SOCKET) --state $(RUN_STATE) $(WEB_ARGS) $(ARGS)
 
 test-web: deps-web-test
 	$(SWIFT) build --product swiped
@@ -281,12 +286,13 @@ screenshots: deps-web-test
 	$(SWIFT) build --product swiped
 	SWIPED_BUILD_DIR=$$($(SWIFT) build --show-bin-path) $(PYTHON) Tests/web/screenshots.py docs
 
+# The page, and swiped-web.socket, which passes swiped.service its web socket (named "web"):
+# swiped.service runs with --web-root @WEBDIR@, this directory.
 install-web:
 	install -d $(WEBDIR) $(UNITDIR)
 	install -m 0644 web/index.html web/style.css web/app.js web/connection.js web/rows.js web/model.js $(WEBDIR)/
-	sed -e 's|@WEBDIR@|$(PREFIX)/share/swiped/web|g' -e 's|@DOCDIR@|$(PREFIX)/share/doc/swiped|g' \
-	    systemd/swiped-web.service > $(UNITDIR)/swiped-web.service
-	chmod 0644 $(UNITDIR)/swiped-web.service
+	$(UNIT_SED) systemd/swiped-web.socket > $(UNITDIR)/swiped-web.socket
+	chmod 0644 $(UNITDIR)/swiped-web.socket
 
 # --- Debian package (issue 35) ---------------------------------------------------------------
 # `make deb` builds ./swiped_VERSION_ARCH.deb with dpkg-buildpackage and debhelper (debian/;

@@ -8,8 +8,12 @@
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
 //   EventLog       <- CSQLite, Metrics (the writer thread's CommitMeters)
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
-//   HTTPScrape     the standard library only: the metrics listener's HTTP/1.1 requests, bounded,
-//                  as a state machine (bytes in, a decision out)
+//   HTTPScrape     the standard library only: the HTTP/1.1 request heads of the metrics and web
+//                  listeners, bounded, as state machines (bytes in, a decision out); the web
+//                  page's static files (paths, types, ETags) as decisions, no file system
+//   WebSocket      <- HTTPScrape, CWslay, CCrypto: the web listener's pure parts (issue 43): the
+//                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
+//                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   StoreCore      <- Movies: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
@@ -17,10 +21,10 @@
 //   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ, Metrics: `PostgresStore`
 //   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine, Metrics: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
-//                     SwipeEngine, Metrics, HTTPScrape, CSystemd: the I/O
+//                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
-//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres: the
-//                     subcommands backup, export, import and verify (issue 32)
+//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres, CCrypto:
+//                     the subcommands backup, export, import and verify (issue 32)
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (its state machine,
 //                  input parser, layout, frame diff, text widths, springs), no I/O and no clock
 //   swiped <- Daemon, DataTools, Wire; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine,
@@ -69,6 +73,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        // wslay ships no .pc file: its module map links it by name.
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
@@ -77,6 +86,7 @@ let package = Package(
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
+        .target(name: "WebSocket", dependencies: ["HTTPScrape", "CWslay", "CCrypto"], swiftSettings: strict),
         .target(
             name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"],
             swiftSettings: hotPath),
@@ -97,7 +107,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
-                "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape",
+                "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape", "WebSocket",
             ],
             swiftSettings: hotPath),
         .target(
@@ -106,7 +116,9 @@ let package = Package(
         // swiped backup|export|import|verify (issue 32).
         .target(
             name: "DataTools",
-            dependencies: ["EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres"],
+            dependencies: [
+                "EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres", "CCrypto",
+            ],
             swiftSettings: strict),
 
         // Thin executables.
@@ -171,6 +183,9 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTPScrapeTests", dependencies: ["HTTPScrape"], swiftSettings: strict),
         .testTarget(
+            name: "WebSocketTests", dependencies: ["WebSocket", "HTTPScrape", "CWslay"], swiftSettings: strict
+        ),
+        .testTarget(
             name: "WireTests",
             dependencies: ["Wire", "JSONCodec", "Movies", "SwipeEngine", "Metrics", "TestSupport"],
             swiftSettings: strict),
@@ -199,7 +214,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DataToolsTests", dependencies: ["DataTools", "EventLog", "Movies", "TestSupport"],
-            swiftSettings: strict),
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

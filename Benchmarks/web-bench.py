@@ -4,10 +4,12 @@
     Benchmarks/web-bench.py            # (make bench runs it) SWIPED_BUILD_DIR: default .build/release
     WEB_BENCH_SIZES=10000,100000 WEB_BENCH_BEFORE=<commit> WEB_BENCH_ROUNDS=2 Benchmarks/web-bench.py
 
-For each list length, one daemon on a fresh state gets its movies by pipelined `add`s, and two
-bridges serve it: this checkout's web/ ("now") and web/ as it was at WEB_BENCH_BEFORE ("before",
-default 127f0b6, the page before issue 33's virtualised list), checked out into a temporary
-directory. Each round measures both pages, one after the other, each in a fresh headless Chromium
+For each list length, one daemon on a fresh state gets its movies by pipelined `add`s and serves
+this checkout's web/ ("now") itself; web/ as it was at WEB_BENCH_BEFORE ("before", default
+127f0b6, the page before issue 33's virtualised list), checked out into a temporary directory, is
+served by a static file server of this script's, its WebSocket URL pointed at the daemon's `/ws`
+(that page predates the daemon's listener and opened its WebSocket at its own address), its origin
+let in with --web-origin. Each round measures both pages, one after the other, each in a fresh headless Chromium
 (500×900), and the table gives the median over the rounds of:
 
 - first rows: from navigation to the first frame painted with rows in the list (the `list` reply
@@ -37,13 +39,13 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "web"))
 os.environ.setdefault("SWIPED_BUILD_DIR", os.path.join(ROOT, ".build", "release"))
-from harness import WEB, Bridge, Children, Daemon, add_movies, browser, wait_until  # noqa: E402
+from harness import Children, Daemon, add_movies, browser, free_port, wait_until  # noqa: E402
 
 from selenium.webdriver.common.actions import interaction  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
@@ -163,7 +165,7 @@ def measure(url, movies, limit):
     beacon = Beacon()
     try:
         driver.set_script_timeout(120)
-        # A browser that runs already, whose connections to the bridge are warm: a file of the
+        # A browser that runs already, whose connections to the page's server are warm: a file of the
         # page first (not the page, which the page before takes minutes to leave at 100,000).
         driver.get(url + "style.css")
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
@@ -233,6 +235,30 @@ def median(values):
     return texts[0] if texts else None
 
 
+def serve_before(webdir, port, daemon_port):
+    """The page before on 127.0.0.1:port, from a thread of this process: its app.js opened the
+    WebSocket at its own address (websocketd's), pointed here at the daemon's /ws instead."""
+    app = os.path.join(webdir, "app.js")
+    with open(app) as f:
+        text = f.read()
+    old = "`${scheme}//${location.host}/`"
+    if old not in text:
+        raise RuntimeError(f"web-bench: the page before does not open its WebSocket as {old}: point it by hand")
+    with open(app, "w") as f:
+        f.write(text.replace(old, f"`${{scheme}}//127.0.0.1:{daemon_port}/ws`"))
+
+    class Files(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=webdir, **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Files)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def main():
     before_dir = tempfile.mkdtemp(prefix="swiped-web-before-")
     archive = subprocess.run(["git", "-C", ROOT, "archive", BEFORE, "web"], capture_output=True, check=True).stdout
@@ -247,19 +273,20 @@ def main():
         children = Children()
         directory = tempfile.mkdtemp(prefix="swiped-web-bench-")
         try:
-            daemon = Daemon(children, directory)
+            before_port = free_port()
+            daemon = Daemon(children, directory, ("--web-origin", f"http://127.0.0.1:{before_port}"))
+            before_server = serve_before(os.path.join(before_dir, "web"), before_port, daemon.port)
             started = time.monotonic()
             add_movies(daemon.socket, [f"Film {i:06d}" for i in range(1, movies - 10 + 1)])
             print(f"  {movies:,} movies: {movies - 10:,} pipelined adds in {time.monotonic() - started:.1f} s")
-            bridges = {"before": Bridge(children, daemon.socket, directory, webdir=os.path.join(before_dir, "web")),
-                       "now": Bridge(children, daemon.socket, directory, webdir=WEB)}
+            urls = {"before": f"http://127.0.0.1:{before_port}/", "now": daemon.url}
             results = {"before": [], "now": []}
             skip_before = False
             for _ in range(ROUNDS):
                 for name in ("before", "now"):  # interleaved
                     if name == "before" and skip_before:
                         continue
-                    figures = measure(bridges[name].url, movies, BEFORE_LIMIT if name == "before" else 60)
+                    figures = measure(urls[name], movies, BEFORE_LIMIT if name == "before" else 60)
                     results[name].append(figures)
                     if name == "before" and isinstance(figures["first"], str):
                         skip_before = True  # one page that never shows its rows is enough to know
@@ -276,6 +303,8 @@ def main():
                     failed += [g for g, v, bound in goals if not isinstance(v, (int, float)) or v > bound]
         finally:
             children.stop_all()
+            if "before_server" in locals():
+                before_server.shutdown()
             shutil.rmtree(directory, ignore_errors=True)
     shutil.rmtree(before_dir, ignore_errors=True)
     print()

@@ -74,8 +74,12 @@ function showRow(row, releaseVelocity) {
 }
 
 // --- The connection -----------------------------------------------------------------------------
-const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-const conn = new Connection(`${scheme}//${location.host}/`, { onHello, onEvent, onState });
+// The daemon's WebSocket is `ws` next to this page, resolved from the page's own address: a proxy
+// that serves the page under a prefix (https://example.org/swiped/) serves it there too. Its
+// scheme follows the page's (wss: under https:).
+const socketURL = new URL("ws", location.href);
+socketURL.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+const conn = new Connection(socketURL.href, { onHello, onEvent, onState });
 
 // A page kept in the back/forward cache leaves the daemon (others stop seeing its fingers); it
 // comes back as after a reconnect, catching up from its last seq.

@@ -1,5 +1,5 @@
-// One WebSocket to the bridge = one connection to the daemon (one swipe engine). Each message is
-// one protocol line. Requests get numeric ids; replies are matched by id (the daemon answers in
+// One WebSocket to the daemon = one connection to it (one swipe engine). Each message is one
+// protocol line. Requests get numeric ids; replies are matched by id (the daemon answers in
 // request order and echoes the id). Reconnects with backoff; the caller catches up on `open`.
 
 export class Connection {

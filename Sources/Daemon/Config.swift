@@ -5,6 +5,7 @@
 import StoreCore
 import StorePostgres
 import StoreSQLite
+import WebSocket
 import Wire
 
 #if canImport(Glibc)
@@ -36,7 +37,18 @@ public struct Config: Equatable, Sendable {
     public var logLevel: Priority = .info
     /// `--metrics ADDRESS:PORT`: serve `/metrics` and `/health` over HTTP on a TCP socket the
     /// daemon binds itself (a socket systemd passes as `metrics` is used instead, if any).
-    public var metrics: MetricsAddress?
+    public var metrics: ListenAddress?
+    /// `--web ADDRESS:PORT`, repeatable: the web listener's own TCP sockets (issue 43): the page
+    /// and its WebSocket (sockets systemd passes as `web` are served too).
+    public var web: [ListenAddress] = []
+    /// `--web-root DIR`: the page's files, served from memory (loaded at start and at SIGHUP).
+    public var webRoot: String?
+    /// `--web-origin ORIGIN`, repeatable: pages of these origins may open a WebSocket too (a
+    /// public name behind a proxy; OriginPolicy.swift says which are allowed without it).
+    public var webOrigins: [String] = []
+    /// `--web-ping SECONDS`: a WebSocket silent this long is pinged, and closed when it stays
+    /// silent as long again (0: never).
+    public var webPing: Int = 30
 
     public static let usage = """
         Usage: swiped [OPTIONS]
@@ -85,6 +97,16 @@ public struct Config: Equatable, Sendable {
                                  (GET /health) over HTTP on this TCP address, e.g.
                                  127.0.0.1:9464 or [::1]:9464 (default: none, unless
                                  systemd passes a socket named metrics)
+          --web ADDRESS:PORT     serve the web page and its WebSocket (GET /ws) over HTTP on
+                                 this TCP address, e.g. 127.0.0.1:8080 or [::1]:8080;
+                                 repeatable (default: none, unless systemd passes sockets
+                                 named web)
+          --web-root DIR         the web page's files (default: none: only the WebSocket)
+          --web-origin ORIGIN    pages of ORIGIN (https://name[:port], or name[:port] for
+                                 http and https) may open a WebSocket, beside the page's
+                                 own address; repeatable (for a public name behind a proxy)
+          --web-ping SECONDS     ping a WebSocket silent this long, close it when it stays
+                                 silent as long again (default 30; 0: never)
           --help                 print this text
           --version              print the version
 
@@ -179,12 +201,8 @@ public struct Config: Equatable, Sendable {
                     )
                 }
                 config.logLevel = level
-            case "--metrics":
-                guard let v = value(), let address = MetricsAddress(v) else {
-                    return .usageError(
-                        "--metrics needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
-                }
-                config.metrics = address
+            case "--metrics", "--web", "--web-root", "--web-origin", "--web-ping":
+                if let error = parseListener(argument, value(), into: &config) { return .usageError(error) }
             default:
                 return .usageError("unknown option '\(arguments[index])'")
             }
@@ -196,6 +214,40 @@ public struct Config: Equatable, Sendable {
         config.socketPath = socket ?? defaultSocketPath(nonEmpty)
         config.stateDirectory = state ?? defaultStateDirectory(nonEmpty)
         return .run(config)
+    }
+
+    /// The HTTP listeners' options: the metrics listener's, the web listener's (issue 43); a
+    /// usage error's message, or nil.
+    static func parseListener(_ option: String, _ value: String?, into config: inout Config) -> String? {
+        switch option {
+        case "--metrics":
+            guard let value, let address = ListenAddress(value) else {
+                return "--metrics needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464"
+            }
+            config.metrics = address
+        case "--web":
+            guard let value, let address = ListenAddress(value) else {
+                return "--web needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
+            }
+            if !config.web.contains(address) { config.web.append(address) }
+        case "--web-root":
+            guard let value, !value.isEmpty else { return "--web-root needs a directory" }
+            config.webRoot = value
+        case "--web-origin":
+            guard let value else { return "--web-origin needs an origin" }
+            do {
+                _ = try OriginPolicy(configured: [value])
+            } catch {
+                return "--web-origin: \(error)"
+            }
+            config.webOrigins.append(value)
+        default:  // --web-ping
+            guard let value, let seconds = Int(value), (0...86_400).contains(seconds) else {
+                return "--web-ping must be a whole number from 0 to 86400, not '\(value ?? "")'"
+            }
+            config.webPing = seconds
+        }
+        return nil
     }
 
     /// Without --socket: systemd's RuntimeDirectory=, then the user's runtime directory, then
@@ -225,9 +277,9 @@ public struct Config: Equatable, Sendable {
     }
 }
 
-/// `--metrics`: a numeric IPv4 or IPv6 address and a port (no host names: nothing is looked up
-/// at start).
-public struct MetricsAddress: Equatable, Sendable, CustomStringConvertible {
+/// `--metrics`, `--web`: a numeric IPv4 or IPv6 address and a port (no host names: nothing is
+/// looked up at start).
+public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
     public let host: String
     public let port: UInt16
     public let isIPv6: Bool

@@ -11,6 +11,8 @@ import Wire
 /// The connections now, by what they do (counted from the manager's tables when asked).
 struct ConnectionCounts: Equatable {
     var connected = 0
+    /// Of `connected`, over a WebSocket.
+    var websockets = 0
     var subscribers = 0
     var sharers = 0
     var watchers = 0
@@ -23,7 +25,7 @@ extension MetricsSnapshot {
     /// since the epoch (SystemClock).
     static func daemon(
         loop: LoopMetrics, commits: CommitMeters, connections: ConnectionCounts, store: Store, config: Config,
-        maxClients: Int, fileLimit: Int, startedMicroseconds: Int64, nowMicroseconds: Int64
+        maxClients: Int, fileLimit: Int, startedMicroseconds: Int64, nowMicroseconds: Int64, web: Web
     ) -> MetricsSnapshot {
         MetricsSnapshot(
             server: Server(
@@ -35,7 +37,7 @@ extension MetricsSnapshot {
                 subscribers: connections.subscribers, sharers: connections.sharers,
                 watchers: connections.watchers,
                 recorders: connections.recorders, writers: connections.writers, refused: loop.refused,
-                dropped: loop.dropped),
+                dropped: loop.dropped, websockets: connections.websockets),
             requests: loop.requestCounts, errors: loop.errorCounts,
             latency: loop.latencySnapshots,
             fanout: loop.fanout.snapshot(), commitDuration: commits.duration.snapshot(),
@@ -43,6 +45,7 @@ extension MetricsSnapshot {
             process: Process(
                 residentBytes: ProcessFigures.residentBytes(), openFiles: ProcessFigures.openFiles(),
                 maxClients: maxClients, maxQueueBytes: config.maxQueue, maxLineBytes: config.maxLine,
-                fileLimit: fileLimit))
+                fileLimit: fileLimit),
+            web: web)
     }
 }

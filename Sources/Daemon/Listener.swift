@@ -18,12 +18,15 @@ public struct Listener {
     public let boundPath: String?
     /// The socket systemd passed as `metrics` (swiped-metrics.socket), non-blocking, if any.
     public private(set) var metricsFD: Int32? = nil
+    /// The sockets systemd passed as `web` (swiped-web.socket), non-blocking.
+    public private(set) var webFDs: [Int32] = []
     /// What choosing among the passed sockets did, for the journal once it is open
     /// (`logPassedSockets`).
     private(set) var passedNotes: [(Priority, String, [(String, String)])] = []
 
     /// The protocol socket systemd passed, chosen by name (PassedSockets.swift), when it passed
-    /// any; the metrics socket is kept in `metricsFD`, sockets nobody uses are closed.
+    /// any; the metrics socket is kept in `metricsFD`, the web sockets in `webFDs`, sockets
+    /// nobody uses are closed.
     public static func fromSystemd() throws(ListenError) -> Listener? {
         var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
         let count = sd_listen_fds_with_names(1, &names)
@@ -73,6 +76,11 @@ public struct Listener {
             // The manager serves /metrics and /health on it (Server+Metrics.swift).
             listener.metricsFD = fds[m]
         }
+        for w in selection.webIndices {
+            try Listener.prepare(fds[w])
+            // The manager serves the page and its WebSocket on them (Server+Web.swift).
+            listener.webFDs.append(fds[w])
+        }
         listener.passedNotes = notes
         return listener
     }
@@ -95,11 +103,18 @@ public struct Listener {
     }
 
     /// A socket's own address, for the journal: a path, or an IPv4/IPv6 address and port.
-    static func localAddress(_ fd: Int32) -> String? {
+    static func localAddress(_ fd: Int32) -> String? { address(fd, peer: false) }
+
+    /// The address of a socket's peer (a browser's), for the journal.
+    static func peerAddress(_ fd: Int32) -> String? { address(fd, peer: true) }
+
+    private static func address(_ fd: Int32, peer: Bool) -> String? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let r = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length)
+            }
         }
         guard r == 0 else { return nil }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

@@ -64,51 +64,12 @@ final class MetricsServer {
     /// A listening TCP socket on `address` (`--metrics`), non-blocking, close-on-exec. Under the
     /// shipped unit (RestrictAddressFamilies=AF_UNIX) socket(2) fails with EAFNOSUPPORT: the
     /// socket unit (swiped-metrics.socket) is the way there.
-    static func bind(_ address: MetricsAddress) throws(SystemError) -> Int32 {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(
-            family,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let r: Int32
-        if address.isIPv6 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = address.port.bigEndian
-            _ = inet_pton(AF_INET6, address.host, &a.sin6_addr)
-            r = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = address.port.bigEndian
-            _ = inet_pton(AF_INET, address.host, &a.sin_addr)
-            r = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        guard r == 0 else {
-            let error = SystemError("bind \(address)")
-            Glibc.close(fd)
-            throw error
-        }
+    static func bind(_ address: ListenAddress) throws(SystemError) -> Int32 {
         // A burst of scrapers waits in the queue to be answered (503 past the 4 served) rather
         // than having its SYNs dropped while the queue is full, to be resent a second or more
         // later: with 16, a hundred at once made DaemonStatusTests' late ones served after
         // the first ones' 408, not refused.
-        guard listen(fd, 128) == 0 else {
-            let error = SystemError("listen \(address)")
-            Glibc.close(fd)
-            throw error
-        }
-        return fd
+        try TCPListen.bind(address, backlog: 128)
     }
 
     /// Stops accepting and closes every connection (the listening socket is the caller's).

@@ -1,5 +1,6 @@
 // Which socket systemd passed is which (sd_listen_fds_with_names(3)): the units name them with
-// `FileDescriptorName=`, `protocol` on swiped.socket and `metrics` on swiped-metrics.socket. The
+// `FileDescriptorName=`, `protocol` on swiped.socket, `metrics` on swiped-metrics.socket and
+// `web` on swiped-web.socket (one or several: a unit may listen on 127.0.0.1 and [::1]). The
 // protocol must never end up on the metrics socket's TCP address, where there are no peer
 // credentials and `--writers` would mean nothing; so the choice is by name, and the protocol
 // socket must be a listening AF_UNIX stream socket whatever its name says.
@@ -7,7 +8,7 @@
 // Unnamed and legacy sockets: with no LISTEN_FDNAMES (systemd-socket-activate without --fdname,
 // an older service manager) every socket is named "unknown"; a socket unit without
 // `FileDescriptorName=` (one installed before these names) passes its unit's name,
-// "swiped.socket". Any name but `protocol` and `metrics` is such an unnamed socket: when no
+// "swiped.socket". Any name but `protocol`, `metrics` and `web` is such an unnamed socket: when no
 // socket is named `protocol`, the first unnamed listening AF_UNIX stream socket is the protocol
 // socket, as the first socket was before names. Every other unnamed socket is closed, with a
 // warning (the unit passes something swiped does not use).
@@ -24,11 +25,14 @@ struct PassedSocket: Equatable {
 enum SocketNames {
     static let protocolName = "protocol"
     static let metricsName = "metrics"
+    static let webName = "web"
 
     struct Selection: Equatable {
         /// Indices into the passed sockets.
         var protocolIndex: Int
         var metricsIndex: Int?
+        /// The web listener's sockets.
+        var webIndices: [Int] = []
         /// Sockets nobody uses: closed, each with a warning.
         var unused: [Int]
     }
@@ -37,8 +41,9 @@ enum SocketNames {
         let named = { (name: String) in sockets.indices.filter { sockets[$0].name == name } }
         let protocols = named(protocolName)
         let metrics = named(metricsName)
+        let web = named(webName)
         let unnamed = sockets.indices.filter {
-            sockets[$0].name != protocolName && sockets[$0].name != metricsName
+            ![protocolName, metricsName, webName].contains(sockets[$0].name)
         }
         let all = sockets.map(\.name).joined(separator: ", ")
         guard protocols.count <= 1 else {
@@ -62,9 +67,13 @@ enum SocketNames {
         if let m = metrics.first, !sockets[m].isStreamListener {
             return fail("the socket systemd passed as 'metrics' is not a listening stream socket")
         }
+        if web.contains(where: { !sockets[$0].isStreamListener }) {
+            return fail("a socket systemd passed as 'web' is not a listening stream socket")
+        }
         return .success(
             Selection(
-                protocolIndex: chosen, metricsIndex: metrics.first, unused: unnamed.filter { $0 != chosen }))
+                protocolIndex: chosen, metricsIndex: metrics.first, webIndices: web,
+                unused: unnamed.filter { $0 != chosen }))
     }
 
     private static func fail(_ description: String) -> Result<Selection, ListenError> {

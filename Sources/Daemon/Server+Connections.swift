@@ -148,6 +148,7 @@ extension Server {
     // MARK: - Connection I/O
 
     func handleIO(_ c: Connection, events: UInt32) {
+        if let web = c.web { return handleWebIO(c, web, events: events) }
         if events & UInt32(EPOLLOUT.rawValue) != 0, let failure = flush(c) {
             return writeFailed(c, failure)
         }
@@ -184,6 +185,7 @@ extension Server {
     /// Writes as much of the session's output as the socket takes; the error that stopped it,
     /// if one did (the caller closes the connection: `writeFailed`).
     func flush(_ c: Connection) -> SystemError? {
+        if let web = c.web { return flushWeb(c, web) }
         while c.session.pendingOutput > 0 {
             let result = c.session.withPendingOutput { bytes -> Result<Int, SystemError> in
                 do throws(SystemError) {
@@ -243,6 +245,7 @@ extension Server {
             if let failure = flush(c) { return writeFailed(c, failure) }
             if c.session.pendingOutput > 0 { break }
         }
+        if let web = c.web { return afterWebWork(c, web) }
         if case .closed(let reason) = c.session.lifecycle { return drop(c, reason: reason.description) }
         var events: UInt32 = 0
         if c.session.wantsRead { events |= UInt32(EPOLLIN.rawValue) }
@@ -438,13 +441,14 @@ extension Server {
         }
         for timer in c.timers.values { timer.cancel() }
         c.timers.removeAll()
+        let transport = c.web.map { dropWeb(c, $0) }
         close(c.fd)
         journal.log(
             .info, "client disconnected",
             [
                 ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
                 ("REASON", reason), ("REQUESTS", "\(c.session.requests)"),
-            ])
+            ] + (transport ?? []))
         markStatusDirty()
         connectionGone()
         if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }

@@ -193,6 +193,7 @@ extension Server {
         for c in connections.values {
             if c.session.isRecording { counts.recorders += 1 }
             if c.session.config.mayWrite { counts.writers += 1 }
+            if c.web != nil { counts.websockets += 1 }
         }
         let store = MetricsSnapshot.Store(
             kind: self.store.storeKind, state: storeState, sinceMicroseconds: storeSince,
@@ -204,7 +205,7 @@ extension Server {
         return MetricsSnapshot.daemon(
             loop: sink.metrics, commits: commitMeters, connections: counts, store: store, config: config,
             maxClients: maxClients, fileLimit: files.soft, startedMicroseconds: startedMicroseconds,
-            nowMicroseconds: Self.wallMicroseconds())
+            nowMicroseconds: Self.wallMicroseconds(), web: webFigures())
     }
 
     /// `status` (fed to `c` while `perform` runs: the caller carries out its actions). Where

@@ -188,6 +188,8 @@ extension Server {
     /// How much of `bytes` the socket takes now: the rest is queued by the caller, and written
     /// when the socket has room. Nil when the write failed: then `c` is closed (`writeFailed`).
     private func writeNow(_ c: Connection, _ bytes: [UInt8]) -> Int? {
+        // A WebSocket's lines are framed: the event waits in its output like any other line.
+        guard c.web == nil else { return 0 }
         let result = bytes.withUnsafeBytes { raw -> Result<Int, SystemError> in
             do throws(SystemError) {
                 return .success(try writeNonBlocking(c.fd, raw))

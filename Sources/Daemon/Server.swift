@@ -3,6 +3,7 @@
 // Everything runs on the loop's thread; the only other thread is the store's writer, which talks
 // back through an eventfd.
 import CSystemd
+import HTTPScrape
 import JSONCodec
 import Metrics
 import Movies
@@ -10,6 +11,7 @@ import Session
 import StoreCore
 import StoreSQLite
 import SwipeEngine
+import WebSocket
 import Wire
 
 #if canImport(Glibc)
@@ -50,6 +52,16 @@ final class Server<S: StoreFigures> {
     /// The socket `--metrics` bound (nil: none, or systemd passed one).
     var boundMetricsFD: Int32?
     var metricsServer: MetricsServer?
+    // The web listener (Server+Web.swift).
+    /// The sockets `--web` bound (systemd's are the listener's `webFDs`).
+    var boundWebFDs: [Int32] = []
+    var webServer: WebServer?
+    /// The page's files (`--web-root`) and who may open a WebSocket (`--web-origin`).
+    var webSite = StaticSite()
+    var webPolicy = OriginPolicy()
+    var webCounts = WebCounts()
+    /// What loading the web root at start left out, logged once the journal's start line is out.
+    var webRootNotes: WebRoot.Loaded?
 
     var connections = SerialTable<Connection>()
     var nextClient: UInt64 = 1
@@ -155,11 +167,20 @@ final class Server<S: StoreFigures> {
                             : ""))
             }
         }
+        do throws(StartError) {
+            (boundWebFDs, webPolicy, webRootNotes) = try Self.bindWeb(config, passed: listener.webFDs)
+        } catch {
+            close(listener.fd)
+            if let fd = boundMetricsFD { close(fd) }
+            Self.removeSocketFile(listener, journal)
+            throw error
+        }
         do {
             store = try openStore(config, commitMeters)
         } catch {
             close(listener.fd)
             if let fd = boundMetricsFD { close(fd) }
+            for fd in boundWebFDs { close(fd) }
             Self.removeSocketFile(listener, journal)
             throw StartError("\(error)")
         }
@@ -167,6 +188,43 @@ final class Server<S: StoreFigures> {
     }
 
     deinit { readBuffer.deallocate() }
+
+    /// `--web`'s sockets, the origins and the page's files, before the store opens (a start that
+    /// fails on them writes nothing to it; the sockets bound are closed again). The sockets
+    /// systemd passed as `web` are served besides, not instead: each names its own address.
+    private static func bindWeb(_ config: Config, passed: [Int32]) throws(StartError)
+        -> (fds: [Int32], policy: OriginPolicy, root: WebRoot.Loaded?)
+    {
+        var fds: [Int32] = []
+        do throws(StartError) {
+            for address in config.web {
+                do {
+                    fds.append(try TCPListen.bind(address, backlog: 512))
+                } catch {
+                    throw StartError(
+                        "--web \(address): \(error)"
+                            + (error.errno == EAFNOSUPPORT
+                                ? " (TCP sockets are not allowed here, as under the shipped unit's RestrictAddressFamilies=AF_UNIX: use swiped-web.socket)"
+                                : ""))
+                }
+            }
+            let policy: OriginPolicy
+            do {
+                policy = try OriginPolicy(configured: config.webOrigins)
+            } catch {
+                throw StartError("--web-origin: \(error)")  // Config checked each already
+            }
+            guard let root = config.webRoot, !(passed + fds).isEmpty else { return (fds, policy, nil) }
+            do {
+                return (fds, policy, try WebRoot.load(root))
+            } catch {
+                throw StartError("--web-root \(error.description)")
+            }
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+    }
 
     /// Runs until SIGTERM/SIGINT (returns 0) or a fatal storage error (returns 1).
     func run() -> Int32 {
@@ -270,6 +328,12 @@ final class Server<S: StoreFigures> {
         // being drained).
         peerTimer = try loop.makeTimer(description: "peer-rows") { [unowned self] in flushPeerRows() }
         try startMetrics()
+        if let loaded = webRootNotes {
+            webSite = loaded.site
+            logSkipped(loaded)
+            webRootNotes = nil
+        }
+        try startWeb()
         if try loop.enableWatchdog() {
             journal.log(.debug, "watchdog enabled")
         }
@@ -344,6 +408,7 @@ final class Server<S: StoreFigures> {
                 ("WRITERS", config.writersGroup ?? "everyone"),
                 ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
             ])
+        reloadWebRoot()
         notify(Notify.ready(status: pacedStatusLine()))
     }
 
@@ -360,6 +425,7 @@ final class Server<S: StoreFigures> {
         listenSource?.cancel()
         listenSource = nil
         stopMetrics()
+        stopWeb()
         // Finish every commit in flight or queued, and answer the commands they carry.
         deliver(store.close())
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent

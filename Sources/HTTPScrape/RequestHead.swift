@@ -1,8 +1,9 @@
-// One HTTP/1.1 request head (RFC 9112), parsed strictly and only as far as the metrics listener
-// needs: the method, the path, the version and whether a Host was sent. Anything it cannot read
-// is `malformed` (400), never a guess. Pure: bytes in, a decision out.
+// One HTTP/1.1 request head (RFC 9112), parsed strictly, for the metrics listener (its two
+// routes) and the web listener (its files and its WebSocket handshake, which read header
+// lines): the method, the path, the version and the header lines. Anything it cannot read is
+// refused (400), never a guess. Pure: bytes in, a decision out.
 
-/// What the listener serves.
+/// What the metrics listener serves.
 public enum Route: Equatable, Sendable {
     /// `/metrics`: the Prometheus text format.
     case metrics
@@ -10,7 +11,7 @@ public enum Route: Equatable, Sendable {
     case health
 }
 
-/// A request the listener answers with its route (`head`: a HEAD request, headers only).
+/// A request the metrics listener answers with its route (`head`: a HEAD request, headers only).
 public struct ScrapeRequest: Equatable, Sendable {
     public let route: Route
     public let head: Bool
@@ -29,21 +30,96 @@ public enum HeadOutcome: Equatable, Sendable {
     case refuse(Status, reason: String, head: Bool)
 }
 
+/// One header line: its name in lowercase, its value without the spaces around it.
+public struct HeaderField: Equatable, Sendable {
+    public let name: String
+    public let value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A GET or HEAD request whose head is well-formed, as both listeners read it: what they decide
+/// on (the web listener's route, its files, its WebSocket handshake) and nothing else.
+public struct HTTPRequest: Equatable, Sendable {
+    /// A HEAD request (the answer has no body); else a GET.
+    public let head: Bool
+    /// The target's path, as sent (still percent-encoded), without its query: an origin-form
+    /// target as it is, an absolute-form one without its scheme and authority.
+    public let path: [UInt8]
+    /// HTTP/1.`minor`.
+    public let minor: UInt8
+    /// Every header line, in order.
+    public let fields: [HeaderField]
+
+    public init(head: Bool, path: [UInt8], minor: UInt8, fields: [HeaderField]) {
+        self.head = head
+        self.path = path
+        self.minor = minor
+        self.fields = fields
+    }
+
+    /// The values of the header lines named `name` (lowercase), in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The value of the one header line named `name`; nil when there is none or several.
+    public func value(_ name: String) -> String? {
+        let found = values(name)
+        return found.count == 1 ? found[0] : nil
+    }
+}
+
+/// Why a head is answered with an error: the status, and why (for the journal at debug).
+public struct Refusal: Equatable, Sendable, Error {
+    public let status: Status
+    public let reason: String
+    /// The request was a HEAD: the answer has no body.
+    public let head: Bool
+
+    public init(_ status: Status, _ reason: String, head: Bool) {
+        self.status = status
+        self.reason = reason
+        self.head = head
+    }
+}
+
 public enum RequestHead {
-    /// Parses a complete head: `bytes` holds its lines, the empty line that ends it included.
+    /// The metrics listener's decision on a complete head: `bytes` holds its lines, the empty
+    /// line that ends it included.
     public static func parse(_ bytes: ArraySlice<UInt8>) -> HeadOutcome {
+        let request: HTTPRequest
+        switch parseRequest(bytes) {
+        case .success(let r): request = r
+        case .failure(let refusal): return .refuse(refusal.status, reason: refusal.reason, head: refusal.head)
+        }
+        if request.path.elementsEqual("/metrics".utf8) {
+            return .request(ScrapeRequest(route: .metrics, head: request.head))
+        }
+        if request.path.elementsEqual("/health".utf8) {
+            return .request(ScrapeRequest(route: .health, head: request.head))
+        }
+        return .refuse(.notFound, reason: "unknown path", head: request.head)
+    }
+
+    /// A complete head read strictly (RFC 9112): a GET or HEAD request, or why not. Anything it
+    /// cannot read is a refusal (400), never a guess; a method other than GET and HEAD is 405.
+    public static func parseRequest(_ bytes: ArraySlice<UInt8>) -> Result<HTTPRequest, Refusal> {
         var lines = Lines(bytes)
         guard let requestLine = lines.next() else {
-            return .refuse(.badRequest, reason: "no request line", head: false)
+            return .failure(Refusal(.badRequest, "no request line", head: false))
         }
         let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            return .refuse(.badRequest, reason: "request line is not METHOD TARGET VERSION", head: false)
+            return .failure(Refusal(.badRequest, "request line is not METHOD TARGET VERSION", head: false))
         }
         let (method, target, version) = (parts[0], parts[1], parts[2])
         let isHead = method.elementsEqual("HEAD".utf8)
-        func refuse(_ status: Status, _ reason: String) -> HeadOutcome {
-            .refuse(status, reason: reason, head: isHead)
+        func refuse(_ status: Status, _ reason: String) -> Result<HTTPRequest, Refusal> {
+            .failure(Refusal(status, reason, head: isHead))
         }
         guard !method.isEmpty, method.allSatisfy(isTokenByte) else {
             return refuse(.badRequest, "bad method")
@@ -59,29 +135,37 @@ public enum RequestHead {
             return refuse(.badRequest, "request target is not an absolute path or an absolute URI")
         }
         var hosts = 0
+        var fields: [HeaderField] = []
         while let line = lines.next() {
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
                 line[line.startIndex..<colon].allSatisfy(isTokenByte),
                 line[(colon + 1)...].allSatisfy(isFieldValueByte)
             else { return refuse(.badRequest, "malformed header line") }
-            if asciiLowercased(line[line.startIndex..<colon]).elementsEqual("host".utf8) { hosts += 1 }
+            let name = String(decoding: asciiLowercased(line[line.startIndex..<colon]), as: UTF8.self)
+            if name == "host" { hosts += 1 }
+            fields.append(HeaderField(name: name, value: trimmed(line[(colon + 1)...])))
         }
         if lines.malformed { return refuse(.badRequest, "a bare CR in the head") }
         // RFC 9112, 3.2: a server must answer 400 to an HTTP/1.1 request with no Host or several.
-        let minor = version[version.startIndex + 7]
-        if hosts > 1 || (hosts == 0 && minor != UInt8(ascii: "0")) {
+        let minor = version[version.startIndex + 7] - UInt8(ascii: "0")
+        if hosts > 1 || (hosts == 0 && minor != 0) {
             return refuse(.badRequest, "HTTP/1.1 needs exactly one Host header")
         }
         guard isHead || method.elementsEqual("GET".utf8) else {
             return refuse(.methodNotAllowed, "only GET and HEAD")
         }
-        let path = origin.prefix { $0 != UInt8(ascii: "?") }
-        if path.elementsEqual("/metrics".utf8) {
-            return .request(ScrapeRequest(route: .metrics, head: isHead))
-        }
-        if path.elementsEqual("/health".utf8) { return .request(ScrapeRequest(route: .health, head: isHead)) }
-        return refuse(.notFound, "unknown path")
+        let path = Array(origin.prefix { $0 != UInt8(ascii: "?") })
+        return .success(HTTPRequest(head: isHead, path: path, minor: minor, fields: fields))
+    }
+
+    /// A field value without the spaces and tabs around it (RFC 9110, 5.5), as text (obs-text
+    /// bytes that are not UTF-8 become U+FFFD: no value the listeners compare holds any).
+    static func trimmed(_ value: ArraySlice<UInt8>) -> String {
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 }
+        guard let first = value.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = value.lastIndex(where: { !isSpace($0) })!
+        return String(decoding: value[first...last], as: UTF8.self)
     }
 
     /// The path and query of a request target: an origin-form target as it is, an absolute-form
@@ -89,7 +173,8 @@ public enum RequestHead {
     /// proxies send it) without its scheme and authority ("/" when it has no path). Nil for any
     /// other form (`*`, authority-form, a scheme that is not http or https). The authority is
     /// not checked against the listener's address: the metrics listener serves whoever reaches
-    /// its socket, whatever name they used.
+    /// its socket, whatever name they used (the web listener's handshake checks `Host` and
+    /// `Origin`, Sources/WebSocket/OriginPolicy.swift).
     static func originForm(_ target: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         if target.first == UInt8(ascii: "/") { return target }
         let lower = asciiLowercased(target.prefix(8))

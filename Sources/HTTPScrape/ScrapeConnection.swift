@@ -39,7 +39,7 @@ public struct ScrapeLimits: Equatable, Sendable {
     }
 }
 
-public struct ScrapeConnection: Sendable {
+public struct ScrapeConnection: HeadWaiting, Sendable {
     public enum Action: Equatable, Sendable {
         /// Wait for more bytes (or the deadline).
         case read
@@ -52,9 +52,8 @@ public struct ScrapeConnection: Sendable {
     }
 
     enum State: Equatable {
-        /// Reading the head; `scanned` bytes were searched for its end, the current line began at
-        /// `lineStart`.
-        case reading(scanned: Int, lineStart: Int)
+        /// Reading the head (into `reader`).
+        case reading
         /// A request was handed out; its response is awaited.
         case serving
         case writing(offset: Int)
@@ -62,7 +61,9 @@ public struct ScrapeConnection: Sendable {
     }
 
     public let limits: ScrapeLimits
-    var state = State.reading(scanned: 0, lineStart: 0)
+    var state = State.reading
+    var reader: HeadReader
+    /// The response being written.
     var buffer: [UInt8] = []
     /// Monotonic nanoseconds: when the timer should fire next.
     public private(set) var deadline: UInt64
@@ -79,6 +80,7 @@ public struct ScrapeConnection: Sendable {
         since = now
         self.serial = serial
         deadline = now &+ limits.headTimeout
+        reader = HeadReader(maxBytes: limits.headBytes)
     }
 
     /// Whether its head is still coming in: then it may be evicted for a new connection.
@@ -95,12 +97,7 @@ public struct ScrapeConnection: Sendable {
     /// flood of new connections evicts its own, stalest first; a scrape among them is answered
     /// in the time its head takes to arrive.
     public static func stalest(_ connections: some Sequence<ScrapeConnection>) -> Int? {
-        var best: (index: Int, since: UInt64, serial: UInt64)?
-        for (i, c) in connections.enumerated() where c.isReadingHead {
-            if let b = best, (b.since, b.serial) <= (c.since, c.serial) { continue }
-            best = (i, c.since, c.serial)
-        }
-        return best?.index
+        Stalest.index(connections)
     }
 
     /// Evicted for a newer connection (`stalest`): answered 408, as at its deadline.
@@ -119,29 +116,20 @@ public struct ScrapeConnection: Sendable {
     /// Bytes read from the peer; none: the peer closed its side.
     public mutating func received(_ bytes: some Collection<UInt8>, now: UInt64) -> Action {
         switch state {
-        case .reading(var scanned, var lineStart):
+        case .reading:
             if bytes.isEmpty {
                 state = .closed
                 return .close
             }
-            // Never keep more than one byte past the limit: that byte proves the head too long.
-            buffer.append(contentsOf: bytes.prefix(limits.headBytes + 1 - buffer.count))
-            while scanned < buffer.count {
-                let byte = buffer[scanned]
-                scanned += 1
-                guard byte == UInt8(ascii: "\n") else { continue }
-                let lineLength = scanned - 1 - lineStart
-                let empty = lineLength == 0 || (lineLength == 1 && buffer[lineStart] == UInt8(ascii: "\r"))
-                lineStart = scanned
-                if empty && scanned <= limits.headBytes && scanned > 2 {
-                    return decide(RequestHead.parse(buffer[0..<scanned]), now: now)
-                }
-            }
-            if buffer.count > limits.headBytes {
+            switch reader.append(bytes) {
+            case .more:
+                return .read
+            case .complete:
+                // One request per connection: what follows the head is never read.
+                return decide(RequestHead.parse(reader.bytes), now: now)
+            case .tooLarge:
                 return refuse(.headerFieldsTooLarge, "request head over \(limits.headBytes) bytes", now: now)
             }
-            state = .reading(scanned: scanned, lineStart: lineStart)
-            return .read
         case .serving:
             preconditionFailure("bytes received before the response to the request: \(state)")
         case .writing:

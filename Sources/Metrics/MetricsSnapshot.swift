@@ -19,11 +19,13 @@ public struct MetricsSnapshot: Equatable, Sendable {
     public var commitDuration: HistogramSnapshot
     public var eventsPerCommit: HistogramSnapshot
     public var process: Process
+    /// The web listener's refusals and close frames (issue 43).
+    public var web: Web
 
     public init(
         server: Server, store: Store, clients: Clients, requests: [LabelledCount], errors: [LabelledCount],
         latency: [HistogramSnapshot], fanout: HistogramSnapshot, commitDuration: HistogramSnapshot,
-        eventsPerCommit: HistogramSnapshot, process: Process
+        eventsPerCommit: HistogramSnapshot, process: Process, web: Web = Web()
     ) {
         precondition(latency.count == RequestClass.allCases.count, "\(latency.count) request classes")
         self.server = server
@@ -36,6 +38,7 @@ public struct MetricsSnapshot: Equatable, Sendable {
         self.commitDuration = commitDuration
         self.eventsPerCommit = eventsPerCommit
         self.process = process
+        self.web = web
     }
 
     public struct Server: Equatable, Sendable {
@@ -118,6 +121,8 @@ public struct MetricsSnapshot: Equatable, Sendable {
 
     public struct Clients: Equatable, Sendable {
         public var connected: Int
+        /// Of `connected`, those over a WebSocket (the web listener); the rest came over the Unix socket.
+        public var websockets: Int
         public var peak: Int
         public var subscribers: Int
         public var sharers: Int
@@ -128,12 +133,21 @@ public struct MetricsSnapshot: Equatable, Sendable {
         public var refused: UInt64
         public var dropped: UInt64
 
+        /// Connected now by transport: `unix`, `websocket`.
+        public var byTransport: [LabelledCount] {
+            [
+                LabelledCount("unix", UInt64(connected - websockets)),
+                LabelledCount("websocket", UInt64(websockets)),
+            ]
+        }
+
         public init(
             connected: Int, peak: Int, subscribers: Int, sharers: Int, watchers: Int, recorders: Int,
             writers: Int,
-            refused: UInt64, dropped: UInt64
+            refused: UInt64, dropped: UInt64, websockets: Int = 0
         ) {
             self.connected = connected
+            self.websockets = websockets
             self.peak = peak
             self.subscribers = subscribers
             self.sharers = sharers
@@ -178,5 +192,34 @@ public struct LabelledCount: Equatable, Sendable {
     public init(_ label: String, _ count: UInt64) {
         self.label = label
         self.count = count
+    }
+}
+
+extension MetricsSnapshot {
+    /// The web listener since start (issue 43), each list a closed set of labels in a fixed order,
+    /// zeros included (a dashboard's series exist before the first event).
+    public struct Web: Equatable, Sendable {
+        /// Requests refused before they became a WebSocket or a file, by reason (WebSocket's
+        /// WebRefusal, in its order: the daemon fills it).
+        public var refused: [LabelledCount]
+        /// Close frames sent, by code (`closeCodeLabels`).
+        public var closeCodes: [LabelledCount]
+
+        /// The codes counted one by one; a code the peer chose (wslay answers a close with its code)
+        /// is counted as `other`, so that a peer cannot grow the label set.
+        public static let closeCodeLabels = [
+            "1000", "1001", "1002", "1003", "1005", "1007", "1008", "1009", "1011", "1013", "other",
+        ]
+
+        /// `closeCodes`' label for `code`.
+        public static func closeCodeLabel(_ code: UInt16) -> String {
+            let text = String(code)
+            return closeCodeLabels.contains(text) ? text : "other"
+        }
+
+        public init(refused: [LabelledCount] = [], closeCodes: [LabelledCount] = []) {
+            self.refused = refused
+            self.closeCodes = closeCodes
+        }
     }
 }

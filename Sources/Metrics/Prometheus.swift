@@ -42,6 +42,7 @@ public enum Prometheus {
 
         store(&out, s.store)
         process(&out, s.process)
+        web(&out, s.web)
         return out.text
     }
 
@@ -58,6 +59,25 @@ public enum Prometheus {
             c.refused)
         out.counter(
             "swiped_clients_dropped_total", "Clients dropped as slow consumers since start.", c.dropped)
+        out.family(
+            "swiped_clients_by_transport", .gauge,
+            "Clients connected now, by transport: unix (the socket), websocket (the web listener).")
+        for t in c.byTransport {
+            out.sample("swiped_clients_by_transport", [("transport", t.label)], "\(t.count)")
+        }
+    }
+
+    private static func web(_ out: inout Exposition, _ w: MetricsSnapshot.Web) {
+        out.family(
+            "swiped_web_refused_total", .counter,
+            "Requests on the web listener refused before a WebSocket or a file, by reason, since start.")
+        for c in w.refused { out.sample("swiped_web_refused_total", [("reason", c.label)], "\(c.count)") }
+        out.family(
+            "swiped_web_close_frames_total", .counter,
+            "Close frames sent to WebSockets since start, by code (other: a code a peer chose).")
+        for c in w.closeCodes {
+            out.sample("swiped_web_close_frames_total", [("code", c.label)], "\(c.count)")
+        }
     }
 
     private static func store(_ out: inout Exposition, _ s: MetricsSnapshot.Store) {

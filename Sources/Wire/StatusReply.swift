@@ -37,6 +37,12 @@ extension Encode {
                         "eventsPerTransaction", object: { histogram(&$0, s.eventsPerCommit, seconds: false) })
                 })
             o.field("process", object: { process(&$0, s.process, detail: detail) })
+            o.field(
+                "web",
+                object: { o in
+                    o.field("refused", object: { counts(&$0, s.web.refused) })
+                    o.field("closeCodes", object: { counts(&$0, s.web.closeCodes) })
+                })
         }
         end(&out)
     }
@@ -81,6 +87,7 @@ extension Encode {
         o.field("writers", c.writers)
         o.field("refused", c.refused)
         o.field("dropped", c.dropped)
+        o.field("transports", object: { counts(&$0, c.byTransport) })
     }
 
     static func counts(_ o: inout JSONWriter, _ counts: [LabelledCount]) {

@@ -22,6 +22,7 @@ extension Schema {
                 "histograms of request to reply, by class, and of the fan-out"),
             ArgSpec("commits", .object("statusCommits"), required: true, "the store's transactions"),
             ArgSpec("process", .object("statusProcess"), required: true, "the process"),
+            ArgSpec("web", .object("statusWeb"), required: true, "the web listener"),
         ])
 
     static let statusServer = ObjectSpec(
@@ -72,6 +73,23 @@ extension Schema {
             ArgSpec("writers", .integer(min: 0), required: true, "that may change the shared state"),
             ArgSpec("refused", .integer(min: 0), required: true, "sent bye too-many-clients since start"),
             ArgSpec("dropped", .integer(min: 0), required: true, "sent bye slow-consumer since start"),
+            ArgSpec(
+                "transports", .any, required: true,
+                "connected now by transport: {\"unix\": n, \"websocket\": n} (the Unix socket, the web listener)"
+            ),
+        ])
+
+    static let statusWeb = ObjectSpec(
+        name: "statusWeb", summary: "the web listener, in a status (since start)",
+        fields: [
+            ArgSpec(
+                "refused", .any, required: true,
+                "requests refused before a WebSocket or a file, by reason: bad-request, method, too-large, timeout, evicted, not-found, origin, version, unavailable, busy"
+            ),
+            ArgSpec(
+                "closeCodes", .any, required: true,
+                "close frames sent to WebSockets, by code: \(MetricsSnapshot.Web.closeCodeLabels.joined(separator: ", ")) (other: a code the peer chose)"
+            ),
         ])
 
     static let statusLatency = ObjectSpec(
@@ -118,6 +136,6 @@ extension Schema {
 
     static let statusObjects = [
         status, statusServer, statusStore, statusClients, statusLatency, statusCommits, statusProcess,
-        histogram,
+        statusWeb, histogram,
     ]
 }

@@ -96,4 +96,26 @@ final class ConfigTests: XCTestCase {
             XCTAssertFalse(message.isEmpty)
         }
     }
+
+    /// The web listener's options (issue 43): --web repeats, --web-origin is checked at once.
+    func testWebOptions() throws {
+        let c = try XCTUnwrap(
+            config([
+                "--web", "127.0.0.1:8080", "--web=[::1]:8080", "--web", "127.0.0.1:8080", "--web-root", "web",
+                "--web-origin", "https://swiped.example.org", "--web-origin", "lan:8080", "--web-ping", "5",
+            ]))
+        XCTAssertEqual(c.web.map(\.description), ["127.0.0.1:8080", "[::1]:8080"])
+        XCTAssertEqual(c.webRoot, "web")
+        XCTAssertEqual(c.webOrigins, ["https://swiped.example.org", "lan:8080"])
+        XCTAssertEqual(c.webPing, 5)
+        XCTAssertEqual(try XCTUnwrap(config([])).webPing, 30)
+        for bad in [
+            ["--web", "localhost:8080"], ["--web-origin", "https://x/path"], ["--web-ping", "-1"],
+            ["--web-root", ""],
+        ] {
+            guard case .usageError = Config.parse(bad, environment: [:]) else {
+                return XCTFail("\(bad) was accepted")
+            }
+        }
+    }
 }

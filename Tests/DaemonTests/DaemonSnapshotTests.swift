@@ -21,13 +21,18 @@ final class DaemonSnapshotTests: XCTestCase {
         let s = MetricsSnapshot.daemon(
             loop: loop, commits: commits,
             connections: ConnectionCounts(
-                connected: 3, subscribers: 1, sharers: 0, watchers: 0, recorders: 0, writers: 3),
+                connected: 3, websockets: 1, subscribers: 1, sharers: 0, watchers: 0, recorders: 0, writers: 3
+            ),
             store: store, config: config, maxClients: 100, fileLimit: 164, startedMicroseconds: 1_000_000,
-            nowMicroseconds: 3_500_000)
+            nowMicroseconds: 3_500_000,
+            web: MetricsSnapshot.Web(
+                refused: [LabelledCount("origin", 2)], closeCodes: [LabelledCount("1000", 1)]))
         XCTAssertEqual(s.server.version, swipedVersion)
         XCTAssertEqual(s.server.pid, getpid())
         XCTAssertEqual(s.server.uptimeSeconds, 2.5)
         XCTAssertEqual(s.clients.connected, 3)
+        XCTAssertEqual(s.clients.byTransport, [LabelledCount("unix", 2), LabelledCount("websocket", 1)])
+        XCTAssertEqual(s.web.refused, [LabelledCount("origin", 2)])
         XCTAssertEqual(s.clients.peak, 7)
         XCTAssertEqual(s.clients.dropped, 2)
         XCTAssertEqual(s.requests.first { $0.label == "list" }?.count, 1)

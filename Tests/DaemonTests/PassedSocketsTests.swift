@@ -65,4 +65,20 @@ final class PassedSocketsTests: XCTestCase {
             error([socket("metrics", tcp), socket("other", tcp)]),
             "systemd passed no listening AF_UNIX stream socket for the protocol (passed: metrics, other)")
     }
+
+    /// Sockets named `web` (swiped-web.socket, one per ListenStream=) are the web listener's,
+    /// however many; never the protocol's, and each must be a listening stream socket.
+    func testWebSocketsAreTheWebListeners() {
+        XCTAssertEqual(
+            select([socket("web", tcp), socket("protocol", unix), socket("web", tcp), socket("metrics", tcp)]
+            ),
+            SocketNames.Selection(protocolIndex: 1, metricsIndex: 3, webIndices: [0, 2], unused: []))
+        XCTAssertEqual(
+            select([socket("web", unix), socket("swiped.socket", unix)]),
+            SocketNames.Selection(protocolIndex: 1, metricsIndex: nil, webIndices: [0], unused: []))
+        XCTAssertNotNil(error([socket("web", unix)]), "no protocol socket")
+        XCTAssertNotNil(
+            error([socket("protocol", unix), socket("web", (isUnixListener: false, isStreamListener: false))])
+        )
+    }
 }

@@ -30,3 +30,29 @@ final class SHA256Tests: XCTestCase {
         )
     }
 }
+
+/// SHA-256 moved from Swift to libcrypto (issue 43): an export written before, by the Swift
+/// SHA-256, still verifies (its trailer's checksum of the lines) and folds to the same digest as
+/// `swiped verify` printed then.
+final class ExportBeforeLibcryptoTests: XCTestCase {
+    func testAnExportWrittenBeforeStillVerifiesWithItsDigest() throws {
+        let folder = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
+        let path = folder.appendingPathComponent("export-before-libcrypto.jsonl").path
+        let verified = try Moves.readExport(try LineInput.open(path))
+        XCTAssertEqual(verified.seq, 15)
+        XCTAssertEqual(verified.events, 15)
+        // What `swiped verify` printed for this log with the Swift SHA-256.
+        XCTAssertEqual(
+            verified.digest, "sha256:4905b32bda3c4682b22cda3513687553ef403a88e262f484b75b16c3d9891e11")
+    }
+
+    /// A copy finishes on its own while the original goes on (the trailer's check does that).
+    func testACopyFinishesWhileTheOriginalGoesOn() {
+        var running = SHA256()
+        running.update(Array("ab".utf8))
+        var copy = running
+        XCTAssertEqual(SHA256.hex(digest: copy.finish()), SHA256.hex(Array("ab".utf8)))
+        running.update(Array("c".utf8))
+        XCTAssertEqual(SHA256.hex(digest: running.finish()), SHA256.hex(Array("abc".utf8)))
+    }
+}

@@ -91,9 +91,12 @@ final class InstallTests: XCTestCase {
 
         let units = "\(root)/usr/lib/systemd/system"
         let service = try String(contentsOfFile: "\(units)/swiped.service", encoding: .utf8)
-        XCTAssertTrue(service.contains("\nExecStart=/usr/bin/swiped $SWIPED_OPTS\n"), service)
+        XCTAssertTrue(
+            service.contains("\nExecStart=/usr/bin/swiped --web-root /usr/share/swiped/web $SWIPED_OPTS\n"),
+            service)
         XCTAssertFalse(service.contains("@BINDIR@"))
         XCTAssertFalse(service.contains("@DOCDIR@"))
+        XCTAssertFalse(service.contains("@WEBDIR@"))
         XCTAssertTrue(service.contains("file:///usr/share/doc/swiped/protocol.md"), service)
         XCTAssertEqual(
             try String(contentsOfFile: "\(units)/swiped.socket", encoding: .utf8),

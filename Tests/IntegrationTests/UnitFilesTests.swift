@@ -33,11 +33,14 @@ final class UnitFilesTests: XCTestCase {
         try dir.write(
             "swiped.service",
             service.replacingOccurrences(of: "@BINDIR@", with: bindir)
-                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
-        try dir.write(
-            "swiped.socket",
-            try String(contentsOfFile: "\(Self.unitDirectory)/swiped.socket", encoding: .utf8)
-                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
+                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped")
+                .replacingOccurrences(of: "@WEBDIR@", with: "/usr/share/swiped/web"))
+        for socket in ["swiped.socket", "swiped-web.socket"] {
+            try dir.write(
+                socket,
+                try String(contentsOfFile: "\(Self.unitDirectory)/\(socket)", encoding: .utf8)
+                    .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
+        }
         return dir
     }
 
@@ -48,7 +51,7 @@ final class UnitFilesTests: XCTestCase {
             analyze,
             [
                 "verify", "--man=no", "--generators=no", "--recursive-errors=no", dir.file("swiped.socket"),
-                dir.file("swiped.service"),
+                dir.file("swiped.service"), dir.file("swiped-web.socket"),
             ],
             environment: ["SYSTEMD_LOG_LEVEL": "notice", "SYSTEMD_LOG_COLOR": "0"], workingDirectory: dir.path
         )
@@ -128,9 +131,6 @@ final class UnitFilesTests: XCTestCase {
         guard Binaries.hasSystem("make"), Binaries.hasSystem("man") else {
             throw XCTSkip("make or man is not installed (Debian package man-db)")
         }
-        guard access("/usr/bin/websocketd", X_OK) == 0, access("/usr/bin/socat", X_OK) == 0 else {
-            throw XCTSkip("websocketd or socat is not installed (Debian packages websocketd, socat)")
-        }
         let destination = try TemporaryDirectory("swiped-verify")
         let build = URL(fileURLWithPath: try Binaries.swiped).deletingLastPathComponent().path
         _ = try Binaries.swipectl
@@ -150,7 +150,7 @@ final class UnitFilesTests: XCTestCase {
             analyze,
             [
                 "verify", "--generators=no", "--recursive-errors=no", "\(units)/swiped.socket",
-                "\(units)/swiped.service", "\(units)/swiped-web.service",
+                "\(units)/swiped.service", "\(units)/swiped-web.socket",
             ],
             environment: [
                 "MANPATH": destination.file("usr/share/man"), "SYSTEMD_LOG_LEVEL": "notice",
@@ -224,83 +224,20 @@ final class UnitFilesTests: XCTestCase {
         return result
     }
 
-    // MARK: swiped-web.service (issue 16): websocketd serving web/ and bridging to the socket.
+    // MARK: swiped-web.socket (issue 43): the web listener's socket, passed to swiped.service.
 
-    /// A copy of swiped-web.service with @WEBDIR@ and @DOCDIR@ replaced, as `make install` does.
-    private func installedWebUnit() throws -> TemporaryDirectory {
-        guard access("/usr/bin/websocketd", X_OK) == 0, access("/usr/bin/socat", X_OK) == 0 else {
-            throw XCTSkip("websocketd or socat is not installed (Debian packages websocketd, socat)")
-        }
-        let dir = try TemporaryDirectory("swiped-web-unit")
-        let unit = try String(contentsOfFile: "\(Self.unitDirectory)/swiped-web.service", encoding: .utf8)
-        try dir.write(
-            "swiped-web.service",
-            unit.replacingOccurrences(of: "@WEBDIR@", with: "/usr/share/swiped/web")
-                .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/swiped"))
-        return dir
-    }
-
-    func testWebUnitPassesVerify() throws {
-        let dir = try installedWebUnit()
-        let result = try Subprocess.run(
-            analyze,
-            [
-                "verify", "--man=no", "--generators=no", "--recursive-errors=no",
-                dir.file("swiped-web.service"),
-            ],
-            environment: ["SYSTEMD_LOG_LEVEL": "notice", "SYSTEMD_LOG_COLOR": "0"], workingDirectory: dir.path
-        )
-        XCTAssertEqual(result.status, .exited(0), result.standardError)
-        XCTAssertEqual(result.standardOutput + result.standardError, "", "systemd-analyze verify complained")
-    }
-
-    func testWebUnitSecurityExposureIsAtMostOnePointFive() throws {
-        let dir = try installedWebUnit()
-        let threshold = Int(Self.maximumExposure * 10)
-        let result = try Subprocess.run(
-            analyze,
-            [
-                "security", "--offline=true", "--threshold=\(threshold)", "--no-pager",
-                dir.file("swiped-web.service"),
-            ],
-            environment: ["SYSTEMD_COLORS": "0"], workingDirectory: dir.path)
-        let output = result.standardOutput + result.standardError
-        let exposure = try XCTUnwrap(Self.overallExposure(output), "no overall exposure in:\n\(output)")
-        XCTAssertLessThanOrEqual(exposure, Self.maximumExposure, output)
-        XCTAssertEqual(result.status, .exited(0), "over --threshold=\(threshold):\n\(output)")
-    }
-
-    func testWebUnitSaysWhatTheIssueAsks() throws {
-        let web = try Self.settings("swiped-web.service")
+    func testWebSocketUnitSaysWhatTheIssueAsks() throws {
+        let web = try Self.settings("swiped-web.socket")
         for (key, value) in [
-            "DynamicUser": "yes", "SupplementaryGroups": "swiped", "CapabilityBoundingSet": "",
-            "NoNewPrivileges": "yes", "ProtectSystem": "strict", "IPAddressDeny": "any",
-            "IPAddressAllow": "localhost", "Restart": "on-failure",
+            "ListenStream": "127.0.0.1:8080", "FileDescriptorName": "web", "Service": "swiped.service",
+            "Accept": "no", "WantedBy": "sockets.target",
         ] {
             XCTAssertEqual(web[key], [value], key)
         }
-        XCTAssertNil(web["PrivateUsers"], "PrivateUsers= would hide the bridge's uid from --writers")
-        let exec = try XCTUnwrap(web["ExecStart"]?.first)
-        let words = exec.split(separator: " ").map(String.init)
-        XCTAssertEqual(words.first, "/usr/bin/websocketd")
-        for flag in [
-            "--address=127.0.0.1", "--staticdir=@WEBDIR@", "--origin=${SWIPED_WEB_ORIGIN}",
-            "--maxforks=${SWIPED_WEB_MAXFORKS}",
-        ] {
-            XCTAssertTrue(words.contains(flag), "\(flag) in \(exec)")
-        }
-        XCTAssertFalse(words.contains("--sameorigin"), "--origin, not --sameorigin: DNS rebinding")
-        // Each WebSocket runs socat to the socket swiped.socket listens on.
-        let socket = try XCTUnwrap(try Self.settings("swiped.socket")["ListenStream"]?.first)
-        XCTAssertEqual(Array(words.suffix(3)), ["/usr/bin/socat", "-", "UNIX-CONNECT:\(socket)"])
-        // The origins and the fork limit are set, never "any".
-        let environment = Dictionary(
-            (web["Environment"] ?? []).map { line -> (String, String) in
-                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-                return (parts[0], parts.count > 1 ? parts[1] : "")
-            }, uniquingKeysWith: { $1 })
-        let port = try XCTUnwrap(environment["SWIPED_WEB_PORT"])
-        XCTAssertEqual(environment["SWIPED_WEB_ORIGIN"], "127.0.0.1:\(port),localhost:\(port)")
-        XCTAssertGreaterThan(Int(environment["SWIPED_WEB_MAXFORKS"] ?? "") ?? 0, 0)
+        // The service reads the installed page, and the web listener is the daemon's own: no
+        // bridge unit is left.
+        let exec = try XCTUnwrap(try Self.settings("swiped.service")["ExecStart"]?.first)
+        XCTAssertTrue(exec.hasPrefix("@BINDIR@/swiped --web-root @WEBDIR@ "), exec)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(Self.unitDirectory)/swiped-web.service"))
     }
 }

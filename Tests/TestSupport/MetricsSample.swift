@@ -36,7 +36,7 @@ public enum MetricsSample {
                 location: location ?? .sqlite(path: "/var/lib/private/swiped/events.sqlite3", bytes: 98_304)),
             clients: .init(
                 connected: 5, peak: loop.peakClients, subscribers: 2, sharers: 1, watchers: 1, recorders: 0,
-                writers: 5, refused: 0, dropped: 1),
+                writers: 5, refused: 0, dropped: 1, websockets: 2),
             requests: ops.indices.map { LabelledCount(ops[$0], loop.requests($0)) },
             errors: codes.indices.map { LabelledCount(codes[$0], loop.errors($0)) },
             latency: [loop.drag.snapshot(), loop.read.snapshot(), loop.mutation.snapshot()],
@@ -44,6 +44,15 @@ public enum MetricsSample {
             eventsPerCommit: events.snapshot(),
             process: .init(
                 residentBytes: 12_345_678, openFiles: 17, maxClients: 65_472, maxQueueBytes: 1 << 20,
-                maxLineBytes: 65_536, fileLimit: 65_536))
+                maxLineBytes: 65_536, fileLimit: 65_536),
+            web: .init(
+                refused: [
+                    "bad-request", "method", "too-large", "timeout", "evicted", "not-found", "origin",
+                    "version",
+                    "unavailable", "busy",
+                ].map { LabelledCount($0, $0 == "origin" ? 2 : $0 == "not-found" ? 1 : 0) },
+                closeCodes: MetricsSnapshot.Web.closeCodeLabels.map {
+                    LabelledCount($0, $0 == "1000" ? 3 : $0 == "1001" ? 1 : 0)
+                }))
     }
 }

@@ -39,7 +39,7 @@ final class HelpTests: XCTestCase {
                 "movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport",
                 "status",
                 "statusServer", "statusStore", "statusClients", "statusLatency", "statusCommits",
-                "statusProcess",
+                "statusProcess", "statusWeb",
                 "histogram",
             ])
         XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "movie", "row", "peer-row"])

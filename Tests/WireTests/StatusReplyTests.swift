@@ -47,7 +47,10 @@ final class StatusReplyTests: XCTestCase {
         let status = try XCTUnwrap(o["status"]?.objectValue)
         XCTAssertEqual(
             status.keys,
-            ["server", "store", "clients", "requests", "errors", "latency", "commits", "process"])
+            ["server", "store", "clients", "requests", "errors", "latency", "commits", "process", "web"])
+        let web = try XCTUnwrap(status["web"]?.objectValue)
+        XCTAssertEqual(web["refused"]?.objectValue?["origin"]?.numberValue?.int, 2)
+        XCTAssertEqual(web["closeCodes"]?.objectValue?.keys, MetricsSnapshot.Web.closeCodeLabels)
         let server = try XCTUnwrap(status["server"]?.objectValue)
         XCTAssertEqual(server.keys, ["version", "protocol", "pid", "started", "uptime"])
         XCTAssertEqual(server["started"]?.stringValue, "2025-12-03T09:00:00.000000Z")
@@ -59,6 +62,8 @@ final class StatusReplyTests: XCTestCase {
         let clients = try XCTUnwrap(status["clients"]?.objectValue)
         XCTAssertEqual(clients["connected"]?.numberValue?.int, 5)
         XCTAssertEqual(clients["dropped"]?.numberValue?.int, 1)
+        XCTAssertEqual(clients["transports"]?.objectValue?["websocket"]?.numberValue?.int, 2)
+        XCTAssertEqual(clients["transports"]?.objectValue?["unix"]?.numberValue?.int, 3)
         let requests = try XCTUnwrap(status["requests"]?.objectValue)
         XCTAssertEqual(requests.keys, Self.ops)
         XCTAssertEqual(requests["toggle-watched"]?.numberValue?.int, 20)

@@ -59,7 +59,9 @@ for binary in swiped swipectl; do
     fi
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libc6 libsystemd0 libsqlite3-0 libpq5; do
+# libwslay1 (WebSocket frames) and libssl3 (libcrypto: the handshake's SHA-1 and base64, the
+# export's SHA-256) since the daemon serves the web page itself (issue 43).
+for library in libc6 libsystemd0 libsqlite3-0 libpq5 libwslay1 libssl3; do
     grep -q "$library" <<< "$depends" || fail "Depends lacks $library: $depends"
 done
 grep -q 'swift' <<< "$depends" && fail "Depends names a Swift package: $depends"

@@ -55,17 +55,17 @@ expect "apt-get install ./$(basename "$deb") (postinst without a running systemd
     apt-get install -y -qq "./$(basename "$deb")"
 [ "$(dpkg-query -W -f='${Status} ${Version}' swiped)" = "install ok installed $version" ] &&
     ok "swiped $version configured" || fail "dpkg says: $(dpkg-query -W -f='${Status} ${Version}' swiped)"
-for package in websocketd socat bash-completion; do
+for package in socat bash-completion; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' &&
         ok "$package installed (Recommends)" || fail "$package not installed (Recommends)"
 done
 expect "groups swiped and swiped-writers (sysusers.d)" getent group swiped swiped-writers
 [ -L /etc/systemd/system/sockets.target.wants/swiped.socket ] && ok "swiped.socket enabled" ||
     fail "swiped.socket not enabled"
-if find /etc/systemd/system -name 'swiped.service' -o -name 'swiped-web.service' | grep -q .; then
-    fail "a service is enabled: $(find /etc/systemd/system -name 'swiped*.service')"
+if find /etc/systemd/system -name 'swiped.service' -o -name 'swiped-web.socket' -o -name 'swiped-metrics.socket' | grep -q .; then
+    fail "enabled, and should not be: $(find /etc/systemd/system -name 'swiped.service' -o -name 'swiped-*.socket')"
 else
-    ok "swiped.service and swiped-web.service not enabled"
+    ok "swiped.service, swiped-web.socket and swiped-metrics.socket not enabled"
 fi
 [ "$(swiped --version)" = "swiped $version" ] && ok "swiped --version" ||
     fail "swiped --version: $(swiped --version 2>&1)"
@@ -74,15 +74,15 @@ swipectl --help | grep -q '^Usage: swipectl' && ok "swipectl --help" || fail "sw
 # The installed units, as systemd would load them (man: links checked with man-db, the
 # binaries they run present).
 verify=$(SYSTEMD_LOG_COLOR=0 systemd-analyze verify /lib/systemd/system/swiped.socket \
-    /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.service 2>&1)
+    /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.socket 2>&1)
 [ $? = 0 ] && [ -z "$verify" ] && ok "systemd-analyze verify of the installed units: clean" ||
     fail "systemd-analyze verify: $verify"
 # What docs/running.md says to run on a server without man-db: all but the man: links.
 verify=$(SYSTEMD_LOG_COLOR=0 systemd-analyze verify --man=no /lib/systemd/system/swiped.socket \
-    /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.service 2>&1)
+    /lib/systemd/system/swiped.service /lib/systemd/system/swiped-web.socket 2>&1)
 [ $? = 0 ] && [ -z "$verify" ] && ok "systemd-analyze verify --man=no of the installed units: clean" ||
     fail "systemd-analyze verify --man=no: $verify"
-for unit in swiped.service swiped-web.service; do
+for unit in swiped.service; do
     score=$(SYSTEMD_COLORS=0 systemd-analyze security --offline=true --no-pager "/lib/systemd/system/$unit" 2>&1 |
         sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
     [ -n "$score" ] && ok "systemd-analyze security $unit: $score" || fail "no security score for $unit"

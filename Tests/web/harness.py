@@ -1,4 +1,5 @@
-"""The real programs the web tests run: swiped, websocketd (the bridge) and headless Chromium.
+"""The real programs the web tests run: swiped (serving the page and its WebSocket itself) and
+headless Chromium.
 
 Every child is started with subprocess.Popen and always waited for (PID 1 here does not reap
 orphans): `Children` kills what is still running and waits, also when a test fails.
@@ -6,8 +7,6 @@ orphans): `Children` kills what is still running and waits, also when a test fai
 import base64
 import json
 import os
-import pwd
-import grp
 import signal
 import socket
 import struct
@@ -22,8 +21,6 @@ WEB = os.path.join(ROOT, "web")
 EXTRA = os.environ.get("WEB_EXTRA", "").split()
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-WEBSOCKETD = "/usr/bin/websocketd"
-SOCAT = "/usr/bin/socat"
 
 
 def build_dir():
@@ -93,13 +90,18 @@ class Children:
 
 
 class Daemon:
-    """swiped on a socket and state of its own, in `directory`."""
+    """swiped on a socket and state of its own, in `directory`, and (unless `web` is false) its web
+    listener on a free port of 127.0.0.1 serving `webdir`, as `make web` runs it (`web_command`):
+    `url` is the page, `origin` its origin."""
 
-    def __init__(self, children, directory, args=(), durability="normal"):
+    def __init__(self, children, directory, args=(), durability="normal", web=True, webdir=WEB):
         self.children = children
         self.socket = os.path.join(directory, "swiped.sock")
         self.state = os.path.join(directory, "state")
-        self.args = list(args) + ["--durability", durability]
+        self.port = free_port() if web else None
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + "/"
+        self.args = (web_arguments(self.port, webdir) if web else []) + list(args) + ["--durability", durability]
         self.log = open(os.path.join(directory, "swiped.log"), "ab")
         children.files.append(self.log)
         self.process = None
@@ -219,46 +221,17 @@ def add_movies(socket_path, titles):
         assert not failure, failure
 
 
-class Bridge:
-    """websocketd serving web/ and running socat to the daemon's socket per WebSocket, as `make web`."""
-
-    def __init__(self, children, daemon_socket, directory, user=None, webdir=WEB):
-        self.port = free_port()
-        self.origin = f"http://127.0.0.1:{self.port}"
-        self.url = self.origin + "/"
-        self.log = open(os.path.join(directory, f"websocketd-{self.port}.log"), "ab")
-        children.files.append(self.log)
-        kwargs = {}
-        if user is not None:
-            entry = pwd.getpwnam(user)
-            groups = [g.gr_gid for g in grp.getgrall() if user in g.gr_mem]
-            kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": groups}
-        self.process = children.start(bridge_command(self.port, daemon_socket, webdir),
-                                      stdout=self.log, stderr=self.log, **kwargs)
-        wait_until(self._listens, what="websocketd to listen")
-
-    def _listens(self):
-        if self.process.poll() is not None:
-            raise AssertionError(f"websocketd exited with {self.process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-            return True
-        except OSError:
-            return False
+def web_arguments(port, webdir):
+    """The daemon's web listener as `make web` runs it (Makefile: WEB_ARGS): the page's files from
+    `webdir`, the page and its WebSocket on 127.0.0.1:port."""
+    return ["--web", f"127.0.0.1:{port}", "--web-root", webdir]
 
 
-def bridge_command(port, daemon_socket, webdir):
-    """The command line `make web` and swiped-web.service use (Makefile, systemd/swiped-web.service)."""
-    return [WEBSOCKETD, "--address=127.0.0.1", f"--port={port}", f"--staticdir={webdir}",
-            f"--origin=127.0.0.1:{port},localhost:{port}", "--maxforks=64", "--loglevel=error",
-            SOCAT, "-", f"UNIX-CONNECT:{daemon_socket}"]
-
-
-def websocket_handshake(port, origin):
-    """Opens a WebSocket to 127.0.0.1:port with this Origin; returns the HTTP status code."""
+def websocket_handshake(port, origin, host=None):
+    """Opens a WebSocket to 127.0.0.1:port/ws with this Origin (and Host); returns the HTTP status."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         key = base64.b64encode(os.urandom(16)).decode()
-        s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        s.sendall((f"GET /ws HTTP/1.1\r\nHost: {host or f'127.0.0.1:{port}'}\r\nUpgrade: websocket\r\n"
                    f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
                    f"Origin: {origin}\r\n\r\n").encode())
         data = b""

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Bridge, Children, Daemon, browser, wait_until  # noqa: E402
+from harness import Children, Daemon, browser, wait_until  # noqa: E402
 from test_web import Page  # noqa: E402
 
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -30,10 +30,9 @@ def main(out):
         daemon.swipectl("toggle-watched", "matrix")
         daemon.swipectl("toggle-friends", "matrix")
         daemon.swipectl("toggle-watched", "seven")
-        bridge = Bridge(children, daemon.socket, directory)
         driver = browser(500, 760)
         try:
-            page = Page(driver, bridge.url)
+            page = Page(driver, daemon.url)
             page.load()
             wait_until(lambda: page.has_flag("matrix", "person.3"), what="the marks")
             time.sleep(0.3)

@@ -1,10 +1,12 @@
-"""The web front end in a real browser: swiped + websocketd + headless Chromium (issue 16's tests).
+"""The web front end in a real browser: swiped (serving the page and its WebSocket, issue 43) +
+headless Chromium (issue 16's tests).
 
 Run by `make test-web` (part of `make test`), or: /usr/bin/python3 -m unittest -v Tests/web/test_web.py
 """
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -13,8 +15,8 @@ import unicodedata
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (ROOT, WEB, Bridge, Children, Daemon, add_movies, axe, bridge_command, browser, build_dir, click_undo,  # noqa: E402
-                     pixel, png_pixels, wait_until, websocket_handshake)
+from harness import (ROOT, WEB, Children, Daemon, add_movies, axe, browser, build_dir, click_undo, free_port,  # noqa: E402
+                     pixel, png_pixels, wait_until, web_arguments, websocket_handshake)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -109,9 +111,8 @@ class Page:
 
 
 class WebTestCase(unittest.TestCase):
-    """A daemon, a bridge and a browser for the whole class; the page is loaded again per test."""
+    """A daemon (serving the page) and a browser for the whole class; the page is loaded again per test."""
     daemon_args = ()
-    bridge_user = None
     window = WINDOW
     scrollbars = False
 
@@ -125,12 +126,11 @@ class WebTestCase(unittest.TestCase):
         except BaseException:
             cls.children.stop_all()
             raise
-        cls.page = Page(cls.driver, cls.bridge.url)
+        cls.page = Page(cls.driver, cls.daemon.url)
 
     @classmethod
     def start_servers(cls):
         cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args)
-        cls.bridge = Bridge(cls.children, cls.daemon.socket, cls.directory)
 
     @classmethod
     def tearDownClass(cls):
@@ -389,7 +389,7 @@ class WebPageTests(WebTestCase):
         self.driver.switch_to.new_window("window")
         second = self.driver.current_window_handle
         try:
-            other = Page(self.driver, self.bridge.url)
+            other = Page(self.driver, self.daemon.url)
             other.load()
             other.drag("pulp_fiction", 300, kind="mouse")
             wait_until(lambda: other.has_flag("pulp_fiction", "eye"), what="the second page's own change")
@@ -556,7 +556,7 @@ class RecordAndShareTests(WebTestCase):
         self.driver.switch_to.new_window("window")
         second = self.driver.current_window_handle
         self.driver.set_window_size(400, 700)
-        watcher = Page(self.driver, self.bridge.url)
+        watcher = Page(self.driver, self.daemon.url)
         try:
             watcher.load()
             scale = watcher.list_width() / sharer_width
@@ -1279,37 +1279,29 @@ class BigListTests(WebTestCase):
 
 class ForeignOriginTests(WebTestCase):
     def test_a_websocket_from_a_foreign_origin_is_refused(self):
-        port = self.bridge.port
-        self.assertEqual(websocket_handshake(port, self.bridge.origin), 101)
-        self.assertEqual(websocket_handshake(port, f"http://localhost:{port}"), 101)
+        port = self.daemon.port
+        self.assertEqual(websocket_handshake(port, self.daemon.origin), 101)
+        self.assertEqual(websocket_handshake(port, f"http://localhost:{port}", host=f"localhost:{port}"), 101)
         for origin in ("http://evil.example", f"http://evil.example:{port}", "http://127.0.0.1:1", "null"):
             self.assertEqual(websocket_handshake(port, origin), 403, origin)
+        # DNS rebinding: a name that resolves here, whose page's Origin and Host agree.
+        self.assertEqual(websocket_handshake(port, f"http://evil.example:{port}", host=f"evil.example:{port}"), 403)
 
 
-def ensure_reader():
-    """A user outside the writers group (the Swift integration tests' TestUsers, made here too)."""
+def ensure_writers_group():
+    """The group the Swift integration tests' TestUsers use as --writers, made here too."""
     if subprocess.run(["getent", "group", "swiped-it-writers"], capture_output=True).returncode != 0:
         subprocess.run(["groupadd", "--system", "swiped-it-writers"], check=True)
-    if subprocess.run(["id", "swiped-it-reader"], capture_output=True).returncode != 0:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        "swiped-it-reader"], check=True)
-    groups = subprocess.run(["id", "-nG", "swiped-it-reader"], capture_output=True, text=True).stdout.split()
-    assert "swiped-it-writers" not in groups, groups
 
 
 class ReadOnlyTests(WebTestCase):
-    """The bridge runs as a non-root user outside the daemon's --writers group."""
+    """With --writers set, a WebSocket never writes (a browser has no uid the daemon could check)."""
     daemon_args = ("--writers", "swiped-it-writers")
 
     @classmethod
     def start_servers(cls):
-        ensure_reader()
-        os.chmod(cls.directory, 0o755)
-        cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args)
-        os.chmod(cls.daemon.socket, 0o666)
-        webdir = os.path.join(cls.directory, "web")
-        shutil.copytree(WEB, webdir)
-        cls.bridge = Bridge(cls.children, cls.daemon.socket, cls.directory, user="swiped-it-reader", webdir=webdir)
+        ensure_writers_group()
+        super().start_servers()
 
     def test_the_page_says_read_only_and_a_full_swipe_changes_nothing(self):
         wait_until(lambda: self.driver.find_element("id", "readonly").is_displayed(), what="the read-only banner")
@@ -1325,30 +1317,91 @@ class ReadOnlyTests(WebTestCase):
         self.assertTrue(self.page.has_row("seven"))
 
 
+class BehindAProxyTests(WebTestCase):
+    """nginx serves the page under a path prefix (/swiped/) and proxies its WebSocket, as
+    docs/web.md's example does (Host without the port): the page finds `ws` relative to its own
+    address, and the daemon lets the proxy's origin in because --web-origin names it."""
+
+    @classmethod
+    def start_servers(cls):
+        cls.proxy_port = free_port()
+        cls.daemon = Daemon(cls.children, cls.directory, ("--web-origin", f"http://127.0.0.1:{cls.proxy_port}"))
+        config = os.path.join(cls.directory, "nginx.conf")
+        with open(config, "w") as f:
+            f.write(NGINX_CONFIG.format(directory=cls.directory, port=cls.proxy_port, upstream=cls.daemon.port))
+        cls.children.start(["/usr/sbin/nginx", "-c", config, "-p", cls.directory, "-g", "daemon off;"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: _listens(cls.proxy_port), what="nginx to listen")
+        cls.daemon.url = f"http://127.0.0.1:{cls.proxy_port}/swiped/"
+
+    def test_the_page_works_under_a_prefix(self):
+        wait_until(lambda: "Online" in self.driver.find_element("id", "status").text, what="the page online")
+        self.assertEqual(self.page.js("return location.pathname"), "/swiped/")
+        before = self.movies()["matrix"]["watched"]
+        self.page.drag("matrix", 330, kind="mouse")
+        wait_until(lambda: self.movies()["matrix"]["watched"] != before, timeout=5, what="the full swipe's toggle")
+
+
+NGINX_CONFIG = """
+pid {directory}/nginx.pid;
+error_log {directory}/nginx-error.log;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/nginx-body;
+    proxy_temp_path {directory}/nginx-proxy;
+    fastcgi_temp_path {directory}/nginx-fastcgi;
+    uwsgi_temp_path {directory}/nginx-uwsgi;
+    scgi_temp_path {directory}/nginx-scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location /swiped/ {{
+            proxy_pass http://127.0.0.1:{upstream}/;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection "upgrade";
+            proxy_set_header Host $host;
+        }}
+    }}
+}}
+"""
+
+
+def _listens(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 class MakeWebTests(unittest.TestCase):
-    """What `make web` and `make install-web` do, without a browser."""
+    """What `make web`, the units and `make install-web` do, without a browser."""
 
-    def test_make_web_runs_the_bridge_the_tests_run(self):
-        plan = subprocess.run(["make", "-s", "-n", "--no-print-directory", "-C", ROOT, "web", "WEB_PORT=8123",
+    def test_make_web_runs_the_daemon_the_tests_run(self):
+        plan = subprocess.run(["make", "-s", "-n", "--no-print-directory", "-C", ROOT, "web-built", "WEB_PORT=8123",
                                "RUN_SOCKET=/x/swiped.sock"], capture_output=True, text=True, check=True).stdout
-        command = plan[plan.index("exec websocketd"):].replace("\\\n", " ").split()
-        expected = bridge_command(8123, "/x/swiped.sock", "web")
-        self.assertEqual(command[:2], ["exec", os.path.basename(expected[0])])
-        self.assertEqual(command[2:], expected[1:])
+        command = plan[plan.index("exec "):].replace("\\\n", " ").split()
+        self.assertEqual(command[1:6], [".build/release/swiped", "--socket", "/x/swiped.sock", "--state",
+                                        os.path.join(ROOT, "swiped-state")])
+        self.assertEqual(command[6:], web_arguments(8123, "web"))
 
-    def test_the_unit_runs_the_bridge_the_tests_run(self):
-        settings = {}
-        with open(os.path.join(ROOT, "systemd", "swiped-web.service")) as unit:
-            for line in unit:
-                if "=" in line and not line.startswith("#"):
-                    key, value = line.rstrip("\n").split("=", 1)
-                    settings.setdefault(key, []).append(value)
-        environment = dict(value.split("=", 1) for value in settings["Environment"])
-        command = settings["ExecStart"][0]
-        for name, value in environment.items():
-            command = command.replace("${%s}" % name, value)
-        self.assertEqual(command.split(),
-                         bridge_command(int(environment["SWIPED_WEB_PORT"]), "/run/swiped/swiped.sock", "@WEBDIR@"))
+    def test_the_units_serve_the_page(self):
+        def settings(unit):
+            values = {}
+            with open(os.path.join(ROOT, "systemd", unit)) as f:
+                for line in f:
+                    if "=" in line and not line.startswith("#"):
+                        key, value = line.rstrip("\n").split("=", 1)
+                        values.setdefault(key, []).append(value)
+            return values
+        socket_unit = settings("swiped-web.socket")
+        self.assertEqual(socket_unit["ListenStream"], ["127.0.0.1:8080"])
+        self.assertEqual(socket_unit["FileDescriptorName"], ["web"])
+        self.assertEqual(socket_unit["Service"], ["swiped.service"])
+        exec_start = settings("swiped.service")["ExecStart"][0].split()
+        self.assertEqual(exec_start[1:3], ["--web-root", "@WEBDIR@"])
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "systemd", "swiped-web.service")))
 
     def test_install_web_puts_the_page_and_the_unit_in_place(self):
         with tempfile.TemporaryDirectory() as destination:
@@ -1356,10 +1409,10 @@ class MakeWebTests(unittest.TestCase):
                             "PREFIX=/usr"], check=True, capture_output=True)
             webdir = os.path.join(destination, "usr/share/swiped/web")
             self.assertEqual(sorted(os.listdir(webdir)), sorted(os.listdir(WEB)))
-            with open(os.path.join(destination, "usr/lib/systemd/system/swiped-web.service")) as unit:
-                text = unit.read()
-            self.assertNotIn("@", text.replace("@system-service", "").replace("@privileged", "").replace("@resources", ""))
-            self.assertIn("--staticdir=/usr/share/swiped/web ", text)
+            units = os.path.join(destination, "usr/lib/systemd/system")
+            self.assertEqual(sorted(os.listdir(units)), ["swiped-web.socket"])
+            with open(os.path.join(units, "swiped-web.socket")) as unit:
+                self.assertNotIn("@", unit.read())
 
 
 if __name__ == "__main__":
