@@ -1,5 +1,7 @@
 // The TCP listening sockets the daemon binds itself: `--metrics` and `--web`. (Under the shipped
 // unit, RestrictAddressFamilies=AF_UNIX forbids them: systemd passes them instead.)
+import CSystemd  // SOCK_NONBLOCK, SOCK_CLOEXEC (sys/socket.h, through the shim)
+
 #if canImport(Glibc)
     import Glibc
 #endif
