@@ -35,7 +35,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let split = run(body, piece: piece, window: window)
     if whole.flooded || split.flooded {
         let (short, long) = whole.messages.count <= split.messages.count ? (whole, split) : (split, whole)
-        precondition(Array(long.messages.prefix(short.messages.count)) == short.messages, "\(whole)\n\(split)")
+        precondition(
+            Array(long.messages.prefix(short.messages.count)) == short.messages, "\(whole)\n\(split)")
     } else if hasCloseFrame(body) {
         precondition(whole.messages == split.messages, "the messages depend on the cut:\n\(whole)\n\(split)")
     } else {
@@ -83,7 +84,8 @@ func run(_ bytes: [UInt8], piece: Int, window: Int) -> Outcome {
                 precondition(String(validating: m, as: UTF8.self) != nil, "a message that is not UTF-8")
                 outcome.messages.append(m)
                 // The reply: the message's length and first bytes, no raw newline in it.
-                lines += Array("{\"ok\":\(m.count),\"echo\":\"".utf8) + m.prefix(8).map { $0 == 0x0A ? 0x20 : $0 }
+                lines +=
+                    Array("{\"ok\":\(m.count),\"echo\":\"".utf8) + m.prefix(8).map { $0 == 0x0A ? 0x20 : $0 }
                     + Array("\"}\n".utf8)
             }
         }
@@ -121,7 +123,9 @@ func hasCloseFrame(_ bytes: [UInt8]) -> Bool {
             at += 2
         } else if length == 127 {
             guard at + 8 <= bytes.count else { return false }
-            length = Int(truncatingIfNeeded: bytes[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & 0xFFFF_FFFF)
+            length = Int(
+                truncatingIfNeeded: bytes[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    & 0xFFFF_FFFF)
             at += 8
         }
         if bytes[i + 1] & 0x80 != 0 { at += 4 }

@@ -72,7 +72,8 @@ func web(_ bytes: [UInt8], piece: Int) -> WebOutcome {
 func check(_ request: HTTPRequest, _ bytes: [UInt8], rest: [UInt8], readTo end: Int) {
     precondition(Array(bytes[(end - rest.count)..<end]) == rest, "rest is not the bytes after the head")
     let text = String(decoding: bytes, as: UTF8.self)
-    precondition(text.hasPrefix(request.head ? "HEAD " : "GET "), "served \(request) for \(text.debugDescription)")
+    precondition(
+        text.hasPrefix(request.head ? "HEAD " : "GET "), "served \(request) for \(text.debugDescription)")
     guard let name = StaticPath.file(request.path) else {
         precondition(site.response(to: request).status == .notFound, "no file name, yet not 404")
         return
@@ -109,7 +110,8 @@ func run(_ bytes: [UInt8], piece: Int) -> Outcome {
             let method = request.head ? "HEAD " : "GET "
             let path = request.route == .metrics ? "/metrics" : "/health"
             precondition(
-                text.hasPrefix(method) && targetPath(text) == path, "served \(request) for \(text.debugDescription)")
+                text.hasPrefix(method) && targetPath(text) == path,
+                "served \(request) for \(text.debugDescription)")
             precondition(i < limits.headBytes, "served a head past the limit")
             finish(&c, c.respond(Response.health(problem: nil, head: request.head), now: 2))
             return .served(request)
