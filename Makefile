@@ -213,10 +213,12 @@ faults: deps-test
 	Tests/faults/faults.sh $(if $(FAULTS_BIN),$(FAULTS_BIN),$$($(SWIFT) build --show-bin-path)) --budget $(FAULTS_BUDGET)
 
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
-# framing, decoding and reply encoding (Fuzz/RequestFuzz), then the metrics listener's HTTP
-# requests (Fuzz/HTTPFuzz; -max_len past the 8 KiB head limit). Crashes are written to
-# .build/fuzz/crash-*, .build/fuzz/http-crash-* (and Fuzz/run.sh's own directory); turn each into
-# a test in Tests/JSONCodecTests, Tests/WireTests or Tests/HTTPScrapeTests.
+# framing, decoding and reply encoding (Fuzz/RequestFuzz), then the HTTP request heads of the
+# metrics and web listeners and the page's file names (Fuzz/HTTPFuzz; -max_len past the 8 KiB
+# head limit), then the web listener's WebSocket frames both ways (Fuzz/FrameFuzz: wslay through
+# FrameLink). Crashes are written to .build/fuzz/crash-*, .build/fuzz/http-crash-*,
+# .build/fuzz/frame-crash-* (and Fuzz/run.sh's own directory); turn each into a test in
+# Tests/JSONCodecTests, Tests/WireTests, Tests/HTTPScrapeTests or Tests/WebSocketTests.
 FUZZ_TIME ?= 60
 fuzz:
 	Fuzz/run.sh $(FUZZ_TIME)
@@ -228,6 +230,10 @@ fuzz:
 	mkdir -p .build/fuzz/http-corpus
 	.build/fuzz/http-fuzz -max_total_time=$(FUZZ_TIME) -max_len=10000 -timeout=10 \
 	    -artifact_prefix=.build/fuzz/http-crash- .build/fuzz/http-corpus Fuzz/HTTPFuzz/seeds
+	Fuzz/FrameFuzz/build.sh
+	mkdir -p .build/fuzz/frame-corpus
+	.build/fuzz/frame-fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+	    -artifact_prefix=.build/fuzz/frame-crash- .build/fuzz/frame-corpus Fuzz/FrameFuzz/seeds
 
 # Sanitizer builds get their own build directories, so that they do not throw the debug build
 # away (and back). The integration tests then run the sanitized swiped.

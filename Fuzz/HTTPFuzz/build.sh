@@ -1,7 +1,8 @@
 #!/bin/bash
-# Builds the metrics listener's HTTP fuzzer (libFuzzer + AddressSanitizer) into
-# .build/fuzz/http-fuzz: the HTTPScrape module, with coverage instrumentation, linked with the
-# fuzzer's entry point (as Fuzz/RequestFuzz/build.sh does for the request path).
+# Builds the HTTP fuzzer (libFuzzer + AddressSanitizer) into .build/fuzz/http-fuzz: the HTTPScrape
+# module (the metrics and web listeners' heads, the page's static files), with coverage
+# instrumentation, linked with the fuzzer's entry point (as Fuzz/RequestFuzz/build.sh does for the
+# request path).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFTC=${SWIFTC:-swiftc}

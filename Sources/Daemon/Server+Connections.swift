@@ -441,14 +441,13 @@ extension Server {
         }
         for timer in c.timers.values { timer.cancel() }
         c.timers.removeAll()
-        let transport = c.web.map { dropWeb(c, $0) }
+        // A WebSocket has no peer credentials: its fields say where it came from instead.
+        let who =
+            c.web.map { dropWeb(c, $0) } ?? [("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)")]
         close(c.fd)
         journal.log(
             .info, "client disconnected",
-            [
-                ("CLIENT", "\(c.client)"), ("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)"),
-                ("REASON", reason), ("REQUESTS", "\(c.session.requests)"),
-            ] + (transport ?? []))
+            [("CLIENT", "\(c.client)")] + who + [("REASON", reason), ("REQUESTS", "\(c.session.requests)")])
         markStatusDirty()
         connectionGone()
         if shuttingDown && connections.isEmpty { loop.exit(code: exitCode) }

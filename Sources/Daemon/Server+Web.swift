@@ -269,7 +269,10 @@ extension Server {
         if let failure = flushWeb(c, web) { return writeFailed(c, failure) }
         countClose(web)
         if link.closeReceived != nil, link.outbound.isEmpty { return drop(c, reason: closedReason(web)) }
-        if link.closeSent, link.outbound.isEmpty, web.closingSince == nil {
+        // Ending (our close framed, the peer's received, or a fault of the peer's): the close
+        // handshake has `closeGrace` to finish, whether or not the peer reads what is left.
+        let ending = link.closeSent || link.closeReceived != nil || link.fault != nil
+        if ending, web.closingSince == nil {
             web.closingSince = loop.now
             web.timer?.arm(afterMicroseconds: WebTransport.closeGrace)
         }

@@ -113,7 +113,16 @@ start_daemon
 expect "toggle-friends seven" ctl toggle-friends seven
 expect "add Upgrade Test" ctl add "Upgrade Test"
 stop_daemon
+# As if the previous package had been one with swiped-web.service (websocketd) and the operator
+# had enabled it: the upgrade removes its enablement and enables swiped-web.socket in its place.
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -s /lib/systemd/system/swiped-web.service /etc/systemd/system/multi-user.target.wants/swiped-web.service
 expect "apt-get install ./$(basename "$deb") over it" apt-get install -y -qq "./$(basename "$deb")"
+[ ! -e /etc/systemd/system/multi-user.target.wants/swiped-web.service ] &&
+    [ ! -L /etc/systemd/system/multi-user.target.wants/swiped-web.service ] &&
+    ok "the old swiped-web.service is no longer enabled" || fail "swiped-web.service is still enabled"
+[ -L /etc/systemd/system/sockets.target.wants/swiped-web.socket ] &&
+    ok "swiped-web.socket enabled in its place" || fail "swiped-web.socket not enabled after the upgrade"
 [ "$(dpkg-query -W -f='${Status} ${Version}' swiped)" = "install ok installed $version" ] &&
     ok "upgraded to $version" || fail "dpkg says: $(dpkg-query -W -f='${Status} ${Version}' swiped)"
 [ -L /etc/systemd/system/sockets.target.wants/swiped.socket ] && ok "swiped.socket still enabled" ||
