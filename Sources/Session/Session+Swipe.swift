@@ -102,7 +102,7 @@ extension Session {
             observeRows(movie, state, &sink)
             record(.drag(movie: movie, dx: dx), &sink)
         }
-        let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
+        let (effects, geometry, _, _) = list.dragThenGeometry(of: movie, dx: dx)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         touchedRow(movie, &sink)
         let form = rowForm
@@ -199,7 +199,7 @@ extension Session {
     {
         for effect in effects {
             switch effect {
-            case .fire, .pending:
+            case .fire, .pending, .crossed, .scroll:
                 break
             case .schedule(.close(let row), let seconds):
                 armedRows.insert(row)
@@ -223,7 +223,7 @@ extension Session {
             switch effect {
             case .closed(let row): closed.append(row)
             case .cancel(let timer): cancelTimer(timer, &sink)
-            case .fire, .schedule, .pending:
+            case .fire, .schedule, .pending, .crossed, .scroll:
                 preconditionFailure("client \(config.client): closing rows gave \(effect)")
             }
         }

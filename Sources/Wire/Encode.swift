@@ -569,6 +569,8 @@ extension Phase {
         case .open: #""open""#
         case .fired: #""fired""#
         case .confirming: #""confirming""#
+        case .peeking: #""peeking""#
+        case .dismissed: #""dismissed""#
         }
     }
 }

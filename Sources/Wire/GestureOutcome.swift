@@ -46,7 +46,7 @@ extension GestureOutcome {
             switch effect {
             case .fire(_, let action): fired = action
             case .pending(_, let action): pending = action
-            case .schedule, .cancel, .closed: break
+            case .schedule, .cancel, .closed, .crossed, .scroll: break
             }
         }
     }
@@ -57,12 +57,12 @@ extension RecordedInput {
     /// records closes, timers and removals as they happen, not as gestures).
     public init?(gesture input: Input) {
         switch input {
-        case .dragChanged(let row, let dx): self = .drag(movie: row, dx: dx)
+        case .dragChanged(let row, let dx, _): self = .drag(movie: row, dx: dx)
         case .released(let row, let dx, let vx): self = .release(movie: row, dx: dx, vx: vx)
         case .tapped(let row, let action): self = .tap(movie: row, action: action)
         case .open(let row, let edge): self = .open(movie: row, edge: edge)
         case .perform(let row, let action): self = .perform(movie: row, action: action)
-        case .close, .timerFired, .rowRemoved, .confirmTimedOut: return nil
+        case .close, .timerFired, .rowRemoved, .confirmTimedOut, .peek: return nil
         }
     }
 
