@@ -44,7 +44,7 @@ public struct Crossings: Equatable, Sendable, Sequence {
     @inlinable public var isEmpty: Bool { raw == 0 }
     public var count: Int { Int(raw >> 8) }
 
-    mutating func append(_ crossing: Crossing) {
+    public mutating func append(_ crossing: Crossing) {
         let n = count
         precondition(n < 4, "more than four crossings in one drag: \(raw) then \(crossing)")
         let bits = UInt16(crossing.threshold == .full ? 1 : 0) | UInt16(crossing.direction == .back ? 2 : 0)

@@ -498,7 +498,7 @@ class RecordAndShareTests(WebTestCase):
         path = os.path.join(downloads, saved[0])
         with open(path) as f:
             recording = json.load(f)
-        self.assertEqual(recording["recording"], 1)
+        self.assertEqual(recording["recording"], 2)
         kinds = {e["kind"] for e in recording["entries"]}
         self.assertLessEqual({"drag", "release", "close", "open", "close-timer", "movie-changed", "flags"}, kinds)
         self.assertTrue(any(e["kind"] == "release" and e.get("movie") == "seven" and e.get("vx", 0) <= -300
