@@ -174,9 +174,11 @@ final class SessionLanesIssue47Tests: XCTestCase {
             XCTAssertEqual(fast.read(), slow.read())
             let recorded = seed % 2 == 0
             var notes: [String] = []
+            // The option before the recording starts (its head says so) or after (an entry does).
             for h in [fast, slow] {
+                if seed % 4 == 1 { h.send(#"{"op":"options","crossings":true}"#) }
                 if recorded { h.send(#"{"op":"record","on":true}"#) }
-                if seed % 3 != 0 { h.send(#"{"op":"options","crossings":true}"#) }
+                if seed % 4 == 2 { h.send(#"{"op":"options","crossings":true}"#) }
             }
             for step in 0..<Int.random(in: 4...24, using: &rng) {
                 let line = Self.randomLine(&rng, step: step)
@@ -204,6 +206,9 @@ final class SessionLanesIssue47Tests: XCTestCase {
             let recording = fast.exchange(#"{"op":"recording"}"#)
             XCTAssertEqual(recording, slow.exchange(#"{"op":"recording"}"#), "seed \(seed): the recordings")
             XCTAssertTrue(recording.last?.contains(#""recording":{"recording":2,"#) ?? false)
+            XCTAssertEqual(
+                recording.last?.contains(#""rows":"full","crossings":true,"#), seed % 4 == 1,
+                "seed \(seed): the head says whether crossings were on at the start")
             XCTAssertEqual(Self.replayNotes(recording.last ?? ""), notes, "seed \(seed): the replay")
             replayed += 1
         }
