@@ -129,14 +129,18 @@ async function onHello(hello, isReconnect) {
   for (const view of views.values()) active.add(view);
   requestFrame();
   const viewport = conn.request("viewport", { width, direction });
-  // No arguments: the movie layout, which it answers; with "Ask before deleting" on, that layout
-  // asking, sent before anything that could swipe (the daemon answers in order).
-  const asking = askBox.checked;
-  let configured = conn.request("configure", asking && movieLayout ? askingLayout(movieLayout) : {});
-  if (asking && !movieLayout) {
+  // Threshold crossings in the replies to drags (issue 47: a haptic and a cue); a daemon that does
+  // not know the option answers bad-request, and the page goes on without them.
+  conn.request("options", { crossings: true });
+  // No arguments: the movie layout, which it answers; with "Ask before deleting" on or another
+  // full-swipe style, that layout as the settings say, sent before anything that could swipe
+  // (the daemon answers in order).
+  const custom = customLayout();
+  let configured = conn.request("configure", custom && movieLayout ? settingsLayout(movieLayout) : {});
+  if (custom && !movieLayout) {
     const reply = await configured;
     if (reply.ok) movieLayout = reply.layout;
-    configured = reply.ok ? conn.request("configure", askingLayout(movieLayout)) : Promise.resolve(reply);
+    configured = reply.ok ? conn.request("configure", settingsLayout(movieLayout)) : Promise.resolve(reply);
   }
   const listed = catchUp ? null : conn.request("list");
   const subscribed = catchUp ? conn.request("subscribe", { from: lastSeq }) : null;
@@ -145,13 +149,14 @@ async function onHello(hello, isReconnect) {
   const reply = await configured;
   if (reply.ok) {
     layout = reply.layout;
-    if (!asking) movieLayout = reply.layout;
+    if (!custom) movieLayout = reply.layout;
   } else complain("configure", reply);  // the actions stay as the last layout said
   if (listed) {
     const movies = await listed;
     if (!movies.ok) return complain("list", movies);
     lastSeq = movies.seq;
     showList(movies.movies);
+    hintOnFirstUse();
     const sub = await conn.request("subscribe", { from: lastSeq });
     if (!sub.ok) complain("subscribe", sub);
   } else {
@@ -528,9 +533,14 @@ function showCount() {
 }
 
 // --- Pointer gestures -----------------------------------------------------------------------------
-// One gesture at a time. The first movement past 8 px decides: mostly horizontal, a swipe (the
-// row captures the pointer and sends `drag`); mostly vertical, a scroll (touch: the browser pans,
-// `touch-action: pan-y`, and cancels the pointer; mouse and pen: the page scrolls the list).
+// One gesture at a time. The page sends every move of the pointer from its first, with dx and dy
+// (issue 47), and the daemon decides, when the finger first passes 10 points on either axis,
+// whether the touch swipes the row or scrolls the list (its rule 13: vertical wins when |dy| >
+// |dx|). A reply with "scroll":true makes the gesture a scroll: the page scrolls the list itself,
+// for touch too (rows have `touch-action: none`, so the browser leaves every touch on a row to
+// the page), and carries a touch's scroll on with its speed when the finger lifts. Nothing is
+// sent before the pointer has moved SLOP px: a tap that trembles stays a tap (a drag of any size
+// would cancel a confirmation, the daemon's rule 10).
 const SLOP = 8;
 let gesture = null;
 
@@ -540,9 +550,11 @@ list.addEventListener("pointerdown", (e) => {
   if (!li || e.target.closest(".a11y-actions")) return;
   const view = views.get(li.dataset.movie);
   if (!view || view.removing) return;
+  stopFling();
   gesture = {
     view, id: e.pointerId, type: e.pointerType, x0: e.clientX, y0: e.clientY,
-    scroll0: list.scrollTop, kind: null, dx: 0, sentDx: null, inFlight: false, samples: [],
+    scroll0: list.scrollTop, kind: null, dx: 0, dy: 0, sentDx: null, sentDy: null, inFlight: false,
+    samples: [], captured: false,
   };
 });
 
@@ -551,54 +563,93 @@ list.addEventListener("pointermove", (e) => {
   if (!g || e.pointerId !== g.id) return;
   const dx = e.clientX - g.x0;
   const dy = e.clientY - g.y0;
-  if (g.kind === null) {
+  if (dx === g.dx && dy === g.dy) return;
+  if (!g.captured) {
     if (Math.hypot(dx, dy) < SLOP) return;
-    g.kind = Math.abs(dx) > Math.abs(dy) ? "swipe" : "scroll";
-    if (g.kind === "swipe" || g.type !== "touch") g.view.el.setPointerCapture(e.pointerId);
-  }
-  if (g.kind === "scroll") {
-    if (g.type !== "touch") list.scrollTop = g.scroll0 - dy;
-    return;
+    // The row keeps the pointer from then on, whatever the daemon decides: the moves that leave
+    // the row still come (a scroll leaves it at once).
+    g.view.el.setPointerCapture(e.pointerId);
+    g.captured = true;
   }
   e.preventDefault();
   g.dx = dx;
-  g.samples.push([e.timeStamp, e.clientX]);
+  g.dy = dy;
+  g.samples.push([e.timeStamp, e.clientX, e.clientY]);
   while (g.samples.length > 2 && e.timeStamp - g.samples[0][0] > 100) g.samples.shift();
-  sendDrag(g);
+  if (g.kind === "scroll") list.scrollTop = g.scroll0 - dy;
+  else sendDrag(g);
 });
 
-/** Sends the latest dx, one drag in flight at a time (the next goes when its reply is in). */
+/** Sends the latest dx and dy, one drag in flight at a time (the next goes when its reply is in). */
 function sendDrag(g) {
-  if (g.inFlight || g.sentDx === g.dx || g.ended) return;
+  if (g.inFlight || (g.sentDx === g.dx && g.sentDy === g.dy) || g.ended) return;
   g.inFlight = true;
   g.sentDx = g.dx;
-  conn.request("drag", { movie: g.view.movie.id, dx: g.dx }).then((reply) => {
+  g.sentDy = g.dy;
+  conn.request("drag", { movie: g.view.movie.id, dx: g.dx, dy: g.dy }).then((reply) => {
     g.inFlight = false;
-    if (reply.ok) showRow(reply.row);
+    if (reply.ok) dragged(g, reply);
     else if (reply.error?.code === "not-found") removeMovie(g.view.movie.id);
-    if (gesture === g) sendDrag(g);
+    if (gesture === g && g.kind !== "scroll") sendDrag(g);
   });
 }
 
-/** The release velocity in CSS px (points) per second, from the last ~100 ms of movement. */
-function velocity(g, now) {
-  const s = g.samples.filter(([t]) => now - t <= 100);
+/** A drag's reply: the daemon decided scroll (the page scrolls, from where the finger is now), or
+ * the row moved; a threshold crossed is felt (touch) and seen (rows.js). */
+function dragged(g, reply) {
+  if (reply.scroll && g.kind !== "scroll") {
+    g.kind = "scroll";
+    if (gesture === g) list.scrollTop = g.scroll0 - g.dy;
+  } else if (!reply.scroll && reply.row.phase === "dragging") g.kind = "swipe";
+  showRow(reply.row);
+  if (reply.crossed) crossed(g.view, reply.crossed, g.type);
+}
+
+/** Threshold crossings (the daemon's rule 12): a short vibration on touch devices that have one,
+ * a longer one past the full-swipe threshold, and the row's cue (rows.js). */
+function crossed(view, crossings, pointerType) {
+  const last = crossings[crossings.length - 1];
+  if (pointerType === "touch" && typeof navigator.vibrate === "function") {
+    navigator.vibrate(last.threshold === "full" && last.direction === "out" ? 20 : 10);
+  }
+  view.cue(crossings);
+}
+
+/** The release velocity in CSS px (points) per second along x (1) or y (2), from the last
+ * ~100 ms of movement. */
+function velocity(g, now, axis = 1) {
+  const s = g.samples.filter((sample) => now - sample[0] <= 100);
   if (s.length < 2) return 0;
-  const [t0, x0] = s[0];
-  const [t1, x1] = s[s.length - 1];
-  return t1 - t0 < 1 ? 0 : ((x1 - x0) / (t1 - t0)) * 1000;
+  const first = s[0];
+  const last = s[s.length - 1];
+  return last[0] - first[0] < 1 ? 0 : ((last[axis] - first[axis]) / (last[0] - first[0])) * 1000;
 }
 
 list.addEventListener("pointerup", (e) => {
   const g = gesture;
   if (!g || e.pointerId !== g.id) return;
   gesture = null;
-  if (g.kind !== "swipe") return;
   g.ended = true;
-  const dx = e.clientX - g.x0;
-  const vx = velocity(g, e.timeStamp);
   const movie = g.view.movie.id;
-  conn.request("release", { movie, dx, vx: Math.max(-1e6, Math.min(1e6, vx)) }).then((reply) => handleFire(reply, movie, vx));
+  if (g.kind === "scroll") {
+    // The touch ends for the daemon too; the list goes on with the finger's speed.
+    conn.request("release", { movie }).then((reply) => { if (reply.ok) showRow(reply.row); });
+    if (g.type === "touch") fling(velocity(g, e.timeStamp, 2));
+    return;
+  }
+  if (g.sentDx === null) return;  // no move: a click (the click listener)
+  const dx = e.clientX - g.x0;
+  const dy = e.clientY - g.y0;
+  // Where the pointer lifted may not have been sent: the daemon decides with it first (a touch
+  // still undecided may turn out a scroll), then the release ends the touch. In request order.
+  if (g.kind === null && (dx !== g.sentDx || dy !== g.sentDy)) {
+    conn.request("drag", { movie, dx, dy }).then((reply) => { if (reply.ok) dragged(g, reply); });
+  }
+  const vx = velocity(g, e.timeStamp);
+  conn.request("release", { movie, dx, vx: Math.max(-1e6, Math.min(1e6, vx)) }).then((reply) => {
+    if (reply.scroll) { if (reply.ok) showRow(reply.row); return; }
+    handleFire(reply, movie, vx);
+  });
 });
 
 list.addEventListener("pointercancel", (e) => {
@@ -606,12 +657,37 @@ list.addEventListener("pointercancel", (e) => {
   if (!g || e.pointerId !== g.id) return;
   gesture = null;
   g.ended = true;
-  // The browser took the gesture (a pan, a zoom): no row is ever left dragging.
-  if (g.kind === "swipe" && g.sentDx !== null) closeRow(g.view.movie.id);
+  // The browser took the gesture (a pinch, a system gesture): no row is ever left dragging, and
+  // no touch left scrolling in the daemon.
+  if (g.kind === "scroll") conn.request("release", { movie: g.view.movie.id });
+  else if (g.sentDx !== null) closeRow(g.view.movie.id);
 });
 
+// A touch's scroll goes on after the finger lifts, slowing down as a page scrolled by the
+// browser does (a little faster each frame than it loses: ~0.95 a frame at 60 Hz).
+let flingFrame = 0;
+function fling(speed) {
+  stopFling();
+  let v = -speed;  // px a second; the content follows the finger, the scroll goes the other way
+  let last = performance.now();
+  const step = (now) => {
+    const dt = Math.min((now - last) / 1000, 0.05);
+    last = now;
+    v *= Math.pow(0.05, dt);
+    if (Math.abs(v) < 20) { flingFrame = 0; return; }
+    list.scrollTop += v * dt;
+    flingFrame = requestAnimationFrame(step);
+  };
+  if (Math.abs(v) >= 50) flingFrame = requestAnimationFrame(step);
+}
+function stopFling() {
+  if (flingFrame) cancelAnimationFrame(flingFrame);
+  flingFrame = 0;
+}
+
 // A click (a tap, or Enter/Space on a focused button) on a revealed button taps it; on the
-// content of an open row, closes it; on an accessibility action, performs it.
+// content of an open row, closes it; on an accessibility action, performs it. A peeking row's
+// buttons (the first-use hint) are shown, not offered.
 list.addEventListener("click", (e) => {
   const li = e.target.closest(".row");
   const view = li && views.get(li.dataset.movie);
@@ -619,12 +695,13 @@ list.addEventListener("click", (e) => {
   const button = e.target.closest(".buttons button");
   const perform = e.target.closest("[data-perform]");
   if (button && button.dataset.action) {
+    if (view.row?.phase === "peeking") return;
     const movie = view.movie.id;
     conn.request("tap", { movie, action: button.dataset.action }).then((reply) => handleFire(reply, movie));
   } else if (perform) {
     const movie = view.movie.id;
     conn.request("perform", { movie, action: perform.dataset.perform }).then((reply) => handleFire(reply, movie));
-  } else if (e.target.closest(".content") && view.row && view.row.phase !== "closed") {
+  } else if (e.target.closest(".content") && view.row && view.row.phase !== "closed" && view.row.phase !== "peeking") {
     closeRow(view.movie.id);
   }
 });
@@ -779,6 +856,55 @@ askBox.addEventListener("change", () => {
   sendAsk();
 });
 
+// --- Full-swipe style and the swipe hint (issue 47) --------------------------------------------------
+// "Full swipe" says what a full swipe does once its action fires, on both edges: fill (the button
+// fills the row, which springs back), close (the row closes at once) or dismiss (the row slides
+// out; a delete takes it away). Kept in this browser, sent with the layout (sendAsk).
+const STYLE_KEY = "swiped.fullSwipe";
+const fullSwipeBox = document.getElementById("full-swipe");
+fullSwipeBox.value = stored(STYLE_KEY, "fill");
+if (!["fill", "close", "dismiss"].includes(fullSwipeBox.value)) fullSwipeBox.value = "fill";
+fullSwipeBox.addEventListener("change", () => {
+  store(STYLE_KEY, fullSwipeBox.value);
+  sendAsk();
+});
+
+// The swipe hint: once in this browser, the first row peeks when the list first comes (the
+// daemon's `peek`: half its buttons show, then it springs back), so that a person sees that rows
+// have actions. "Swipe hint" off: never; ticked again: once more, now.
+const HINT_KEY = "swiped.swipeHint";  // "off", "shown", or nothing (not yet)
+const hintBox = document.getElementById("swipe-hint");
+hintBox.checked = stored(HINT_KEY, "") !== "off";
+hintBox.addEventListener("change", () => {
+  store(HINT_KEY, hintBox.checked ? "" : "off");
+  if (hintBox.checked) hintOnFirstUse();
+});
+
+function hintOnFirstUse() {
+  if (!hintBox.checked || stored(HINT_KEY, "") !== "" || !conn.open) return;
+  const first = model.shown[0];
+  if (!first) return;
+  store(HINT_KEY, "shown");
+  conn.request("peek", { movie: first.id }).then((reply) => { if (reply.ok) showRow(reply.row); });
+}
+
+function stored(key, fallback) {
+  try {
+    return localStorage.getItem(key) ?? fallback;
+  } catch (error) {
+    console.warn(`swiped: cannot read localStorage (${key}):`, error);
+    return fallback;
+  }
+}
+function store(key, value) {
+  try {
+    if (value === "") localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch (error) {
+    console.warn(`swiped: cannot keep ${key} in localStorage (it holds for this page only):`, error);
+  }
+}
+
 function storedAsk() {
   try {
     return localStorage.getItem(ASK_KEY) === "1";
@@ -788,14 +914,24 @@ function storedAsk() {
   }
 }
 
-/** `layout` with its delete action asking first. */
-function askingLayout(base) {
-  const ask = (a) => (a.action === "delete" ? { ...a, confirm: true, confirmLabel: "Delete?" } : a);
-  return { ...base, leading: base.leading.map(ask), trailing: base.trailing.map(ask) };
+/** Whether the settings ask for another layout than the movie layout. */
+function customLayout() {
+  return askBox.checked || fullSwipeBox.value !== "fill";
+}
+
+/** `base` as the settings say: its delete action asking first when "Ask before deleting" is on,
+ * a full swipe on either edge doing what "Full swipe" says (issue 47, the daemon's rule 15). */
+function settingsLayout(base) {
+  const ask = (a) => (askBox.checked && a.action === "delete" ? { ...a, confirm: true, confirmLabel: "Delete?" } : a);
+  const { fullSwipeStyleLeading, fullSwipeStyleTrailing, ...plain } = base;
+  const style = fullSwipeBox.value;
+  const styles = style === "fill" ? {} : { fullSwipeStyleLeading: style, fullSwipeStyleTrailing: style };
+  return { ...plain, leading: base.leading.map(ask), trailing: base.trailing.map(ask), ...styles };
 }
 
 async function sendAsk() {
-  const on = askBox.checked;
+  const on = customLayout();
+  const settings = `${askBox.checked} ${fullSwipeBox.value}`;
   // Offline: nothing to tell; the next connection is told in onHello.
   if (!conn.open) return;
   if (on && !movieLayout) {
@@ -803,8 +939,9 @@ async function sendAsk() {
     if (!plain.ok) return complain("configure", plain);
     movieLayout = plain.layout;
   }
-  const reply = await conn.request("configure", on ? askingLayout(movieLayout) : {});
-  if (askBox.checked !== on) return;  // toggled again meanwhile: that request's reply decides
+  const reply = await conn.request("configure", on ? settingsLayout(movieLayout) : {});
+  // Changed again meanwhile: that request's reply decides.
+  if (`${askBox.checked} ${fullSwipeBox.value}` !== settings) return;
   if (!reply.ok) return complain("configure", reply);
   layout = reply.layout;
   closedNow(reply.closed);

@@ -127,6 +127,8 @@ export class RowView {
     this.flags = -1;            // the flags drawn (watched 1, with friends 2)
     this.position = 0;          // aria-posinset and aria-setsize as last written
     this.size = 0;
+    this.pastOpen = false;      // the finger is past the open / the full-swipe threshold (cue())
+    this.pastFull = false;
 
     const li = document.createElement("li");
     li.className = "row";
@@ -253,12 +255,37 @@ export class RowView {
     }
     this.el.dataset.phase = row.phase;
     this.el.dataset.edge = row.edge ?? "";
+    if (row.phase !== "dragging") this.setPast(false, false);
     if (row.accessibilityActions) this.setActions(row.accessibilityActions);
+  }
+
+  /** The thresholds a drag of this row crossed (the daemon's `crossed`, issue 47), in order: the
+   * row says how far the finger is (`data-past`: "open" when letting go opens it, "full" when it
+   * fires its outer button; style.css outlines the buttons), and its buttons flash once. */
+  cue(crossings) {
+    let open = this.pastOpen, full = this.pastFull;
+    for (const c of crossings) {
+      if (c.threshold === "open") open = c.direction === "out";
+      else full = c.direction === "out";
+    }
+    this.setPast(open, full);
+    // The Web Animations API: no class to take off and put back, so no layout is read.
+    this.buttonsEl.animate?.([{ filter: "brightness(1.6)" }, { filter: "none" }], { duration: 180 });
+  }
+
+  setPast(open, full) {
+    if (open === this.pastOpen && full === this.pastFull) return;
+    this.pastOpen = open;
+    this.pastFull = full;
+    const past = full ? "full" : open ? "open" : "";
+    if (past) this.el.dataset.past = past;
+    else delete this.el.dataset.past;
   }
 
   /** Closed at once, without animation (a new connection's rows are all closed). */
   reset() {
     this.row = null;
+    this.setPast(false, false);
     this.offset = this.target = this.velocity = 0;
     this.drawnButtons = [];
     this.el.dataset.phase = "closed";

@@ -12,15 +12,15 @@ enum CommandReply: Equatable {
     /// `add`, the toggles, `remove`: the seq and the movie after.
     case mutation(id: [UInt8]?, op: String)
     /// A gesture that fired a bound action: the row as the gesture left it, in the connection's
-    /// form when the gesture was handled, and the outcome.
-    case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String)
+    /// form when the gesture was handled, the thresholds its dx crossed (rule 12), and the outcome.
+    case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String, crossed: Crossings)
     /// `undo` of this connection's change `original` (nil: a keyed undo with none left here,
     /// which only its key's replay answers): the seq, the movie after, `undoes`.
     case undo(id: [UInt8]?, original: UInt64?)
 
     var op: String {
         switch self {
-        case .mutation(_, let op), .fired(_, let op, _, _, _): op
+        case .mutation(_, let op), .fired(_, let op, _, _, _, _): op
         case .undo: "undo"
         }
     }

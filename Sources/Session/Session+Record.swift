@@ -27,7 +27,8 @@ extension Session {
         // No copy of the list: a movie's flags are recorded (`observe`) before its first row
         // renders them, so that starting a recording costs the same with 10 movies or 100,000.
         recording = Recording(
-            layout: list.layout, viewport: list.viewport, rows: rowForm, movies: [], startedAt: clock)
+            layout: list.layout, viewport: list.viewport, rows: rowForm, movies: [], startedAt: clock,
+            crossings: list.reportsCrossings)
         recordingOn = true
         replies.send { Encode.record(&$0, id: id, on: true, inputs: 0, cut: false, closed: closed) }
     }

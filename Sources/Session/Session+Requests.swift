@@ -38,13 +38,17 @@ extension Session {
             replies.send { Encode.ok(&$0, id: id) }
         case .help:
             replies.send { Encode.help(&$0, id: id) }
-        case .options(let rows):
+        case .options(let rows, let crossings):
             if let rows {
                 rowForm = rows
                 record(.options(rows), &sink)
             }
-            let form = rowForm
-            replies.send { Encode.options(&$0, id: id, rows: form) }
+            if let crossings, crossings != list.reportsCrossings {
+                list.reportsCrossings = crossings
+                record(.crossings(crossings), &sink)
+            }
+            let (form, on) = (rowForm, list.reportsCrossings)
+            replies.send { Encode.options(&$0, id: id, rows: form, crossings: on) }
         case .list(let query):
             late(.list(id: id, query), state, &sink)
         case .add(let title, let image, let options):
@@ -78,11 +82,11 @@ extension Session {
             replies.send { Encode.rows(&$0, id: id, rows: rows, form: form) }
         case .close(let movie):
             close(movie, id: id, op: op, state, &sink)
-        case .drag(let movie, let dx):
+        case .drag(let movie, let dx, let dy):
             if config.fastLanes {
-                drag(movie, dx: dx, id: id, op: op, state, &sink)
+                drag(movie, dx: dx, dy: dy, id: id, op: op, state, &sink)
             } else {
-                gesture({ .dragChanged(row: $0, dx: dx) }, movie: movie, id: id, op: op, state, &sink)
+                gesture({ .dragChanged(row: $0, dx: dx, dy: dy) }, movie: movie, id: id, op: op, state, &sink)
             }
         case .release(let movie, let dx, let vx):
             gesture({ .released(row: $0, dx: dx, vx: vx) }, movie: movie, id: id, op: op, state, &sink)
@@ -92,6 +96,8 @@ extension Session {
             gesture({ .open(row: $0, edge: edge) }, movie: movie, id: id, op: op, state, &sink)
         case .perform(let movie, let action):
             gesture({ .perform(row: $0, action: action) }, movie: movie, id: id, op: op, state, &sink)
+        case .peek(let movie, let edge):
+            gesture({ .peek(row: $0, edge: edge) }, movie: movie, id: id, op: op, state, &sink)
         case .record(let on):
             record(on: on, id: id, state, &sink)
         case .recording:
@@ -147,12 +153,16 @@ extension Session {
             case .success(let event): Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
-        case .fired(let id, _, let row, let form, let action):
+        case .fired(let id, _, let row, let form, let action, let crossed):
             switch result {
             case .success(let event):
-                Encode.row(&out, id: id, row: row, form: form, fired: .bound(action: action, seq: event.seq))
+                Encode.row(
+                    &out, id: id, row: row, form: form, fired: .bound(action: action, seq: event.seq),
+                    crossed: crossed)
             case .failure(let error):
-                Encode.row(&out, id: id, row: row, form: form, fired: .failed(action: action, error: error))
+                Encode.row(
+                    &out, id: id, row: row, form: form, fired: .failed(action: action, error: error),
+                    crossed: crossed)
             }
         case .undo(let id, _):
             switch result {

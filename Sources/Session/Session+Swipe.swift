@@ -92,7 +92,7 @@ extension Session {
     /// answers the same (SessionLanesTests checks it byte for byte); its optionals and tuples
     /// for the firing cases cost a drag about a sixth of its instructions.
     func drag(
-        _ asked: String, dx: Double, id: [UInt8]?, op: String, _ state: borrowing MovieState,
+        _ asked: String, dx: Double, dy: Double?, id: [UInt8]?, op: String, _ state: borrowing MovieState,
         _ sink: inout SessionActions
     ) {
         guard let (movie, data) = gestureMovie(asked, state) else {
@@ -100,15 +100,22 @@ extension Session {
         }
         if recordingOn {
             observeRows(movie, state, &sink)
-            record(.drag(movie: movie, dx: dx), &sink)
+            record(.drag(movie: movie, dx: dx, dy: dy), &sink)
         }
-        let (effects, geometry) = list.dragThenGeometry(of: movie, dx: dx)
+        let (effects, geometry, crossed, scroll) = list.dragThenGeometry(of: movie, dx: dx, dy: dy)
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }
         touchedRow(movie, &sink)
         let form = rowForm
         let template = withList { list in
             rowTemplates.template(
                 movie, shape: geometry.shape, dataKey: data.key, form: form, in: list, flags: { data.flags })
+        }
+        // Rules 12 and 13: a drag that crossed a threshold or scrolls says so after its row.
+        guard crossed.isEmpty && !scroll else {
+            return replies.send {
+                Encode.row(
+                    &$0, id: id, template: template, geometry: geometry, crossed: crossed, scroll: scroll)
+            }
         }
         replies.send { Encode.row(&$0, id: id, template: template, geometry: geometry) }
     }
@@ -151,13 +158,18 @@ extension Session {
         touchedRow(movie, &sink)
         let row = list.render(movie, flags: data.flags)
         let form = rowForm
+        let (crossed, scroll) = (outcome.crossed, outcome.scroll)
         if let pending {
             return replies.send {
-                Encode.row(&$0, id: id, row: row, form: form, fired: .pending(action: pending))
+                Encode.row(
+                    &$0, id: id, row: row, form: form, fired: .pending(action: pending), crossed: crossed,
+                    scroll: scroll)
             }
         }
         guard let fired else {
-            return replies.send { Encode.row(&$0, id: id, row: row, form: form, fired: nil) }
+            return replies.send {
+                Encode.row(&$0, id: id, row: row, form: form, fired: nil, crossed: crossed, scroll: scroll)
+            }
         }
         guard let command else {
             sink.append(
@@ -169,10 +181,13 @@ extension Session {
                             .init("ACTION", fired),
                         ])))
             return replies.send {
-                Encode.row(&$0, id: id, row: row, form: form, fired: .custom(action: fired))
+                Encode.row(
+                    &$0, id: id, row: row, form: form, fired: .custom(action: fired), crossed: crossed,
+                    scroll: scroll)
             }
         }
-        submit(command, .fired(id: id, op: op, row: row, form: form, action: fired), &sink)
+        submit(
+            command, .fired(id: id, op: op, row: row, form: form, action: fired, crossed: crossed), &sink)
     }
 
     static func wireError(_ error: SwipeError) -> WireError { WireError(swipe: error) }
@@ -199,7 +214,7 @@ extension Session {
     {
         for effect in effects {
             switch effect {
-            case .fire, .pending:
+            case .fire, .pending, .crossed, .scroll:
                 break
             case .schedule(.close(let row), let seconds):
                 armedRows.insert(row)
@@ -223,7 +238,7 @@ extension Session {
             switch effect {
             case .closed(let row): closed.append(row)
             case .cancel(let timer): cancelTimer(timer, &sink)
-            case .fire, .schedule, .pending:
+            case .fire, .schedule, .pending, .crossed, .scroll:
                 preconditionFailure("client \(config.client): closing rows gave \(effect)")
             }
         }
@@ -255,18 +270,12 @@ extension Session {
     /// `configure`: no arguments is the movie layout; otherwise a whole new layout.
     static func makeLayout(_ change: LayoutChange) -> Result<Layout, WireError> {
         if change.isEmpty { return .success(MovieLayout.standard) }
-        let leading = change.leading ?? []
-        let trailing = change.trailing ?? []
+        let layout = change.layout
         var names = Set<String>()
-        for action in leading + trailing where !names.insert(action.action).inserted {
+        for action in layout.leading + layout.trailing where !names.insert(action.action).inserted {
             return .failure(
                 .badRequest("action \"\(action.action)\" appears more than once; names must be unique"))
         }
-        return .success(
-            Layout(
-                leading: leading, trailing: trailing,
-                allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
-                allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
-                buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth))
+        return .success(layout)
     }
 }

@@ -35,4 +35,10 @@ public enum Phase: String, Sendable, Hashable, CaseIterable {
     /// with that one button, labelled `confirmLabel`, until a tap confirms it or anything else
     /// (or `Rules.confirmTimeout`) cancels it (rule 10).
     case confirming
+    /// `peek` showed the row's buttons part-way, firing nothing; it springs back closed on its
+    /// timer (rule 14). Its buttons take no tap.
+    case peeking
+    /// A full swipe fired the outermost action on an edge whose style is `dismiss`: the row slid
+    /// out with it and waits for its data to go (rule 15).
+    case dismissed
 }

@@ -1,8 +1,10 @@
 /// Facts the host reports to a list. Every input names a row except `close(row: nil)`.
 public enum Input: Equatable, Sendable {
     /// The finger moved. dx = translation since touch-down, physical, + = right. Ignored when not
-    /// finite, and in phase `fired` (the row is acting; it ignores the finger until it closes).
-    case dragChanged(row: RowID, dx: Double)
+    /// finite, and in phase `fired` or `dismissed` (the row is acting; it ignores the finger until
+    /// it closes). dy (+ = down), when given, lets the engine tell a swipe from a scroll before
+    /// the gesture starts (rule 13); a non-finite dy counts as absent.
+    case dragChanged(row: RowID, dx: Double, dy: Double? = nil)
     /// The finger lifted. A given dx is applied first exactly like `dragChanged`; vx (pt/s,
     /// physical) feeds rule 6 (a non-finite vx counts as absent). A release of a gesture that never
     /// started (rule 1) changes nothing, as does a release in `fired`.
@@ -14,8 +16,8 @@ public enum Input: Equatable, Sendable {
     /// Closing a closed row does nothing. Closing a `dragging` row ends its gesture: later drags
     /// of the same touch start a new one from offset 0 (rule 1 applies again).
     case close(row: RowID?)
-    /// The host's timer for `.schedule(.close(row:))` elapsed: a `fired` row closes. A stale timer
-    /// (the row is no longer `fired`) is ignored.
+    /// The host's timer for `.schedule(.close(row:))` elapsed: a `fired`, `dismissed` or `peeking`
+    /// row closes. A stale timer (the row is in none of these phases) is ignored.
     case timerFired(row: RowID)
     /// The row's data is gone: drop its state (`.cancel` of its timer when it was `fired` or
     /// `confirming`).
@@ -29,6 +31,10 @@ public enum Input: Equatable, Sendable {
     /// The host's timer for `.schedule(.confirmTimeout(row:))` elapsed: a `confirming` row
     /// closes and nothing fires (rule 10). A stale timer is ignored.
     case confirmTimedOut(row: RowID)
+    /// Show the row's buttons part-way and spring it back (rule 14): phase `peeking`, closing the
+    /// other rows as a drag does (rule 8). `edge` nil: the trailing edge when it has buttons, else
+    /// the leading one. `noButtons` when that edge has none.
+    case peek(row: RowID, edge: Edge? = nil)
 }
 
 extension Input {
@@ -36,9 +42,9 @@ extension Input {
     /// row's data exists before sending.
     public var row: RowID? {
         switch self {
-        case let .dragChanged(row, _), let .released(row, _, _), let .tapped(row, _),
+        case let .dragChanged(row, _, _), let .released(row, _, _), let .tapped(row, _),
             let .timerFired(row), let .rowRemoved(row), let .open(row, _), let .perform(row, _),
-            let .confirmTimedOut(row):
+            let .confirmTimedOut(row), let .peek(row, _):
             return row
         case let .close(row):
             return row
@@ -57,13 +63,19 @@ public enum Effect: Equatable, Sendable {
     case schedule(TimerRequest, after: Double)
     /// Drop a timer scheduled earlier; it must not be delivered (if it is, it is ignored anyway).
     case cancel(TimerRequest)
-    /// The engine closed a row other than the one the input named (rule 8, close-all, reconfigure).
+    /// The engine closed a row other than the one the input named (rule 8, close-all, reconfigure,
+    /// a scroll starting: rule 13).
     case closed(row: RowID)
+    /// The drag moved the row across a threshold (rule 12; only when `reportsCrossings`).
+    case crossed(row: RowID, Crossing)
+    /// The touch on the row is a scroll, not a swipe (rule 13): the host scrolls the list; the row
+    /// stays closed until the touch ends.
+    case scroll(row: RowID)
 }
 
 /// A timer the engine asks the host for.
 public enum TimerRequest: Equatable, Hashable, Sendable {
-    /// Close a `fired` row: answer with `Input.timerFired(row:)`.
+    /// Close a `fired`, `dismissed` or `peeking` row: answer with `Input.timerFired(row:)`.
     case close(row: RowID)
     /// Cancel a `confirming` row's confirmation: answer with `Input.confirmTimedOut(row:)`.
     case confirmTimeout(row: RowID)
@@ -78,6 +90,7 @@ public enum SwipeError: Error, Equatable, Sendable {
     /// Rule 7: the row is `fired` (its action already fired; it closes on its timer): its
     /// showing button takes no tap.
     case firing(row: RowID, action: String)
-    /// Rule 11: `open` on an edge that has no buttons.
+    /// Rule 11: `open` on an edge that has no buttons; rule 14: `peek` on one, or a peek without
+    /// an edge of a layout without buttons (`edge` is then `trailing`).
     case noButtons(row: RowID, edge: Edge)
 }

@@ -1,14 +1,13 @@
 // The reducer: one input in, the new state and the effects out. Each case cites the rule (see
-// Rules.swift) it implements. Hot path: a drag of a row already `dragging` is one look-up (no
-// hashing: RowTable.swift), one in-place write, and returns the empty array (no allocation).
+// Rules.swift) it implements. A finger's drags (the hot path) are in SwipeList+Drag.swift.
 
 extension SwipeList {
     /// Applies one input. On throw the list is unchanged. Effects are in the order the host should
     /// perform them.
     public mutating func send(_ input: Input) throws(SwipeError) -> [Effect] {
         switch input {
-        case let .dragChanged(row, dx):
-            return drag(row, dx: dx)
+        case let .dragChanged(row, dx, dy):
+            return drag(row, dx: dx, dy: dy).all(row)
         case let .released(row, dx, vx):
             return release(row, dx: dx, vx: vx)
         case let .tapped(row, action):
@@ -25,6 +24,8 @@ extension SwipeList {
             return try perform(row, action: action)
         case let .confirmTimedOut(row):
             return confirmTimedOut(row: row)
+        case let .peek(row, edge):
+            return try peek(row, edge: edge)
         }
     }
 
@@ -34,11 +35,18 @@ extension SwipeList {
         return close(row)
     }
 
-    /// `send(.timerFired(row:))`, which cannot fail. A stale timer (row closed, removed, or
+    /// `send(.timerFired(row:))`, which cannot fail: a `fired` or `dismissed` row closes (rules 5
+    /// and 15), and so does a `peeking` one (rule 14). A stale timer (row closed, removed, or
     /// reopened since) is ignored.
     public mutating func timerFired(row: RowID) -> [Effect] {
-        guard rows[row]?.phase == .fired else { return [] }
-        rows[row] = nil
+        switch rows[row]?.phase {
+        case .fired?, .dismissed?, .peeking?:
+            rows[row] = nil
+        case .dragging?, .open?, .confirming?, nil:
+            break
+        case .closed?:
+            preconditionFailure("closed rows are not stored: \(row)")
+        }
         return []
     }
 
@@ -56,84 +64,15 @@ extension SwipeList {
         close(row)
     }
 
-    /// Rules 1, 2, 3 and 8.
-    mutating func drag(_ row: RowID, dx: Double) -> [Effect] {
-        guard dx.isFinite else { return [] }
-        if let i = rows.index(forKey: row) {
-            switch rows[at: i].phase {
-            case .dragging:  // Rule 2 (+ rule 3): the hot path.
-                moveDragging(at: i, dx: dx)
-                return []
-            case .fired:  // Acting: the finger is ignored until the close timer.
-                return []
-            case .confirming:  // Rule 10: any drag cancels the confirmation.
-                return close(row)
-            case .open:  // Rule 1, then a new gesture from where the row rests (rule 2).
-                guard abs(dx) >= Rules.minimumDistance else { return [] }
-                let effects = closeOpenRows(except: row)
-                rows[row]!.phase = .dragging
-                rows[row]!.offset = clamp(dx + rows[row]!.restingOffset)
-                return effects
-            case .closed:
-                preconditionFailure("closed rows are not stored: \(row)")
-            }
-        }
-        guard abs(dx) >= Rules.minimumDistance else { return [] }  // Rule 1.
-        let effects = closeOpenRows(except: row)  // Rule 8.
-        rows[row] = RowState(offset: clamp(dx), restingOffset: 0, phase: .dragging)
-        return effects
-    }
-
-    /// Rule 2 (+ rule 3) for the row at `i`, which is `dragging`: it follows the finger from
-    /// where it rested.
-    @inline(__always)
-    mutating func moveDragging(at i: Int, dx: Double) {
-        // One step at a time: `clamp` reads `self`, and a read of `rows` inside its argument, or
-        // a write to `rows` around it, would make Swift copy the whole list.
-        let resting = rows[at: i].restingOffset
-        let offset = clamp(dx + resting)
-        rows[at: i].offset = offset
-    }
-
-    /// `send(.dragChanged(row:dx:))` then `geometry(row)`, with one lookup of the row instead of
-    /// two: the hot path (a drag of a row already `dragging`, 60 to 120 times a second per
-    /// finger). It cannot throw: a drag never fires an action (rules 1, 2, 3 and 8 only).
-    public mutating func dragThenGeometry(of row: RowID, dx: Double) -> (
-        effects: [Effect], geometry: RowGeometry
-    ) {
-        if dx.isFinite, let i = rows.index(forKey: row), rows[at: i].phase == .dragging {
-            moveDragging(at: i, dx: dx)
-            // Read first, then call: `geometry(of: rows[at: i])` made Swift copy the whole
-            // list (a retain and a release per field) to lend `self` while `rows` was read.
-            let state = rows[at: i]
-            return ([], geometry(of: state))
-        }
-        let effects = drag(row, dx: dx)
-        return (effects, geometry(row))
-    }
-
-    /// Rule 8: a gesture started on `row`; close every other `open`, `dragging` or `confirming`
-    /// row, by row id (one row moves at a time), then cancel the confirmations among them (rule
-    /// 10). `fired` rows close on their own timer.
-    mutating func closeOpenRows(except row: RowID) -> [Effect] {
-        var others: [RowID] = []
-        for (id, state) in rows where state.phase != .fired && id != row {
-            others.append(id)
-        }
-        if others.isEmpty { return [] }
-        others.sort()
-        var effects: [Effect] = others.map { .closed(row: $0) }
-        for id in others {
-            if rows[id]?.phase == .confirming { effects.append(.cancel(.confirmTimeout(row: id))) }
-            rows[id] = nil
-        }
-        return effects
-    }
-
-    /// Rules 5 and 6 (and 10: a release cancels a confirmation; a fire may start one).
+    /// Rules 5 and 6 (and 10: a release cancels a confirmation; a fire may start one; 12: its dx
+    /// may cross; 13: it ends a scrolling touch; 15: the full swipe's style).
     mutating func release(_ row: RowID, dx: Double?, vx: Double?) -> [Effect] {
+        if scrolling == row {  // Rule 13: the scrolling touch ends; the row stays closed.
+            scrolling = nil
+            return [.scroll(row: row)]
+        }
         if rows[row]?.phase == .confirming { return close(row) }
-        var effects = dx.map { drag(row, dx: $0) } ?? []
+        var effects = dx.map { drag(row, dx: $0, dy: nil).all(row) } ?? []
         guard let state = rows[row], state.phase == .dragging else {
             return effects  // Never started (rule 1), or fired: nothing to end.
         }
@@ -153,11 +92,8 @@ extension SwipeList {
         }
         if reveal.fullSwipe && layout.actions(reveal.edge)[0].confirm {  // Rule 10.
             effects += confirm(row, reveal.edge, 0)
-        } else if reveal.fullSwipe {  // Rule 5: fire the outermost action; close 0.5 s later.
-            let offset = physical(reveal.edge, viewport.width)
-            rows[row] = RowState(offset: offset, restingOffset: offset, phase: .fired)
-            effects.append(.fire(row: row, action: layout.actions(reveal.edge)[0].action))
-            effects.append(.schedule(.close(row: row), after: Rules.closeDelay))
+        } else if reveal.fullSwipe {  // Rules 5 and 15: fire the outermost action, in the edge's style.
+            effects += fullSwipe(row, reveal.edge)
         } else {  // Rule 5: snap open at L·W / −T·W.
             let offset = physical(reveal.edge, openExtent(reveal.edge))
             rows[row] = RowState(offset: offset, restingOffset: offset, phase: .open)
@@ -165,19 +101,38 @@ extension SwipeList {
         return effects
     }
 
-    /// Rule 7. In `fired`, a tap on the (only) showing button is refused (`firing`): the gesture
-    /// already fired once, and a second fire would break "at most one fire per gesture". In
-    /// `confirming` (rule 10), a tap confirms the waiting action or cancels.
+    /// Rules 5 and 15: the full swipe on `edge` fires its outermost action: the row fills and
+    /// closes 0.5 s later, closes at once, or slides out until its data goes.
+    mutating func fullSwipe(_ row: RowID, _ edge: Edge) -> [Effect] {
+        let fire = Effect.fire(row: row, action: layout.actions(edge)[0].action)
+        let offset = physical(edge, viewport.width)
+        switch layout.fullSwipeStyle(edge) {
+        case .fill:
+            rows[row] = RowState(offset: offset, restingOffset: offset, phase: .fired)
+            return [fire, .schedule(.close(row: row), after: Rules.closeDelay)]
+        case .close:
+            rows[row] = nil
+            return [fire]
+        case .dismiss:
+            rows[row] = RowState(offset: offset, restingOffset: offset, phase: .dismissed)
+            return [fire, .schedule(.close(row: row), after: Rules.dismissTimeout)]
+        }
+    }
+
+    /// Rule 7. In `fired` (or `dismissed`, rule 15), a tap on the (only) showing button is refused
+    /// (`firing`): the gesture already fired once, and a second fire would break "at most one fire
+    /// per gesture". In `confirming` (rule 10), a tap confirms the waiting action or cancels. In
+    /// `peeking` (rule 14), no button is offered: `notRevealed`.
     mutating func tap(_ row: RowID, action: String) throws(SwipeError) -> [Effect] {
         guard let (edge, index) = layout.position(of: action) else {
             throw .unknownAction(row: row, action: action)
         }
         let state = rows[row] ?? .closed
         if state.phase == .confirming { return confirmOrCancel(row, state, action) }
-        guard showing(state.offset, action) else {
+        guard state.phase != .peeking, showing(state.offset, action) else {
             throw .notRevealed(row: row, action: action)
         }
-        if state.phase == .fired { throw .firing(row: row, action: action) }
+        if state.phase == .fired || state.phase == .dismissed { throw .firing(row: row, action: action) }
         return fire(row, edge, index)
     }
 
@@ -189,10 +144,12 @@ extension SwipeList {
         var effects: [Effect] = []
         if let state = rows[row] {
             switch state.phase {
-            case .fired:
+            case .fired, .dismissed:
                 throw .firing(row: row, action: action)
             case .confirming:  // Rule 10: confirms, or cancels and performs the other action.
                 if pendingAction(state) == action { return confirmOrCancel(row, state, action) }
+                effects = close(row)
+            case .peeking:  // Rule 14: the peek ends (its timer is cancelled), then as from closed.
                 effects = close(row)
             case .open, .dragging:
                 break
@@ -200,6 +157,7 @@ extension SwipeList {
                 preconditionFailure("closed rows are not stored: \(row)")
             }
         }
+        if scrolling == row { scrolling = nil }  // Rule 13.
         return effects + fire(row, edge, index)
     }
 
@@ -208,18 +166,42 @@ extension SwipeList {
         guard !layout.actions(edge).isEmpty else { throw .noButtons(row: row, edge: edge) }
         var effects: [Effect] = []
         switch rows[row]?.phase {
-        case .fired?:
+        case .fired?, .dismissed?:
             return []
-        case .confirming?:
+        case .confirming?, .peeking?:  // Rules 10 and 14: cancelled, then opened.
             effects = close(row)
         case .open?, .dragging?, nil:
             break
         case .closed?:
             preconditionFailure("closed rows are not stored: \(row)")
         }
+        if scrolling == row { scrolling = nil }  // Rule 13.
         effects += closeOpenRows(except: row)  // Rule 8.
         let offset = physical(edge, openExtent(edge))
         rows[row] = RowState(offset: offset, restingOffset: offset, phase: .open)
+        return effects
+    }
+
+    /// Rule 14: shows the row's buttons on `edge` part-way, and springs it back on a timer.
+    mutating func peek(_ row: RowID, edge asked: Edge?) throws(SwipeError) -> [Effect] {
+        let edge = asked ?? (layout.trailing.isEmpty && !layout.leading.isEmpty ? .leading : .trailing)
+        guard !layout.actions(edge).isEmpty else { throw .noButtons(row: row, edge: edge) }
+        var effects: [Effect] = []
+        switch rows[row]?.phase {
+        case nil:
+            break
+        case .peeking?:  // Again: the running peek's timer goes, a new one starts.
+            effects = close(row)
+        case .open?, .dragging?, .confirming?, .fired?, .dismissed?:
+            return []  // The row shows its buttons already, or is busy: nothing to hint.
+        case .closed?:
+            preconditionFailure("closed rows are not stored: \(row)")
+        }
+        if scrolling == row { scrolling = nil }  // Rule 13.
+        effects += closeOpenRows(except: row)  // Rule 8.
+        let offset = physical(edge, Rules.peekFraction * openExtent(edge))
+        rows[row] = RowState(offset: offset, restingOffset: 0, phase: .peeking)
+        effects.append(.schedule(.close(row: row), after: Rules.peekDuration))
         return effects
     }
 
@@ -265,18 +247,21 @@ extension SwipeList {
         return actions.contains { $0.action == action }
     }
 
-    /// Closes one row: nothing for a closed row; `.cancel` of its timer when it was fired or
-    /// confirming.
+    /// Closes one row: nothing for a closed row (whose scrolling touch, if any, ends: rule 13);
+    /// `.cancel` of its timer when it had one.
     mutating func close(_ row: RowID) -> [Effect] {
-        guard let state = rows.removeValue(forKey: row) else { return [] }
+        guard let state = rows.removeValue(forKey: row) else {
+            if scrolling == row { scrolling = nil }
+            return []
+        }
         return SwipeList.timer(of: row, state).map { [.cancel($0)] } ?? []
     }
 
-    /// The timer a row in `state` has pending: the close of a fired row, the timeout of a
-    /// confirming one.
+    /// The timer a row in `state` has pending: the close of a fired, dismissed or peeking row,
+    /// the timeout of a confirming one.
     static func timer(of row: RowID, _ state: RowState) -> TimerRequest? {
         switch state.phase {
-        case .fired: .close(row: row)
+        case .fired, .dismissed, .peeking: .close(row: row)
         case .confirming: .confirmTimeout(row: row)
         case .closed, .dragging, .open: nil
         }

@@ -148,6 +148,9 @@ public enum ScreenLayout {
         }
         if model.sharing { x = grid.put("sharing  ", x: x, y: 0, Style(bold: true)) }
         if model.confirmDelete { x = grid.put("confirm delete  ", x: x, y: 0, Style(bold: true)) }
+        if model.fullSwipeStyle != .fill {
+            x = grid.put("full swipe \(model.fullSwipeStyle.rawValue)  ", x: x, y: 0, Style(bold: true))
+        }
         if let peers = model.ghosts { x = grid.put("ghosts \(peers)  ", x: x, y: 0, Style(faint: true)) }
         grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
         let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
@@ -388,6 +391,7 @@ public enum ScreenLayout {
         "s          share your rows with others",
         "g          show others' rows faintly (ghosts)",
         "c          ask before deleting (on / off)",
+        "F          full swipe: fill, close, dismiss",
         "?          this help         q Ctrl-C  quit",
     ]
 

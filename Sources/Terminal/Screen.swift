@@ -150,6 +150,8 @@ public struct ScreenModel: Equatable, Sendable {
     public var ghosts: Int?
     /// Whether the daemon's layout asks before deleting (`c`, `--confirm-delete`).
     public var confirmDelete = false
+    /// What a full swipe does (`F`, `--full-swipe`); the header names it when not `fill`.
+    public var fullSwipeStyle = FullSwipeStyle.fill
     /// The search (`/`) while there is one.
     public var search: SearchLine?
 

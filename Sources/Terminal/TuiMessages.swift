@@ -18,6 +18,10 @@ public enum TuiRequest: Equatable, Sendable {
     /// `close` without a movie: every open row of this connection.
     case closeAll
     case perform(movie: String, action: String)
+    /// Show the row's buttons part-way and spring it back (the hint on first use, rule 14).
+    case peek(movie: String)
+    /// Replies to this connection's drags list the thresholds they cross (rule 12).
+    case crossings(on: Bool)
     case add(title: String)
     case restore(movie: String, expect: UInt64, title: String)
     case record(on: Bool)
@@ -25,8 +29,9 @@ public enum TuiRequest: Equatable, Sendable {
     /// `quiet`: asked again on a new connection, not by a key (the reconnect says its say).
     case share(on: Bool, quiet: Bool)
     case peers(watch: Bool, quiet: Bool)
-    /// The movie layout, asking before a delete or not (`TuiRequest.layout(confirmDelete:)`).
-    case configure(confirmDelete: Bool, quiet: Bool)
+    /// The movie layout, asking before a delete or not, with a full-swipe style for both edges
+    /// (`TuiRequest.layout(confirmDelete:style:)`).
+    case configure(confirmDelete: Bool, quiet: Bool, style: FullSwipeStyle = .fill)
 }
 
 extension TuiRequest {
@@ -34,8 +39,9 @@ extension TuiRequest {
     public static let confirmDeleteLabel = "Delete?"
 
     /// The daemon's default movie layout, its delete asking to be confirmed when
-    /// `confirmDelete` (`configure` replaces the whole layout, so all of it is sent).
-    public static func layout(confirmDelete: Bool) -> Layout {
+    /// `confirmDelete`, a full swipe on either edge doing `style` (`configure` replaces the whole
+    /// layout, so all of it is sent).
+    public static func layout(confirmDelete: Bool, style: FullSwipeStyle = .fill) -> Layout {
         func asking(_ actions: [ActionSpec]) -> [ActionSpec] {
             actions.map { spec in
                 guard spec.action == "delete" else { return spec }
@@ -50,6 +56,8 @@ extension TuiRequest {
             layout.leading = asking(layout.leading)
             layout.trailing = asking(layout.trailing)
         }
+        layout.fullSwipeStyleLeading = style
+        layout.fullSwipeStyleTrailing = style
         return layout
     }
 }
@@ -106,9 +114,11 @@ public enum TuiReply: Equatable, Sendable {
     /// A reply whose `closed` lists rows that are closed now (subscribe, viewport, configure,
     /// close without a movie, record on).
     case closed([String])
-    /// A row's reply: the row (nil with `unreadable` when it could not be read), and what fired
-    /// or waits for its confirmation.
-    case row(RowRender?, unreadable: String? = nil, fired: TuiFired? = nil, pending: String? = nil)
+    /// A row's reply: the row (nil with `unreadable` when it could not be read), what fired or
+    /// waits for its confirmation, and the thresholds its drag crossed (rule 12).
+    case row(
+        RowRender?, unreadable: String? = nil, fired: TuiFired? = nil, pending: String? = nil,
+        crossed: [Crossing] = [])
     /// `recording`'s: nil when the reply holds none.
     case recording(TuiRecordingSummary?)
     /// `peers`' (with `watch: true`): each sharing connection's open rows; `unreadable`: the

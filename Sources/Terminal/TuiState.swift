@@ -14,10 +14,19 @@ public struct TuiOptions: Equatable, Sendable {
     public var recordDirectory: String
     /// `--confirm-delete`: "Ask before deleting" is on from the start.
     public var confirmDelete: Bool
+    /// Peek the first row once, when the list first comes, to show that rows have actions
+    /// (issue 47; swipectl turns it on unless `--no-peek`).
+    public var peekHint: Bool
+    /// Ask the daemon for threshold crossings and show each as a cue (issue 47; swipectl turns
+    /// it on).
+    public var crossingCues: Bool
+    /// `--full-swipe`: what a full swipe does on either edge (rule 15), from the start.
+    public var fullSwipeStyle: FullSwipeStyle
 
     public init(
         socket: String, ascii: Bool = false, direction: Direction = .ltr, trueColor: Bool = false,
-        recordDirectory: String = ".", confirmDelete: Bool = false
+        recordDirectory: String = ".", confirmDelete: Bool = false, peekHint: Bool = false,
+        crossingCues: Bool = false, fullSwipeStyle: FullSwipeStyle = .fill
     ) {
         self.socket = socket
         self.ascii = ascii
@@ -25,6 +34,9 @@ public struct TuiOptions: Equatable, Sendable {
         self.trueColor = trueColor
         self.recordDirectory = recordDirectory
         self.confirmDelete = confirmDelete
+        self.peekHint = peekHint
+        self.crossingCues = crossingCues
+        self.fullSwipeStyle = fullSwipeStyle
     }
 }
 
@@ -168,6 +180,10 @@ public struct TuiState: Equatable, Sendable {
     public var sharing = false
     public var watching = false
     public var confirmDelete: Bool
+    /// What a full swipe does (`F`, `--full-swipe`); asked for again on a new connection.
+    public var fullSwipeStyle: FullSwipeStyle
+    /// Whether the first-use peek has been asked for (once a run).
+    public var peeked = false
     public var peers: [Int: TuiPeer] = [:]
 
     /// `positions` for these entries.
@@ -186,5 +202,7 @@ public struct TuiState: Equatable, Sendable {
         self.columns = columns
         self.lines = lines
         confirmDelete = options.confirmDelete
+        fullSwipeStyle = options.fullSwipeStyle
+        model.fullSwipeStyle = options.fullSwipeStyle
     }
 }

@@ -65,7 +65,12 @@ extension TuiStateMachine {
         state.attempt = 0
         sendViewport(now)
         // `configure` is per connection too: a new one has the daemon's default layout.
-        if state.confirmDelete { send(.configure(confirmDelete: true, quiet: true), now) }
+        if state.confirmDelete || state.fullSwipeStyle != .fill {
+            send(
+                .configure(confirmDelete: state.confirmDelete, quiet: true, style: state.fullSwipeStyle), now)
+        }
+        // So are options: a cue for each threshold a drag crosses (rule 12).
+        if options.crossingCues { send(.crossings(on: true), now) }
         if let lastSeq = state.lastSeq {
             // Catch up from the last event seen: no gap, no duplicate.
             send(.subscribe(from: lastSeq), now)
@@ -121,6 +126,9 @@ extension TuiStateMachine {
         case (.record(on: false), .refused(_, let message)):
             state.transcript = nil
             say(message, error: true, now)
+        case (.crossings, .refused), (.peek, .refused):
+            // A daemon before issue 47: no cues, no hint; nothing worth a message.
+            break
         case (_, .refused(_, let message)):
             say(message, error: true, now)
         case (.list, .unreadable(let why)):
@@ -129,11 +137,15 @@ extension TuiStateMachine {
             lose(why, now)
         case (.list, .list(let seq, let movies)):
             list(seq: seq, movies, now)
-        case (.configure(let on, let quiet), .closed(let ids)):
+        case (.configure(let on, let quiet, let style), .closed(let ids)):
             closed(ids, now)
+            let styleChanged = style != state.fullSwipeStyle
             state.confirmDelete = on
             state.model.confirmDelete = on
+            state.fullSwipeStyle = style
+            state.model.fullSwipeStyle = style
             if quiet { return }
+            if styleChanged { return say("Full swipe: \(Self.describe(style))", now) }
             say(
                 on
                     ? "Ask before deleting: on (a delete waits for its “\(TuiRequest.confirmDeleteLabel)” button or Enter)"
@@ -141,8 +153,9 @@ extension TuiStateMachine {
         case (_, .closed(let ids)):
             if case .record(on: true) = request { recordingStarted(now) }
             closed(ids, now)
-        case (_, .row(let row, let unreadable, let fired, let pending)):
+        case (_, .row(let row, let unreadable, let fired, let pending, let crossed)):
             rowReply(row, unreadable: unreadable, fired: fired, pending: pending, now)
+            if !crossed.isEmpty, let row { crossing(crossed, row, now) }
         case (.add(let title), .ok):
             say("Added “\(title)”", now)
         case (.restore(_, _, let title), .ok):
@@ -163,6 +176,8 @@ extension TuiStateMachine {
                 now)
         case (.peers(let watch, let quiet), .peers(let peers, let unreadable)):
             peersReply(watch: watch, quiet: quiet, peers, unreadable: unreadable, now)
+        case (.crossings, .ok):
+            break
         case (_, .unreadable), (_, .list), (_, .ok), (_, .recording), (_, .peers):
             // swipectl decodes each reply for its request: any other pair is its mistake.
             preconditionFailure("a \(reply) reply to \(request)")
@@ -184,6 +199,11 @@ extension TuiStateMachine {
         }
         if subscribing { send(.subscribe(from: seq), now) }
         if state.model.selected == nil && !state.entries.isEmpty { state.model.selected = 0 }
+        // The hint on first use (rule 14): the first row shows it has actions, once a run.
+        if options.peekHint && !state.peeked, let first = state.entries.first {
+            state.peeked = true
+            send(.peek(movie: first.movie.id), now)
+        }
     }
 
     /// The `closed` list of a viewport, configure or close reply: those rows are closed now.

@@ -55,7 +55,11 @@ extension TuiStateMachine {
         case .character("r"): toggleRecording(now)
         case .character("s"): send(.share(on: !state.sharing, quiet: false), now)
         case .character("g"): send(.peers(watch: !state.watching, quiet: false), now)
-        case .character("c"): send(.configure(confirmDelete: !state.confirmDelete, quiet: false), now)
+        case .character("c"):
+            send(
+                .configure(confirmDelete: !state.confirmDelete, quiet: false, style: state.fullSwipeStyle),
+                now)
+        case .character("F"): nextFullSwipeStyle(now)
         case .character("/"): startSearch()
         case .character("n"): nextMatch(forward: true, now)
         case .character("N"): nextMatch(forward: false, now)
@@ -141,7 +145,7 @@ extension TuiStateMachine {
     /// close a row open on the other side.
     private mutating func arrow(right: Bool, _ now: Double) {
         guard let movie = selectedMovie else { return say("Select a row first (↑ ↓)", now) }
-        let offset = state.renders[movie]?.offset ?? 0
+        let offset = restingOffset(movie)
         if (right && offset < 0) || (!right && offset > 0) {
             return send(.close(movie: movie), now)
         }
@@ -154,7 +158,7 @@ extension TuiStateMachine {
     /// Enter: the outermost showing button of the selected row (its confirmation when it asks).
     private mutating func fireOutermost(_ now: Double) {
         guard let movie = selectedMovie else { return say("Select a row first (↑ ↓)", now) }
-        guard let render = state.renders[movie], !render.buttons.isEmpty, render.offset != 0 else {
+        guard let render = state.renders[movie], !render.buttons.isEmpty, restingOffset(movie) != 0 else {
             return say("Open the row first (← →), or press w, f or d", now)
         }
         let button = render.offset < 0 ? render.buttons.last! : render.buttons.first!

@@ -127,63 +127,6 @@ public enum Encode {
         end(&out)
     }
 
-    public static func row(
-        _ out: inout JSONWriter, id: [UInt8]?, row: RowRender, form: RowForm, fired: Fired?
-    ) {
-        begin(&out, id: id, ok: true)
-        key(&out, "row")
-        self.row(&out, row, form: form)
-        if let fired {
-            if case .pending = fired { key(&out, "pending") } else { key(&out, "fired") }
-            switch fired {
-            case .bound(let action, let seq):
-                out.literal(#"{"action":"#)
-                out.string(action)
-                key(&out, "seq")
-                out.uint64(seq)
-            case .custom(let action), .pending(let action):
-                out.literal(#"{"action":"#)
-                out.string(action)
-            case .failed(let action, let error):
-                out.literal(#"{"action":"#)
-                out.string(action)
-                key(&out, "error")
-                errorObject(&out, error)
-            }
-            out.bytes.append(UInt8(ascii: "}"))
-        }
-        end(&out)
-    }
-
-    /// `{"ok":true,"row":Row}` from a template: the drag path (RowTemplate.swift). The same bytes
-    /// as `row(_:id:row:form:fired:)` of the render the template was made from, in the
-    /// template's form, moved to `geometry`, written in one go into reserved memory.
-    public static func row(
-        _ out: inout JSONWriter, id: [UInt8]?, template: RowTemplate, geometry g: RowGeometry
-    ) {
-        // maxReplyBytes is a bound by construction; tests write the longest numbers.
-        write(&out, atMost: template.maxReplyBytes + (id?.count ?? 0), "a templated reply") { w in
-            okOpening(&w, id: id, withID: #","ok":true,"row":"#, without: #"{"ok":true,"row":"#)
-            template.text.withUnsafeBufferPointer { text in
-                var from = 0
-                // The full form's last hole is the spring's target; the compact has none.
-                let target = template.form == .full ? template.holes.count - 1 : -1
-                for (k, hole) in template.holes.enumerated() {
-                    w.copy(UnsafeBufferPointer(rebasing: text[from..<hole]))
-                    // The holes' order: offset, then x and width per button, then target.
-                    if k == 0 || k == target {
-                        w.number(g.offset)
-                    } else {
-                        w.number(k % 2 == 1 ? g.x((k - 1) / 2) : g.width)
-                    }
-                    from = hole
-                }
-                w.copy(UnsafeBufferPointer(rebasing: text[from...]))
-            }
-            w.copy("}\n")
-        }
-    }
-
     public static func rows(_ out: inout JSONWriter, id: [UInt8]?, rows: [RowRender], form: RowForm) {
         begin(&out, id: id, ok: true)
         key(&out, "rows")
@@ -191,12 +134,15 @@ public enum Encode {
         end(&out)
     }
 
-    /// `{"ok":true,"options":{"rows":…}}`: this connection's options as they now are.
-    public static func options(_ out: inout JSONWriter, id: [UInt8]?, rows: RowForm) {
+    /// `{"ok":true,"options":{"rows":…}}`: this connection's options as they now are;
+    /// `"crossings":true` only when on (a client that never asked sees what it always saw).
+    public static func options(_ out: inout JSONWriter, id: [UInt8]?, rows: RowForm, crossings: Bool = false)
+    {
         begin(&out, id: id, ok: true)
         key(&out, "options")
         out.literal(#"{"rows":"#)
         out.string(rows.rawValue)
+        if crossings { out.literal(#","crossings":true"#) }
         out.bytes.append(UInt8(ascii: "}"))
         end(&out)
     }
@@ -224,17 +170,7 @@ public enum Encode {
     public static func layout(_ out: inout JSONWriter, id: [UInt8]?, layout: Layout, closed: [RowID]) {
         begin(&out, id: id, ok: true)
         key(&out, "layout")
-        out.literal(#"{"leading":"#)
-        actions(&out, layout.leading)
-        out.literal(#","trailing":"#)
-        actions(&out, layout.trailing)
-        out.literal(#","allowsFullSwipeLeading":"#)
-        out.bool(layout.allowsFullSwipeLeading)
-        out.literal(#","allowsFullSwipeTrailing":"#)
-        out.bool(layout.allowsFullSwipeTrailing)
-        out.literal(#","buttonWidth":"#)
-        out.double(layout.buttonWidth)
-        out.bytes.append(UInt8(ascii: "}"))
+        layoutObject(&out, layout)
         key(&out, "closed")
         stringArray(&out, closed)
         end(&out)
@@ -417,97 +353,6 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "}"))
     }
 
-    /// A Row object in `form`: the compact form stops after `buttons`.
-    public static func row(_ out: inout JSONWriter, _ r: RowRender, form: RowForm) {
-        rowHead(&out, r.row)
-        out.double(r.offset)
-        rowMiddle(&out, r)
-        for (index, b) in r.buttons.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            buttonHead(&out, b)
-            buttonTail(&out, x: b.x, width: b.width)
-        }
-        switch form {
-        case .full:
-            out.literal(#"],"spring":{"target":"#)
-            out.double(r.spring.target)
-            tail(&out, r.spring, r.accessibilityActions)
-        case .compact:
-            out.literal("]}")
-        }
-    }
-
-    /// `{"movie":…,"offset":`
-    static func rowHead(_ out: inout JSONWriter, _ row: RowID) {
-        out.literal(#"{"movie":"#)
-        out.string(row)
-        out.literal(#","offset":"#)
-    }
-
-    /// `,"phase":…,"edge":…,"fullSwipe":…,"buttons":[`
-    static func rowMiddle(_ out: inout JSONWriter, _ r: RowRender) {
-        out.literal(#","phase":"#)
-        out.literal(r.phase.literal)
-        out.literal(#","edge":"#)
-        if let edge = r.edge {
-            out.literal(edge == .leading ? #""leading""# : #""trailing""#)
-        } else {
-            out.literal("null")
-        }
-        out.literal(#","fullSwipe":"#)
-        out.bool(r.fullSwipe)
-        out.literal(#","buttons":["#)
-    }
-
-    /// A button after its head: `x,"width":w}`.
-    @inline(__always)
-    static func buttonTail(_ out: inout JSONWriter, x: Double, width: Double) {
-        out.double(x)
-        out.literal(#","width":"#)
-        out.double(width)
-        out.bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// A button up to its geometry: `{"action":…,"label":…,"icon":…,"tint":…,"role":…,"x":`.
-    static func buttonHead(_ out: inout JSONWriter, _ b: ButtonRender) {
-        out.literal(#"{"action":"#)
-        out.string(b.action)
-        if let label = b.label {
-            out.literal(#","label":"#)
-            out.string(label)
-        }
-        if let icon = b.icon {
-            out.literal(#","icon":"#)
-            out.string(icon)
-        }
-        out.literal(#","tint":"#)
-        out.string(b.tint)
-        if let role = b.role {
-            out.literal(#","role":"#)
-            out.string(role.rawValue)
-        }
-        out.literal(#","x":"#)
-    }
-
-    /// A row after its spring's target: the spring's constants and the accessibility actions.
-    static func tail(_ out: inout JSONWriter, _ spring: SpringHint, _ actions: [AccessibilityAction]) {
-        out.literal(#","response":"#)
-        out.double(spring.response)
-        out.literal(#","dampingFraction":"#)
-        out.double(spring.dampingFraction)
-        out.literal(#"},"accessibilityActions":["#)
-        for (index, a) in actions.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.literal(#"{"action":"#)
-            out.string(a.action)
-            out.literal(#","label":"#)
-            out.string(a.label)
-            out.literal(a.destructive ? #","destructive":true"# : #","destructive":false"#)
-            out.literal(a.edge == .leading ? #","edge":"leading"}"# : #","edge":"trailing"}"#)
-        }
-        out.literal("]}")
-    }
-
     static func actions(_ out: inout JSONWriter, _ list: [ActionSpec]) {
         out.bytes.append(UInt8(ascii: "["))
         for (index, a) in list.enumerated() {
@@ -557,18 +402,5 @@ extension JSONWriter {
     @inline(__always)
     mutating func literal(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-}
-
-extension Phase {
-    /// The phase as a JSON string literal.
-    var literal: StaticString {
-        switch self {
-        case .closed: #""closed""#
-        case .dragging: #""dragging""#
-        case .open: #""open""#
-        case .fired: #""fired""#
-        case .confirming: #""confirming""#
-        }
     }
 }

@@ -24,11 +24,14 @@ public enum BoundAction: String, CaseIterable, Sendable {
 }
 
 /// What an input did to the engine: its effects, and the action it fired or that now waits for
-/// its confirmation (rule 10), if any.
+/// its confirmation (rule 10), if any; the thresholds its drag crossed (rule 12) and whether its
+/// touch scrolls (rule 13), for the reply.
 public struct GestureOutcome {
     public var effects: [Effect]
     public var fired: String? = nil
     public var pending: String? = nil
+    public var crossed = Crossings()
+    public var scroll = false
 
     /// Whether the action fired, or the one waiting, is bound (it runs, or would run, a command).
     public var isBound: Bool {
@@ -46,6 +49,8 @@ extension GestureOutcome {
             switch effect {
             case .fire(_, let action): fired = action
             case .pending(_, let action): pending = action
+            case .crossed(_, let crossing): crossed.append(crossing)
+            case .scroll: scroll = true
             case .schedule, .cancel, .closed: break
             }
         }
@@ -57,11 +62,12 @@ extension RecordedInput {
     /// records closes, timers and removals as they happen, not as gestures).
     public init?(gesture input: Input) {
         switch input {
-        case .dragChanged(let row, let dx): self = .drag(movie: row, dx: dx)
+        case .dragChanged(let row, let dx, let dy): self = .drag(movie: row, dx: dx, dy: dy)
         case .released(let row, let dx, let vx): self = .release(movie: row, dx: dx, vx: vx)
         case .tapped(let row, let action): self = .tap(movie: row, action: action)
         case .open(let row, let edge): self = .open(movie: row, edge: edge)
         case .perform(let row, let action): self = .perform(movie: row, action: action)
+        case .peek(let row, let edge): self = .peek(movie: row, edge: edge)
         case .close, .timerFired, .rowRemoved, .confirmTimedOut: return nil
         }
     }
@@ -69,12 +75,13 @@ extension RecordedInput {
     /// The engine input of a recorded gesture, and its row; nil for every other entry.
     public var gesture: (input: Input, row: RowID)? {
         switch self {
-        case .drag(let row, let dx): (.dragChanged(row: row, dx: dx), row)
+        case .drag(let row, let dx, let dy): (.dragChanged(row: row, dx: dx, dy: dy), row)
         case .release(let row, let dx, let vx): (.released(row: row, dx: dx, vx: vx), row)
         case .tap(let row, let action): (.tapped(row: row, action: action), row)
         case .open(let row, let edge): (.open(row: row, edge: edge), row)
         case .perform(let row, let action): (.perform(row: row, action: action), row)
-        case .viewport, .configure, .options, .close, .closeTimer, .confirmTimer, .movieChanged,
+        case .peek(let row, let edge): (.peek(row: row, edge: edge), row)
+        case .crossings, .viewport, .configure, .options, .close, .closeTimer, .confirmTimer, .movieChanged,
             .movieRemoved,
             .flags:
             nil

@@ -32,11 +32,12 @@ extension OpSpec.Kind {
         case .rows: 19
         case .open: 20
         case .perform: 21
-        case .record: 22
-        case .recording: 23
-        case .share: 24
-        case .peers: 25
-        case .status: 26
+        case .peek: 22
+        case .record: 23
+        case .recording: 24
+        case .share: 25
+        case .peers: 26
+        case .status: 27
         }
     }
 

@@ -32,7 +32,7 @@ public final class OpSpec: Sendable {
         case remove
         case restore, undo
         case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
-        case open, perform
+        case open, perform, peek
         case record, recording, share, peers
         case status
     }
@@ -84,7 +84,11 @@ public enum Ops {
                         "rows", .string(values: RowForm.allCases.map(\.rawValue)),
                         default: .string(RowForm.full.rawValue),
                         "the rows this connection receives: full, or compact (no spring, no accessibilityActions); left out: unchanged, full at connect"
-                    )
+                    ),
+                    ArgSpec(
+                        "crossings", .boolean, default: false,
+                        "true: a drag's reply lists the thresholds it crossed (crossed; rule 12); left out: unchanged, false at connect"
+                    ),
                 ],
                 summary: "sets this connection's options; no arguments: answers them as they are")
         case .list:
@@ -201,6 +205,8 @@ public enum Ops {
                         "buttonWidth", .number(20...400),
                         default: .number(JSONNumber(Rules.defaultButtonWidth)),
                         "button width in points"),
+                    fullSwipeStyle(.leading),
+                    fullSwipeStyle(.trailing),
                 ],
                 summary: "sets this client's swipe layout; no arguments: the movie layout")
         case .drag:
@@ -208,6 +214,10 @@ public enum Ops {
                 kind, scope: .swipe, mutates: false,
                 args: [
                     movie, ArgSpec.number("dx", required: true, "translation since touch-down, + = right"),
+                    ArgSpec.number(
+                        "dy",
+                        "vertical translation since touch-down, + = down: before the gesture starts, a mostly vertical touch is a scroll (rule 13; left out: horizontal)"
+                    ),
                 ],
                 summary: "a finger moved on the row")
         case .release:
@@ -249,6 +259,19 @@ public enum Ops {
                 kind, scope: .swipe, mutates: true,
                 args: [movie, ArgSpec.text("action", required: true, "any action of this client's layout")],
                 summary: "fires an action as a tap on its button would, without it showing")
+        case .peek:
+            OpSpec(
+                kind, scope: .swipe, mutates: false,
+                args: [
+                    movie,
+                    ArgSpec(
+                        "edge", .string(values: Edge.allCases.map(\.rawValue)),
+                        "the edge to show; it must have buttons (left out: trailing when it has buttons, else leading)"
+                    ),
+                ],
+                summary:
+                    "shows a closed row's buttons half-way for \(format(Rules.peekDuration)) s and springs it back, firing nothing (rule 14)"
+            )
         case .record:
             OpSpec(
                 kind, scope: .swipe, mutates: false,
@@ -294,6 +317,16 @@ public enum Ops {
                     "how the daemon is doing: server, store, clients, requests, errors, latencies, commits, process (protocol.md, \"status\"); the store's location, the pid and the limits only to writers and root"
             )
         }
+    }
+
+    /// `configure`'s full-swipe style of `edge` (rule 15).
+    static func fullSwipeStyle(_ edge: Edge) -> ArgSpec {
+        ArgSpec(
+            edge == .leading ? "fullSwipeStyleLeading" : "fullSwipeStyleTrailing",
+            .string(values: FullSwipeStyle.allCases.map(\.rawValue)),
+            default: .string(FullSwipeStyle.fill.rawValue),
+            "what a full swipe on the \(edge.rawValue) edge does once its action fires: fill (the button fills the row, which closes 0.5 s later), close (the row closes at once) or dismiss (the row slides out until its movie goes, back after \(format(Rules.dismissTimeout)) s if it does not)"
+        )
     }
 
     /// The op of `kind` (`all` has one per kind, made by `declaration`).

@@ -46,9 +46,10 @@ extension Recording {
     /// What an entry of `input` holds besides its place in `entries`.
     static func held(_ input: RecordedInput) -> Int {
         switch input {
-        case .viewport, .options: 0
+        case .viewport, .options, .crossings: 0
         case .configure(let layout): held(layout.leading) + held(layout.trailing)
-        case .drag(let row, _), .release(let row, _, _), .open(let row, _), .closeTimer(let row),
+        case .drag(let row, _, _), .release(let row, _, _), .open(let row, _), .peek(let row, _),
+            .closeTimer(let row),
             .confirmTimer(let row), .movieChanged(let row), .movieRemoved(let row):
             held(row)
         case .tap(let row, let action), .perform(let row, let action): held(row) + held(action)

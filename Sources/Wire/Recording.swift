@@ -10,6 +10,12 @@
 // them, not as events report them: a batch of two toggles re-renders a row twice from the
 // state after both, and a replay must do the same. A recording is bounded (`cap` inputs,
 // `maxBytes` of entries) whatever the connection does.
+//
+// Format 2 (issue 47) adds what the engine's rules 12 to 15 depend on: a drag's `dy`, `peek`
+// entries (their timers are `close-timer` entries, as a full swipe's), whether the connection
+// asked for threshold crossings (`crossings`, at the start and as it changes) and the layout's
+// full-swipe styles. A format 1 recording is format 2 without them; both are read
+// (Recording+Read.swift), and a replay of either gives the rows the connection got.
 import JSONCodec
 import Movies
 import SwipeEngine
@@ -37,11 +43,15 @@ public enum RecordedInput: Equatable, Sendable {
     case configure(Layout)
     /// The form rows are worded in.
     case options(RowForm)
-    case drag(movie: RowID, dx: Double)
+    case drag(movie: RowID, dx: Double, dy: Double? = nil)
     case release(movie: RowID, dx: Double?, vx: Double?)
     case tap(movie: RowID, action: String)
     case open(movie: RowID, edge: Edge)
     case perform(movie: RowID, action: String)
+    /// `peek` (format 2), with its edge as asked (nil: the engine's choice, rule 14).
+    case peek(movie: RowID, edge: Edge?)
+    /// `options` changed whether replies report threshold crossings (format 2; rule 12).
+    case crossings(Bool)
     /// `close`: one row, or every row (nil).
     case close(movie: RowID?)
     /// The close timer of a fired row elapsed.
@@ -55,7 +65,7 @@ public enum RecordedInput: Equatable, Sendable {
     /// A movie's flags changed (not an input: it counts nothing against the cap).
     case flags(MovieFlags)
 
-    /// The entry's `kind` in format 1.
+    /// The entry's `kind`.
     public var kind: String {
         switch self {
         case .viewport: "viewport"
@@ -66,6 +76,8 @@ public enum RecordedInput: Equatable, Sendable {
         case .tap: "tap"
         case .open: "open"
         case .perform: "perform"
+        case .peek: "peek"
+        case .crossings: "crossings"
         case .close: "close"
         case .closeTimer: "close-timer"
         case .confirmTimer: "confirm-timer"
@@ -88,8 +100,10 @@ public struct RecordedEntry: Equatable, Sendable {
 }
 
 public struct Recording: Equatable, Sendable {
-    /// The format's version (the object's `recording`).
-    public static let format = 1
+    /// The format's version (the object's `recording`) of the recordings made now.
+    public static let format = 2
+    /// The versions read: 1 (before issue 47) and 2.
+    public static let formats: ClosedRange<Int> = 1...2
     /// The most inputs a recording holds: the next one cuts it (recording stops).
     public static let cap = 10_000
     /// The most bytes its `movies` and `entries` take as JSON, and the most its entries hold in
@@ -104,15 +118,19 @@ public struct Recording: Equatable, Sendable {
     public var layout: Layout
     public var viewport: Viewport
     public var rows: RowForm
+    /// Whether the connection's replies reported threshold crossings at the start (format 2).
+    public var crossings: Bool
+    /// The format this recording was read from (`format` for one made here).
+    public var version = Recording.format
     /// The flags of every movie in the list at the start, in list order.
     public var movies: [MovieFlags]
     public var entries: [RecordedEntry] = []
     /// Entries that are inputs (every kind but `flags`).
-    public private(set) var inputs = 0
+    public internal(set) var inputs = 0
     /// The cap was reached: recording stopped there.
-    public private(set) var cut = false
+    public internal(set) var cut = false
     /// What `movies` and `entries` take as JSON, each with its comma (not written).
-    public private(set) var bytes = 0
+    public internal(set) var bytes = 0
     /// What the entries hold in memory as `append` and `observe` counted it (Recording+Held.swift;
     /// not written, 0 for a recording read from JSON).
     public private(set) var held = 0
@@ -122,11 +140,13 @@ public struct Recording: Equatable, Sendable {
     var known: [RowID: MovieFlags] = [:]
 
     public init(
-        layout: Layout, viewport: Viewport, rows: RowForm, movies: [MovieFlags], startedAt: UInt64 = 0
+        layout: Layout, viewport: Viewport, rows: RowForm, movies: [MovieFlags], startedAt: UInt64 = 0,
+        crossings: Bool = false
     ) {
         self.layout = layout
         self.viewport = viewport
         self.rows = rows
+        self.crossings = crossings
         self.movies = movies
         self.startedAt = startedAt
         known.reserveCapacity(movies.count)
@@ -234,7 +254,7 @@ extension Encode {
         end(&out)
     }
 
-    /// A Recording object (format 1), on one line.
+    /// A Recording object (format 2), on one line.
     public static func recording(_ out: inout JSONWriter, _ r: Recording) {
         out.literal(#"{"recording":"#)
         out.int(Recording.format)
@@ -250,6 +270,7 @@ extension Encode {
         viewportObject(&out, r.viewport)
         out.literal(#","rows":"#)
         out.string(r.rows.rawValue)
+        if r.crossings { out.literal(#","crossings":true"#) }
         out.literal(#","movies":"#)
         array(&out, r.movies) { out, m in
             out.literal(#"{"movie":"#)
@@ -277,6 +298,16 @@ extension Encode {
         out.bool(layout.allowsFullSwipeTrailing)
         out.literal(#","buttonWidth":"#)
         out.double(layout.buttonWidth)
+        // Written only when not the default, as `confirm` is: a layout of protocol 1 before
+        // issue 47 reads as it always did.
+        if layout.fullSwipeStyleLeading != .fill {
+            out.literal(#","fullSwipeStyleLeading":"#)
+            out.string(layout.fullSwipeStyleLeading.rawValue)
+        }
+        if layout.fullSwipeStyleTrailing != .fill {
+            out.literal(#","fullSwipeStyleTrailing":"#)
+            out.string(layout.fullSwipeStyleTrailing.rawValue)
+        }
         out.bytes.append(UInt8(ascii: "}"))
     }
 
@@ -307,10 +338,22 @@ extension Encode {
         case .options(let form):
             out.literal(#","rows":"#)
             out.string(form.rawValue)
-        case .drag(let row, let dx):
+        case .drag(let row, let dx, let dy):
             movie(row)
             out.literal(#","dx":"#)
             out.double(dx)
+            if let dy {
+                out.literal(#","dy":"#)
+                out.double(dy)
+            }
+        case .peek(let row, let edge):
+            movie(row)
+            if let edge {
+                out.literal(#","edge":"#)
+                out.string(edge.rawValue)
+            }
+        case .crossings(let on):
+            out.literal(on ? #","on":true"# : #","on":false"#)
         case .release(let row, let dx, let vx):
             movie(row)
             if let dx {
@@ -339,152 +382,5 @@ extension Encode {
             return
         }
         out.bytes.append(UInt8(ascii: "}"))
-    }
-}
-
-/// Why a recording could not be read: what is wrong, and where.
-public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
-extension Recording {
-    /// Reads a Recording object (format 1): the `recording` op's reply's `recording`, or the
-    /// reply itself.
-    public init(json: JSON) throws(RecordingError) {
-        guard case .object(var object) = json else { throw RecordingError("a recording is a JSON object") }
-        if case .object(let inner)? = object["recording"] { object = inner }
-        guard case .number(let format)? = object["recording"], format.int == Int64(Recording.format) else {
-            throw RecordingError("not a recording of format \(Recording.format) (its \"recording\" is not 1)")
-        }
-        let layout = try Recording.layout(object["layout"], "layout")
-        let viewport = try Recording.viewport(object["viewport"], "viewport")
-        guard let rows = object["rows"]?.stringValue.flatMap(RowForm.init(rawValue:)) else {
-            throw RecordingError("\"rows\" must be \"full\" or \"compact\"")
-        }
-        guard case .array(let movieItems)? = object["movies"] else {
-            throw RecordingError("\"movies\" must be an array")
-        }
-        var movies: [MovieFlags] = []
-        for (i, item) in movieItems.enumerated() {
-            movies.append(try Recording.flags(item, "movies[\(i)]"))
-        }
-        self.init(layout: layout, viewport: viewport, rows: rows, movies: movies)
-        guard case .array(let items)? = object["entries"] else {
-            throw RecordingError("\"entries\" must be an array")
-        }
-        for (i, item) in items.enumerated() {
-            let path = "entries[\(i)]"
-            guard case .object(let e) = item, case .number(let t)? = e["t"], let ms = t.int, ms >= 0 else {
-                throw RecordingError(
-                    "\(path) must be an object with \"t\", a whole number of milliseconds ≥ 0")
-            }
-            entries.append(RecordedEntry(t: UInt64(ms), try Recording.input(e, path)))
-            bytes += Recording.size(entries.last!)
-            if case .flags = entries.last!.input {} else { inputs += 1 }
-        }
-        if case .bool(let cut)? = object["cut"] { self.cut = cut }
-    }
-
-    private static func input(_ e: JSONObject, _ path: String) throws(RecordingError) -> RecordedInput {
-        guard let kind = e["kind"]?.stringValue else { throw RecordingError("\(path) has no \"kind\"") }
-        func movie() throws(RecordingError) -> RowID {
-            guard let id = e["movie"]?.stringValue else {
-                throw RecordingError("\(path) (\(kind)) needs \"movie\"")
-            }
-            return id
-        }
-        func number(_ name: String, required: Bool) throws(RecordingError) -> Double? {
-            guard let value = e[name] else {
-                if required { throw RecordingError("\(path) (\(kind)) needs \"\(name)\"") }
-                return nil
-            }
-            guard case .number(let n) = value else {
-                throw RecordingError("\(path).\(name) must be a number")
-            }
-            return n.double
-        }
-        func text(_ name: String) throws(RecordingError) -> String {
-            guard let value = e[name]?.stringValue else {
-                throw RecordingError("\(path) (\(kind)) needs \"\(name)\" (a string)")
-            }
-            return value
-        }
-        switch kind {
-        case "viewport": return .viewport(try viewport(e["viewport"], "\(path).viewport"))
-        case "configure": return .configure(try layout(e["layout"], "\(path).layout"))
-        case "options":
-            guard let form = RowForm(rawValue: try text("rows")) else {
-                throw RecordingError("\(path).rows must be \"full\" or \"compact\"")
-            }
-            return .options(form)
-        case "drag": return .drag(movie: try movie(), dx: try number("dx", required: true)!)
-        case "release":
-            return .release(
-                movie: try movie(), dx: try number("dx", required: false),
-                vx: try number("vx", required: false))
-        case "tap": return .tap(movie: try movie(), action: try text("action"))
-        case "perform": return .perform(movie: try movie(), action: try text("action"))
-        case "open":
-            guard let edge = Edge(rawValue: try text("edge")) else {
-                throw RecordingError("\(path).edge must be \"leading\" or \"trailing\"")
-            }
-            return .open(movie: try movie(), edge: edge)
-        case "close": return .close(movie: e["movie"] == nil ? nil : try movie())
-        case "close-timer": return .closeTimer(movie: try movie())
-        case "confirm-timer": return .confirmTimer(movie: try movie())
-        case "movie-changed": return .movieChanged(movie: try movie())
-        case "movie-removed": return .movieRemoved(movie: try movie())
-        case "flags": return .flags(try flags(.object(e), path))
-        default: throw RecordingError("\(path) has an unknown kind \"\(MessageText.truncated(kind))\"")
-        }
-    }
-
-    private static func flags(_ json: JSON, _ path: String) throws(RecordingError) -> MovieFlags {
-        guard case .object(let m) = json, let id = m["movie"]?.stringValue,
-            let watched = m["watched"]?.boolValue,
-            let friends = m["watchedWithFriends"]?.boolValue
-        else {
-            throw RecordingError("\(path) must have \"movie\", \"watched\" and \"watchedWithFriends\"")
-        }
-        return MovieFlags(movie: id, watched: watched, watchedWithFriends: friends)
-    }
-
-    private static func viewport(_ json: JSON?, _ path: String) throws(RecordingError) -> Viewport {
-        guard case .object(let v)? = json, case .number(let width)? = v["width"],
-            let direction = v["direction"]?.stringValue.flatMap(Direction.init(rawValue:))
-        else {
-            throw RecordingError("\(path) must be {\"width\":number,\"direction\":\"ltr\" or \"rtl\"}")
-        }
-        return Viewport(width: width.double, direction: direction)
-    }
-
-    /// A layout object, checked as `configure`'s arguments are (the op table's declarations).
-    private static func layout(_ json: JSON?, _ path: String) throws(RecordingError) -> Layout {
-        guard case .object(let object)? = json else {
-            throw RecordingError("\(path) must be a layout object")
-        }
-        var args = Arguments(op: Ops.spec(.configure))
-        for (key, value) in object.members {
-            guard let index = args.op.args.firstIndex(where: { $0.name == key }) else {
-                throw RecordingError("\(path) has an unknown key \"\(MessageText.truncated(key))\"")
-            }
-            args.values[index] = value
-        }
-        let change: LayoutChange
-        do {
-            guard case .configure(let c) = try args.build() else {
-                preconditionFailure("configure built another op")
-            }
-            change = c
-        } catch {
-            throw RecordingError("\(path): \(error.message)")
-        }
-        return Layout(
-            leading: change.leading ?? [], trailing: change.trailing ?? [],
-            allowsFullSwipeLeading: change.allowsFullSwipeLeading ?? true,
-            allowsFullSwipeTrailing: change.allowsFullSwipeTrailing ?? true,
-            buttonWidth: change.buttonWidth ?? Rules.defaultButtonWidth)
     }
 }

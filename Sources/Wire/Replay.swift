@@ -34,12 +34,17 @@ public struct ReplayStep: Equatable, Sendable {
     /// A `row` event (else a reply).
     public var event: Bool
     public var note: Note?
+    /// The thresholds the reply's input crossed (rule 12), when the connection asked for them.
+    public var crossed = Crossings()
+    /// The reply's touch scrolls (rule 13).
+    public var scroll = false
 }
 
 public enum Replay {
     /// Every step of `recording`, in order.
     public static func run(_ recording: Recording) -> [ReplayStep] {
         var list = SwipeList(layout: recording.layout, viewport: recording.viewport)
+        list.reportsCrossings = recording.crossings
         var form = recording.rows
         var flags: [RowID: RowFlags] = [:]
         for m in recording.movies { flags[m.movie] = m.flags }
@@ -51,9 +56,11 @@ public enum Replay {
             func event(_ row: RowRender, _ note: ReplayStep.Note? = nil) {
                 steps.append(ReplayStep(t: t, kind: kind, row: row, form: form, event: true, note: note))
             }
-            func reply(_ row: RowID, _ note: ReplayStep.Note? = nil) {
+            func reply(_ row: RowID, _ note: ReplayStep.Note? = nil, _ outcome: GestureOutcome? = nil) {
                 steps.append(
-                    ReplayStep(t: t, kind: kind, row: render(row), form: form, event: false, note: note))
+                    ReplayStep(
+                        t: t, kind: kind, row: render(row), form: form, event: false, note: note,
+                        crossed: outcome?.crossed ?? Crossings(), scroll: outcome?.scroll ?? false))
             }
             /// The rows the engine closed besides the input's: a `row` event each.
             func apply(_ effects: [Effect]) {
@@ -89,18 +96,19 @@ public enum Replay {
                     } else {
                         nil
                     }
-                reply(row, note)
+                reply(row, note, outcome)
             }
             switch entry.input {
             case .flags(let m): flags[m.movie] = m.flags
             case .options(let f): form = f
+            case .crossings(let on): list.reportsCrossings = on
             case .viewport(let v):
                 closedAll()
                 list.viewport = v
             case .configure(let layout):
                 closedAll()
                 list.layout = layout
-            case .drag, .release, .tap, .open, .perform:
+            case .drag, .release, .tap, .open, .perform, .peek:
                 guard let (input, row) = entry.input.gesture else {
                     preconditionFailure("\(entry.input) is not a gesture")
                 }
@@ -137,6 +145,7 @@ extension Encode {
             out.literal(step.event ? #","event":"row","row":"# : #","row":"#)
             self.row(&out, row, form: step.form)
         }
+        gestureNotes(&out, crossed: step.crossed, scroll: step.scroll)
         switch step.note {
         case nil: break
         case .fired(let action, let bound):

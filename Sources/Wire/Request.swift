@@ -21,11 +21,25 @@ public struct LayoutChange: Equatable, Sendable {
     public var allowsFullSwipeLeading: Bool?
     public var allowsFullSwipeTrailing: Bool?
     public var buttonWidth: Double?
+    public var fullSwipeStyleLeading: FullSwipeStyle? = nil
+    public var fullSwipeStyleTrailing: FullSwipeStyle? = nil
 
     /// No argument at all: back to the movie layout.
     public var isEmpty: Bool {
         leading == nil && trailing == nil && allowsFullSwipeLeading == nil
-            && allowsFullSwipeTrailing == nil && buttonWidth == nil
+            && allowsFullSwipeTrailing == nil && buttonWidth == nil && fullSwipeStyleLeading == nil
+            && fullSwipeStyleTrailing == nil
+    }
+
+    /// The layout this change makes: what is left out takes its default.
+    public var layout: Layout {
+        Layout(
+            leading: leading ?? [], trailing: trailing ?? [],
+            allowsFullSwipeLeading: allowsFullSwipeLeading ?? true,
+            allowsFullSwipeTrailing: allowsFullSwipeTrailing ?? true,
+            buttonWidth: buttonWidth ?? Rules.defaultButtonWidth,
+            fullSwipeStyleLeading: fullSwipeStyleLeading ?? .fill,
+            fullSwipeStyleTrailing: fullSwipeStyleTrailing ?? .fill)
     }
 }
 
@@ -51,8 +65,8 @@ public struct ListQuery: Equatable, Sendable {
 public enum Request: Equatable, Sendable {
     case ping
     case help
-    /// `rows` left out: unchanged (the reply says what the options are).
-    case options(rows: RowForm?)
+    /// An argument left out: unchanged (the reply says what the options are).
+    case options(rows: RowForm?, crossings: Bool? = nil)
     case list(ListQuery)
     case add(title: String, image: String?, options: MutationOptions)
     case toggleWatched(movie: String, options: MutationOptions)
@@ -67,11 +81,12 @@ public enum Request: Equatable, Sendable {
     case history(from: UInt64, limit: Int)
     case viewport(width: Double?, direction: Direction?)
     case configure(LayoutChange)
-    case drag(movie: String, dx: Double)
+    case drag(movie: String, dx: Double, dy: Double? = nil)
     case release(movie: String, dx: Double?, vx: Double?)
     case tap(movie: String, action: String)
     case open(movie: String, edge: Edge)
     case perform(movie: String, action: String)
+    case peek(movie: String, edge: Edge?)
     case close(movie: String?)
     case rows
     case record(on: Bool)
@@ -104,6 +119,7 @@ public enum Request: Equatable, Sendable {
         case .tap: .tap
         case .open: .open
         case .perform: .perform
+        case .peek: .peek
         case .close: .close
         case .rows: .rows
         case .record: .record
@@ -270,7 +286,9 @@ struct Arguments {
         switch op.kind {
         case .ping: return .ping
         case .help: return .help
-        case .options: return .options(rows: try string("rows").map { RowForm(rawValue: $0)! })
+        case .options:
+            return .options(
+                rows: try string("rows").map { RowForm(rawValue: $0)! }, crossings: try boolean("crossings"))
         case .list:
             return .list(
                 ListQuery(
@@ -300,9 +318,15 @@ struct Arguments {
                     leading: try actions("leading"), trailing: try actions("trailing"),
                     allowsFullSwipeLeading: try boolean("allowsFullSwipeLeading"),
                     allowsFullSwipeTrailing: try boolean("allowsFullSwipeTrailing"),
-                    buttonWidth: try number("buttonWidth")))
+                    buttonWidth: try number("buttonWidth"),
+                    fullSwipeStyleLeading: try string("fullSwipeStyleLeading").map {
+                        FullSwipeStyle(rawValue: $0)!
+                    },
+                    fullSwipeStyleTrailing: try string("fullSwipeStyleTrailing").map {
+                        FullSwipeStyle(rawValue: $0)!
+                    }))
         case .drag:
-            return .drag(movie: try string("movie")!, dx: try number("dx")!)
+            return .drag(movie: try string("movie")!, dx: try number("dx")!, dy: try number("dy"))
         case .release:
             return .release(movie: try string("movie")!, dx: try number("dx"), vx: try number("vx"))
         case .tap:
@@ -311,6 +335,8 @@ struct Arguments {
             return .open(movie: try string("movie")!, edge: Edge(rawValue: try string("edge")!)!)
         case .perform:
             return .perform(movie: try string("movie")!, action: try string("action")!)
+        case .peek:
+            return .peek(movie: try string("movie")!, edge: try string("edge").map { Edge(rawValue: $0)! })
         case .close: return .close(movie: try string("movie"))
         case .rows: return .rows
         case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())

@@ -10,7 +10,7 @@
 // It words no error. It gives up (returns nil) on anything it does not fully understand or
 // would have to refuse: bad JSON, escapes, non-ASCII or control bytes in a string, a nested
 // value, a duplicate or unknown key, a missing or unknown op, an op it leaves to the full decoder
-// (add, subscribe, history, viewport, configure), an argument of the wrong type or out of range,
+// (add, subscribe, history, viewport, configure, peek…), an argument of the wrong type or out of range,
 // a missing one. The full decoder then answers, error messages and all. Its acceptance rules
 // are the op table's limits (`Limits`, declared once in ArgSpec.swift and used by Ops.swift),
 // and the unit tests and the request fuzzer check that the two give the same answer on every
@@ -97,7 +97,7 @@ extension RequestDecoder {
 /// The member names the fast path knows: `op`, `id`, and the arguments of its ops. All are at
 /// most eight bytes long, so a name is known by its length and `FlatWord` alone.
 enum FastKey: Int, CaseIterable {
-    case op, id, movie, dx, vx, action, expect, key
+    case op, id, movie, dx, vx, action, expect, key, dy
 
     /// The key named by a name of `count` bytes whose `FlatWord` is `word`. The words are
     /// written out (little-endian ASCII; `RequestFastPathTests` checks each against its name):
@@ -113,6 +113,7 @@ enum FastKey: Int, CaseIterable {
         case (6, 0x6E6F_6974_6361): self = .action  // "action"
         case (6, 0x7463_6570_7865): self = .expect  // "expect"
         case (3, 0x79_656B): self = .key  // "key"
+        case (2, 0x7964): self = .dy  // "dy"
         default: return nil
         }
     }
@@ -133,6 +134,9 @@ struct FastArguments {
     var dx: Double?
     /// Where the dx value is in the line (for `DragRepeat`).
     var dxRange: Range<Int>?
+    var dy: Double?
+    /// Where the dy value is in the line (for `DragRepeat`).
+    var dyRange: Range<Int>?
     var vx: Double?
     var expect: UInt64?
 
@@ -155,8 +159,8 @@ struct FastArguments {
         case .help: return takes(0) ? .help : nil
         case .unsubscribe: return takes(0) ? .unsubscribe : nil
         case .drag:
-            guard takes(movieBit | FastKey.dx.bit), let movie, let dx else { return nil }
-            return .drag(movie: movie, dx: dx)
+            guard takes(movieBit | FastKey.dx.bit | FastKey.dy.bit), let movie, let dx else { return nil }
+            return .drag(movie: movie, dx: dx, dy: dy)
         case .release:
             guard takes(movieBit | FastKey.dx.bit | FastKey.vx.bit), let movie else { return nil }
             return .release(movie: movie, dx: dx, vx: vx)
@@ -176,7 +180,7 @@ struct FastArguments {
             guard let (movie, options) = movieMutation() else { return nil }
             return .remove(movie: movie, options: options)
         case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
-            .record, .recording, .share, .peers, .status:
+            .peek, .record, .recording, .share, .peers, .status:
             return nil
         }
     }
@@ -279,7 +283,7 @@ extension Parser {
         case .key:
             guard let text = scanStringArgument(bytes: Limits.keyBytes) else { return false }
             given.key = text
-        case .dx, .vx:
+        case .dx, .vx, .dy:
             let start = i
             let x: Double
             if let small = scanSmallInteger() {
@@ -289,11 +293,17 @@ extension Parser {
                 x = number.double
             }
             guard Limits.number.contains(x) else { return false }
-            if key == .dx {
+            switch key {
+            case .dx:
                 given.dx = x
                 given.dxRange = start..<i
-            } else {
+            case .dy:
+                given.dy = x
+                given.dyRange = start..<i
+            case .vx:
                 given.vx = x
+            case .op, .id, .movie, .action, .expect, .key:
+                preconditionFailure("\(key) is not a number")
             }
         case .expect:
             guard isNumberStart, let number = try? parseNumber(), let n = number.int, n >= 0 else {

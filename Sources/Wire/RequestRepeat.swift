@@ -1,9 +1,10 @@
 // The repeat lane of request decoding: a finger streams drag lines to one row, 60 to 120 a
-// second, and they differ only in "dx" (and in "id", when the client numbers its requests).
+// second, and they differ only in "dx" (and in "dy" when the client sends it, and in "id" when it
+// numbers its requests).
 //
 // Why: even the fast path (RequestFastPath.swift) reads every key, matches every name, scans
 // every string and makes a String of the movie id for each drag: over a quarter of what a drag
-// cost the daemon. Here a connection keeps its last drag line with holes where its dx and id
+// cost the daemon. Here a connection keeps its last drag line with holes where its dx, dy and id
 // values were. The next line is compared with it byte for byte around the holes, and only the
 // holes are read, by the fast path's own value scanners. A line that matches has exactly the
 // old line's keys and structure (every byte outside the holes is the same, and each hole holds
@@ -31,7 +32,7 @@ import JSONCodec
 public struct DragRepeat {
     /// The line as it came (without its newline).
     var line: [UInt8] = []
-    /// Where its values are, in line order: dx always, id when the line had one.
+    /// Where its values are, in line order: dx always, dy and id when the line had them.
     var holes: [(key: FastKey, range: Range<Int>)] = []
     var movie = ""
     /// The id of the last line read from the repeat, compacted: storage to reuse.
@@ -47,20 +48,17 @@ public struct DragRepeat {
         guard let dx = given.dxRange else { return }
         self.line = Array(line)
         holes = [(.dx, dx)]
-        if let id = given.id {
-            if id.lowerBound < dx.lowerBound {
-                holes.insert((.id, id), at: 0)
-            } else {
-                holes.append((.id, id))
-            }
-        }
+        if let dy = given.dyRange { holes.append((.dy, dy)) }
+        if let id = given.id { holes.append((.id, id)) }
+        holes.sort { $0.range.lowerBound < $1.range.lowerBound }
         self.movie = movie
     }
 
-    /// The dx and the id's range of `new` when it is this drag with other values in its holes.
-    func match(_ new: UnsafeBufferPointer<UInt8>) -> (dx: Double, id: Range<Int>?)? {
+    /// The dx, the dy and the id's range of `new` when it is this drag with other values in its
+    /// holes.
+    func match(_ new: UnsafeBufferPointer<UInt8>) -> (dx: Double, dy: Double?, id: Range<Int>?)? {
         guard let base = new.baseAddress, !line.isEmpty else { return nil }
-        return line.withUnsafeBufferPointer { old -> (dx: Double, id: Range<Int>?)? in
+        return line.withUnsafeBufferPointer { old -> (dx: Double, dy: Double?, id: Range<Int>?)? in
             let oldBase = old.baseAddress!
             var scanner = Parser(base, count: new.count, maxDepth: 1)
             var given = FastArguments()
@@ -79,7 +77,7 @@ public struct DragRepeat {
             guard new.count - scanner.i == rest, memcmp(oldBase + from, base + scanner.i, rest) == 0,
                 let dx = given.dx
             else { return nil }
-            return (dx, given.id)
+            return (dx, given.dy, given.id)
         }
     }
 }
@@ -92,7 +90,7 @@ extension RequestDecoder {
         _ body: (Request, [UInt8]?, OpSpec.Kind) -> Void
     ) -> Bool {
         let bytes = line.bindMemory(to: UInt8.self)
-        if let (dx, idRange) = last.match(bytes) {
+        if let (dx, dy, idRange) = last.match(bytes) {
             var id: [UInt8]?
             if let idRange {
                 // Room for an id of up to 32 bytes from the first: one counting up gains digits.
@@ -102,11 +100,11 @@ extension RequestDecoder {
                 compact(UnsafeRawBufferPointer(start: start, count: idRange.count), into: &last.id)
                 id = last.id
             }
-            body(.drag(movie: last.movie, dx: dx), id, .drag)
+            body(.drag(movie: last.movie, dx: dx, dy: dy), id, .drag)
             return true
         }
         return withFastRequest(line, body) { given, request in
-            if case .drag(let movie, _) = request { last.keep(bytes, given, movie: movie) }
+            if case .drag(let movie, _, _) = request { last.keep(bytes, given, movie: movie) }
         }
     }
 }

@@ -111,7 +111,7 @@ public enum Schema {
             ArgSpec("offset", .number(), required: true, "physical points, + = the content moved right"),
             ArgSpec(
                 "phase", .string(values: Phase.allCases.map(\.rawValue)), required: true,
-                "closed, dragging, open, fired, or confirming (one button waits for a tap, 3 s); a client shows a phase it does not know by its offset and buttons"
+                "closed, dragging, open, fired, confirming (one button waits for a tap, 3 s), peeking (peek: half open, closes on its own) or dismissed (a full swipe slid it out: it goes with its movie); a client shows a phase it does not know by its offset and buttons"
             ),
             ArgSpec(
                 "edge", .string(values: ["leading", "trailing"]), required: true, nullable: true,
@@ -159,8 +159,23 @@ public enum Schema {
             ArgSpec("edge", .string(values: ["leading", "trailing"]), required: true, "the edge it is on"),
         ])
 
+    /// A threshold a drag crossed (rule 12), in a row reply's `crossed` (options `crossings`).
+    static let crossing = ObjectSpec(
+        name: "crossing",
+        summary:
+            "a threshold the request's drag crossed, in the reply's crossed list (in the order crossed; only with options crossings)",
+        fields: [
+            ArgSpec(
+                "threshold", .string(values: Crossing.Threshold.allCases.map(\.rawValue)), required: true,
+                "open: 0.8 of a button's width (a release opens); full: half the row, on an edge that allows full swipe (a release fires)"
+            ),
+            ArgSpec(
+                "direction", .string(values: Crossing.Direction.allCases.map(\.rawValue)), required: true,
+                "out: now past it; back: no longer past it"),
+        ])
+
     public static let objects: [ObjectSpec] =
-        [movie, event, row, button, spring, accessibilityAction, action, viewport] + statusObjects
+        [movie, event, row, button, spring, accessibilityAction, action, viewport, crossing] + statusObjects
 
     static let viewport = ObjectSpec(
         name: "viewport", summary: "a connection's row width and layout direction",
@@ -199,7 +214,7 @@ public enum Schema {
         EventSpec(
             name: "row", to: "the owning client",
             summary:
-                "the server changed one of this client's rows (a close timer, rule 8, a movie changed, a confirmation timed out)",
+                "the server changed one of this client's rows (a close timer after a full swipe, a peek or a dismissal; rule 8; a movie changed; a confirmation timed out)",
             fields: [
                 ArgSpec("row", .object("row"), required: true, "the row as it is now"),
                 ArgSpec("removed", .boolean, "true when the row was dropped because its movie was removed"),

@@ -31,7 +31,9 @@ enum Command: Equatable {
     /// The terminal front end (Tui.swift): `--ascii` symbols, `--rtl` layout, `--record-dir`
     /// where `r` saves recordings (nil: the current directory), `--confirm-delete`: ask before
     /// deleting from the start.
-    case tui(ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool = false)
+    case tui(
+        ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool = false, peek: Bool = true,
+        fullSwipe: FullSwipeStyle = .fill)
     /// `swipe … --record FILE`: the same, recorded into FILE (and its rows into FILE.rows).
     case recordedSwipe(movie: String, gesture: Gesture, verbose: Bool, file: String)
     /// A recording replayed on the engine, no daemon (Replay.swift).
@@ -86,7 +88,7 @@ enum Arguments {
             ["--dx", "--vx", "--steps", "--open", "--tap", "--perform", "--verbose", "--record"]
         ),
         ("replay", ["FILE"], ["--expect"]),
-        ("tui", [], ["--ascii", "--rtl", "--record-dir", "--confirm-delete"]),
+        ("tui", [], ["--ascii", "--rtl", "--record-dir", "--confirm-delete", "--no-peek", "--full-swipe"]),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
@@ -134,11 +136,11 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete":
+            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
-                "--perform", "--record", "--expect", "--record-dir":
+                "--perform", "--record", "--expect", "--record-dir", "--full-swipe":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -204,9 +206,23 @@ enum Arguments {
             if values["--record-dir"]?.isEmpty == true {
                 throw Failure.usage("--record-dir needs a directory")
             }
+            // The op table's values, so that the option and configure cannot drift apart.
+            let styles = Ops.spec(.configure).arg("fullSwipeStyleTrailing")
+            var style = FullSwipeStyle.fill
+            if let given = values["--full-swipe"] {
+                guard let known = FullSwipeStyle(rawValue: given) else {
+                    guard case .string(_, let names?) = styles.type else {
+                        preconditionFailure("\(styles.name)")
+                    }
+                    throw Failure.usage(
+                        "--full-swipe must be \(names.joined(separator: ", ")), not '\(given)'")
+                }
+                style = known
+            }
             return .tui(
                 ascii: values["--ascii"] != nil, rtl: values["--rtl"] != nil,
-                recordDirectory: values["--record-dir"], confirmDelete: values["--confirm-delete"] != nil)
+                recordDirectory: values["--record-dir"], confirmDelete: values["--confirm-delete"] != nil,
+                peek: values["--no-peek"] == nil, fullSwipe: style)
         case "swipe":
             let swipe = try swipe(operand, values)
             if let file = values["--record"], case .swipe(let movie, let gesture, let verbose) = swipe {

@@ -1,6 +1,7 @@
 // replay: a recording (the `recording` op's, or `swipe --record`'s file) replayed on the pure
 // engine, with no daemon, on virtual time: one JSON line per step (Wire's Replay.swift). With
-// --expect, the rows it gives are compared, in order, with the rows the live connection got.
+// --expect, the rows it gives are compared, in order, with the rows the live connection got,
+// each with the thresholds its reply said it crossed and whether it scrolled (issue 47).
 import JSONCodec
 import Wire
 
@@ -30,10 +31,9 @@ enum ReplayCommand {
             var out = JSONWriter()
             Encode.replayStep(&out, step)
             Output.out(String(decoding: out.bytes, as: UTF8.self))
-            if let row = step.row {
-                var worded = JSONWriter()
-                Encode.row(&worded, row, form: step.form)
-                rows.append(try parse(worded.bytes, "the replay"))
+            if step.row != nil, case .object(let line) = try parse(Array(out.bytes.dropLast()), "the replay")
+            {
+                rows.append(compared(line))
             }
         }
         if recording.cut {
@@ -68,13 +68,23 @@ enum ReplayCommand {
     static func expectedRows(_ path: String) throws(Failure) -> [JSON] {
         var rows: [JSON] = []
         for line in try Files.read(path).split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
-            if case .object(let object) = try parse(Array(line), path), let row = object["row"],
+            if case .object(let object) = try parse(Array(line), path), object["row"] != nil,
                 object["event"] != .string("peer-row")
             {
-                rows.append(row)
+                rows.append(compared(object))
             }
         }
         return rows
+    }
+
+    /// What is compared of a line with a row: the row, and the reply's `crossed` and `scroll`
+    /// when it has them (a `row` event, and every line of a format 1 recording, has neither).
+    static func compared(_ line: JSONObject) -> JSON {
+        var kept = JSONObject()
+        for key in ["row", "crossed", "scroll"] {
+            if let value = line[key] { kept.append(key, value) }
+        }
+        return .object(kept)
     }
 
     static func compare(_ got: [JSON], with expected: [JSON], _ path: String) throws(Failure) {
@@ -89,9 +99,14 @@ enum ReplayCommand {
         Output.error("all \(got.count) rows match \(path)")
     }
 
+    /// A compared line as a message shows it: its row alone when that is all it has.
     static func text(_ json: JSON) -> String {
         var out = JSONWriter()
-        out.value(json)
+        if case .object(let line) = json, line.members.count == 1, let row = line["row"] {
+            out.value(row)
+        } else {
+            out.value(json)
+        }
         return String(decoding: out.bytes, as: UTF8.self)
     }
 

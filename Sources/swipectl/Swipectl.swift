@@ -1,4 +1,5 @@
 // From the parsed command line to a command run against one conversation.
+import SwipeEngine
 import Wire
 
 enum Swipectl {
@@ -15,11 +16,14 @@ enum Swipectl {
                     return .ok
                 }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
-                if case .tui(let ascii, let rtl, let recordDirectory, let confirmDelete) = invocation.command
+                if case .tui(
+                    let ascii, let rtl, let recordDirectory, let confirmDelete, let peek, let fullSwipe) =
+                    invocation.command
                 {
                     try Tui.run(
                         socket: socket, ascii: ascii, rtl: rtl, recordDirectory: recordDirectory,
-                        confirmDelete: confirmDelete, environment: environment)
+                        confirmDelete: confirmDelete, peek: peek, fullSwipe: fullSwipe,
+                        environment: environment)
                     return .ok
                 }
                 if case .status = invocation.command {

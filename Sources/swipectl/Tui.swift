@@ -2,6 +2,7 @@
 // the daemon's socket and a signalfd together, with a timeout only when something is due: the
 // next frame while a row moves (at most 60 per second), the end of a hint, the next reconnect
 // attempt, the rest of an escape sequence. An idle front end makes no wake-ups at all.
+import SwipeEngine
 import SwipedClient
 import Terminal
 
@@ -16,7 +17,7 @@ enum Tui {
 
     static func run(
         socket: SocketChoice, ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool,
-        environment: [String: String]
+        peek: Bool, fullSwipe: FullSwipeStyle, environment: [String: String]
     ) throws(Failure) {
         // A directory given is checked before the screen is taken (the default, the current
         // directory, when `r` is pressed): a recording must have somewhere to go.
@@ -33,7 +34,8 @@ enum Tui {
         let options = TuiOptions(
             socket: socket.path, ascii: ascii, direction: rtl ? .rtl : .ltr,
             trueColor: colorterm == "truecolor" || colorterm == "24bit",
-            recordDirectory: recordDirectory ?? ".", confirmDelete: confirmDelete)
+            recordDirectory: recordDirectory ?? ".", confirmDelete: confirmDelete, peekHint: peek,
+            crossingCues: true, fullSwipeStyle: fullSwipe)
         let signals = try TuiSignals()
         defer { signals.close() }
         let terminal = try TuiTerminal()

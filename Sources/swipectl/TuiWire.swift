@@ -24,6 +24,8 @@ enum TuiWire {
         case .closeAll: ("close", [])
         case .perform(let movie, let action):
             ("perform", [("movie", .string(movie)), ("action", .string(action))])
+        case .peek(let movie): ("peek", [("movie", .string(movie))])
+        case .crossings(let on): ("options", [("crossings", .bool(on))])
         case .add(let title): ("add", [("title", .string(title))])
         case .restore(let movie, let expect, _):
             (
@@ -34,8 +36,8 @@ enum TuiWire {
         case .recording: ("recording", [])
         case .share(let on, _): ("share", [("on", .bool(on))])
         case .peers(let watch, _): ("peers", [("watch", .bool(watch))])
-        case .configure(let confirmDelete, _):
-            ("configure", layout(TuiRequest.layout(confirmDelete: confirmDelete)))
+        case .configure(let confirmDelete, _, let style):
+            ("configure", layout(TuiRequest.layout(confirmDelete: confirmDelete, style: style)))
         }
     }
 
@@ -61,6 +63,11 @@ enum TuiWire {
             ("allowsFullSwipeTrailing", .bool(layout.allowsFullSwipeTrailing)),
             ("buttonWidth", .number(JSONNumber(layout.buttonWidth))),
         ]
+            // The styles only when not the default: a daemon before issue 47 takes the rest.
+            + (layout.fullSwipeStyleLeading == .fill
+                ? [] : [("fullSwipeStyleLeading", .string(layout.fullSwipeStyleLeading.rawValue))])
+            + (layout.fullSwipeStyleTrailing == .fill
+                ? [] : [("fullSwipeStyleTrailing", .string(layout.fullSwipeStyleTrailing.rawValue))])
     }
 
     /// The reply to `request`, decoded for it.
@@ -74,7 +81,7 @@ enum TuiWire {
             return .closed(closed(o))
         case .record(on: true):
             return .closed(closed(o))
-        case .drag, .release, .tap, .open, .close, .perform:
+        case .drag, .release, .tap, .open, .close, .perform, .peek:
             return row(o)
         case .recording:
             return .recording(
@@ -85,7 +92,7 @@ enum TuiWire {
                 })
         case .peers(let watch, _):
             return watch ? peers(o) : .peers([:])
-        case .add, .restore, .record(on: false), .share:
+        case .add, .restore, .record(on: false), .share, .crossings:
             return .ok
         }
     }
@@ -123,7 +130,20 @@ enum TuiWire {
                 action: fired.string("action") ?? "?",
                 error: fired.object("error").map { $0.string("message") ?? "?" }, seq: fired.uint("seq"))
         }
-        return .row(row, unreadable: unreadable, fired: fired, pending: o.object("pending")?.string("action"))
+        return .row(
+            row, unreadable: unreadable, fired: fired, pending: o.object("pending")?.string("action"),
+            crossed: crossings(o))
+    }
+
+    /// A reply's `crossed` (rule 12): the crossings it can read, in order.
+    private static func crossings(_ o: JSONObject) -> [Crossing] {
+        guard case .array(let items)? = o["crossed"] else { return [] }
+        return items.compactMap { item in
+            guard let threshold = item.objectValue?.string("threshold").flatMap(Crossing.Threshold.init),
+                let direction = item.objectValue?.string("direction").flatMap(Crossing.Direction.init)
+            else { return nil }
+            return Crossing(threshold, direction)
+        }
     }
 
     /// A `peers` reply: each sharing connection's rows that are not closed.

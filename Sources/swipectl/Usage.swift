@@ -32,11 +32,14 @@ enum Usage {
                                     open the row on that edge, then tap one of its buttons
           swipe MOVIE --perform ACTION
                                     fire one of the row's actions without swiping
-          tui [--ascii] [--rtl] [--record-dir DIR] [--confirm-delete]
+          tui [--ascii] [--rtl] [--record-dir DIR] [--confirm-delete] [--no-peek]
+              [--full-swipe fill|close|dismiss]
                                     the terminal front end: drag rows with the mouse or use
                                     the keys (? shows them), live; --ascii: no symbols; r
                                     records into DIR (default: the current directory);
-                                    --confirm-delete: ask before deleting (c toggles it)
+                                    --confirm-delete: ask before deleting (c toggles it);
+                                    --no-peek: no hint at start (the first row peeks);
+                                    --full-swipe: what a full swipe does (F cycles it)
           swipe … --record FILE     also record the gesture's session into FILE, and the rows
                                     the connection received into FILE.rows
           replay FILE [--expect ROWS]

@@ -36,7 +36,7 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
 
         let documented = try ProtocolDocument.load().ops
         XCTAssertEqual(Set(help.keys), Set(documented.keys), "help and protocol.md disagree on the ops")
-        XCTAssertEqual(documented.count, 27)
+        XCTAssertEqual(documented.count, 28)
         for (name, row) in documented {
             guard let args = help[name] else { continue }
             for arg in args {
@@ -52,7 +52,7 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             }
         }
         let expected: [String: [String]] = [
-            "ping": [], "help": [], "options": ["rows"], "list": ["after", "limit", "match"],
+            "ping": [], "help": [], "options": ["rows", "crossings"], "list": ["after", "limit", "match"],
             "unsubscribe": [],
             "rows": [],
             "add": ["title", "image", "key"],
@@ -64,8 +64,10 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             "viewport": ["width", "direction"],
             "configure": [
                 "leading", "trailing", "allowsFullSwipeLeading", "allowsFullSwipeTrailing", "buttonWidth",
+                "fullSwipeStyleLeading", "fullSwipeStyleTrailing",
             ],
-            "drag": ["movie", "dx"], "release": ["movie", "dx", "vx"], "tap": ["movie", "action"],
+            "drag": ["movie", "dx", "dy"], "peek": ["movie", "edge"], "release": ["movie", "dx", "vx"],
+            "tap": ["movie", "action"],
             "close": ["movie"],
         ]
         for (name, args) in expected {

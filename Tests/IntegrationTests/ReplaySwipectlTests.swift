@@ -22,7 +22,7 @@ final class ReplaySwipectlTests: DaemonTestCase {
         let recording = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
                 as? [String: Any])
-        XCTAssertEqual(recording["recording"] as? Int, 1)
+        XCTAssertEqual(recording["recording"] as? Int, 2)
         XCTAssertEqual(recording["inputs"] as? Int, 15)  // 13 drags, the release, the removal
         XCTAssertEqual((recording["movies"] as? [Any])?.count, 0, "no copy of the list (issue 33)")
         let rows = lines(try String(contentsOfFile: file + ".rows", encoding: .utf8))
@@ -85,12 +85,12 @@ final class ReplaySwipectlTests: DaemonTestCase {
         XCTAssertEqual(
             missing.standardError,
             "swipectl: cannot read \(files.file("none.json")): No such file or directory\n")
-        try Data(#"{"recording":2}"#.utf8).write(to: URL(fileURLWithPath: files.file("two.json")))
+        try Data(#"{"recording":3}"#.utf8).write(to: URL(fileURLWithPath: files.file("two.json")))
         let two = try Subprocess.run(try Binaries.swipectl, ["replay", files.file("two.json")])
         XCTAssertEqual(two.status, .exited(1))
         XCTAssertEqual(
             two.standardError,
-            "swipectl: \(files.file("two.json")) is not a recording: not a recording of format 1 (its \"recording\" is not 1)\n"
+            "swipectl: \(files.file("two.json")) is not a recording: not a recording of format 1 or 2 (its \"recording\" is 3)\n"
         )
         try Data("hello".utf8).write(to: URL(fileURLWithPath: files.file("text")))
         let text = try Subprocess.run(try Binaries.swipectl, ["replay", files.file("text")])

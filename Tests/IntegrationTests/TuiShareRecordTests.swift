@@ -230,7 +230,7 @@ final class TuiRecordTests: TuiTestCase {
         let recording = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
         )
-        XCTAssertEqual(recording["recording"] as? Int, 1)
+        XCTAssertEqual(recording["recording"] as? Int, 2)
         XCTAssertEqual(recording["viewport"] as? NSDictionary, ["width": 400, "direction": "ltr"])
         let kinds = Set((recording["entries"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String })
         for kind in ["drag", "release", "perform", "close-timer", "flags", "movie-changed"] {

@@ -16,9 +16,9 @@ final class PropertyTests: XCTestCase {
         for seed in 1...UInt64(60) {
             var session = RandomSession(seed: seed)
             session.observe = { before, input, result, after in
-                guard case .dragChanged(let dragged, let dx) = input else { return }
+                guard case .dragChanged(let dragged, let dx, let dy) = input else { return }
                 var list = before
-                let got = list.dragThenGeometry(of: dragged, dx: dx)
+                let got = list.dragThenGeometry(of: dragged, dx: dx, dy: dy)
                 XCTAssertEqual(list, after, "seed \(seed) \(input)")
                 XCTAssertEqual(got.effects, try? result.get(), "seed \(seed) \(input)")
                 XCTAssertEqual(got.geometry, after.geometry(dragged), "seed \(seed) \(input)")
@@ -116,6 +116,14 @@ final class PropertyTests: XCTestCase {
             case .confirming:
                 check(s == min(l * w, r) || s == -min(t * w, r), "confirming away from L·W / −T·W")
                 check(state.pending != nil, "confirming without its action")
+            case .peeking:
+                check(
+                    s == Rules.peekFraction * min(l * w, r) || s == -Rules.peekFraction * min(t * w, r),
+                    "peeking away from half the open offset")
+                check(state.restingOffset == 0, "peeking but resting away from 0")
+            case .dismissed:
+                check(abs(state.offset) == r, "dismissed but not at ±R")
+                check(state.restingOffset == state.offset, "dismissed but not resting")
             case .dragging, .closed:
                 break
             }

@@ -15,11 +15,14 @@ struct RandomSession {
     /// Confirmation timers (rule 10) by row.
     var confirms: [RowID: Double] = [:]
     let rows: [RowID] = ["a", "b", "c"]
+    /// Also issue 47's inputs and settings: drags with dy, peeks, full-swipe styles, crossings.
+    let issue47: Bool
 
     /// Called after every step with (state before, input, result, state after).
     var observe: (SwipeList, Input, Result<[Effect], SwipeError>, SwipeList) -> Void = { _, _, _, _ in }
 
-    init(seed: UInt64) {
+    init(seed: UInt64, issue47: Bool = false) {
+        self.issue47 = issue47
         rng = SplitMix64(seed: seed)
         recording = Recording()
         recording.layoutName = ["standard", "demo000", "confirm"].randomElement(using: &rng)!
@@ -32,7 +35,23 @@ struct RandomSession {
         recording.viewport = Viewport(
             width: [320, 390, 430].randomElement(using: &rng)!,
             direction: Direction.allCases.randomElement(using: &rng)!)
+        if issue47 {
+            for edge in Edge.allCases {
+                recording.styles[edge] = FullSwipeStyle.allCases.randomElement(using: &rng)!
+            }
+            recording.crossings = Bool.random(using: &rng)
+        }
         list = SwipeList(layout: try! recording.layout, viewport: recording.viewport)
+        list.reportsCrossings = recording.crossings
+    }
+
+    /// A random dy for a drag of issue 47's sessions: none, small, or past the minimum distance.
+    mutating func dy() -> Double? {
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0: return nil
+        case 1: return (Double.random(in: -12...12, using: &rng) * 4).rounded() / 4
+        default: return (Double.random(in: -300...300, using: &rng) * 4).rounded() / 4
+        }
     }
 
     /// A random physical dx: sometimes below the minimum distance, sometimes past the row.
@@ -47,6 +66,15 @@ struct RandomSession {
     mutating func randomInput() -> Input {
         let row = rows.randomElement(using: &rng)!
         let actions = (list.layout.leading + list.layout.trailing).map(\.action) + ["bogus"]
+        if issue47 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<3: return .dragChanged(row: row, dx: dx(), dy: dy())
+            case 3:
+                let edge = Bool.random(using: &rng) ? nil : Edge.allCases.randomElement(using: &rng)
+                return .peek(row: row, edge: edge)
+            default: break
+            }
+        }
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<52: return .dragChanged(row: row, dx: dx())
         case 52..<72:
@@ -94,6 +122,7 @@ struct RandomSession {
             where before.state(of: row) != list.state(of: row) {
                 step.expectations.append(.row(row, list.state(of: row)))
             }
+            if before.scrolling != list.scrolling { step.expectations.append(.scrolling(list.scrolling)) }
             step.expectations += effects.map { .effect($0) }
             for effect in effects {
                 switch effect {
@@ -101,7 +130,7 @@ struct RandomSession {
                 case let .cancel(.close(row)): pending[row] = nil
                 case let .schedule(.confirmTimeout(row), after): confirms[row] = time + after
                 case let .cancel(.confirmTimeout(row)): confirms[row] = nil
-                case .fire, .closed, .pending: break
+                case .fire, .closed, .pending, .crossed, .scroll: break
                 }
             }
         case let .failure(error):

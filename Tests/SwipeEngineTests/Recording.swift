@@ -11,15 +11,18 @@ import SwipeEngine
 //   viewport 390 rtl                header: width and direction; default 390 ltr
 //   buttonwidth 90                  header: overrides the layout's W
 //   fullswipe trailing off          header: overrides allowsFullSwipe of an edge (on | off)
+//   style trailing dismiss          header: an edge's full-swipe style (fill | close | dismiss)
+//   crossings on                    header: the list reports threshold crossings (rule 12)
 //   flags godfather watched         header: a row's flags for render lines (comma-separated)
 //
-//   0.000 drag godfather -60        inputs: <seconds> drag <row> <dx>
+//   0.000 drag godfather -60        inputs: <seconds> drag <row> <dx> [dy=<n>]
 //   0.120 release godfather         release <row> [dx=<n>] [vx=<n>]
 //   0.200 tap godfather delete      tap <row> <action>
 //   0.300 close godfather           close <row> | close *     (* = every row)
 //   0.400 remove godfather          remove <row>
 //   0.450 open godfather leading    open <row> <edge>
 //   0.460 perform godfather delete  perform <row> <action>
+//   0.470 peek godfather            peek <row> [edge]
 //   0.620 timer godfather           the close timer of <row>; it must have been scheduled by an
 //                                   effect and be due exactly now (the replayer keeps the timers)
 //   3.460 confirm-timer godfather   the confirmation timer of <row>, likewise
@@ -34,12 +37,16 @@ import SwipeEngine
 //   => effect pending godfather delete        pending <row> <action>
 //   => effect schedule confirm godfather 3    schedule confirm <row> <seconds>
 //   => effect cancel confirm godfather        cancel confirm <row>
+//   => effect crossed godfather open out      crossed <row> <open|full> <out|back>
+//   => effect scroll godfather                scroll <row>
+//   => scrolling godfather                    the row whose touch scrolls now (or `none`)
 //   => error not-revealed godfather watched   not-revealed | unknown-action | firing <row> <action>
 //   => error no-buttons godfather leading     no-buttons <row> <edge>
 //   => render godfather trailing delete@320+70   <edge|none> [full] then buttons left to right
 //
 // Exhaustive, like the TestStore: the effect lines are exactly the effects, in order; every row
-// whose state changed has a row line; a refused input has exactly its error line and nothing else.
+// whose state changed has a row line, and a change of the scrolling row a scrolling line; a refused
+// input has exactly its error line and nothing else.
 // Render lines are optional checks. Timers due at or before an input's time must be replayed
 // (with their `timer` line) before it.
 
@@ -48,6 +55,8 @@ struct Recording: Equatable {
     var viewport = Viewport()
     var buttonWidth: Double?
     var fullSwipe: [Edge: Bool] = [:]
+    var styles: [Edge: FullSwipeStyle] = [:]
+    var crossings = false
     var flags: [RowID: RowFlags] = [:]
     var steps: [Step] = []
 
@@ -69,6 +78,7 @@ struct Recording: Equatable {
         case effect(Effect)
         case error(SwipeError)
         case render(row: RowID, edge: Edge?, fullSwipe: Bool, buttons: [String])
+        case scrolling(RowID?)
     }
 
     var layout: Layout {
@@ -86,6 +96,8 @@ struct Recording: Equatable {
             if let buttonWidth { layout.buttonWidth = buttonWidth }
             if let on = fullSwipe[.leading] { layout.allowsFullSwipeLeading = on }
             if let on = fullSwipe[.trailing] { layout.allowsFullSwipeTrailing = on }
+            if let style = styles[.leading] { layout.fullSwipeStyleLeading = style }
+            if let style = styles[.trailing] { layout.fullSwipeStyleTrailing = style }
             return layout
         }
     }
@@ -130,6 +142,17 @@ extension Recording {
                     throw fail("fullswipe <leading|trailing> <on|off>")
                 }
                 fullSwipe[edge] = words[2] == "on"
+            case "style":
+                try arity(3)
+                guard let edge = Edge(rawValue: words[1]), let style = FullSwipeStyle(rawValue: words[2])
+                else {
+                    throw fail("style <leading|trailing> <fill|close|dismiss>")
+                }
+                styles[edge] = style
+            case "crossings":
+                try arity(2)
+                guard ["on", "off"].contains(words[1]) else { throw fail("crossings <on|off>") }
+                crossings = words[1] == "on"
             case "flags":
                 guard words.count >= 2 else { throw fail("flags <row> [a,b]") }
                 flags[words[1]] = words.count > 2 ? Set(words[2].split(separator: ",").map(String.init)) : []
@@ -145,8 +168,11 @@ extension Recording {
                 let event: Event
                 switch words[1] {
                 case "drag":
-                    try arity(4)
-                    event = .input(.dragChanged(row: row, dx: try number(words[3])))
+                    guard words.count == 4 || (words.count == 5 && words[4].hasPrefix("dy=")) else {
+                        throw fail("drag <row> <dx> [dy=<n>]")
+                    }
+                    let dy = words.count == 5 ? try number(String(words[4].dropFirst(3))) : nil
+                    event = .input(.dragChanged(row: row, dx: try number(words[3]), dy: dy))
                 case "release":
                     var dx: Double?
                     var vx: Double?
@@ -176,6 +202,14 @@ extension Recording {
                 case "perform":
                     try arity(4)
                     event = .input(.perform(row: row, action: words[3]))
+                case "peek":
+                    guard words.count == 3 || words.count == 4 else { throw fail("peek <row> [edge]") }
+                    var edge: Edge?
+                    if words.count == 4 {
+                        guard let e = Edge(rawValue: words[3]) else { throw fail("bad edge") }
+                        edge = e
+                    }
+                    event = .input(.peek(row: row, edge: edge))
                 case "timer":
                     try arity(3)
                     event = .timer(row: row)
@@ -203,7 +237,7 @@ extension Recording {
         case ("row", 4), ("row", 6), ("row", 8):
             guard let phase = Phase(rawValue: w[2]), phase != .closed else { throw fail("bad phase") }
             let offset = try number(w[3])
-            var rest = phase == .dragging ? 0 : offset
+            var rest = phase == .dragging || phase == .peeking ? 0 : offset
             var pending: Int?
             for i in stride(from: 4, to: w.count, by: 2) {
                 switch w[i] {
@@ -229,6 +263,15 @@ extension Recording {
             return .effect(.schedule(.confirmTimeout(row: w[3]), after: try number(w[4])))
         case ("effect", 4) where w[1] == "cancel" && w[2] == "confirm":
             return .effect(.cancel(.confirmTimeout(row: w[3])))
+        case ("effect", 5) where w[1] == "crossed":
+            guard let threshold = Crossing.Threshold(rawValue: w[3]),
+                let direction = Crossing.Direction(rawValue: w[4])
+            else { throw fail("crossed <row> <open|full> <out|back>") }
+            return .effect(.crossed(row: w[2], Crossing(threshold, direction)))
+        case ("effect", 3) where w[1] == "scroll":
+            return .effect(.scroll(row: w[2]))
+        case ("scrolling", 2):
+            return .scrolling(w[1] == "none" ? nil : w[1])
         case ("error", 4) where w[1] == "no-buttons":
             guard let edge = Edge(rawValue: w[3]) else { throw fail("bad edge") }
             return .error(.noButtons(row: w[2], edge: edge))
@@ -265,7 +308,9 @@ extension Recording {
         if let buttonWidth { lines.append("buttonwidth \(Self.format(buttonWidth))") }
         for edge in Edge.allCases {
             if let on = fullSwipe[edge] { lines.append("fullswipe \(edge.rawValue) \(on ? "on" : "off")") }
+            if let style = styles[edge] { lines.append("style \(edge.rawValue) \(style.rawValue)") }
         }
+        if crossings { lines.append("crossings on") }
         for (row, set) in flags.sorted(by: { $0.key < $1.key }) {
             lines.append("flags \(row) \(set.sorted().joined(separator: ","))")
         }
@@ -288,7 +333,8 @@ extension Recording {
         case let .confirmTimer(row): return "confirm-timer \(row)"
         case let .input(input):
             switch input {
-            case let .dragChanged(row, dx): return "drag \(row) \(format(dx))"
+            case let .dragChanged(row, dx, dy):
+                return "drag \(row) \(format(dx))" + (dy.map { " dy=\(format($0))" } ?? "")
             case let .released(row, dx, vx):
                 return
                     (["release", row]
@@ -301,6 +347,7 @@ extension Recording {
             case let .open(row, edge): return "open \(row) \(edge.rawValue)"
             case let .perform(row, action): return "perform \(row) \(action)"
             case let .confirmTimedOut(row): return "confirm-timer \(row)"
+            case let .peek(row, edge): return "peek \(row)" + (edge.map { " \($0.rawValue)" } ?? "")
             }
         }
     }
@@ -309,7 +356,7 @@ extension Recording {
         switch expectation {
         case let .row(row, state):
             if state.phase == .closed { return "row \(row) closed" }
-            let defaultRest = state.phase == .dragging ? 0 : state.offset
+            let defaultRest = state.phase == .dragging || state.phase == .peeking ? 0 : state.offset
             let rest = state.restingOffset == defaultRest ? "" : " rest \(format(state.restingOffset))"
             let pending = state.pending.map { " pending \($0)" } ?? ""
             return "row \(row) \(state.phase.rawValue) \(format(state.offset))\(rest)\(pending)"
@@ -323,7 +370,11 @@ extension Recording {
             case let .schedule(.confirmTimeout(row), after):
                 return "effect schedule confirm \(row) \(format(after))"
             case let .cancel(.confirmTimeout(row)): return "effect cancel confirm \(row)"
+            case let .crossed(row, crossing):
+                return "effect crossed \(row) \(crossing.threshold.rawValue) \(crossing.direction.rawValue)"
+            case let .scroll(row): return "effect scroll \(row)"
             }
+        case let .scrolling(row): return "scrolling \(row ?? "none")"
         case let .error(.notRevealed(row, action)): return "error not-revealed \(row) \(action)"
         case let .error(.unknownAction(row, action)): return "error unknown-action \(row) \(action)"
         case let .error(.firing(row, action)): return "error firing \(row) \(action)"

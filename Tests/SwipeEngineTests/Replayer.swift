@@ -27,6 +27,7 @@ struct Replayer {
     init(_ recording: Recording) throws {
         self.recording = recording
         list = SwipeList(layout: try recording.layout, viewport: recording.viewport)
+        list.reportsCrossings = recording.crossings
     }
 
     static func replay(_ recording: Recording) throws -> Replayer {
@@ -74,6 +75,7 @@ struct Replayer {
         }
 
         let before = list.trackedRows
+        let scrollingBefore = list.scrolling
         var outcome = Outcome(rows: [:], effects: [], error: nil)
         do {
             outcome.effects = try list.send(input)
@@ -87,7 +89,7 @@ struct Replayer {
             case let .cancel(.close(row)): pending[row] = nil
             case let .schedule(.confirmTimeout(row), after): confirms[row] = step.time + after
             case let .cancel(.confirmTimeout(row)): confirms[row] = nil
-            case .fire, .closed, .pending: break
+            case .fire, .closed, .pending, .crossed, .scroll: break
             }
         }
         outcomes.append(outcome)
@@ -96,6 +98,7 @@ struct Replayer {
         var effects: [Effect] = []
         var errors: [SwipeError] = []
         var asserted: Set<RowID> = []
+        var scrollingAsserted = false
         for expectation in step.expectations {
             switch expectation {
             case let .effect(effect): effects.append(effect)
@@ -106,6 +109,11 @@ struct Replayer {
                     fail(
                         "row \(row): expected \(describe(.row(row, state))), got \(describe(.row(row, list.state(of: row))))"
                     )
+                }
+            case let .scrolling(row):
+                scrollingAsserted = true
+                if list.scrolling != row {
+                    fail("expected \(describe(expectation)), got \(describe(.scrolling(list.scrolling)))")
                 }
             case let .render(row, edge, full, buttons):
                 let render = list.render(row, flags: recording.flags[row] ?? [])
@@ -130,6 +138,11 @@ struct Replayer {
         for row in Set(before.keys).union(outcome.rows.keys).sorted()
         where before[row] != outcome.rows[row] && !asserted.contains(row) {
             fail("row \(row) changed to \(describe(.row(row, list.state(of: row)))) without a row line")
+        }
+        if list.scrolling != scrollingBefore && !scrollingAsserted {
+            fail(
+                "the scrolling row changed to \(describe(.scrolling(list.scrolling))) without a scrolling line"
+            )
         }
     }
 

@@ -37,6 +37,7 @@ final class HelpTests: XCTestCase {
             Set(names(reply, "objects", "object")),
             [
                 "movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport",
+                "crossing",
                 "status",
                 "statusServer", "statusStore", "statusClients", "statusLatency", "statusCommits",
                 "statusProcess", "statusWeb",

@@ -188,7 +188,7 @@ final class OpsTests: XCTestCase {
                 case ("movie", .string(let bytes, nil)), ("action", .string(let bytes, nil)):
                     XCTAssertEqual(bytes, Limits.stringBytes, "\(kind).\(arg.name)")
                 case ("key", .string(let bytes, nil)): XCTAssertEqual(bytes, Limits.keyBytes)
-                case ("dx", .number(let range)), ("vx", .number(let range)):
+                case ("dx", .number(let range)), ("vx", .number(let range)), ("dy", .number(let range)):
                     XCTAssertEqual(range, Limits.number)
                 case ("expect", .integer(let min, let max)): XCTAssertTrue(min == 0 && max == nil)
                 default: XCTFail("\(kind).\(arg.name) is not an argument the fast path knows")

@@ -81,7 +81,7 @@ final class RecordingTests: XCTestCase {
         let text = String(decoding: out.bytes, as: UTF8.self)
         XCTAssertTrue(
             text.hasPrefix(
-                #"{"id":4,"ok":true,"recording":{"recording":1,"cap":10000,"inputs":15,"cut":false,"layout":{"leading":[{"action":"pin","label":"Pin","confirmLabel":"Sure?","tint":"gray","confirm":true}]"#
+                #"{"id":4,"ok":true,"recording":{"recording":2,"cap":10000,"inputs":15,"cut":false,"layout":{"leading":[{"action":"pin","label":"Pin","confirmLabel":"Sure?","tint":"gray","confirm":true}]"#
             ), text)
         XCTAssertTrue(
             text.contains(
@@ -218,7 +218,7 @@ final class RecordingTests: XCTestCase {
         XCTAssertNil(refusal(head + #""entries":[]}"#))
         XCTAssertEqual(refusal("[]"), "a recording is a JSON object")
         XCTAssertEqual(
-            refusal(#"{"recording":2}"#), #"not a recording of format 1 (its "recording" is not 1)"#)
+            refusal(#"{"recording":3}"#), #"not a recording of format 1 or 2 (its "recording" is 3)"#)
         XCTAssertEqual(
             refusal(head + #""entries":[{"t":-1,"kind":"drag"}]}"#),
             #"entries[0] must be an object with "t", a whole number of milliseconds ≥ 0"#)

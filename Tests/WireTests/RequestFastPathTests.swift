@@ -72,7 +72,7 @@ final class RequestFastPathTests: XCTestCase {
 
     /// The ops the fast path leaves to the full decoder.
     static let fullDecoderOnly: Set<OpSpec.Kind> = [
-        .options, .add, .restore, .undo, .subscribe, .history, .viewport, .configure, .open, .perform,
+        .options, .add, .restore, .undo, .subscribe, .history, .viewport, .configure, .open, .perform, .peek,
         .status,
         .record, .recording, .share, .peers,
     ]

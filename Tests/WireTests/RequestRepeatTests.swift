@@ -59,6 +59,31 @@ final class RequestRepeatTests: XCTestCase {
         assertSameAsFull(#" { "op" : "drag", "movie": "seven", "dx": 22 } "#, &last, repeated: true)
     }
 
+    /// Issue 47: a drag with dy keeps a hole for it, wherever it and the id are in the line.
+    func testDragsWithDyAreReadFromTheRepeatWithTheirDy() {
+        var last = DragRepeat()
+        for shape in [
+            #"{"op":"drag","movie":"matrix","dx":DX,"dy":DY}"#,
+            #"{"id":ID,"op":"drag","movie":"matrix","dx":DX,"dy":DY}"#,
+            #"{"op":"drag","dy":DY,"movie":"matrix","id":ID,"dx":DX}"#,
+            #"{"dy":DY,"op":"drag","dx":DX,"movie":"m","id":ID}"#,
+        ] {
+            func line(_ dx: String, _ dy: String, _ id: String) -> String {
+                shape.replacingOccurrences(of: "DX", with: dx).replacingOccurrences(of: "DY", with: dy)
+                    .replacingOccurrences(of: "ID", with: id)
+            }
+            assertSameAsFull(line("-60", "3", "1"), &last, repeated: false)
+            for (dx, dy, id) in [
+                ("-61", "-3.5", "2"), ("0", "0", "\"x\""), ("1e3", "-1e9", "300"), ("2", "400", "4"),
+            ] {
+                assertSameAsFull(line(dx, dy, id), &last, repeated: true)
+            }
+            // Without its dy, a line is another shape: decoded the usual way (and kept).
+            assertSameAsFull(#"{"op":"drag","movie":"matrix","dx":5}"#, &last, repeated: false)
+            assertSameAsFull(#"{"op":"drag","movie":"matrix","dx":5,"dy":"up"}"#, &last, repeated: false)
+        }
+    }
+
     func testAnythingElseMissesTheRepeatAndMeansWhatTheFullDecoderSays() {
         var last = DragRepeat()
         let kept = #"{"op":"drag","movie":"matrix","dx":-60}"#

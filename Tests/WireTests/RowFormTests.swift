@@ -109,6 +109,6 @@ final class RowFormTests: XCTestCase {
             .failure(.badRequest(#""rows" must be a string, not a boolean"#)))
         XCTAssertEqual(
             decode(#"{"op":"options","spring":false}"#),
-            .failure(.badRequest(#"unknown argument "spring" for op "options"; it takes rows"#)))
+            .failure(.badRequest(#"unknown argument "spring" for op "options"; it takes rows, crossings"#)))
     }
 }

@@ -82,7 +82,7 @@ _swipectl() {
         history) options="--from --limit" ;;
         swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
         replay) options="--expect" ;;
-        tui) options="--ascii --rtl --record-dir --confirm-delete" ;;
+        tui) options="--ascii --rtl --record-dir --confirm-delete --no-peek --full-swipe" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options --json" -- "$cur"))
@@ -94,7 +94,7 @@ _swipectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket | --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
+            --socket | --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir | --full-swipe)
                 ((i++)) ;;
             -*) ;;
             *) ((operands++)) ;;

@@ -55,4 +55,6 @@ complete -c swipectl -n "__fish_seen_subcommand_from tui" -l ascii -d 'no symbol
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l rtl -d 'right to left'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l record-dir -x -a '(__fish_complete_directories)'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l confirm-delete -d 'ask before deleting'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l no-peek -d 'no hint at start'
+complete -c swipectl -n "__fish_seen_subcommand_from tui" -l full-swipe -x -a 'fill close dismiss' -d 'what a full swipe does'
 complete -c swipectl -n "__fish_seen_subcommand_from restore" -a "(__swipectl_removed_ids)" -d "removed movie"
