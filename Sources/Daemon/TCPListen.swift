@@ -1,6 +1,6 @@
 // The TCP listening sockets the daemon binds itself: `--metrics` and `--web`. (Under the shipped
 // unit, RestrictAddressFamilies=AF_UNIX forbids them: systemd passes them instead.)
-import CSystemd  // sys/socket.h's SOCK_NONBLOCK and SOCK_CLOEXEC, as MetricsServer.swift has them
+import CSystemd  // SOCK_NONBLOCK, SOCK_CLOEXEC (sys/socket.h, through the shim)
 
 #if canImport(Glibc)
     import Glibc

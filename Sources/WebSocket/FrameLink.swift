@@ -114,7 +114,7 @@ public final class FrameLink {
 
     /// Bytes read from the peer: `onText` gets each whole text message in order (without copies
     /// beyond wslay's own). Control frames are answered (into `outbound`); a protocol error or
-    /// a limit queues a close and stops reading (`wantsRead` false, `failure` says why).
+    /// a limit queues a close and stops reading (`wantsRead` false, `fault` says why).
     public func received(_ bytes: UnsafeRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
         guard wslay_event_want_read(context) != 0 else { return }
         input = bytes

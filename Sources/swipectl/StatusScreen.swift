@@ -110,13 +110,26 @@ struct StatusScreen: Equatable {
             ] {
                 c[key] = Int(number(clients, key))
             }
+            // By transport, when the daemon says (one before the web listener does not).
+            let transports = clients["transports"]?.objectValue.map { t in
+                ["unix", "websocket"].map { "\(t[$0]?.numberValue?.int ?? 0) \($0)" }.joined(separator: ", ")
+                    + "; "
+            }
             lines.append(
-                "  Clients:  \(c["connected"]!) connected (peak \(c["peak"]!)): \(c["subscribers"]!) subscribed, "
-                    + "\(c["sharers"]!) sharing, \(c["watchers"]!) watching, \(c["recorders"]!) recording, "
-                    + "\(c["writers"]!) writers")
+                "  Clients:  \(c["connected"]!) connected (\(transports ?? "")peak \(c["peak"]!)): "
+                    + "\(c["subscribers"]!) subscribed, \(c["sharers"]!) sharing, \(c["watchers"]!) watching, "
+                    + "\(c["recorders"]!) recording, \(c["writers"]!) writers")
             lines.append(
                 "            \(c["refused"]!) refused (too-many-clients), \(c["dropped"]!) dropped (slow-consumer) since start"
             )
+            if let web = status["web"]?.objectValue {
+                lines.append(
+                    "  Web:      refused "
+                        + counts(web["refused"]?.objectValue ?? JSONObject([]), uptime: nil))
+                lines.append(
+                    "            close frames "
+                        + counts(web["closeCodes"]?.objectValue ?? JSONObject([]), uptime: nil))
+            }
             lines.append("  Requests: " + counts(object("requests"), uptime: uptime))
             lines.append("  Errors:   " + counts(object("errors"), uptime: nil))
             latencyLines(&lines)

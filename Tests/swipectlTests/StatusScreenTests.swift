@@ -29,8 +29,10 @@ final class StatusScreenTests: XCTestCase {
               Store:    sqlite, ok since 2025-12-03 09:00:00 UTC
                         seq 30, 30 events, snapshot at seq 0
                         /var/lib/private/swiped/events.sqlite3 (96.0 KiB)
-              Clients:  5 connected (peak 6): 2 subscribed, 1 sharing, 1 watching, 0 recording, 5 writers
+              Clients:  5 connected (3 unix, 2 websocket; peak 6): 2 subscribed, 1 sharing, 1 watching, 0 recording, 5 writers
                         0 refused (too-many-clients), 1 dropped (slow-consumer) since start
+              Web:      refused 3 since start: origin 2, not-found 1
+                        close frames 4 since start: 1000 3, 1001 1
               Requests: 124 since start (2.0/s): drag 100, toggle-watched 20, ping 3, list 1
               Errors:   1 since start: conflict 1
               Latency:              count       p50       p99     p99.9
