@@ -22,6 +22,12 @@ enum LineShape {
     /// Every line spelled unlike the one before it (the keys' order alternates), so each misses
     /// the repeat lane and takes the fast path.
     case alternating
+    /// Issue 47: with a `dy` that changes too, a little (the finger a touch off horizontal: a
+    /// swipe): `{"id":17,"op":"drag","movie":"godfather","dx":-60.5,"dy":3}`.
+    case withDy
+    /// With a `dy` far past `dx` from the first line: a touch the daemon says scrolls, every
+    /// drag of it answered `"scroll":true`.
+    case scrolling
 }
 
 /// The bytes of `count` reads, each holding `linesPerRead` drag lines.
@@ -53,6 +59,11 @@ struct DragReads {
                     line = #"{"op":"drag","movie":"\#(movie)","dx":\#(dx),"id":\#(id)}"#
                 case .alternating:
                     line = #"{"movie":"\#(movie)","op":"drag","dx":\#(dx),"id":\#(id)}"#
+                case .withDy:
+                    line = #"{"id":\#(id),"op":"drag","movie":"\#(movie)","dx":\#(dx),"dy":\#(id % 7)}"#
+                case .scrolling:
+                    line =
+                        #"{"id":\#(id),"op":"drag","movie":"\#(movie)","dx":\#(dx / 4),"dy":\#(500 + id % 7)}"#
                 }
                 bytes += Array(line.utf8)
                 bytes.append(0x0A)

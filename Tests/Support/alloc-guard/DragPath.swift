@@ -62,3 +62,16 @@ final class CompactSessionDragPath: DragPath {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int { path.receive(bytes) }
 }
+
+/// The same connection after `{"op":"options","crossings":true}` (issue 47): its drags cross the
+/// thresholds both ways on every sweep, and their replies say so (`crossed`).
+final class CrossingsSessionDragPath: DragPath {
+    private let path = SessionDragPath()
+
+    init() {
+        let options = Array(#"{"op":"options","crossings":true}"#.utf8) + [0x0A]
+        _ = options.withUnsafeBytes { path.receive($0) }
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int { path.receive(bytes) }
+}

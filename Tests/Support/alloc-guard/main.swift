@@ -80,6 +80,10 @@ let runs = [
     run("repeat lane, no id", PathUnderTest.self, .noID, expect: .none),
     run("repeat lane, 4 lines per read", PathUnderTest.self, .idFirst, linesPerRead: 4, expect: .none),
     run("repeat lane, compact rows (options)", CompactSessionDragPath.self, .idFirst, expect: .none),
+    // Issue 47: crossings reported (four a sweep, each way), a dy in every line, a scrolling touch.
+    run("repeat lane, crossings on (options)", CrossingsSessionDragPath.self, .idFirst, expect: .none),
+    run("repeat lane, crossings on, dy in every line", CrossingsSessionDragPath.self, .withDy, expect: .none),
+    run("repeat lane, a touch that scrolls", CrossingsSessionDragPath.self, .scrolling, expect: .none),
     // Once per gesture in a real client (its first drag), every line here: reported, not checked.
     run("fast path (each line misses the repeat lane)", PathUnderTest.self, .alternating, expect: .reported),
     run(
