@@ -15,7 +15,9 @@
 //                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
 //                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
-//   StoreCore      <- Movies: the asynchronous boundary to a store (the `Store` protocol, its
+//   People         the standard library only: roles, who a connection is, the people tables
+//                  (tokens' hashes, the roles given to names), the throttles (issue 45), pure
+//   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
 //   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim), Metrics: `SQLiteStore`
 //   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ, Metrics: `PostgresStore`
@@ -87,27 +89,28 @@ let package = Package(
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
         .target(name: "WebSocket", dependencies: ["HTTPScrape", "CWslay", "CCrypto"], swiftSettings: strict),
+        .target(name: "People", swiftSettings: strict),
         .target(
-            name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics"],
+            name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics", "People"],
             swiftSettings: hotPath),
-        .target(name: "StoreCore", dependencies: ["Movies"], swiftSettings: hotPath),
+        .target(name: "StoreCore", dependencies: ["Movies", "People"], swiftSettings: hotPath),
         .target(
             name: "Session",
-            dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore", "Metrics"],
+            dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Wire", "StoreCore", "Metrics", "People"],
             swiftSettings: hotPath),
 
         // I/O.
         .target(
-            name: "StoreSQLite", dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics"],
+            name: "StoreSQLite", dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
-            name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics"],
+            name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
             name: "Daemon",
             dependencies: [
                 "SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
-                "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape", "WebSocket",
+                "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape", "WebSocket", "People", "CCrypto",
             ],
             swiftSettings: hotPath),
         .target(
@@ -118,6 +121,7 @@ let package = Package(
             name: "DataTools",
             dependencies: [
                 "EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres", "CCrypto",
+                "People",
             ],
             swiftSettings: strict),
 
@@ -127,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "swipectl",
             dependencies: [
-                "SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics",
+                "SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics", "People",
             ],
             swiftSettings: strict),
 
@@ -169,12 +173,13 @@ let package = Package(
             name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(
             name: "StoreTestSupport",
-            dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite"],
+            dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite", "People"],
             path: "Tests/StoreTestSupport", swiftSettings: strict),
         .testTarget(
             name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
+        .testTarget(name: "PeopleTests", dependencies: ["People"], swiftSettings: strict),
         .testTarget(
             name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport", "StoreTestSupport"],
             swiftSettings: strict),
@@ -196,18 +201,18 @@ let package = Package(
             name: "StoreTests",
             dependencies: [
                 "StoreCore", "StoreSQLite", "StorePostgres", "StoreTestSupport", "EventLog", "Movies",
-                "Metrics", "TestSupport",
+                "Metrics", "TestSupport", "People",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "SessionTests",
             dependencies: [
                 "JSONCodec", "Session", "StoreCore", "StoreTestSupport", "Movies", "SwipeEngine", "Wire",
-                "TestSupport",
+                "TestSupport", "People",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire"],
+            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire", "People"],
             swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
