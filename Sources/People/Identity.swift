@@ -28,16 +28,16 @@ public enum Door: Equatable, Sendable {
 public struct Identity: Equatable, Sendable {
     /// The person, nil for an anonymous connection.
     public var user: String?
-    public var role: Role
+    public var role: AccessRole
     public var door: Door
 
-    public init(user: String?, role: Role, door: Door) {
+    public init(user: String?, role: AccessRole, door: Door) {
         self.user = user
         self.role = role
         self.door = door
     }
 
-    public static func anonymous(_ role: Role) -> Identity {
+    public static func anonymous(_ role: AccessRole) -> Identity {
         Identity(user: nil, role: role, door: .anonymous)
     }
 

@@ -11,7 +11,7 @@ public struct TokenRecord: Equatable, Sendable {
     /// The person it signs in as.
     public var name: String
     /// The role it gives when no role was given to `name` (`PeopleTables.role`).
-    public var role: Role
+    public var role: AccessRole
     /// SHA-256 of the token's UTF-8 bytes: 32 bytes.
     public var hash: [UInt8]
     /// Microseconds since the epoch.
@@ -22,7 +22,7 @@ public struct TokenRecord: Equatable, Sendable {
     public var lastUsed: UInt64?
 
     public init(
-        id: String, name: String, role: Role, hash: [UInt8], created: UInt64, expires: UInt64? = nil,
+        id: String, name: String, role: AccessRole, hash: [UInt8], created: UInt64, expires: UInt64? = nil,
         lastUsed: UInt64? = nil
     ) {
         self.id = id
@@ -42,11 +42,11 @@ public struct PeopleTables: Equatable, Sendable {
     /// In the order they were made.
     public private(set) var tokens: [TokenRecord]
     /// The roles admins gave to names; they win over what a door would give (`role(of:door:)`).
-    public private(set) var grants: [String: Role]
+    public private(set) var grants: [String: AccessRole]
     /// Index of `tokens` by hash.
     private var byHash: [[UInt8]: Int]
 
-    public init(tokens: [TokenRecord] = [], grants: [String: Role] = [:]) {
+    public init(tokens: [TokenRecord] = [], grants: [String: AccessRole] = [:]) {
         self.tokens = tokens
         self.grants = grants
         byHash = [:]
@@ -70,7 +70,7 @@ public struct PeopleTables: Equatable, Sendable {
     /// The role `name` has when its door would give `doorRole`: the role an admin gave the
     /// name, else the door's. Root (uid 0) is always admin, whatever is given to "root", so that
     /// the operator cannot lock themselves out of their own daemon.
-    public func role(of name: String?, door: Door, doorRole: Role) -> Role {
+    public func role(of name: String?, door: Door, doorRole: AccessRole) -> AccessRole {
         if case .unix(uid: 0) = door { return .admin }
         guard let name, let given = grants[name] else { return doorRole }
         return given
@@ -78,7 +78,7 @@ public struct PeopleTables: Equatable, Sendable {
 
     /// The role a connection signed in with `token` has now: nil when the token is gone or
     /// expired (the connection goes back to being anonymous).
-    public func role(ofToken id: String, at now: UInt64) -> (name: String, role: Role)? {
+    public func role(ofToken id: String, at now: UInt64) -> (name: String, role: AccessRole)? {
         guard let t = token(id: id), !t.expired(at: now) else { return nil }
         return (t.name, role(of: t.name, door: .token(id: id), doorRole: t.role))
     }
@@ -116,7 +116,7 @@ public enum PeopleChange: Equatable, Sendable {
     /// Deletes `name`'s tokens: all of them, or the one with `id`.
     case revokeTokens(name: String, id: String?)
     /// Gives `name` a role, or takes back the role given (nil: the door decides again).
-    case setRole(name: String, role: Role?)
+    case setRole(name: String, role: AccessRole?)
     /// Records that token `id` signed a connection in at `at`.
     case touch(id: String, at: UInt64)
 }

@@ -3,15 +3,15 @@ import Testing
 
 @Suite struct RoleTests {
     @Test func rolesAreOrderedByWhatTheyMayDo() {
-        #expect(Role.allCases == [.none, .reader, .writer, .admin])
-        #expect(Role.allCases.sorted() == Role.allCases)
-        #expect(Role.none < .reader && .reader < .writer && .writer < .admin)
-        #expect(!(Role.admin < .admin))
-        #expect(Role.names == ["none", "reader", "writer", "admin"])
+        #expect(AccessRole.allCases == [.none, .reader, .writer, .admin])
+        #expect(AccessRole.allCases.sorted() == AccessRole.allCases)
+        #expect(AccessRole.none < .reader && .reader < .writer && .writer < .admin)
+        #expect(!(AccessRole.admin < .admin))
+        #expect(AccessRole.names == ["none", "reader", "writer", "admin"])
     }
 
     @Test func mayWriteIsWriterOrAbove() {
-        #expect(Role.allCases.map { Identity(user: "a", role: $0, door: .proxy).mayWrite } == [false, false, true, true])
+        #expect(AccessRole.allCases.map { Identity(user: "a", role: $0, door: .proxy).mayWrite } == [false, false, true, true])
     }
 }
 
@@ -38,11 +38,11 @@ import Testing
         #expect(t.role(of: "alice", door: .proxy, doorRole: .writer) == .reader)
         #expect(t.role(of: "dave", door: .proxy, doorRole: .writer) == .writer)
         #expect(t.role(of: nil, door: .anonymous, doorRole: .reader) == .reader)
-        #expect(t.role(of: "carol", door: .unix(uid: 1001), doorRole: .admin) == Role.none)
+        #expect(t.role(of: "carol", door: .unix(uid: 1001), doorRole: .admin) == AccessRole.none)
         // Root cannot be locked out: it is admin whatever is given to "root".
         #expect(t.role(of: "root", door: .unix(uid: 0), doorRole: .admin) == .admin)
         // A token for "root" is not uid 0: the grant applies.
-        #expect(t.role(of: "root", door: .token(id: "x"), doorRole: .admin) == Role.none)
+        #expect(t.role(of: "root", door: .token(id: "x"), doorRole: .admin) == AccessRole.none)
     }
 
     @Test func aTokensRoleIsItsOwnUnlessTheNameWasGivenOneAndNothingOnceExpired() {

@@ -4,7 +4,7 @@
 
 /// What a connection may do. `Comparable` in the order of the cases, so that a right is one
 /// comparison: `role >= .writer`.
-public enum Role: String, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+public enum AccessRole: String, Sendable, CaseIterable, Comparable, CustomStringConvertible {
     /// Nothing but `ping`, `help` and `auth`: an anonymous browser under `--web-anonymous none`,
     /// and a person whose access was taken back (`role NAME none`).
     case none
@@ -15,7 +15,7 @@ public enum Role: String, Sendable, CaseIterable, Comparable, CustomStringConver
     /// And manage tokens and roles, see every client in `status`, read the denials.
     case admin
 
-    public static func < (a: Role, b: Role) -> Bool { a.rank < b.rank }
+    public static func < (a: AccessRole, b: AccessRole) -> Bool { a.rank < b.rank }
 
     private var rank: Int {
         switch self {
