@@ -101,10 +101,12 @@ let package = Package(
 
         // I/O.
         .target(
-            name: "StoreSQLite", dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics", "People"],
+            name: "StoreSQLite",
+            dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
-            name: "StorePostgres", dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics", "People"],
+            name: "StorePostgres",
+            dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
             name: "Daemon",
@@ -162,7 +164,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "alloc-guard",
-            dependencies: ["CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies"],
+            dependencies: [
+                "CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies", "People",
+            ],
             path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
         // Tests mirror the library targets one to one; IntegrationTests run the real binaries.
@@ -212,7 +216,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire", "People"],
+            name: "DaemonTests",
+            dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire", "People"],
             swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],

@@ -8,6 +8,13 @@
 #define SWIPED_CCRYPTO_SHIM_H
 #include <stddef.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
+
+/// `length` bytes from OpenSSL's CSPRNG (seeded from the kernel's getrandom), for tokens.
+/// Returns 1, or 0 on failure.
+static inline int swiped_random(unsigned char *out, int length) {
+    return RAND_bytes(out, length);
+}
 
 /// SHA-1 of `length` bytes into `digest` (20 bytes). Returns 1, or 0 on failure.
 static inline int swiped_sha1(const void *data, size_t length, unsigned char *digest) {

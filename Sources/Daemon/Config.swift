@@ -2,6 +2,7 @@
 // Precedence for paths follows systemd's conventions: an explicit option, then the directory
 // systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
 // directories, then the working directory, so `swiped` with no options runs anywhere.
+import People
 import StoreCore
 import StorePostgres
 import StoreSQLite
@@ -24,8 +25,22 @@ public struct Config: Equatable, Sendable {
     /// Bytes a client's write queue may hold before the daemon stops reading from it; a
     /// subscriber still past it when an event is due is disconnected (`slow-consumer`).
     public var maxQueue: Int = 1 << 20
-    /// When set, only peers in this group (or root) may change state.
+    /// When set, only peers in this group (or root, or admins) may change state.
     public var writersGroup: String?
+    /// `--admins GROUP`: peers in it are admins (root always is).
+    public var adminsGroup: String?
+    /// `--web-anonymous`: what a WebSocket may do before it signs in.
+    public var webAnonymous: AccessRole = .reader
+    /// `--web-trust-header`: the header a trusted proxy names its signed-in user in.
+    public var webTrustHeader: String?
+    /// `--web-trusted-proxy`, repeatable; empty: loopback.
+    public var webTrustedProxies: [String] = []
+    /// `--web-proxy-role`: a proxy's user's role unless an admin gave the name one.
+    public var webProxyRole: AccessRole = .reader
+    /// `--rate-limit`: changes per person through the web listener (nil: off).
+    public var webRateLimit: RateLimiter.Limit? = Config.defaultWebRateLimit
+    /// `--rate-limit-unix`: the same for Unix-socket peers (nil: off, the default).
+    public var unixRateLimit: RateLimiter.Limit?
     /// `--postgres` (or `SWIPED_POSTGRES`): a libpq connection string; the event log is then in
     /// PostgreSQL, shared with other daemons, instead of `events.sqlite3` (docs/postgres.md).
     /// Never holds a password (refused when parsed); never logged.
@@ -82,8 +97,13 @@ public struct Config: Equatable, Sendable {
                                  limit allows, less 64; swiped raises its soft limit to
                                  the hard one)
           --max-queue BYTES      per-client write queue cap (default 1048576)
-          --writers GROUP        only peers in GROUP (or root) may change state
-                                 (default: $SWIPED_WRITERS, else everyone)
+          --writers GROUP        only peers in GROUP (or root, or admins) may change state;
+                                 the others are readers (default: $SWIPED_WRITERS, else
+                                 every peer is a writer)
+
+        """ + peopleUsage + "\n" + usageTail
+
+    static let usageTail = """
           --postgres CONNINFO    keep the event log in PostgreSQL, shared by every daemon
                                  pointed at the same database, instead of events.sqlite3
                                  (a libpq connection string or postgresql:// URI; default:
@@ -110,7 +130,8 @@ public struct Config: Equatable, Sendable {
           --help                 print this text
           --version              print the version
 
-        Signals: TERM/INT stop gracefully (exit 0); HUP re-reads the writers group.
+        Signals: TERM/INT stop gracefully (exit 0); HUP re-reads the writers and admins
+        groups and re-judges every connection, and re-reads --web-root.
         """
 
     public enum ParseOutcome: Equatable, Sendable {
@@ -129,6 +150,7 @@ public struct Config: Equatable, Sendable {
         var state: String?
         var config = Config(socketPath: "", stateDirectory: "")
         config.writersGroup = nonEmpty("SWIPED_WRITERS")
+        config.adminsGroup = nonEmpty("SWIPED_ADMINS")
         var postgresFrom = "SWIPED_POSTGRES"
         config.postgres = nonEmpty("SWIPED_POSTGRES")
         var index = 0
@@ -204,7 +226,11 @@ public struct Config: Equatable, Sendable {
             case "--metrics", "--web", "--web-root", "--web-origin", "--web-ping":
                 if let error = parseListener(argument, value(), into: &config) { return .usageError(error) }
             default:
-                return .usageError("unknown option '\(arguments[index])'")
+                switch parsePeople(argument, value, into: &config) {
+                case nil: return .usageError("unknown option '\(arguments[index])'")
+                case ""?: break
+                case let error?: return .usageError(error)
+                }
             }
             index += 1
         }

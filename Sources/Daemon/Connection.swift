@@ -2,12 +2,23 @@
 // state machine (Sources/Session). Everything the connection decides is in `session`. A client
 // comes over the Unix socket (its bytes are the Session's lines) or over a WebSocket (`web`: its
 // text messages are the Session's lines, framed by WebTransport; Server+Web.swift).
+import People
 import Session
 import WebSocket
 
 #if canImport(Glibc)
     import Glibc
 #endif
+
+/// Who a connection is by its door alone, before any token.
+enum BaseIdentity: Equatable {
+    /// A Unix-socket peer: its user's name; its role comes from its groups (`AccessPolicy`).
+    case unix(name: String, uid: UInt32)
+    /// A WebSocket whose trusted proxy named its user.
+    case proxy(name: String)
+    /// A WebSocket nobody named.
+    case anonymous
+}
 
 /// Who is on the other end, from SO_PEERCRED at connect time.
 struct Peer {
@@ -21,6 +32,13 @@ final class Connection {
     let fd: Int32
     let peer: Peer
     let session: Session
+    /// Who the connection is without a token: a Unix peer's user, a trusted proxy's user, or
+    /// nobody (an anonymous WebSocket). What it falls back to when its token goes, and what
+    /// a re-judgement starts from (Server+People.swift).
+    let base: BaseIdentity
+    /// Where it comes from, for the sign-in throttle and the denials: a browser's address (as
+    /// its trusted proxy forwarded it), `pid N` for a Unix peer.
+    let address: String
     /// The epoll events this connection is watched for in the server's ConnectionPoller.
     var watched: UInt32 = 0
     /// The sd-event timers the session asked for, armed.
@@ -29,10 +47,14 @@ final class Connection {
     /// WebSocket around them.
     let web: WebTransport?
 
-    init(fd: Int32, peer: Peer, session: Session, web: WebTransport? = nil) {
+    init(
+        fd: Int32, peer: Peer, session: Session, base: BaseIdentity, address: String, web: WebTransport? = nil
+    ) {
         self.fd = fd
         self.peer = peer
         self.session = session
+        self.base = base
+        self.address = address
         self.web = web
     }
 
@@ -70,10 +92,10 @@ final class WebTransport {
     }
 }
 
-/// `--writers GROUP`: who may change the shared state.
-struct WritersPolicy {
+/// A group of `--writers` or `--admins`, resolved to its gid (at start and on SIGHUP).
+struct GroupPolicy {
     let group: String?
-    /// nil with a group set: the group no longer exists, so only root may write (fail closed).
+    /// nil with a group set: the group no longer exists, so nobody is in it (fail closed).
     let gid: UInt32?
 
     init(group: String?) {
@@ -81,10 +103,30 @@ struct WritersPolicy {
         gid = group.flatMap { getgrnam($0)?.pointee.gr_gid }
     }
 
-    func allows(_ peer: Peer) -> Bool {
-        guard group != nil else { return true }
-        if peer.uid == 0 { return true }
+    func contains(_ peer: Peer) -> Bool {
         guard let gid else { return false }
         return peer.gid == gid || peer.groups.contains(gid)
+    }
+}
+
+/// What the groups give a Unix-socket peer (protocol.md, "Who may do what"): root and
+/// `--admins` are admins; `--writers` are writers; the others readers when `--writers` is set,
+/// writers when not (every peer could write before roles existed, and still can by default).
+struct AccessPolicy {
+    let writers: GroupPolicy
+    let admins: GroupPolicy
+
+    init(writers: String?, admins: String?) {
+        self.writers = GroupPolicy(group: writers)
+        self.admins = GroupPolicy(group: admins)
+    }
+
+    /// Whether a peer's supplementary groups matter (reading them costs a system call).
+    var readsGroups: Bool { writers.group != nil || admins.group != nil }
+
+    func role(of peer: Peer) -> AccessRole {
+        if peer.uid == 0 || admins.contains(peer) { return .admin }
+        guard writers.group != nil else { return .writer }
+        return writers.contains(peer) ? .writer : .reader
     }
 }

@@ -25,7 +25,8 @@ extension MetricsSnapshot {
     /// since the epoch (SystemClock).
     static func daemon(
         loop: LoopMetrics, commits: CommitMeters, connections: ConnectionCounts, store: Store, config: Config,
-        maxClients: Int, fileLimit: Int, startedMicroseconds: Int64, nowMicroseconds: Int64, web: Web
+        maxClients: Int, fileLimit: Int, startedMicroseconds: Int64, nowMicroseconds: Int64, web: Web,
+        denials: [LabelledCount]
     ) -> MetricsSnapshot {
         MetricsSnapshot(
             server: Server(
@@ -46,6 +47,6 @@ extension MetricsSnapshot {
                 residentBytes: ProcessFigures.residentBytes(), openFiles: ProcessFigures.openFiles(),
                 maxClients: maxClients, maxQueueBytes: config.maxQueue, maxLineBytes: config.maxLine,
                 fileLimit: fileLimit),
-            web: web)
+            web: web, denials: denials)
     }
 }

@@ -18,10 +18,15 @@ public func serve(config: Config, journal: Journal) -> Int32 {
     }
     let server: Server<SQLiteStore>
     do {
-        server = try Server(config: config, journal: journal) { config, meters throws(StoreError) in
-            try SQLiteStore.open(
-                directory: config.stateDirectory, durability: config.durability, meters: meters)
-        }
+        server = try Server(
+            config: config, journal: journal,
+            openStore: { config, meters throws(StoreError) in
+                try SQLiteStore.open(
+                    directory: config.stateDirectory, durability: config.durability, meters: meters)
+            },
+            openPeople: { config, store throws(StoreError) in
+                try SQLitePeopleStore(path: store.path, durability: config.durability)
+            })
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1
@@ -34,9 +39,14 @@ public func serve(config: Config, journal: Journal) -> Int32 {
 private func servePostgres(config: Config, conninfo: String, journal: Journal) -> Int32 {
     let server: Server<PostgresStore>
     do {
-        server = try Server(config: config, journal: journal) { config, meters throws(StoreError) in
-            try PostgresStore.open(conninfo: conninfo, durability: config.durability, meters: meters)
-        }
+        server = try Server(
+            config: config, journal: journal,
+            openStore: { config, meters throws(StoreError) in
+                try PostgresStore.open(conninfo: conninfo, durability: config.durability, meters: meters)
+            },
+            openPeople: { config, _ throws(StoreError) in
+                try PostgresPeopleStore(conninfo: conninfo, durability: config.durability)
+            })
     } catch {
         journal.log(.err, "cannot start", [("ERROR", error.description)])
         return 1

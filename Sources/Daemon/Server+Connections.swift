@@ -4,6 +4,7 @@ import CSystemd
 // and closing it. Every decision is the Session's (Sources/Session); this file only does I/O.
 import JSONCodec
 import Movies
+import People
 import Session
 import StoreCore
 import Wire
@@ -65,7 +66,7 @@ extension Server {
                 .warning, "cannot read a client's credentials, serving it as an unknown user",
                 [("CLIENT", "\(client)"), ("ERROR", "\(error)")])
         }
-        if writers.group != nil {
+        if access.readsGroups {
             // Most peers have a handful of groups; one in more than 256 gets a second try with
             // room for the kernel's maximum (NGROUPS_MAX), rather than losing its groups.
             for capacity in [256, 65_536] {
@@ -95,12 +96,21 @@ extension Server {
             return refuse(
                 fd, client: client, peer: peer, reason: shuttingDown ? .shutdown : .tooManyClients)
         }
+        let base = BaseIdentity.unix(name: Self.userName(peer.uid), uid: peer.uid)
+        let identity = judge(base, peer: peer)
+        guard identity.role > .none else {
+            journal.log(
+                .notice, "connection refused: no rights",
+                [("CLIENT", "\(client)"), ("USER", identity.user ?? "-"), ("PEER_PID", "\(peer.pid)")])
+            return refuse(fd, client: client, peer: peer, reason: .revoked)
+        }
         let session = Session(
             config: SessionConfig(
-                client: client, mayWrite: writers.allows(peer), writersGroup: writers.group,
+                client: client, identity: identity, writersGroup: config.writersGroup,
                 maxLine: config.maxLine, maxQueue: config.maxQueue),
             latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
-        let connection = Connection(fd: fd, peer: peer, session: session)
+        let connection = Connection(
+            fd: fd, peer: peer, session: session, base: base, address: "pid \(peer.pid)")
         do {
             try poller?.add(fd, client: client, events: UInt32(EPOLLIN.rawValue))
             connection.watched = UInt32(EPOLLIN.rawValue)
@@ -117,7 +127,7 @@ extension Server {
             .info, "client connected",
             [
                 ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
-                ("PEER_GID", "\(peer.gid)"), ("WRITER", session.config.mayWrite ? "yes" : "no"),
+                ("PEER_GID", "\(peer.gid)"), ("USER", identity.user ?? "-"), ("ROLE", identity.role.rawValue),
             ])
         markStatusDirty()
         afterWork(connection)
@@ -287,6 +297,7 @@ extension Server {
         case timerFired(SessionTimer)
         case peers(ticket: UInt64, watch: Bool)
         case status(ticket: UInt64)
+        case people(ticket: UInt64, PeopleAnswer)
     }
 
     /// Carries out the actions in the sink (all `c`'s, in order), then feeds `c`'s session the
@@ -340,6 +351,12 @@ extension Server {
                     facts.append(.peers(ticket: ticket, watch: watch))
                 case .status(let ticket):
                     facts.append(.status(ticket: ticket))
+                case .people(let ticket, let what):
+                    if let answer = asked(what, ticket: ticket, from: c) {
+                        facts.append(.people(ticket: ticket, answer))
+                    }
+                case .denied(let op, let reason):
+                    deny(c, op: op, reason)
                 }
             }
             if facts.count - start > 1 { facts[start...].reverse() }
@@ -361,6 +378,8 @@ extension Server {
             answerPeers(c, ticket: ticket, watch: watch)
         case .status(let ticket):
             answerStatus(c, ticket: ticket)
+        case .people(let ticket, let answer):
+            store.withState { c.session.peopleAnswered(ticket, answer, $0, &sink) }
         }
     }
 
@@ -369,6 +388,7 @@ extension Server {
     private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection)
         -> Fact?
     {
+        if let limited = rateLimited(c, op: op) { return .refused(ticket: ticket, limited) }
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")

@@ -9,6 +9,7 @@
 // fanned a change out (`endFanOut`), once for the whole batch, whatever its subscribers.
 import HTTPScrape
 import Metrics
+import People
 import Session
 import StoreCore
 import StorePostgres
@@ -192,7 +193,7 @@ extension Server {
         counts.watchers = watchers.count
         for c in connections.values {
             if c.session.isRecording { counts.recorders += 1 }
-            if c.session.config.mayWrite { counts.writers += 1 }
+            if c.session.identity.mayWrite { counts.writers += 1 }
             if c.web != nil { counts.websockets += 1 }
         }
         let store = MetricsSnapshot.Store(
@@ -205,7 +206,8 @@ extension Server {
         return MetricsSnapshot.daemon(
             loop: sink.metrics, commits: commitMeters, connections: counts, store: store, config: config,
             maxClients: maxClients, fileLimit: files.soft, startedMicroseconds: startedMicroseconds,
-            nowMicroseconds: Self.wallMicroseconds(), web: webFigures())
+            nowMicroseconds: Self.wallMicroseconds(), web: webFigures(),
+            denials: DenialReason.allCases.map { LabelledCount($0.rawValue, denials.count($0)) })
     }
 
     /// `status` (fed to `c` while `perform` runs: the caller carries out its actions). Where
@@ -213,8 +215,20 @@ extension Server {
     /// bridge every page is one peer.
     func answerStatus(_ c: Connection, ticket: UInt64) {
         let snapshot = metricsSnapshot()
-        let detail = c.session.config.mayWrite || c.peer.uid == 0
-        store.withState { c.session.statusAnswered(ticket, snapshot, detail: detail, $0, &sink) }
+        let role = c.session.identity.role
+        let list = role == .admin ? connections.values.map(summary) : nil
+        store.withState {
+            c.session.statusAnswered(ticket, snapshot, detail: role >= .writer, connections: list, $0, &sink)
+        }
+    }
+
+    /// One connection as an admin's `status` lists it.
+    func summary(_ c: Connection) -> ConnectionSummary {
+        let who = c.session.identity
+        return ConnectionSummary(
+            client: c.client, user: who.user, role: who.role.rawValue, door: who.door.name,
+            transport: c.web == nil ? "unix" : "websocket", address: c.address,
+            subscribed: subscribers[c.client] != nil)
     }
 
     /// The store's state as `status` and `/health` tell it, and since when: checked when the

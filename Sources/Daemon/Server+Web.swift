@@ -7,8 +7,10 @@
 // client (rounds with the Session, `afterWork`, `drop`).
 //
 // Decisions written down (docs/web.md says them to users):
-// - A WebSocket is a writer exactly when `--writers` is unset: a browser has no uid to check,
-//   so it is never treated as root either (`status` details: writers and root only).
+// - A WebSocket starts as its door makes it (Server+People.swift): anonymous with
+//   `--web-anonymous`'s rights; a trusted proxy's user (`--web-trust-header` from a
+//   `--web-trusted-proxy` address); or the person of the sign-in cookie's token. A browser has
+//   no uid, so it is never root; `--writers` and `--admins` are about Unix peers.
 // - The hard cap on a message read is twice `--max-line`: a longer line gets `too-large` and
 //   the connection stays usable, as over the Unix socket; past the cap wslay closes with 1009
 //   before keeping its payload.
@@ -20,6 +22,7 @@
 import CSystemd
 import HTTPScrape
 import Metrics
+import People
 import Session
 import WebSocket
 import Wire
@@ -105,14 +108,15 @@ extension Server {
         case .respond(let bytes, let why, let reason):
             return .respond(bytes, refused: why, reason: reason)
         case .upgrade(let response):
-            return adoptWebSocket(fd, response: response, rest: rest, origin: request.value("origin"))
+            return adoptWebSocket(fd, response: response, rest: rest, request: request)
         }
     }
 
     /// The handshake passed: the socket becomes a client, greeted with `hello` after the 101.
-    private func adoptWebSocket(_ fd: Int32, response: [UInt8], rest: [UInt8], origin: String?)
+    private func adoptWebSocket(_ fd: Int32, response: [UInt8], rest: [UInt8], request: HTTPRequest)
         -> WebServer.Served
     {
+        let origin = request.value("origin")
         let remote = Listener.peerAddress(fd) ?? "?"
         guard connections.count < maxClients, !shuttingDown else {
             let reason: ByeReason = shuttingDown ? .shutdown : .tooManyClients
@@ -125,15 +129,18 @@ extension Server {
         }
         let client = nextClient
         nextClient += 1
+        let door = webDoor(request, remote: remote)
         let session = Session(
             config: SessionConfig(
-                client: client, mayWrite: writers.group == nil, writersGroup: writers.group,
+                client: client, identity: door.identity, writersGroup: config.writersGroup,
                 maxLine: config.maxLine, maxQueue: config.maxQueue),
             latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
         let link = FrameLink(limits: FrameLimits(maxMessage: 2 * config.maxLine))
         link.prepend(response)
         let web = WebTransport(link: link, remote: remote, origin: origin, now: loop.now)
-        let c = Connection(fd: fd, peer: Peer(), session: session, web: web)
+        let c = Connection(
+            fd: fd, peer: Peer(), session: session, base: door.base, address: door.address, web: web)
+        for reason in door.denials { deny(c, op: "", reason) }
         do {
             web.timer = try loop.makeTimer(description: "web-keepalive") { [unowned self, unowned c] in
                 webTimerFired(c)
@@ -153,7 +160,8 @@ extension Server {
             .info, "client connected",
             [
                 ("CLIENT", "\(client)"), ("TRANSPORT", "websocket"), ("REMOTE", remote),
-                ("WEB_ORIGIN", origin ?? "-"), ("WRITER", session.config.mayWrite ? "yes" : "no"),
+                ("WEB_ORIGIN", origin ?? "-"), ("USER", door.identity.user ?? "-"),
+                ("ROLE", door.identity.role.rawValue), ("DOOR", door.identity.door.name),
             ])
         markStatusDirty()
         armKeepalive(c, web)
@@ -298,6 +306,8 @@ extension Server {
         case .shutdown: CloseCode.goingAway
         case .slowConsumer: CloseCode.policyViolation
         case .tooManyClients: CloseCode.tryAgainLater
+        // 1008: the connection may not go on under the server's policy (RFC 6455, 7.4.1).
+        case .revoked: CloseCode.policyViolation
         }
     }
 

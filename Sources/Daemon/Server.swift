@@ -7,6 +7,7 @@ import HTTPScrape
 import JSONCodec
 import Metrics
 import Movies
+import People
 import Session
 import StoreCore
 import StoreSQLite
@@ -82,7 +83,29 @@ final class Server<S: StoreFigures> {
     /// Whether anything was handed to the store in this loop iteration (then its
     /// `completions()` may hold outcomes no eventfd announces).
     var storeTouched = false
-    var writers: WritersPolicy
+    /// What the groups give Unix peers (`--writers`, `--admins`), re-read on SIGHUP.
+    var access: AccessPolicy
+    // People and their rights (Server+People.swift).
+    /// Where tokens and roles are kept, beside the events.
+    let people: any PeopleStore
+    /// The people tables as the store last reported them.
+    var peopleTables: PeopleTables
+    var peopleSource: EventLoop.IOSource?
+    /// Admins' changes waiting for the people store, by ticket.
+    var peopleWaiting: [UInt64: PeopleWaiting] = [:]
+    var authThrottle = AuthThrottle()
+    /// Sign-ins waiting for their address's delay, soonest first.
+    var delayedAuths: [DelayedAuth] = []
+    var authTimer: EventLoop.Timer?
+    var expiryTimer: EventLoop.Timer?
+    /// Wall time of the last look for expired tokens.
+    var expiryCheckedAt: UInt64 = 0
+    /// `--rate-limit`, `--rate-limit-unix`: nil when off.
+    var webLimiter: RateLimiter?
+    var unixLimiter: RateLimiter?
+    var denials = DenialLog()
+    /// `--web-trusted-proxy` (loopback when none is given).
+    let trustedProxies: TrustedProxies
     /// What the file limit allows, or `--max-clients` when lower.
     let maxClients: Int
     /// The file limit as start-up found and raised it.
@@ -123,9 +146,10 @@ final class Server<S: StoreFigures> {
 
     /// Opens the listening socket, then the store with `openStore` (a start that fails on the
     /// socket writes nothing to the store).
-    init(config: Config, journal: Journal, openStore: (Config, CommitMeters) throws(StoreError) -> S)
-        throws(StartError)
-    {
+    init(
+        config: Config, journal: Journal, openStore: (Config, CommitMeters) throws(StoreError) -> S,
+        openPeople: (Config, S) throws(StoreError) -> any PeopleStore
+    ) throws(StartError) {
         self.config = config
         self.journal = journal
         files = FileLimit.raise()
@@ -137,10 +161,21 @@ final class Server<S: StoreFigures> {
         } catch {
             throw StartError("cannot create the event loop: \(error)")
         }
-        writers = WritersPolicy(group: config.writersGroup)
-        if let group = config.writersGroup, writers.gid == nil {
+        access = AccessPolicy(writers: config.writersGroup, admins: config.adminsGroup)
+        if let group = config.writersGroup, access.writers.gid == nil {
             throw StartError("--writers: no group named '\(group)'")
         }
+        if let group = config.adminsGroup, access.admins.gid == nil {
+            throw StartError("--admins: no group named '\(group)'")
+        }
+        do {
+            trustedProxies =
+                config.webTrustedProxies.isEmpty ? .loopback : try TrustedProxies(config.webTrustedProxies)
+        } catch {
+            throw StartError("--web-trusted-proxy: \(error)")  // Config checked each already
+        }
+        webLimiter = config.webRateLimit.map(RateLimiter.init)
+        unixLimiter = config.unixRateLimit.map(RateLimiter.init)
         // The socket first: a start that fails on it (another daemon serves it) must leave the
         // state directory as it was, not create and seed a log nobody will serve.
         do {
@@ -184,6 +219,19 @@ final class Server<S: StoreFigures> {
             Self.removeSocketFile(listener, journal)
             throw StartError("\(error)")
         }
+        do {
+            // After the events: the people tables live in the same database, which opening
+            // the event store created or migrated.
+            people = try openPeople(config, store)
+        } catch {
+            store.close()
+            close(listener.fd)
+            if let fd = boundMetricsFD { close(fd) }
+            for fd in boundWebFDs { close(fd) }
+            Self.removeSocketFile(listener, journal)
+            throw StartError("people tables: \(error)")
+        }
+        peopleTables = people.tables
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
 
@@ -240,6 +288,8 @@ final class Server<S: StoreFigures> {
                         ("DURABILITY", config.durability.rawValue), ("MAX_CLIENTS", "\(maxClients)"),
                         ("FILE_LIMIT", "\(files.soft)"),
                         ("WRITERS", config.writersGroup ?? "everyone"),
+                        ("ADMINS", config.adminsGroup ?? "root"),
+                        ("TOKENS", "\(peopleTables.tokens.count)"),
                     ] + store.startupFields)
             logLimits()
             if config.metrics != nil, listener.metricsFD != nil {
@@ -300,6 +350,18 @@ final class Server<S: StoreFigures> {
         ) {
             [unowned self] _ in storeCompleted()
         }
+        peopleSource = try loop.addIO(
+            fd: people.completionFD, events: UInt32(EPOLLIN.rawValue), description: "people"
+        ) {
+            [unowned self] _ in peopleCompleted()
+        }
+        authTimer = try loop.makeTimer(description: "auth-delay") { [unowned self] in authTimerFired() }
+        expiryCheckedAt = wallNow
+        expiryTimer = try loop.makeTimer(description: "token-expiry") { [unowned self] in
+            expiryTick()
+            expiryTimer?.arm(afterMicroseconds: Self.expiryCheckMicroseconds)
+        }
+        expiryTimer?.arm(afterMicroseconds: Self.expiryCheckMicroseconds)
         // Group commit: the commands of one loop iteration go to the writer together.
         commitSource = try loop.addPost(description: "commit") { [unowned self] in endOfIteration() }
         signalSources = try loop.addSignals(ServerLimits.handledSignals, description: "signal") {
@@ -401,13 +463,16 @@ final class Server<S: StoreFigures> {
 
     private func reload() {
         notify(Notify.reloading)
-        writers = WritersPolicy(group: config.writersGroup)
+        access = AccessPolicy(writers: config.writersGroup, admins: config.adminsGroup)
         journal.log(
             .notice, "reloaded",
             [
                 ("WRITERS", config.writersGroup ?? "everyone"),
-                ("WRITERS_GID", writers.gid.map { "\($0)" } ?? "-"),
+                ("WRITERS_GID", access.writers.gid.map { "\($0)" } ?? "-"),
+                ("ADMINS", config.adminsGroup ?? "root"),
+                ("ADMINS_GID", access.admins.gid.map { "\($0)" } ?? "-"),
             ])
+        rejudgeAll(why: "SIGHUP: groups re-read")
         reloadWebRoot()
         notify(Notify.ready(status: pacedStatusLine()))
     }
@@ -428,6 +493,9 @@ final class Server<S: StoreFigures> {
         stopWeb()
         // Finish every commit in flight or queued, and answer the commands they carry.
         deliver(store.close())
+        // Admins' changes in flight finish; their answers go with the goodbyes below.
+        people.close()
+        peopleCompleted()
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
             round(c) { session, _, sink in session.goodbye(.shutdown, &sink) }

@@ -26,10 +26,10 @@ public enum RequestClass: Int, CaseIterable, Sendable {
 public struct LoopMetrics: Sendable {
     /// The most ops and error codes that can be counted (Wire's tests check that its tables
     /// fit).
-    public static let opCapacity = 32
+    public static let opCapacity = 48
     public static let errorCapacity = 16
 
-    @usableFromInline var requests = InlineArray<32, UInt64>(repeating: 0)
+    @usableFromInline var requests = InlineArray<48, UInt64>(repeating: 0)
     @usableFromInline var errors = InlineArray<16, UInt64>(repeating: 0)
     public var drag = Histogram(.latency)
     public var read = Histogram(.latency)

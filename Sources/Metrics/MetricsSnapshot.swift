@@ -21,11 +21,14 @@ public struct MetricsSnapshot: Equatable, Sendable {
     public var process: Process
     /// The web listener's refusals and close frames (issue 43).
     public var web: Web
+    /// Refusals of people's requests and sign-ins since start, by reason (People's
+    /// DenialReason, in its order: the daemon fills it; issue 45).
+    public var denials: [LabelledCount]
 
     public init(
         server: Server, store: Store, clients: Clients, requests: [LabelledCount], errors: [LabelledCount],
         latency: [HistogramSnapshot], fanout: HistogramSnapshot, commitDuration: HistogramSnapshot,
-        eventsPerCommit: HistogramSnapshot, process: Process, web: Web = Web()
+        eventsPerCommit: HistogramSnapshot, process: Process, web: Web = Web(), denials: [LabelledCount] = []
     ) {
         precondition(latency.count == RequestClass.allCases.count, "\(latency.count) request classes")
         self.server = server
@@ -39,6 +42,7 @@ public struct MetricsSnapshot: Equatable, Sendable {
         self.eventsPerCommit = eventsPerCommit
         self.process = process
         self.web = web
+        self.denials = denials
     }
 
     public struct Server: Equatable, Sendable {

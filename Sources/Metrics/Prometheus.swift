@@ -43,6 +43,10 @@ public enum Prometheus {
         store(&out, s.store)
         process(&out, s.process)
         web(&out, s.web)
+        out.family(
+            "swiped_denials_total", .counter,
+            "Requests and sign-ins refused since start, by reason (protocol.md, \"Who may do what\").")
+        for c in s.denials { out.sample("swiped_denials_total", [("reason", c.label)], "\(c.count)") }
         return out.text
     }
 

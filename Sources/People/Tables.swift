@@ -67,6 +67,18 @@ public struct PeopleTables: Equatable, Sendable {
 
     public func token(id: String) -> TokenRecord? { tokens.first { $0.id == id } }
 
+    /// Whether `other` gives every connection the same rights: the same tokens (when they were
+    /// last used aside) and the same roles given. A sign-in's `touch` changes the tables but
+    /// nobody's rights, and re-judging every connection for it would be work for nothing.
+    public func sameRights(as other: PeopleTables) -> Bool {
+        guard grants == other.grants, tokens.count == other.tokens.count else { return false }
+        return zip(tokens, other.tokens).allSatisfy { a, b in
+            var a = a
+            a.lastUsed = b.lastUsed
+            return a == b
+        }
+    }
+
     /// The role `name` has when its door would give `doorRole`: the role an admin gave the
     /// name, else the door's. Root (uid 0) is always admin, whatever is given to "root", so that
     /// the operator cannot lock themselves out of their own daemon.
@@ -102,8 +114,10 @@ public enum PersonName {
         let bytes = name.utf8.count
         if bytes == 0 { return "a name is 1 to \(maxBytes) bytes; this one is empty" }
         if bytes > maxBytes { return "a name is 1 to \(maxBytes) bytes; this one is \(bytes)" }
-        for s in name.unicodeScalars where s.properties.generalCategory == .control || s.properties.isWhitespace {
-            return "a name has no spaces or control characters (U+\(String(s.value, radix: 16, uppercase: true)))"
+        for s in name.unicodeScalars
+        where s.properties.generalCategory == .control || s.properties.isWhitespace {
+            return
+                "a name has no spaces or control characters (U+\(String(s.value, radix: 16, uppercase: true)))"
         }
         return nil
     }

@@ -33,6 +33,7 @@ extension Session {
         // wake-up that read it (0 at the loop's one clock reading per wake-up), so its time is
         // known from the counts (LoopMetrics' `submitted`, Wire's `latencySnapshots`).
         sink.metrics.counted(op: request.kind.metricsIndex)
+        guard allowed(request.kind, id: id, op: op, &sink) else { return }
         switch request {
         case .ping:
             replies.send { Encode.ok(&$0, id: id) }
@@ -62,7 +63,6 @@ extension Session {
         case .restore(let movie, let options):
             mutate(.restore(movie: movie), options, id: id, op: op, &sink)
         case .undo(let options, let seq):
-            guard config.mayWrite else { return reply(id: id, op: op, error: forbidden(), &sink) }
             late(.undo(id: id, key: options.key, seq: seq), state, &sink)
         case .subscribe(let from):
             subscribe(from: from, id: id, op: op, state, &sink)
@@ -110,6 +110,18 @@ extension Session {
             let ticket = sink.takeTicket()
             replies.park(.read(ticket: ticket, id: id))
             sink.append(.status(ticket: ticket))
+        case .auth(let token):
+            ask(.auth(token: token), id: id, &sink)
+        case .tokenCreate(let name, let role, let expiresIn):
+            ask(.tokenCreate(name: name, role: role, expiresIn: expiresIn), id: id, &sink)
+        case .tokenList:
+            ask(.tokenList, id: id, &sink)
+        case .tokenRevoke(let name, let tokenID):
+            ask(.tokenRevoke(name: name, id: tokenID), id: id, &sink)
+        case .role(let name, let change):
+            ask(.role(name: name, change), id: id, &sink)
+        case .denials:
+            ask(.denials, id: id, &sink)
         }
     }
 
@@ -119,14 +131,7 @@ extension Session {
         _ op: MovieCommand.Op, _ options: MutationOptions, id: [UInt8]?, op name: String,
         _ sink: inout SessionActions
     ) {
-        guard config.mayWrite else { return reply(id: id, op: name, error: forbidden(), &sink) }
         submit(MovieCommand(op, expect: options.expect, key: options.key), .mutation(id: id, op: name), &sink)
-    }
-
-    func forbidden() -> WireError {
-        WireError(
-            .forbidden,
-            "only members of the group \"\(config.writersGroup ?? "?")\" may change the movie list")
     }
 
     /// Hands `command` to the store; its reply keeps its place until the outcome comes back.

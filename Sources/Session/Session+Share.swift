@@ -66,12 +66,12 @@ extension Session {
     /// The manager's answer to `.status`: the daemon's figures, with where the store is, the
     /// pid and the limits when `detail` (a writer or root: protocol.md, "status").
     public func statusAnswered(
-        _ ticket: UInt64, _ snapshot: MetricsSnapshot, detail: Bool, _ state: borrowing MovieState,
-        _ sink: inout SessionActions
+        _ ticket: UInt64, _ snapshot: MetricsSnapshot, detail: Bool, connections: [ConnectionSummary]? = nil,
+        _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         guard isOpenForEvents else { return }
         let filled = replies.fill(read: ticket) { out, id in
-            Encode.status(&out, id: id, snapshot, detail: detail)
+            Encode.status(&out, id: id, snapshot, detail: detail, connections: connections)
         }
         precondition(filled, "client \(config.client): no reply waits for status \(ticket)")
         releaseDue(state, &sink)

@@ -138,7 +138,7 @@ extension Session {
         var copy: SwipeList?
         let outcome: GestureOutcome
         do throws(SwipeError) {
-            if config.mayWrite {
+            if mayWrite {
                 outcome = try GestureOutcome(applying: input, to: &list)
             } else {
                 var list = self.list
@@ -151,7 +151,7 @@ extension Session {
         }
         let (effects, fired, pending) = (outcome.effects, outcome.fired, outcome.pending)
         let command = fired.flatMap(BoundAction.init(rawValue:))?.command(movie: movie)
-        if outcome.isBound && !config.mayWrite { return reply(id: id, op: op, error: forbidden(), &sink) }
+        if outcome.isBound && !mayWrite { return refuse(needs: .writer, id: id, op: op, &sink) }
         if let copy { list = copy }
         if recordingOn, let recorded = RecordedInput(gesture: input) { record(recorded, &sink) }
         if !effects.isEmpty { apply(effects, report: true, state, &sink) }

@@ -12,6 +12,7 @@
 // (a gesture's movie, `list`, the latest seq) but never keeps it.
 import JSONCodec
 import Movies
+import People
 import StoreCore
 import SwipeEngine
 import Wire
@@ -19,8 +20,10 @@ import Wire
 public struct SessionConfig: Equatable, Sendable {
     /// This connection's number (`hello.client`, the journal's `CLIENT=`).
     public var client: UInt64
-    /// Whether the peer may change the shared state (`--writers`).
-    public var mayWrite: Bool
+    /// Who the connection acts for when it opens: a Unix peer's user with the role its groups
+    /// (or an admin) give it, an anonymous WebSocket, a trusted proxy's user. It may sign in as
+    /// another (`auth`) and be re-judged (`Session.identityChanged`).
+    public var identity: Identity
     /// The writers group, for the `forbidden` message.
     public var writersGroup: String?
     /// `--max-line`.
@@ -32,11 +35,11 @@ public struct SessionConfig: Equatable, Sendable {
     public var fastLanes: Bool
 
     public init(
-        client: UInt64, mayWrite: Bool, writersGroup: String? = nil, maxLine: Int = 65_536,
+        client: UInt64, identity: Identity, writersGroup: String? = nil, maxLine: Int = 65_536,
         maxQueue: Int = 1 << 20, fastLanes: Bool = true
     ) {
         self.client = client
-        self.mayWrite = mayWrite
+        self.identity = identity
         self.writersGroup = writersGroup
         self.maxLine = maxLine
         self.maxQueue = maxQueue
@@ -103,6 +106,12 @@ struct Subscription: Equatable {
 
 public final class Session {
     public let config: SessionConfig
+    /// Who this connection acts for now, and so what it may do (Session+People.swift).
+    public internal(set) var identity: Identity
+    /// Whether its role may change the shared state.
+    var mayWrite: Bool { identity.role >= .writer }
+    /// The ticket of an `auth` being answered: the lines after it wait for it.
+    var signingIn: UInt64?
     public private(set) var lifecycle: Lifecycle = .reading
     var framer: LineFramer
     var replies = ReplyQueue()
@@ -158,10 +167,14 @@ public final class Session {
         config: SessionConfig, latestSeq: UInt64, log: String, largeReplies: LargeReplies = LargeReplies()
     ) {
         self.config = config
+        identity = config.identity
         self.largeReplies = largeReplies
         framer = LineFramer(maxLine: config.maxLine)
         replies.push {
-            Encode.hello(&$0, client: config.client, seq: latestSeq, writer: config.mayWrite, log: log)
+            Encode.hello(
+                &$0, client: config.client, seq: latestSeq, user: config.identity.user,
+                role: config.identity.role,
+                log: log)
         }
     }
 
@@ -475,7 +488,7 @@ public final class Session {
     /// Answers the complete lines buffered, stopping when what the connection holds passes its
     /// cap (the rest stays in the framer until the peer reads).
     func answerLines(_ state: borrowing MovieState, _ sink: inout SessionActions) {
-        while replies.backlog <= config.maxQueue, isOpenForEvents {
+        while replies.backlog <= config.maxQueue, isOpenForEvents, signingIn == nil {
             guard let frame = framer.next() else { break }
             requests += 1
             switch frame {

@@ -4,6 +4,7 @@
 // (`Session.pendingOutput`), which the manager writes whenever it is not empty.
 import Metrics
 import Movies
+import People
 import StoreCore
 import SwipeEngine
 
@@ -41,6 +42,11 @@ public enum SessionAction: Equatable, Sendable {
     case peers(ticket: UInt64, watch: Bool)
     /// `status`: answer with `Session.statusAnswered(ticket, …)`, the daemon's figures now.
     case status(ticket: UInt64)
+    /// `auth` or an admin's op: answer with `Session.peopleAnswered(ticket, …)`.
+    case people(ticket: UInt64, PeopleAsk)
+    /// A request or the connection itself was refused (`op` empty for the latter): for the
+    /// journal, the metrics and `denials`, with the person the manager knows this connection as.
+    case denied(op: String, DenialReason)
 }
 
 /// The timers a Session may ask for.

@@ -21,6 +21,13 @@ public enum Digest {
 
     /// SHA-256 of `bytes` as lowercase hex.
     public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(
+            decoding: sha256(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    /// SHA-256 of `bytes` (32 bytes): the page's ETags, the hashes tokens are kept as.
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         guard let context = swiped_sha256_new() else { preconditionFailure("SHA-256: out of memory") }
         guard swiped_sha256_update(context, bytes, bytes.count) == 1 else {
             swiped_sha256_free(context)
@@ -28,8 +35,13 @@ public enum Digest {
         }
         var digest = [UInt8](repeating: 0, count: 32)
         guard swiped_sha256_final(context, &digest) == 1 else { preconditionFailure("SHA-256 failed") }
-        let digits = Array("0123456789abcdef".utf8)
-        return String(
-            decoding: digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        return digest
+    }
+
+    /// Unpadded base64url (RFC 4648, 5): URL- and cookie-safe.
+    public static func base64url(_ bytes: [UInt8]) -> String {
+        var text = base64(bytes)
+        while text.hasSuffix("=") { text.removeLast() }
+        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }
 }

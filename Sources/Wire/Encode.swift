@@ -3,6 +3,7 @@
 // bytes are the protocol (protocol.md).
 import JSONCodec
 import Movies
+import People
 import SwipeEngine
 
 /// What a gesture fired, for the reply's `fired`; or the action it now waits to confirm, for the
@@ -65,6 +66,10 @@ public enum Encode {
         if let reason = error.reason {
             out.literal(#","reason":"#)
             out.string(reason.name)
+        }
+        if let ms = error.retryAfter {
+            out.literal(#","retryAfter":"#)
+            out.uint64(ms)
         }
         out.bytes.append(UInt8(ascii: "}"))
     }
@@ -178,16 +183,19 @@ public enum Encode {
 
     // MARK: Events
 
-    public static func hello(_ out: inout JSONWriter, client: UInt64, seq: UInt64, writer: Bool, log: String)
-    {
+    public static func hello(
+        _ out: inout JSONWriter, client: UInt64, seq: UInt64, user: String?, role: AccessRole, log: String
+    ) {
         out.literal(#"{"event":"hello","protocol":1,"server":"swiped/"#)
         out.bytes.append(contentsOf: swipedVersion.utf8)
         out.literal(#"","client":"#)
         out.uint64(client)
         out.literal(#","seq":"#)
         out.uint64(seq)
+        // `writer` stays for protocol-1 clients that know no roles.
         out.literal(#","writer":"#)
-        out.bool(writer)
+        out.bool(role >= .writer)
+        who(&out, user: user, role: role)
         out.literal(#","log":"#)
         out.string(log)
         end(&out)

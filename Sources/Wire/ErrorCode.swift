@@ -30,8 +30,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .notRevealed: "tap on an action whose button is not showing on that row"
         case .tooLarge: "the line was longer than --max-line"
         case .storage: "the disk refused the write (for example, full): nothing was written, try again later"
-        case .forbidden: "this peer may not change the shared state (--writers)"
-        case .overloaded: "the daemon's pending-write queue is full; nothing was written, try again"
+        case .forbidden: "this connection's role may not do this (protocol.md, \"Who may do what\")"
+        case .overloaded:
+            "the daemon's pending-write queue is full, or this person's rate limit is reached (retryAfter); nothing was written, try again"
         case .unavailable:
             "the shared database (--postgres) is unreachable: nothing was written, try again later; reads and swipes go on"
         case .internal: "a bug in swiped; the journal has details"
@@ -68,11 +69,17 @@ public struct WireError: Error, Equatable, Sendable {
     public var message: String
     /// Why, for a `conflict` (the error object's `reason`).
     public var reason: ConflictReason?
+    /// For an `overloaded` past a person's rate limit: milliseconds until a mutation would go
+    /// (the error object's `retryAfter`).
+    public var retryAfter: UInt64?
 
-    public init(_ code: ErrorCode, _ message: String, reason: ConflictReason? = nil) {
+    public init(
+        _ code: ErrorCode, _ message: String, reason: ConflictReason? = nil, retryAfter: UInt64? = nil
+    ) {
         self.code = code
         self.message = message
         self.reason = reason
+        self.retryAfter = retryAfter
     }
 
     public static func badRequest(_ message: String) -> WireError { WireError(.badRequest, message) }

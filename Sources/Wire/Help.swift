@@ -24,6 +24,7 @@ enum Help {
             out.field("op", op.name)
             out.field("scope", op.scope.rawValue)
             out.field("mutates", op.mutates)
+            out.field("needs", op.needs.rawValue)
             out.field("summary", op.summary)
             out.key("args")
             list(&out, op.args, arg)

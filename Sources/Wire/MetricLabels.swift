@@ -38,6 +38,12 @@ extension OpSpec.Kind {
         case .share: 25
         case .peers: 26
         case .status: 27
+        case .auth: 28
+        case .tokenCreate: 29
+        case .tokenList: 30
+        case .tokenRevoke: 31
+        case .role: 32
+        case .denials: 33
         }
     }
 

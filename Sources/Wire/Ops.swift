@@ -9,6 +9,7 @@
 // (`FastArguments.request(for:)`), given its `Request` (`Request.kind`) and answered (the
 // Session's `handle`). OpsTests checks that each kind decodes to a request of that kind.
 import JSONCodec
+import People
 import SwipeEngine
 
 /// A class, not a struct: the decoder looks one up and keeps it for every request, and a struct
@@ -35,21 +36,35 @@ public final class OpSpec: Sendable {
         case open, perform, peek
         case record, recording, share, peers
         case status
+        case auth
+        case tokenCreate = "token-create"
+        case tokenList = "token-list"
+        case tokenRevoke = "token-revoke"
+        case role, denials
     }
 
     public let name: String
     public let kind: Kind
     public let scope: Scope
-    /// Whether the op can change the shared state (subject to `--writers`).
+    /// Whether the op can change the shared state: itself (a writer's op), or through a bound
+    /// action its gesture fires (`release`, `tap`, `perform`: a reader's op, whose firing needs
+    /// a writer).
     public let mutates: Bool
+    /// The least role that may send it (protocol.md, "Who may do what"): the one table of
+    /// rights, which the Session checks every request against.
+    public let needs: AccessRole
     public let args: [ArgSpec]
     public let summary: String
 
-    init(_ kind: Kind, scope: Scope, mutates: Bool, args: [ArgSpec], summary: String) {
+    init(
+        _ kind: Kind, scope: Scope, mutates: Bool, needs: AccessRole? = nil, args: [ArgSpec], summary: String
+    ) {
         name = kind.rawValue
         self.kind = kind
         self.scope = scope
         self.mutates = mutates
+        // A state op that mutates is a writer's; everything else a reader's unless it says.
+        self.needs = needs ?? (mutates && scope == .state ? .writer : .reader)
         self.args = args
         self.summary = summary
     }
@@ -71,10 +86,11 @@ public enum Ops {
         switch kind {
         case .ping:
             OpSpec(
-                kind, scope: .session, mutates: false, args: [], summary: "answers {\"ok\":true}")
+                kind, scope: .session, mutates: false, needs: AccessRole.none, args: [],
+                summary: "answers {\"ok\":true}")
         case .help:
             OpSpec(
-                kind, scope: .session, mutates: false, args: [],
+                kind, scope: .session, mutates: false, needs: AccessRole.none, args: [],
                 summary: "this description of protocol 1: ops, objects, errors, events")
         case .options:
             OpSpec(
@@ -314,10 +330,69 @@ public enum Ops {
             OpSpec(
                 kind, scope: .session, mutates: false, args: [],
                 summary:
-                    "how the daemon is doing: server, store, clients, requests, errors, latencies, commits, process (protocol.md, \"status\"); the store's location, the pid and the limits only to writers and root"
+                    "how the daemon is doing: server, store, clients, requests, errors, latencies, commits, process (protocol.md, \"status\"); the store's location, the pid and the limits only to writers and admins, every connection only to admins"
             )
+        // People and their rights (issue 45): `auth` for anyone, the rest for admins.
+        case .auth:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: AccessRole.none,
+                args: [
+                    ArgSpec("token", .string(bytes: 1...256), required: true, "a token from token-create")
+                ],
+                summary:
+                    "signs this connection in as the token's person: answers user and role (failures are slowed, per client address)"
+            )
+        case .tokenCreate:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: .admin,
+                args: [
+                    personName,
+                    ArgSpec(
+                        "role", .string(values: ["reader", "writer", "admin"]), required: true,
+                        "what the token may do (unless an admin gave its person a role: role)"),
+                    ArgSpec(
+                        "expiresIn", .integer(min: 60, max: 10 * 366 * 86_400),
+                        "seconds until it stops working (left out: never)"),
+                ],
+                summary: "makes a token for a person: the reply has the token, shown this once and never kept"
+            )
+        case .tokenList:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: .admin, args: [],
+                summary: "every token: tokenId, name, role, created, expires, lastUsed (never the token)")
+        case .tokenRevoke:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: .admin,
+                args: [
+                    personName,
+                    ArgSpec.text("tokenId", "only the token with this tokenId (left out: all of name's)"),
+                ],
+                summary:
+                    "deletes a person's tokens; connections signed in with them are anonymous within a second, on every daemon"
+            )
+        case .role:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: .admin,
+                args: [
+                    personName,
+                    ArgSpec(
+                        "role", .string(values: AccessRole.names), nullable: true,
+                        "the role to give, winning over the group's, the token's and the proxy's; none takes every right; null: the door decides again (left out: only answers)"
+                    ),
+                ],
+                summary:
+                    "gives a person a role, or answers the one given; live connections follow within a second"
+            )
+        case .denials:
+            OpSpec(
+                kind, scope: .session, mutates: false, needs: .admin, args: [],
+                summary: "the latest 100 refusals: forbidden requests and failed auth, newest last")
         }
     }
+
+    static let personName = ArgSpec(
+        "name", .string(bytes: 1...PersonName.maxBytes), required: true,
+        "a person's name (a Unix user's, a token's, a proxy's user): no spaces or control characters")
 
     /// `configure`'s full-swipe style of `edge` (rule 15).
     static func fullSwipeStyle(_ edge: Edge) -> ArgSpec {
@@ -328,6 +403,16 @@ public enum Ops {
             "what a full swipe on the \(edge.rawValue) edge does once its action fires: fill (the button fills the row, which closes 0.5 s later), close (the row closes at once) or dismiss (the row slides out until its movie goes, back after \(format(Rules.dismissTimeout)) s if it does not)"
         )
     }
+
+    /// Each op's `needs`, by its slot (`metricsIndex`, its place in `Kind.allCases`): read for
+    /// every request, so an array of one-byte values rather than a lookup of the spec.
+    @usableFromInline static let neededRoles: [AccessRole] = OpSpec.Kind.allCases.map {
+        declaration($0).needs
+    }
+
+    /// The least role that may send an op of `kind`.
+    @inlinable
+    public static func needs(_ kind: OpSpec.Kind) -> AccessRole { neededRoles[kind.metricsIndex] }
 
     /// The op of `kind` (`all` has one per kind, made by `declaration`).
     public static func spec(_ kind: OpSpec.Kind) -> OpSpec {

@@ -4,6 +4,7 @@
 // Domain rules (a title's length in characters, whether a movie exists) stay with the domain.
 import JSONCodec
 import Movies
+import People
 import SwipeEngine
 
 public struct MutationOptions: Equatable, Sendable {
@@ -62,6 +63,16 @@ public struct ListQuery: Equatable, Sendable {
     public static let all = ListQuery()
 }
 
+/// What a `role` request asks.
+public enum RoleChange: Equatable, Sendable {
+    /// Only the role given to the name now, if any.
+    case ask
+    /// Give the name this role.
+    case give(AccessRole)
+    /// Take back the role given: the door decides again.
+    case takeBack
+}
+
 public enum Request: Equatable, Sendable {
     case ping
     case help
@@ -94,6 +105,12 @@ public enum Request: Equatable, Sendable {
     case share(on: Bool)
     case peers(watch: Bool)
     case status
+    case auth(token: String)
+    case tokenCreate(name: String, role: AccessRole, expiresIn: Int64?)
+    case tokenList
+    case tokenRevoke(name: String, id: String?)
+    case role(name: String, RoleChange)
+    case denials
 
     /// The op this request is of: ties each case to its `OpSpec.Kind` (a switch with no
     /// `default:`, so a case added here does not compile until it names its op).
@@ -127,6 +144,12 @@ public enum Request: Equatable, Sendable {
         case .share: .share
         case .peers: .peers
         case .status: .status
+        case .auth: .auth
+        case .tokenCreate: .tokenCreate
+        case .tokenList: .tokenList
+        case .tokenRevoke: .tokenRevoke
+        case .role: .role
+        case .denials: .denials
         }
     }
 }
@@ -348,7 +371,28 @@ struct Arguments {
         case .share: return .share(on: try boolean("on")!)
         case .peers: return .peers(watch: try boolean("watch")!)
         case .status: return .status
+        case .auth: return .auth(token: try string("token")!)
+        case .tokenCreate:
+            return .tokenCreate(
+                name: try personName(), role: AccessRole(rawValue: try string("role")!)!,
+                expiresIn: try integer("expiresIn"))
+        case .tokenList: return .tokenList
+        case .tokenRevoke: return .tokenRevoke(name: try personName(), id: try string("tokenId"))
+        case .role:
+            let name = try personName()
+            let given = self["role"].value
+            if given == nil { return .role(name: name, .ask) }
+            if case .null? = given { return .role(name: name, .takeBack) }
+            return .role(name: name, .give(AccessRole(rawValue: try string("role")!)!))
+        case .denials: return .denials
         }
+    }
+
+    /// `name`, checked as a person's name (People's `PersonName`).
+    private func personName() throws(WireError) -> String {
+        let name = try string("name")!
+        if let problem = PersonName.problem(name) { throw .badRequest("\"name\": \(problem)") }
+        return name
     }
 
     private func mutationOptions() throws(WireError) -> MutationOptions {

@@ -180,7 +180,9 @@ struct FastArguments {
             guard let (movie, options) = movieMutation() else { return nil }
             return .remove(movie: movie, options: options)
         case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
-            .peek, .record, .recording, .share, .peers, .status:
+            .peek, .record, .recording, .share, .peers, .status, .auth, .tokenCreate, .tokenList,
+            .tokenRevoke,
+            .role, .denials:
             return nil
         }
     }

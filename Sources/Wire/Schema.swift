@@ -3,6 +3,7 @@
 // (protocol.md, "Objects" and "Server events"). The action object is also what `configure`'s
 // decoder checks (Request.swift).
 import Movies
+import People
 import SwipeEngine
 
 /// A named object of the protocol.
@@ -28,6 +29,7 @@ public enum ByeReason: String, Sendable, CaseIterable {
     case tooManyClients = "too-many-clients"
     case slowConsumer = "slow-consumer"
     case shutdown
+    case revoked
 
     public var summary: String {
         switch self {
@@ -35,6 +37,8 @@ public enum ByeReason: String, Sendable, CaseIterable {
         case .slowConsumer:
             "a subscriber's (or a peer watcher's) write queue is still over its cap when an event is due"
         case .shutdown: "the daemon is stopping; sent after every reply still owed"
+        case .revoked:
+            "this connection's rights dropped to none (its person was given the role none, or its token went and anonymous connections may do nothing); sent after a role event"
         }
     }
 }
@@ -175,7 +179,40 @@ public enum Schema {
         ])
 
     public static let objects: [ObjectSpec] =
-        [movie, event, row, button, spring, accessibilityAction, action, viewport, crossing] + statusObjects
+        [movie, event, row, button, spring, accessibilityAction, action, viewport, crossing, token, denial]
+        + statusObjects
+
+    static let token = ObjectSpec(
+        name: "token", summary: "a token as token-list shows it (token-create's reply adds the token itself)",
+        fields: [
+            ArgSpec(
+                "tokenId", .string(), required: true,
+                "its public handle: token-revoke may name it; not a secret"),
+            ArgSpec("name", .string(), required: true, "the person it signs in as"),
+            ArgSpec(
+                "role", .string(values: ["reader", "writer", "admin"]), required: true, "what it may do"),
+            ArgSpec("created", .string(), required: true, "RFC 3339, UTC"),
+            ArgSpec("expires", .string(), required: true, nullable: true, "RFC 3339, UTC; null: never"),
+            ArgSpec(
+                "lastUsed", .string(), nullable: true,
+                "token-list only: when it last signed in (to the minute)"),
+        ])
+
+    static let denial = ObjectSpec(
+        name: "denial", summary: "one refusal, as denials lists them",
+        fields: [
+            ArgSpec("at", .string(), required: true, "RFC 3339, UTC"),
+            ArgSpec("user", .string(), required: true, nullable: true, "the person; null: anonymous"),
+            ArgSpec("client", .integer(), required: true, "the connection's number"),
+            ArgSpec("transport", .string(values: ["unix", "web"]), required: true, "how it is connected"),
+            ArgSpec(
+                "address", .string(), required: true,
+                "a browser's address (as its trusted proxy forwarded it), a Unix peer's pid"),
+            ArgSpec("op", .string(), required: true, "the op refused; empty for a header or a connection"),
+            ArgSpec(
+                "reason", .string(values: DenialReason.allCases.map(\.rawValue)), required: true,
+                "forbidden, bad-token, expired-token, untrusted-header, rate-limited or no-rights"),
+        ])
 
     static let viewport = ObjectSpec(
         name: "viewport", summary: "a connection's row width and layout direction",
@@ -195,7 +232,16 @@ public enum Schema {
                 ArgSpec("server", .string(), required: true, "swiped/VERSION"),
                 ArgSpec("client", .integer(), required: true, "this connection's number"),
                 ArgSpec("seq", .integer(), required: true, "the latest durable event's seq"),
-                ArgSpec("writer", .boolean, required: true, "whether this peer may change the shared state"),
+                ArgSpec(
+                    "writer", .boolean, required: true,
+                    "whether this connection may change the shared state (its role is writer or admin)"),
+                ArgSpec(
+                    "user", .string(), required: true, nullable: true,
+                    "the person this connection acts for: a Unix peer's user name; null for an anonymous WebSocket"
+                ),
+                ArgSpec(
+                    "role", .string(values: AccessRole.names), required: true,
+                    "what it may do (protocol.md, \"Who may do what\")"),
                 ArgSpec(
                     "log", .string(), required: true,
                     "the log's id: another id than before means another log (imported or restored), whose seqs are not the old ones; start over"
@@ -208,6 +254,18 @@ public enum Schema {
                     "reason", .string(values: ByeReason.allCases.map(\.rawValue)), required: true,
                     "why (see reasons)")
             ], reasons: ByeReason.allCases),
+        EventSpec(
+            name: "role", to: "one connection",
+            summary:
+                "this connection's role changed (a role given or taken back, a token revoked or expired): from now on it may do what the new role may",
+            fields: [
+                ArgSpec(
+                    "user", .string(), required: true, nullable: true,
+                    "the person it acts for now; null: anonymous (its token went)"),
+                ArgSpec(
+                    "role", .string(values: AccessRole.names), required: true,
+                    "the new role; none is followed by bye (revoked)"),
+            ]),
         EventSpec(
             name: "movie", to: "subscribers", summary: "every durable change, in order, with no gap",
             fields: event.fields),

@@ -8,7 +8,10 @@ import JSONCodec
 import Metrics
 
 extension Encode {
-    public static func status(_ out: inout JSONWriter, id: [UInt8]?, _ s: MetricsSnapshot, detail: Bool) {
+    public static func status(
+        _ out: inout JSONWriter, id: [UInt8]?, _ s: MetricsSnapshot, detail: Bool,
+        connections: [ConnectionSummary]? = nil
+    ) {
         begin(&out, id: id, ok: true)
         key(&out, "status")
         out.object { o in
@@ -43,6 +46,14 @@ extension Encode {
                     o.field("refused", object: { counts(&$0, s.web.refused) })
                     o.field("closeCodes", object: { counts(&$0, s.web.closeCodes) })
                 })
+            o.field("denials", object: { counts(&$0, s.denials) })
+            if let connections {
+                o.field(
+                    "connections",
+                    array: { a in
+                        for c in connections { a.object { c.write(&$0) } }
+                    })
+            }
         }
         end(&out)
     }
@@ -126,5 +137,43 @@ extension Encode {
             o.field("maxLine", p.maxLineBytes)
             o.field("fileLimit", p.fileLimit)
         }
+    }
+}
+
+/// One connection as an admin's `status` lists it (issue 45).
+public struct ConnectionSummary: Equatable, Sendable {
+    public var client: UInt64
+    public var user: String?
+    public var role: String
+    /// unix, token, proxy or anonymous.
+    public var door: String
+    /// unix or websocket.
+    public var transport: String
+    /// A browser's address, a Unix peer's pid.
+    public var address: String
+    public var subscribed: Bool
+
+    public init(
+        client: UInt64, user: String?, role: String, door: String, transport: String, address: String,
+        subscribed: Bool
+    ) {
+        self.client = client
+        self.user = user
+        self.role = role
+        self.door = door
+        self.transport = transport
+        self.address = address
+        self.subscribed = subscribed
+    }
+
+    func write(_ o: inout JSONWriter) {
+        o.field("client", client)
+        o.key("user")
+        if let user { o.string(user) } else { o.null() }
+        o.field("role", role)
+        o.field("door", door)
+        o.field("transport", transport)
+        o.field("address", address)
+        o.field("subscribed", subscribed)
     }
 }

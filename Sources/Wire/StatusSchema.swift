@@ -23,6 +23,14 @@ extension Schema {
             ArgSpec("commits", .object("statusCommits"), required: true, "the store's transactions"),
             ArgSpec("process", .object("statusProcess"), required: true, "the process"),
             ArgSpec("web", .object("statusWeb"), required: true, "the web listener"),
+            ArgSpec(
+                "denials", .any, required: true,
+                "every denial reason (forbidden, bad-token, expired-token, untrusted-header, rate-limited, no-rights), with its refusals since start"
+            ),
+            ArgSpec(
+                "connections", .array(of: "statusConnection"),
+                "admins only: every connection, with client, user, role, door, transport, address, subscribed"
+            ),
         ])
 
     static let statusServer = ObjectSpec(
@@ -136,6 +144,22 @@ extension Schema {
 
     static let statusObjects = [
         status, statusServer, statusStore, statusClients, statusLatency, statusCommits, statusProcess,
-        statusWeb, histogram,
+        statusWeb, statusConnection, histogram,
     ]
+
+    static let statusConnection = ObjectSpec(
+        name: "statusConnection", summary: "one connection, in an admin's status",
+        fields: [
+            ArgSpec("client", .integer(), required: true, "its number"),
+            ArgSpec("user", .string(), required: true, nullable: true, "its person; null: anonymous"),
+            ArgSpec(
+                "role", .string(values: ["none", "reader", "writer", "admin"]), required: true, "its role"),
+            ArgSpec(
+                "door", .string(values: ["unix", "token", "proxy", "anonymous"]), required: true,
+                "how it said who it is"),
+            ArgSpec(
+                "transport", .string(values: ["unix", "websocket"]), required: true, "how it is connected"),
+            ArgSpec("address", .string(), required: true, "a browser's address, a Unix peer's pid"),
+            ArgSpec("subscribed", .boolean, required: true, "whether it receives movie events"),
+        ])
 }

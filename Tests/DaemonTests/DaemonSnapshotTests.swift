@@ -26,7 +26,9 @@ final class DaemonSnapshotTests: XCTestCase {
             store: store, config: config, maxClients: 100, fileLimit: 164, startedMicroseconds: 1_000_000,
             nowMicroseconds: 3_500_000,
             web: MetricsSnapshot.Web(
-                refused: [LabelledCount("origin", 2)], closeCodes: [LabelledCount("1000", 1)]))
+                refused: [LabelledCount("origin", 2)], closeCodes: [LabelledCount("1000", 1)]),
+            denials: [LabelledCount("forbidden", 3)])
+        XCTAssertEqual(s.denials, [LabelledCount("forbidden", 3)])
         XCTAssertEqual(s.server.version, swipedVersion)
         XCTAssertEqual(s.server.pid, getpid())
         XCTAssertEqual(s.server.uptimeSeconds, 2.5)

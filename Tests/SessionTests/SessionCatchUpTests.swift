@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Movies
+import People
 import Session
 import StoreCore
 import StoreTestSupport
@@ -13,7 +14,7 @@ import XCTest
 final class SessionCatchUpTests: XCTestCase {
     /// A subscriber's harness whose `--max-queue` would let it hold a gigabyte.
     private func harness(maxQueue: Int = 1 << 30) -> SessionHarness {
-        let h = SessionHarness(SessionConfig(client: 7, mayWrite: true, maxQueue: maxQueue))
+        let h = SessionHarness(SessionConfig(client: 7, identity: .tester(.writer), maxQueue: maxQueue))
         XCTAssertEqual(h.read().count, 1)  // hello
         return h
     }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Movies
+import People
 import Session
 import StoreCore
 import StoreTestSupport
@@ -38,9 +39,13 @@ final class SessionHarness {
     var watching = false
     private var peersAsked: [UInt64] = []
     private var statusAsked: [UInt64] = []
+    /// What the session asked of the manager about people, oldest first (`answerPeople`).
+    var peopleAsked: [(ticket: UInt64, ask: PeopleAsk)] = []
+    /// The denials the session reported: the op and why.
+    var denied: [(op: String, reason: DenialReason)] = []
 
     init(
-        _ config: SessionConfig = SessionConfig(client: 7, mayWrite: true),
+        _ config: SessionConfig = SessionConfig(client: 7, identity: .tester(.writer)),
         store: InMemoryStore = InMemoryStore(), largeReplies: LargeReplies = LargeReplies()
     ) {
         self.store = store
@@ -112,6 +117,15 @@ final class SessionHarness {
         XCTFail("the session and the store did not settle")
     }
 
+    /// Plays the manager's answer to the oldest `PeopleAsk` waiting, and settles.
+    func answerPeople(_ answer: PeopleAnswer) {
+        perform()
+        guard !peopleAsked.isEmpty else { return XCTFail("nothing asked of the manager") }
+        let (ticket, _) = peopleAsked.removeFirst()
+        store.withState { session.peopleAnswered(ticket, answer, $0, &sink) }
+        settle()
+    }
+
     func perform() {
         let earlier = taken
         taken = []
@@ -127,7 +141,7 @@ final class SessionHarness {
             let ticket = statusAsked.removeFirst()
             store.withState {
                 session.statusAnswered(
-                    ticket, MetricsSample.snapshot(), detail: session.config.mayWrite, $0, &sink)
+                    ticket, MetricsSample.snapshot(), detail: session.identity.mayWrite, $0, &sink)
             }
             sink.drain { carryOut($0) }
         }
@@ -165,6 +179,11 @@ final class SessionHarness {
             peersAsked.append(ticket)
         case .status(let ticket):
             statusAsked.append(ticket)
+        case .people(let ticket, let ask):
+            // Answered by the test (`answerPeople`): it plays the manager.
+            peopleAsked.append((ticket, ask))
+        case .denied(let op, let reason):
+            denied.append((op, reason))
         }
     }
 
@@ -223,5 +242,12 @@ final class SessionHarness {
         send(line)
         settle()
         return read()
+    }
+}
+
+extension Identity {
+    /// A Unix peer named "tester" with `role`: what most tests connect as.
+    static func tester(_ role: AccessRole) -> Identity {
+        Identity(user: "tester", role: role, door: .unix(uid: 1000))
     }
 }

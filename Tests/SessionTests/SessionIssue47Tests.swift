@@ -1,5 +1,6 @@
 import Foundation
 import JSONCodec
+import People
 import Session
 import SwipeEngine
 import TestSupport
@@ -11,7 +12,8 @@ import XCTest
 /// the fast lanes against the general path with all of them, the recording of format 2 replaying
 /// to the same rows, crossings and scrolls.
 final class SessionIssue47Tests: XCTestCase {
-    private func harness(_ config: SessionConfig = SessionConfig(client: 7, mayWrite: true)) -> SessionHarness
+    private func harness(_ config: SessionConfig = SessionConfig(client: 7, identity: .tester(.writer)))
+        -> SessionHarness
     {
         let h = SessionHarness(config)
         XCTAssertEqual(h.read().count, 1)  // hello
@@ -118,7 +120,7 @@ final class SessionIssue47Tests: XCTestCase {
                 #"{"ok":false,"error":{"code":"bad-request","message":"this client's layout has no leading actions; that edge cannot open"}}"#
             ])
         // A reader may peek: it fires nothing.
-        let reader = harness(SessionConfig(client: 8, mayWrite: false, writersGroup: "w"))
+        let reader = harness(SessionConfig(client: 8, identity: .tester(.reader), writersGroup: "w"))
         XCTAssertTrue(reader.exchange(#"{"op":"peek","movie":"seven"}"#)[0].contains(#""phase":"peeking""#))
     }
 
@@ -169,8 +171,11 @@ final class SessionLanesIssue47Tests: XCTestCase {
         var (crossed, scrolls, peeks, replayed) = (0, 0, 0, 0)
         for seed in 1...UInt64(Self.sequences) {
             var rng = SplitMix64(seed: seed)
-            let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
-            let slow = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0, fastLanes: false))
+            let fast = SessionHarness(
+                SessionConfig(client: 1, identity: .tester(seed % 5 != 0 ? .writer : .reader)))
+            let slow = SessionHarness(
+                SessionConfig(
+                    client: 1, identity: .tester(seed % 5 != 0 ? .writer : .reader), fastLanes: false))
             XCTAssertEqual(fast.read(), slow.read())
             let recorded = seed % 2 == 0
             var notes: [String] = []

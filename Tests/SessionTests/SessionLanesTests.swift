@@ -1,4 +1,5 @@
 import JSONCodec
+import People
 import Session
 import StoreCore
 import StoreTestSupport
@@ -27,8 +28,11 @@ final class SessionLanesTests: XCTestCase {
         var replayed = 0
         for seed in 1...UInt64(Self.sequences) {
             var rng = SplitMix64(seed: seed)
-            let fast = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0))
-            let slow = SessionHarness(SessionConfig(client: 1, mayWrite: seed % 5 != 0, fastLanes: false))
+            let fast = SessionHarness(
+                SessionConfig(client: 1, identity: .tester(seed % 5 != 0 ? .writer : .reader)))
+            let slow = SessionHarness(
+                SessionConfig(
+                    client: 1, identity: .tester(seed % 5 != 0 ? .writer : .reader), fastLanes: false))
             XCTAssertEqual(fast.read(), slow.read())
             var compact = false
             // Every other sequence is recorded and shared: the lanes record and hand over the

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Movies
+import People
 import Session
 import SwipeEngine
 import Wire
@@ -11,7 +12,9 @@ import XCTest
 /// its cap, and a replay of it giving the rows the connection received.
 final class SessionRecordTests: XCTestCase {
     private func harness(mayWrite: Bool = true) -> SessionHarness {
-        let h = SessionHarness(SessionConfig(client: 7, mayWrite: mayWrite, writersGroup: "swiped-writers"))
+        let h = SessionHarness(
+            SessionConfig(
+                client: 7, identity: .tester(mayWrite ? .writer : .reader), writersGroup: "swiped-writers"))
         h.now = 5_000_000
         XCTAssertEqual(h.read().count, 1)  // hello
         return h

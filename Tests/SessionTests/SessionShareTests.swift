@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Movies
+import People
 import Session
 import SwipeEngine
 import Wire
@@ -12,7 +13,7 @@ import XCTest
 /// with its replies, and the slow-consumer rule).
 final class SessionShareTests: XCTestCase {
     private func harness(client: UInt64 = 7, maxQueue: Int = 1 << 20) -> SessionHarness {
-        let h = SessionHarness(SessionConfig(client: client, mayWrite: true, maxQueue: maxQueue))
+        let h = SessionHarness(SessionConfig(client: client, identity: .tester(.writer), maxQueue: maxQueue))
         XCTAssertEqual(h.read().count, 1)  // hello
         return h
     }

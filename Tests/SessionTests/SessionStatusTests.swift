@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Metrics
+import People
 import Session
 import Wire
 import XCTest
@@ -11,7 +12,7 @@ import XCTest
 /// in the wake-up that read it counts 0; a command is timed by the manager, not here).
 final class SessionStatusTests: XCTestCase {
     private func harness(mayWrite: Bool = true) -> SessionHarness {
-        let h = SessionHarness(SessionConfig(client: 3, mayWrite: mayWrite))
+        let h = SessionHarness(SessionConfig(client: 3, identity: .tester(mayWrite ? .writer : .reader)))
         XCTAssertEqual(h.read().count, 1)  // hello
         return h
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Movies
+import People
 import Session
 import SwipeEngine
 import XCTest
@@ -12,7 +13,9 @@ final class SessionSwipeCommandsTests: XCTestCase {
         #"{"op":"configure","leading":[{"action":"watched","label":"Watched"},{"action":"flag","label":"Flag","icon":"flag","confirm":true}],"trailing":[{"action":"delete","label":"Delete","role":"destructive","confirm":true,"confirmLabel":"Delete?"}]}"#
 
     private func harness(mayWrite: Bool = true, confirming: Bool = true) -> SessionHarness {
-        let h = SessionHarness(SessionConfig(client: 7, mayWrite: mayWrite, writersGroup: "swiped-writers"))
+        let h = SessionHarness(
+            SessionConfig(
+                client: 7, identity: .tester(mayWrite ? .writer : .reader), writersGroup: "swiped-writers"))
         XCTAssertEqual(h.read().count, 1)  // hello
         XCTAssertEqual(h.exchange(#"{"op":"options","rows":"compact"}"#).count, 1)
         if confirming {

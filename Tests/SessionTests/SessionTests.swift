@@ -1,6 +1,7 @@
 import Foundation
 import JSONCodec
 import Movies
+import People
 import Session
 import StoreCore
 import StoreTestSupport
@@ -15,7 +16,9 @@ final class SessionTests: XCTestCase {
         mayWrite: Bool = true, maxQueue: Int = 1 << 20, writersGroup: String? = nil
     ) -> SessionHarness {
         let h = SessionHarness(
-            SessionConfig(client: 7, mayWrite: mayWrite, writersGroup: writersGroup, maxQueue: maxQueue))
+            SessionConfig(
+                client: 7, identity: .tester(mayWrite ? .writer : .reader), writersGroup: writersGroup,
+                maxQueue: maxQueue))
         XCTAssertEqual(h.read().count, 1)  // hello
         return h
     }
@@ -23,7 +26,7 @@ final class SessionTests: XCTestCase {
     // MARK: - Greeting and every op
 
     func testHelloComesFirstAndSaysWhoTheClientIs() {
-        let h = SessionHarness(SessionConfig(client: 42, mayWrite: false))
+        let h = SessionHarness(SessionConfig(client: 42, identity: .tester(.reader)))
         let lines = h.read()
         XCTAssertEqual(lines.count, 1)
         let hello = h.json(lines[0])
@@ -101,14 +104,15 @@ final class SessionTests: XCTestCase {
         let h = harness(mayWrite: false, writersGroup: "swiped-writers")
         h.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
         let actions = h.takeActions()
-        XCTAssertEqual(actions.count, 1)
+        XCTAssertEqual(actions.count, 2)
         guard case .log(let entry) = actions[0] else { return XCTFail("\(actions)") }
         XCTAssertEqual(entry.message, "request failed")
         XCTAssertEqual(entry.level, .debug, "a refusal is one entry per request: debug")
+        XCTAssertEqual(actions[1], .denied(op: "toggle-watched", .forbidden))
         XCTAssertEqual(
             h.read(),
             [
-                #"{"ok":false,"error":{"code":"forbidden","message":"only members of the group \"swiped-writers\" may change the movie list"}}"#
+                #"{"ok":false,"error":{"code":"forbidden","message":"\"toggle-watched\" needs the role writer; this connection is tester (reader); members of the group \"swiped-writers\" are writers"}}"#
             ])
     }
 
@@ -130,7 +134,7 @@ final class SessionTests: XCTestCase {
     }
 
     func testATooLargeLineIsSkippedWithOneError() {
-        let h = SessionHarness(SessionConfig(client: 1, mayWrite: true, maxLine: 64))
+        let h = SessionHarness(SessionConfig(client: 1, identity: .tester(.writer), maxLine: 64))
         _ = h.read()
         h.send(String(repeating: "x", count: 200))
         h.send(#"{"op":"ping"}"#)
@@ -471,7 +475,14 @@ final class SessionTests: XCTestCase {
         let rows = h.json(h.read()[0])["rows"] as? [[String: Any]]
         XCTAssertEqual(
             rows?.first?["phase"] as? String, "dragging", "a refused release leaves the row as it was")
-        XCTAssertTrue(h.takeActions().allSatisfy { if case .log = $0 { true } else { false } })
+        // Logged, and reported as a denial (the manager records who): nothing submitted.
+        XCTAssertTrue(
+            h.takeActions().allSatisfy {
+                switch $0 {
+                case .log, .denied(op: "release", .forbidden): true
+                default: false
+                }
+            })
     }
 
     /// Issue 13: every op on a removed movie says the same, the gestures and `close` as the
@@ -651,7 +662,7 @@ final class SessionTests: XCTestCase {
         let first = h.exchange(#"{"op":"undo","key":"u1"}"#)
         XCTAssertEqual(h.json(first[0])["undoes"] as? Int, 12)
         XCTAssertEqual(h.exchange(#"{"op":"undo","key":"u1"}"#), first, "the same connection")
-        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        let other = SessionHarness(SessionConfig(client: 8, identity: .tester(.writer)), store: h.store)
         other.nextToken = 1000
         _ = other.read()
         XCTAssertEqual(other.exchange(#"{"op":"undo","key":"u1"}"#), first, "a new connection")
@@ -673,7 +684,7 @@ final class SessionTests: XCTestCase {
         _ = h.exchange(#"{"op":"remove","movie":"seven"}"#)  // 12
         _ = h.exchange(#"{"op":"toggle-watched","movie":"inception"}"#)  // 13
         _ = h.exchange(#"{"op":"toggle-watched","movie":"inception"}"#)  // 14
-        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        let other = SessionHarness(SessionConfig(client: 8, identity: .tester(.writer)), store: h.store)
         other.nextToken = 1000
         _ = other.read()
         let restored = other.json(other.exchange(#"{"op":"undo","seq":12,"id":"u"}"#)[0])
@@ -704,7 +715,7 @@ final class SessionTests: XCTestCase {
         let h = harness()
         _ = h.exchange(#"{"op":"toggle-watched","movie":"matrix"}"#)
         _ = h.exchange(#"{"op":"toggle-watched","movie":"seven"}"#)
-        let other = SessionHarness(SessionConfig(client: 8, mayWrite: true), store: h.store)
+        let other = SessionHarness(SessionConfig(client: 8, identity: .tester(.writer)), store: h.store)
         other.nextToken = 1000
         _ = other.read()
         _ = other.exchange(#"{"op":"toggle-watched-with-friends","movie":"seven"}"#)

@@ -53,6 +53,11 @@ public enum MetricsSample {
                 ].map { LabelledCount($0, $0 == "origin" ? 2 : $0 == "not-found" ? 1 : 0) },
                 closeCodes: MetricsSnapshot.Web.closeCodeLabels.map {
                     LabelledCount($0, $0 == "1000" ? 3 : $0 == "1001" ? 1 : 0)
-                }))
+                }),
+            denials: [
+                "forbidden", "bad-token", "expired-token", "untrusted-header", "rate-limited", "no-rights",
+            ].map {
+                LabelledCount($0, $0 == "forbidden" ? 4 : $0 == "bad-token" ? 1 : 0)
+            })
     }
 }

@@ -37,13 +37,13 @@ final class HelpTests: XCTestCase {
             Set(names(reply, "objects", "object")),
             [
                 "movie", "event", "row", "button", "spring", "accessibilityAction", "action", "viewport",
-                "crossing",
+                "crossing", "token", "denial",
                 "status",
                 "statusServer", "statusStore", "statusClients", "statusLatency", "statusCommits",
-                "statusProcess", "statusWeb",
+                "statusProcess", "statusWeb", "statusConnection",
                 "histogram",
             ])
-        XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "movie", "row", "peer-row"])
+        XCTAssertEqual(names(reply, "events", "event"), ["hello", "bye", "role", "movie", "row", "peer-row"])
         let bye = try XCTUnwrap(reply["events"]?.arrayValue?[1].objectValue)
         XCTAssertEqual(names(bye, "reasons", "reason"), ByeReason.allCases.map(\.rawValue))
     }

@@ -74,7 +74,7 @@ final class RequestFastPathTests: XCTestCase {
     static let fullDecoderOnly: Set<OpSpec.Kind> = [
         .options, .add, .restore, .undo, .subscribe, .history, .viewport, .configure, .open, .perform, .peek,
         .status,
-        .record, .recording, .share, .peers,
+        .record, .recording, .share, .peers, .auth, .tokenCreate, .tokenList, .tokenRevoke, .role, .denials,
     ]
 
     func testValidHotRequestsTakeTheFastPathAndMeanTheSame() {
@@ -168,7 +168,7 @@ final class RequestFastPathTests: XCTestCase {
         ]
         let spaces = ["", "", "", " ", "\t", "\r", "  "]
         var fastAnswers = 0
-        for _ in 0..<30_000 {
+        for _ in 0..<40_000 {
             var members: [String] = []
             let op = ops.randomElement(using: &rng)!
             if Int.random(in: 0..<10, using: &rng) > 0 {

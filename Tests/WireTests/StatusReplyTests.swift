@@ -47,7 +47,10 @@ final class StatusReplyTests: XCTestCase {
         let status = try XCTUnwrap(o["status"]?.objectValue)
         XCTAssertEqual(
             status.keys,
-            ["server", "store", "clients", "requests", "errors", "latency", "commits", "process", "web"])
+            [
+                "server", "store", "clients", "requests", "errors", "latency", "commits", "process", "web",
+                "denials",
+            ])
         let web = try XCTUnwrap(status["web"]?.objectValue)
         XCTAssertEqual(web["refused"]?.objectValue?["origin"]?.numberValue?.int, 2)
         XCTAssertEqual(web["closeCodes"]?.objectValue?.keys, MetricsSnapshot.Web.closeCodeLabels)

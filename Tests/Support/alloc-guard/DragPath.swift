@@ -3,6 +3,7 @@
 // guard drives a Session exactly as the manager does; only the socket's read and write (system
 // calls, no allocation) are left out.
 import Movies
+import People
 import Session
 import SwipeEngine
 import Wire
@@ -20,7 +21,9 @@ protocol DragPath {
 /// (Daemon/Server+Connections.swift: `received`, `withPendingOutput`, `consumed`, `resume`).
 final class SessionDragPath: DragPath {
     private let session = Session(
-        config: SessionConfig(client: 1, mayWrite: true), latestSeq: 10,
+        config: SessionConfig(
+            client: 1, identity: Identity(user: "bench", role: .writer, door: .unix(uid: 1000))),
+        latestSeq: 10,
         log: "0123456789abcdef0123456789abcdef")
     private var state = MovieState()
     private var sink = SessionActions()

@@ -1,0 +1,414 @@
+// People and their rights in the manager (issue 45; protocol.md, "Who may do what"): who each
+// connection is when it opens, `auth` (slowed per address after failures), the admins' ops on
+// the people store, re-judging every live connection when the tables or the groups change (a
+// revocation reaches a connection within a second, on every daemon of one database), the rate
+// limit per person, and the denials (journal, metrics, `denials`).
+//
+// The Session checks each request against its role (Session+People.swift); the manager decides
+// what the role is, since it holds the tables, the groups and the clock.
+import HTTPScrape
+import JSONCodec
+import People
+import Session
+import StoreCore
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An admin's change waiting for the people store: whose, and what to answer.
+struct PeopleWaiting {
+    let client: UInt64
+    let ticket: UInt64
+    let answer: Answer
+
+    enum Answer {
+        case tokenCreated(token: String, TokenRecord)
+        case revoked(name: String, id: String?)
+        case role(name: String, AccessRole?)
+    }
+}
+
+/// An `auth` answered after its address's delay (`AuthThrottle`).
+struct DelayedAuth {
+    let due: UInt64
+    let client: UInt64
+    let ticket: UInt64
+    let token: String
+}
+
+extension Server {
+    /// How often the manager looks for tokens that expired (a connection signed in with one is
+    /// re-judged within this, and so within a second).
+    static var expiryCheckMicroseconds: UInt64 { 250_000 }
+
+    /// Wall-clock microseconds since the epoch (token times are wall-clock: they are stored).
+    var wallNow: UInt64 { UInt64(max(0, Self.wallMicroseconds())) }
+
+    // MARK: - Who a connection is
+
+    /// A Unix user's name (the account database's), `uid:N` when it has none.
+    static func userName(_ uid: UInt32) -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        if getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, let found = result,
+            let name = found.pointee.pw_name
+        {
+            let text = String(cString: name)
+            if PersonName.problem(text) == nil { return text }
+        }
+        return "uid:\(uid)"
+    }
+
+    /// What `base` is now, by the groups and the roles given.
+    func judge(_ base: BaseIdentity, peer: Peer) -> Identity {
+        switch base {
+        case .unix(let name, let uid):
+            return Identity(
+                user: name,
+                role: peopleTables.role(of: name, door: .unix(uid: uid), doorRole: access.role(of: peer)),
+                door: .unix(uid: uid))
+        case .proxy(let name):
+            return Identity(
+                user: name, role: peopleTables.role(of: name, door: .proxy, doorRole: config.webProxyRole),
+                door: .proxy)
+        case .anonymous:
+            return .anonymous(config.webAnonymous)
+        }
+    }
+
+    /// What `c` is now: signed in with a token that still works, its person's role; else its
+    /// base identity's.
+    func judge(_ c: Connection) -> Identity {
+        if case .token(let id) = c.session.identity.door {
+            if let (name, role) = peopleTables.role(ofToken: id, at: wallNow) {
+                return Identity(user: name, role: role, door: .token(id: id))
+            }
+        }
+        return judge(c.base, peer: c.peer)
+    }
+
+    /// Re-judges every connection (the tables changed, a token expired, SIGHUP): each whose
+    /// identity changed hears it, at once.
+    func rejudgeAll(why: String) {
+        var changed = 0
+        for c in connections.values {
+            let who = judge(c)
+            guard who != c.session.identity else { continue }
+            let before = c.session.identity
+            changed += 1
+            let lost: String? =
+                if case .token = before.door, who.door != before.door { before.user } else { nil }
+            round(c) { session, _, sink in session.identityChanged(who, tokenLost: lost, &sink) }
+            journal.log(
+                .info, "connection re-judged",
+                [
+                    ("CLIENT", "\(c.client)"), ("USER", who.user ?? "-"), ("ROLE", who.role.rawValue),
+                    ("WAS", "\(before.user ?? "-") (\(before.role))"), ("REASON", why),
+                ])
+            afterWork(c)
+        }
+        if changed > 0 { markStatusDirty() }
+    }
+
+    // MARK: - The people store
+
+    func peopleCompleted() {
+        let done = people.completions()
+        for note in done.notes {
+            journal.log(note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
+        }
+        for result in done.results {
+            guard let waiting = peopleWaiting.removeValue(forKey: result.token) else {
+                continue  // a `touch`, whose outcome nobody waits for
+            }
+            let answer: PeopleAnswer
+            switch (result.result, waiting.answer) {
+            case (.failure(let error), _):
+                journal.log(
+                    .warning, "a change to the people tables failed, nothing changed",
+                    [("CLIENT", "\(waiting.client)"), ("ERROR", error.description)])
+                answer = .failed(WireError(error))
+            case (.success, .tokenCreated(let token, let record)):
+                answer = .tokenCreated(token: token, record)
+            case (.success(let n), .revoked(let name, let id)):
+                answer =
+                    n > 0
+                    ? .revoked(n)
+                    : .failed(
+                        WireError(
+                            .notFound,
+                            id.map { "\(name) has no token with id \($0)" } ?? "\(name) has no token"))
+            case (.success, .role(let name, let role)):
+                answer = .role(name: name, role)
+            }
+            answerPeople(client: waiting.client, ticket: waiting.ticket, answer)
+        }
+        if let tables = done.tables {
+            let rightsChanged = !tables.sameRights(as: peopleTables)
+            peopleTables = tables
+            if rightsChanged { rejudgeAll(why: "people tables changed") }
+        }
+    }
+
+    /// Answers `client`'s ticket, if the connection is still there.
+    func answerPeople(client: UInt64, ticket: UInt64, _ answer: PeopleAnswer) {
+        guard let c = connections[client] else { return }
+        round(c) { session, state, sink in session.peopleAnswered(ticket, answer, state, &sink) }
+        afterWork(c)
+    }
+
+    /// A `PeopleAsk` from `c`: answered now (the answer is returned, for `perform` to feed in),
+    /// or later (nil: after the store's change, or after the address's sign-in delay).
+    func asked(_ what: PeopleAsk, ticket: UInt64, from c: Connection) -> PeopleAnswer? {
+        switch what {
+        case .auth(let token):
+            let delay = authThrottle.delay(for: c.address, now: loop.now)
+            guard delay > 0 else { return authenticate(token, c) }
+            delayAuth(DelayedAuth(due: loop.now + delay, client: c.client, ticket: ticket, token: token))
+            return nil
+        case .tokenCreate(let name, let role, let expiresIn):
+            let (token, record) = Tokens.make(name: name, role: role, now: wallNow, expiresIn: expiresIn)
+            return change(.createToken(record), ticket: ticket, c, .tokenCreated(token: token, record))
+        case .tokenList:
+            return .tokens(peopleTables.tokens)
+        case .tokenRevoke(let name, let id):
+            return change(.revokeTokens(name: name, id: id), ticket: ticket, c, .revoked(name: name, id: id))
+        case .role(let name, .ask):
+            return .role(name: name, peopleTables.grants[name])
+        case .role(let name, .give(let role)):
+            return change(.setRole(name: name, role: role), ticket: ticket, c, .role(name: name, role))
+        case .role(let name, .takeBack):
+            return change(.setRole(name: name, role: nil), ticket: ticket, c, .role(name: name, nil))
+        case .denials:
+            return .denials(denials.latest)
+        }
+    }
+
+    private func change(
+        _ change: PeopleChange, ticket: UInt64, _ c: Connection, _ answer: PeopleWaiting.Answer
+    ) -> PeopleAnswer? {
+        peopleWaiting[ticket] = PeopleWaiting(client: c.client, ticket: ticket, answer: answer)
+        people.submit(change, token: ticket)
+        journal.log(
+            .notice, "people tables changed by an admin",
+            [
+                ("CLIENT", "\(c.client)"), ("USER", c.session.identity.user ?? "-"),
+                ("CHANGE", describe(change)),
+            ])
+        return nil
+    }
+
+    private func describe(_ change: PeopleChange) -> String {
+        switch change {
+        case .createToken(let t):
+            "token \(t.id) for \(t.name) (\(t.role))"
+                + (t.expires.map { ", expires \(RFC3339.format(microsecondsSinceEpoch: Int64($0)))" } ?? "")
+        case .revokeTokens(let name, let id): "revoke \(name)'s " + (id.map { "token \($0)" } ?? "tokens")
+        case .setRole(let name, let role?): "role of \(name): \(role)"
+        case .setRole(let name, nil): "role of \(name): taken back"
+        case .touch(let id, _): "token \(id) used"
+        }
+    }
+
+    // MARK: - auth
+
+    /// Checks `token` for `c`: the same time whether it is close to a real one or not (it is
+    /// hashed, then looked up by hash: People's `PeopleTables.token(hash:)`).
+    func authenticate(_ token: String, _ c: Connection) -> PeopleAnswer {
+        let now = wallNow
+        guard let record = peopleTables.token(hash: Tokens.hash(token)) else {
+            return authFailed(c, .badToken, "no such token (never made, or revoked)")
+        }
+        guard !record.expired(at: now) else {
+            return authFailed(c, .expiredToken, "this token expired; ask an admin for a new one")
+        }
+        let role = peopleTables.role(of: record.name, door: .token(id: record.id), doorRole: record.role)
+        guard role > .none else {
+            return authFailed(c, .noRights, "\(record.name) has no rights here (an admin gave the role none)")
+        }
+        authThrottle.succeeded(c.address)
+        if record.lastUsed.map({ now &- $0 >= 60_000_000 }) ?? true {
+            // Recorded at most once a minute: a sign-in is not a write to the database.
+            people.submit(.touch(id: record.id, at: now), token: 0)
+        }
+        journal.log(
+            .info, "signed in",
+            [
+                ("CLIENT", "\(c.client)"), ("USER", record.name), ("ROLE", role.rawValue),
+                ("TOKEN_ID", record.id),
+            ])
+        markStatusDirty()
+        return .signedIn(Identity(user: record.name, role: role, door: .token(id: record.id)))
+    }
+
+    private func authFailed(_ c: Connection, _ reason: DenialReason, _ message: String) -> PeopleAnswer {
+        authThrottle.failed(c.address, now: loop.now)
+        deny(c, op: "auth", reason)
+        return .failed(WireError(.forbidden, message))
+    }
+
+    private func delayAuth(_ auth: DelayedAuth) {
+        let i = delayedAuths.firstIndex { $0.due > auth.due } ?? delayedAuths.endIndex
+        delayedAuths.insert(auth, at: i)
+        armAuthTimer()
+    }
+
+    func armAuthTimer() {
+        guard let first = delayedAuths.first else { return }
+        authTimer?.arm(afterMicroseconds: max(1_000, first.due &- loop.now))
+    }
+
+    /// The sign-ins whose delay is over.
+    func authTimerFired() {
+        let now = loop.now
+        while let first = delayedAuths.first, first.due <= now {
+            delayedAuths.removeFirst()
+            guard let c = connections[first.client] else { continue }
+            answerPeople(client: c.client, ticket: first.ticket, authenticate(first.token, c))
+        }
+        armAuthTimer()
+    }
+
+    // MARK: - Expiry
+
+    /// Re-judges every connection when a token expired since the last look.
+    func expiryTick() {
+        let now = wallNow
+        defer { expiryCheckedAt = now }
+        if peopleTables.tokens.contains(where: { t in
+            t.expires.map { $0 > expiryCheckedAt && $0 <= now } ?? false
+        }) {
+            rejudgeAll(why: "a token expired")
+        }
+        if let limiter = webLimiter { webLimiter = swept(limiter) }
+        if let limiter = unixLimiter { unixLimiter = swept(limiter) }
+    }
+
+    private func swept(_ limiter: RateLimiter) -> RateLimiter {
+        var l = limiter
+        l.sweep(now: loop.now)
+        return l
+    }
+
+    // MARK: - Rate limits
+
+    /// Takes one change from `c`'s person's bucket: nil when it may go, else the refusal.
+    func rateLimited(_ c: Connection, op: String) -> WireError? {
+        let person = c.session.identity.user ?? "@" + c.address
+        let wait: UInt64?
+        if c.web != nil {
+            guard webLimiter != nil else { return nil }
+            wait = webLimiter!.take(person, now: loop.now)
+        } else {
+            guard unixLimiter != nil else { return nil }
+            wait = unixLimiter!.take(person, now: loop.now)
+        }
+        guard let wait else { return nil }
+        deny(c, op: op, .rateLimited)
+        let ms = (wait + 999) / 1000
+        return WireError(
+            .overloaded, "\(person) is changing faster than this daemon's rate limit; retry in \(ms) ms",
+            retryAfter: ms)
+    }
+
+    // MARK: - Denials
+
+    /// Records a refusal: the journal (folded by reason), the metrics, `denials`.
+    func deny(_ c: Connection, op: String, _ reason: DenialReason) {
+        let who = c.session.identity
+        denials.append(
+            Denial(
+                at: wallNow, user: who.user, client: c.client, transport: c.web == nil ? "unix" : "web",
+                address: c.address, op: op, reason: reason))
+        journal.logFolded(
+            .warning, "request refused", fold: reason.rawValue,
+            [
+                ("CLIENT", "\(c.client)"), ("USER", who.user ?? "-"), ("ROLE", who.role.rawValue),
+                ("OP", op.isEmpty ? "-" : op), ("REASON", reason.rawValue), ("ADDRESS", c.address),
+            ])
+    }
+}
+
+// MARK: - The web listener's doors
+
+/// Who a WebSocket is when its handshake passes: where it comes from, its base identity, the
+/// identity it starts with (the sign-in cookie's person, if its token works), and what was
+/// refused on the way (a proxy header from an untrusted address, a cookie with a bad token).
+struct WebDoor {
+    var address: String
+    var base: BaseIdentity
+    var identity: Identity
+    var denials: [DenialReason] = []
+}
+
+extension Server {
+    func webDoor(_ request: HTTPRequest, remote: String) -> WebDoor {
+        let host = TrustedProxies.host(of: remote)
+        let viaProxy = trustedProxies.contains(host)
+        let address = viaProxy ? TrustedProxies.forwarded(request.values("x-forwarded-for")) ?? host : host
+        var door = WebDoor(address: address, base: .anonymous, identity: .anonymous(config.webAnonymous))
+        if let header = config.webTrustHeader, let name = request.value(header.lowercased()), !name.isEmpty {
+            if !viaProxy {
+                door.denials.append(.untrustedHeader)
+            } else if let problem = PersonName.problem(name) {
+                journal.logFolded(
+                    .warning, "a trusted proxy named a user that is no person's name, serving anonymous",
+                    fold: "proxy-name", [("ADDRESS", address), ("REASON", problem)])
+            } else {
+                door.base = .proxy(name: name)
+            }
+        }
+        door.identity = judge(door.base, peer: Peer())
+        if let token = SignInCookie.value(in: request.values("cookie")) {
+            switch cookieSignIn(token, address: address) {
+            case .signedIn(let who): door.identity = who
+            case .refused(let reason): door.denials.append(reason)
+            }
+        }
+        return door
+    }
+
+    /// The sign-in cookie's token checked as `auth` checks one, under the same throttle: while
+    /// the address must wait, the cookie is not looked at (the page is anonymous and may retry).
+    private enum CookieSignIn {
+        case signedIn(Identity)
+        case refused(DenialReason)
+    }
+
+    private func cookieSignIn(_ token: String, address: String) -> CookieSignIn {
+        guard authThrottle.delay(for: address, now: loop.now) == 0 else { return .refused(.badToken) }
+        let now = wallNow
+        guard let record = peopleTables.token(hash: Tokens.hash(token)) else {
+            authThrottle.failed(address, now: loop.now)
+            return .refused(.badToken)
+        }
+        guard !record.expired(at: now) else { return .refused(.expiredToken) }
+        let role = peopleTables.role(of: record.name, door: .token(id: record.id), doorRole: record.role)
+        guard role > .none else { return .refused(.noRights) }
+        authThrottle.succeeded(address)
+        return .signedIn(Identity(user: record.name, role: role, door: .token(id: record.id)))
+    }
+}
+
+/// The web page's sign-in cookie (`POST /login` sets it, `POST /logout` clears it; protocol.md,
+/// "Signing in from the page"): the token itself, `HttpOnly` and `SameSite=Strict`, so that
+/// page scripts and other sites cannot read or send it; the WebSocket's handshake carries it.
+enum SignInCookie {
+    static let name = "swiped_token"
+
+    /// The cookie's value in the request's `Cookie` lines (RFC 6265, 5.4), nil if none.
+    static func value(in lines: [String]) -> String? {
+        for line in lines {
+            for pair in line.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard let eq = trimmed.firstIndex(of: "="), trimmed[..<eq] == name else { continue }
+                let value = String(trimmed[trimmed.index(after: eq)...])
+                return value.isEmpty ? nil : value
+            }
+        }
+        return nil
+    }
+}
