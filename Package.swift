@@ -6,7 +6,10 @@
 //   Movies         <- SwipeEngine
 //   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
-//   EventLog       <- CSQLite, Metrics (the writer thread's CommitMeters)
+//   People         the standard library only: roles, who a connection is, the people tables
+//                  (tokens' hashes, the roles given to names), the throttles (issue 45), pure
+//   EventLog       <- CSQLite, Metrics (the writer thread's CommitMeters), People (the people
+//                     tables kept beside the events in the same file)
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   HTTPScrape     the standard library only: the HTTP/1.1 request heads of the metrics and web
 //                  listeners, bounded, as state machines (bytes in, a decision out); the web
@@ -15,8 +18,6 @@
 //                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
 //                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
-//   People         the standard library only: roles, who a connection is, the people tables
-//                  (tokens' hashes, the roles given to names), the throttles (issue 45), pure
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
 //   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim), Metrics: `SQLiteStore`
@@ -84,7 +85,7 @@ let package = Package(
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
-        .target(name: "EventLog", dependencies: ["CSQLite", "Metrics"], swiftSettings: strict),
+        .target(name: "EventLog", dependencies: ["CSQLite", "Metrics", "People"], swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),

@@ -14,6 +14,7 @@ import Glibc
 ///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)
 ///     identity(log TEXT NOT NULL)          -- one row: the log's id (LogIdentity.swift)
+///     people_tokens, people_roles, people_version  -- issue 45 (PeopleTables+SQLite.swift)
 ///
 /// Why appends leave the per-stream index alone: it only serves events whose payload does not
 /// record their movie (written before events carried it), whose movie must be found by folding
@@ -42,6 +43,9 @@ public final class EventLog {
     public let path: String
     public let durability: Durability
     let conn: SQLiteConnection
+    /// Write transactions on this file, taken in turn with the process's other connections to
+    /// it (WriteTurns.swift): the log's writer and the people store's.
+    let turns: WriteTurns
     private var lastAt: Int64 = 0
 
     /// Opens (creating when `create` and the file is missing or empty) the log at `path`.
@@ -64,6 +68,7 @@ public final class EventLog {
             Glibc.close(fd)
             guard set == 0 else { throw .other("\(path): cannot set its mode: \(why)") }
         }
+        turns = WriteTurns.of(path)
         var initialize = !exists || st.st_size == 0
         var version = EventLog.schemaVersion
         if exists && st.st_size > 0 {
@@ -163,6 +168,7 @@ public final class EventLog {
                     data BLOB    NOT NULL);
                 INSERT INTO stream_index(upto) VALUES(0);
                 \(EventLog.identitySQL)
+                \(EventLog.peopleTablesSQL)
                 PRAGMA application_id = \(EventLog.applicationID);
                 PRAGMA user_version = \(EventLog.schemaVersion);
                 """)
@@ -223,6 +229,8 @@ public final class EventLog {
     /// whole transaction back and fails every batch with the same error.
     public func appendBatches(_ batches: [[NewEvent]]) -> [Result<[StoredEvent], LogError>] {
         guard !batches.isEmpty else { return [] }
+        let turn = turns.take()
+        defer { turns.give(turn) }
         do throws(LogError) {
             try conn.execPrepared("BEGIN IMMEDIATE")
             var seq = UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
@@ -475,6 +483,8 @@ public final class EventLog {
 
     /// Stores opaque `data` describing the state after event `seq`; keeps the two newest.
     public func saveSnapshot(seq: UInt64, data: [UInt8]) throws(LogError) {
+        let turn = turns.take()
+        defer { turns.give(turn) }
         try conn.exec("BEGIN IMMEDIATE")
         do throws(LogError) {
             let s = try conn.statement("INSERT OR REPLACE INTO snapshots(seq, at, data) VALUES(?1, ?2, ?3)")

@@ -15,9 +15,9 @@ extension PGConnection {
     /// of waiting on the kernel's SYN retransmissions, which Debian 12's kernel spaces 1, 2 and
     /// 4 s apart (docs/postgres.md, "Faults, checked": the first `ok` 2.9 s after a heal with
     /// 5 s). A start-up has no such hurry, and a failed one ends the daemon.
-    static func defaults(reconnecting: Bool) -> [(String, String)] {
+    static func defaults(reconnecting: Bool, applicationName: String = "swiped") -> [(String, String)] {
         [
-            ("connect_timeout", reconnecting ? "2" : "5"), ("application_name", "swiped"),
+            ("connect_timeout", reconnecting ? "2" : "5"), ("application_name", applicationName),
             ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
             ("tcp_user_timeout", "15000"),
         ]

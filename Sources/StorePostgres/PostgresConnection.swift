@@ -55,11 +55,13 @@ package final class PGConnection: @unchecked Sendable {
     /// defaults under what the connection string says (`defaults(reconnecting:)`). Errors are
     /// `unavailable`. `connectTimeout`: seconds for each host's connect, over the connection
     /// string's own (a stopping daemon's last attempt to learn what its commits in doubt became).
+    /// `listens`: the session runs `LISTEN swiped` (the event store's; the people store polls
+    /// instead). `applicationName`: unless the connection string names one.
     init(
         _ conninfo: String, durability: Durability, reconnecting: Bool = false, connectTimeout: Int? = nil,
-        stopSignal: PGStopSignal? = nil
+        stopSignal: PGStopSignal? = nil, listens: Bool = true, applicationName: String = "swiped"
     ) throws(StoreError) {
-        let defaults = PGConnection.defaults(reconnecting: reconnecting)
+        let defaults = PGConnection.defaults(reconnecting: reconnecting, applicationName: applicationName)
         var forced: [(String, String)] = []
         if let connectTimeout { forced.append(("connect_timeout", "\(max(2, connectTimeout))")) }
         // The hosts one at a time: libpq tries the next host when one refuses the connection or
@@ -108,7 +110,7 @@ package final class PGConnection: @unchecked Sendable {
             "SET idle_in_transaction_session_timeout = '\(PGConnection.idleInTransactionSeconds)s'; SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 15000"
         do throws(PGFailure) {
             _ = try execute(
-                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; \(serverSide); LISTEN swiped"
+                "SET synchronous_commit = \(sync); SET client_min_messages = warning; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; \(serverSide)\(listens ? "; LISTEN swiped" : "")"
             )
         } catch {
             PQfinish(made)

@@ -2,6 +2,7 @@
 // log read from one REPEATABLE READ snapshot while daemons go on writing, and a log written into
 // a database that has no swiped tables yet, in one transaction under the migration lock.
 import EventLog
+import People
 import StoreCore
 
 /// A connection for moving a log in or out of PostgreSQL. Not for the daemon: blocking, one
@@ -34,9 +35,12 @@ public final class PostgresLogAccess {
     /// order (streamed by COPY: memory does not grow with the log) until `row` returns false.
     /// During an import (after `writeImport`, before `commitImport`), it reads what the import
     /// wrote, in the import's transaction.
-    public func read(_ head: (Head) throws(StoreError) -> Void, _ row: (StoredEvent) -> Bool)
-        throws(StoreError)
-    {
+    /// After the events, `people` gets the people tables of that snapshot (nil for a database
+    /// of schema 1, which has none).
+    public func read(
+        _ head: (Head) throws(StoreError) -> Void, _ row: (StoredEvent) -> Bool,
+        people: (PeopleTables?) throws(StoreError) -> Void = { _ in }
+    ) throws(StoreError) {
         do {
             let own = !importing
             if own { _ = try conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
@@ -83,6 +87,7 @@ public final class PostgresLogAccess {
                         key: r.text(5), at: at))
             }
             if let bad { throw bad }
+            try people(try readPeople())
         } catch let e as PGFailure {
             throw StoreError(.unavailable, "\(description): reading the log failed: \(e.message)")
         } catch let e as StoreError {
@@ -90,6 +95,13 @@ public final class PostgresLogAccess {
         } catch {
             throw StoreError(.internal, "\(error)")
         }
+    }
+
+    /// The people tables, in the caller's transaction; nil when the database has none.
+    private func readPeople() throws -> PeopleTables? {
+        guard try conn.execute(PostgresPeople.exists).first?.rows.first?.first == "t" else { return nil }
+        let rows = try conn.execute(PostgresPeople.tablesRead)
+        return try PostgresPeople.decode(tokens: rows.first, roles: rows.count == 2 ? rows[1] : nil)
     }
 
     // MARK: - Importing
@@ -105,8 +117,8 @@ public final class PostgresLogAccess {
             importing = true
             let found = try conn.execute(
                 """
-                SELECT string_agg(t, ', ') FROM unnest(ARRAY['swiped_schema', 'swiped_head', 'swiped_events',
-                    'swiped_snapshots', 'swiped_identity']) t WHERE to_regclass(t) IS NOT NULL
+                SELECT string_agg(t, ', ') FROM unnest(ARRAY[\(PostgresSchema.tableNames.map { "'\($0)'" }.joined(separator: ", "))]) t
+                    WHERE to_regclass(t) IS NOT NULL
                 """)
             if let tables = found.first?.rows.first?.first ?? nil {
                 throw StoreError(
@@ -153,9 +165,12 @@ public final class PostgresLogAccess {
         }
     }
 
-    /// Writes the head, the snapshot, the schema version and a new id (an imported log is
-    /// another log to a client: LogIdentity), not committed yet (`read` sees them).
-    public func writeImport(seq: UInt64, snapshot: [UInt8]?) throws(StoreError) {
+    /// Writes the head, the snapshot, the people tables, the schema version and a new id (an
+    /// imported log is another log to a client: LogIdentity), not committed yet (`read` sees
+    /// them).
+    public func writeImport(seq: UInt64, snapshot: [UInt8]?, people: PeopleTables = PeopleTables())
+        throws(StoreError)
+    {
         try flushRows()
         do {
             let snap =
@@ -164,6 +179,7 @@ public final class PostgresLogAccess {
                 """
                 INSERT INTO swiped_head VALUES (1, \(seq));
                 \(snap)
+                \(PostgresPeople.insert(people, conn))
                 INSERT INTO swiped_identity VALUES (1, \(conn.literal(LogIdentity.make())));
                 INSERT INTO swiped_schema VALUES (\(PostgresSchema.version));
                 ANALYZE swiped_events, swiped_head

@@ -7,8 +7,9 @@ import Movies
 import StoreCore
 
 enum PostgresSchema {
-    /// The newest schema this build knows.
-    static let version = 1
+    /// The newest schema this build knows. Version 2 (issue 45) added the people tables
+    /// (`peopleTables`); a database of version 1 gets them at the next start (`migrate`).
+    static let version = 2
     /// `pg_advisory_xact_lock`'s key for migrations: "swip" in ASCII.
     static let migrationLock = 0x7377_6970
     /// `pg_advisory_xact_lock`'s key for appends (`PGStatement.appendLock`): "swap" in ASCII.
@@ -26,7 +27,29 @@ enum PostgresSchema {
             key text UNIQUE, token text);
         CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
         \(identityTable);
+        \(peopleTables)
         """
+
+    /// The people tables of schema 2 (issue 45): the tokens (their hashes, never a token), in
+    /// the order they were made (`n`); the roles given to names; the version row, which every
+    /// change moves and every daemon's people store polls (PostgresPeopleStore.swift). Times are
+    /// µs since the epoch, as the signed 64 bits of the UInt64 (`Int64(bitPattern:)`).
+    static let peopleTables = """
+        CREATE TABLE IF NOT EXISTS swiped_tokens (n bigint GENERATED ALWAYS AS IDENTITY,
+            id text PRIMARY KEY, name text NOT NULL, role text NOT NULL,
+            hash bytea NOT NULL UNIQUE, created bigint NOT NULL, expires bigint, last_used bigint);
+        CREATE TABLE IF NOT EXISTS swiped_roles (name text PRIMARY KEY, role text NOT NULL);
+        CREATE TABLE IF NOT EXISTS swiped_people_version (id integer PRIMARY KEY CHECK (id = 1),
+            version bigint NOT NULL);
+        INSERT INTO swiped_people_version VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
+        """
+
+    /// Every table of the schema, for `swiped import`'s refusal of a database that has any.
+    static let tableNames = [
+        "swiped_schema", "swiped_head", "swiped_events", "swiped_snapshots", "swiped_identity",
+        "swiped_tokens",
+        "swiped_roles", "swiped_people_version",
+    ]
 
     /// The log's id (LogIdentity), one row. Not a new schema version: a database of schema 1
     /// made before it gets it at the next start (`migrate`), and an older build ignores it.
@@ -58,8 +81,12 @@ enum PostgresSchema {
                     "the database has swiped schema version \(found); this swiped knows up to \(version)")
             }
             guard found < 1 else {
+                // Version 1 to 2: the people tables (an older build refuses the database from
+                // then on: docs/postgres.md, "Schema creation and migration").
+                let step = found < 2 ? "\(peopleTables)\nUPDATE swiped_schema SET version = \(version);" : ""
                 let id = try conn.execute(
                     """
+                    \(step)
                     \(identityTable);
                     \(identityInsert(conn));
                     SELECT log FROM swiped_identity WHERE id = 1;

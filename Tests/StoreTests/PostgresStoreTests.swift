@@ -64,12 +64,12 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(opened.stores.filter(\.startup.seeded).count, 1, "seeded more than once")
         for s in opened.stores {
             XCTAssertEqual(s.latestSeq, 10)
-            XCTAssertTrue(s.startupFields.contains { $0 == ("SCHEMA_VERSION", "1") })
+            XCTAssertTrue(s.startupFields.contains { $0 == ("SCHEMA_VERSION", "2") })
             s.close()
         }
         let cluster = try SharedCluster.get()
         XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "10")
-        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "1")
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
         XCTAssertEqual(try cluster.psql("SELECT seq FROM swiped_head", database: db.name), "10")
         // One log, one id, kept by every daemon and every start.
         let id = try cluster.psql("SELECT log FROM swiped_identity", database: db.name)
@@ -79,7 +79,7 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(reopened.logID, id)
         XCTAssertTrue(reopened.startupFields.contains { $0 == ("LOG_ID", id) })
         reopened.close()
-        // A database of schema 1 from before ids gets one at the next start, and keeps it.
+        // A database from before ids gets one at the next start, and keeps it.
         _ = try cluster.psql("DROP TABLE swiped_identity", database: db.name)
         let upgraded = try PostgresStore.open(conninfo: db.conninfo)
         let made = try cluster.psql("SELECT log FROM swiped_identity", database: db.name)
@@ -89,11 +89,11 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresStore.open(conninfo: db.conninfo).logID, made)
 
         // A schema newer than this build is refused, the database untouched.
-        _ = try cluster.psql("UPDATE swiped_schema SET version = 2", database: db.name)
+        _ = try cluster.psql("UPDATE swiped_schema SET version = 3", database: db.name)
         XCTAssertThrowsError(try PostgresStore.open(conninfo: db.conninfo)) { error in
-            XCTAssertTrue("\(error)".contains("schema version 2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("schema version 3"), "\(error)")
         }
-        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "3")
     }
 
     /// Start-up folds the log (no snapshot here) and refuses one it cannot fold, saying which
