@@ -155,9 +155,9 @@ extension SQLiteConnection {
             let id = text(s, 0) ?? ""
             let roleName = text(s, 2) ?? ""
             let hash = blob(s, 3)
-            guard let role = Role(rawValue: roleName), hash.count == 32 else {
+            guard let role = AccessRole(rawValue: roleName), hash.count == 32 else {
                 throw .corrupt(
-                    "\(path): people_tokens row \(String(reflecting: id)) has role \(String(reflecting: roleName)) and a hash of \(hash.count) bytes (a role of \(Role.names) and 32 bytes expected): the file is damaged"
+                    "\(path): people_tokens row \(String(reflecting: id)) has role \(String(reflecting: roleName)) and a hash of \(hash.count) bytes (a role of \(AccessRole.names) and 32 bytes expected): the file is damaged"
                 )
             }
             func time(_ i: Int32) -> UInt64? {
@@ -169,15 +169,15 @@ extension SQLiteConnection {
                     id: id, name: text(s, 1) ?? "", role: role, hash: hash, created: time(4) ?? 0,
                     expires: time(5), lastUsed: time(6)))
         }
-        var grants: [String: Role] = [:]
+        var grants: [String: AccessRole] = [:]
         let g = try statement("SELECT name, role FROM people_roles")
         defer { sqlite3_reset(g) }
         while try step(g, "read people_roles") {
             let name = text(g, 0) ?? ""
             let roleName = text(g, 1) ?? ""
-            guard let role = Role(rawValue: roleName) else {
+            guard let role = AccessRole(rawValue: roleName) else {
                 throw .corrupt(
-                    "\(path): people_roles gives \(String(reflecting: name)) the role \(String(reflecting: roleName)), not one of \(Role.names): the file is damaged"
+                    "\(path): people_roles gives \(String(reflecting: name)) the role \(String(reflecting: roleName)), not one of \(AccessRole.names): the file is damaged"
                 )
             }
             grants[name] = role
@@ -203,7 +203,7 @@ extension SQLiteConnection {
 
     /// Gives `name` the role (in the caller's transaction). `replacing`: over a grant it has
     /// (touching no row when the role is the same); else a grant it has fails `.keyConflict`.
-    func insertGrant(name: String, role: Role, replacing: Bool) throws(LogError) {
+    func insertGrant(name: String, role: AccessRole, replacing: Bool) throws(LogError) {
         let s = try statement(
             replacing
                 ? "INSERT INTO people_roles(name, role) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET role = excluded.role WHERE role IS NOT excluded.role"

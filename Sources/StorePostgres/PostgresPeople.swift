@@ -96,13 +96,13 @@ enum PostgresPeople {
         var made: [TokenRecord] = []
         for r in tokens.rows {
             func time(_ i: Int) -> UInt64? { r[i].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) } }
-            guard r.count == 7, let id = r[0], let name = r[1], let role = r[2].flatMap(Role.init(rawValue:)),
+            guard r.count == 7, let id = r[0], let name = r[1], let role = r[2].flatMap(AccessRole.init(rawValue:)),
                 let hash = r[3].flatMap(PGBytes.decode), hash.count == 32, let created = time(4),
                 r[5] == nil || time(5) != nil, r[6] == nil || time(6) != nil
             else {
                 throw StoreError(
                     .storage,
-                    "a row of swiped_tokens cannot be read (token \(String(reflecting: r.first ?? nil))): a role of \(Role.names), a hash of 32 bytes expected; the table is damaged"
+                    "a row of swiped_tokens cannot be read (token \(String(reflecting: r.first ?? nil))): a role of \(AccessRole.names), a hash of 32 bytes expected; the table is damaged"
                 )
             }
             made.append(
@@ -110,12 +110,12 @@ enum PostgresPeople {
                     id: id, name: name, role: role, hash: hash, created: created, expires: time(5),
                     lastUsed: time(6)))
         }
-        var grants: [String: Role] = [:]
+        var grants: [String: AccessRole] = [:]
         for r in roles.rows {
-            guard r.count == 2, let name = r[0], let role = r[1].flatMap(Role.init(rawValue:)) else {
+            guard r.count == 2, let name = r[0], let role = r[1].flatMap(AccessRole.init(rawValue:)) else {
                 throw StoreError(
                     .storage,
-                    "a row of swiped_roles cannot be read (\(String(reflecting: r.first ?? nil)) given \(String(reflecting: r.last ?? nil)), not one of \(Role.names)); the table is damaged"
+                    "a row of swiped_roles cannot be read (\(String(reflecting: r.first ?? nil)) given \(String(reflecting: r.last ?? nil)), not one of \(AccessRole.names)); the table is damaged"
                 )
             }
             grants[name] = role

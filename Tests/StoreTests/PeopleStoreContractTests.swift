@@ -85,7 +85,7 @@ final class PeopleStoreContractTests: XCTestCase {
         .setRole(name: "alice", role: .admin),
         .setRole(name: "alice", role: .admin),  // the same role: nothing changed
         .setRole(name: "alice", role: .reader),
-        .setRole(name: "dave", role: Role.none),
+        .setRole(name: "dave", role: AccessRole.none),
         .setRole(name: "erin", role: .writer),
         .setRole(name: "alice", role: nil),
         .setRole(name: "alice", role: nil),  // no grant left to take back
@@ -121,7 +121,7 @@ final class PeopleStoreContractTests: XCTestCase {
                 XCTAssertEqual(store.tables, model, "step \(i): \(change)")
             }
             XCTAssertEqual(model.tokens.map(\.id), ["b0b0b0b0b0b0", "c0c0c0c0c0c0", "a2a2a2a2a2a2"])
-            XCTAssertEqual(model.grants, ["dave": Role.none, "erin": .writer])
+            XCTAssertEqual(model.grants, ["dave": AccessRole.none, "erin": .writer])
             XCTAssertEqual(model.token(id: "c0c0c0c0c0c0")?.created, UInt64.max)
             // Nothing else arrives once the changes are made: no tables again, no outcomes.
             let (later, reports) = store.collect(seconds: 0.7)

@@ -52,7 +52,7 @@ extension PeopleStore {
 
 /// A token for a test: its hash made from `secret` (any 32 bytes do here).
 func token(
-    _ id: String, _ name: String, _ role: Role, secret: UInt8, created: UInt64 = 1_764_000_000_000_000,
+    _ id: String, _ name: String, _ role: AccessRole, secret: UInt8, created: UInt64 = 1_764_000_000_000_000,
     expires: UInt64? = nil, lastUsed: UInt64? = nil
 ) -> TokenRecord {
     TokenRecord(

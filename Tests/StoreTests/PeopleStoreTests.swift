@@ -35,9 +35,9 @@ final class PeopleStoreTests: XCTestCase {
         let seen = b.waitForTables(seconds: 2) { $0.token(id: t.id) == t }
         XCTAssertLessThan(try XCTUnwrap(seen, "B never saw A's token"), 1)
         // And back: B takes the person's access away, A knows within a second.
-        XCTAssertEqual(try b.make(.setRole(name: "alice", role: Role.none)).result?.get(), 1)
+        XCTAssertEqual(try b.make(.setRole(name: "alice", role: AccessRole.none)).result?.get(), 1)
         XCTAssertEqual(try b.make(.revokeTokens(name: "alice", id: nil)).result?.get(), 1)
-        let revoked = a.waitForTables(seconds: 2) { $0.tokens.isEmpty && $0.grants["alice"] == Role.none }
+        let revoked = a.waitForTables(seconds: 2) { $0.tokens.isEmpty && $0.grants["alice"] == AccessRole.none }
         XCTAssertLessThan(try XCTUnwrap(revoked, "A never saw B's revocation"), 1)
         XCTAssertEqual(a.tables, b.tables)
         // The same id made on both at once: one is made, the other a conflict.
