@@ -268,7 +268,9 @@ WEB_TEST_DEBS := chromium chromium-driver python3-selenium python3-venv nginx
 TEST_DEBS     += $(WEB_TEST_DEBS)
 BENCH_DEBS    += $(WEB_TEST_DEBS)
 WEB_PORT      ?= 8080
-WEB_ARGS       = --web 127.0.0.1:$(WEB_PORT) --web-root web
+# On a person's own machine, on loopback only: anonymous pages may write, as before people had
+# roles (the installed units keep the default, --web-anonymous reader).
+WEB_ARGS       = --web 127.0.0.1:$(WEB_PORT) --web-root web --web-anonymous writer
 WEBDIR        := $(DESTDIR)$(PREFIX)/share/swiped/web
 PYTHON        := /usr/bin/python3
 
@@ -281,6 +283,7 @@ web: release-bins
 
 web-built:
 	@echo "swiped: open http://127.0.0.1:$(WEB_PORT)/ (socket $(RUN_SOCKET), state $(RUN_STATE)); Ctrl-C stops it."
+	@echo "swiped: anonymous pages may change the list here (--web-anonymous writer, loopback only); the installed service lets them read."
 	exec $(RELEASE)/swiped --socket $(RUN_SOCKET) --state $(RUN_STATE) $(WEB_ARGS) $(ARGS)
 
 test-web: deps-web-test

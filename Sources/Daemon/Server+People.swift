@@ -120,9 +120,21 @@ extension Server {
         for note in done.notes {
             journal.log(note.level == .warning ? .warning : .info, note.message, [("REASON", note.reason)])
         }
+        // The tables first: an answer's lines may read them (a token-list after a token-create).
+        if let tables = done.tables {
+            let rightsChanged = !tables.sameRights(as: peopleTables)
+            peopleTables = tables
+            if rightsChanged { rejudgeAll(why: "people tables changed") }
+        }
         for result in done.results {
             guard let waiting = peopleWaiting.removeValue(forKey: result.token) else {
-                continue  // a `touch`, whose outcome nobody waits for
+                // A `touch` (token 0), whose outcome nobody waits for.
+                if case .failure(let error) = result.result {
+                    journal.logFolded(
+                        .warning, "cannot record when a token was last used, going on without",
+                        fold: "touch", [("ERROR", error.description)])
+                }
+                continue
             }
             let answer: PeopleAnswer
             switch (result.result, waiting.answer) {
@@ -145,11 +157,6 @@ extension Server {
                 answer = .role(name: name, role)
             }
             answerPeople(client: waiting.client, ticket: waiting.ticket, answer)
-        }
-        if let tables = done.tables {
-            let rightsChanged = !tables.sameRights(as: peopleTables)
-            peopleTables = tables
-            if rightsChanged { rejudgeAll(why: "people tables changed") }
         }
     }
 

@@ -58,13 +58,13 @@ extension Session {
         return WireError(.forbidden, message)
     }
 
-    /// Parks the reply and asks the manager. An `auth` also holds the lines after it until it
-    /// is answered, so that a request pipelined behind it is judged with the identity it
-    /// signed in as.
+    /// Parks the reply and asks the manager, holding the lines after it until it is answered:
+    /// a request pipelined behind `auth` is judged as the person it signed in as, a
+    /// `token-list` behind `token-create` lists the new token.
     func ask(_ what: PeopleAsk, id: [UInt8]?, _ sink: inout SessionActions) {
         let ticket = sink.takeTicket()
         replies.park(.read(ticket: ticket, id: id))
-        if case .auth = what { signingIn = ticket }
+        heldBy = ticket
         sink.append(.people(ticket: ticket, what))
     }
 
@@ -72,8 +72,8 @@ extension Session {
     public func peopleAnswered(
         _ ticket: UInt64, _ answer: PeopleAnswer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
-        if signingIn == ticket {
-            signingIn = nil
+        if heldBy == ticket {
+            heldBy = nil
             if case .signedIn(let who) = answer { identity = who }
         }
         guard isOpenForEvents else { return }

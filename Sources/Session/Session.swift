@@ -110,8 +110,10 @@ public final class Session {
     public internal(set) var identity: Identity
     /// Whether its role may change the shared state.
     var mayWrite: Bool { identity.role >= .writer }
-    /// The ticket of an `auth` being answered: the lines after it wait for it.
-    var signingIn: UInt64?
+    /// The ticket of a question to the manager about people being answered (`auth`, an admin's
+    /// op): the lines after it wait for it, so that they are judged as whoever it signed in as
+    /// and read what it changed.
+    var heldBy: UInt64?
     public private(set) var lifecycle: Lifecycle = .reading
     var framer: LineFramer
     var replies = ReplyQueue()
@@ -488,7 +490,7 @@ public final class Session {
     /// Answers the complete lines buffered, stopping when what the connection holds passes its
     /// cap (the rest stays in the framer until the peer reads).
     func answerLines(_ state: borrowing MovieState, _ sink: inout SessionActions) {
-        while replies.backlog <= config.maxQueue, isOpenForEvents, signingIn == nil {
+        while replies.backlog <= config.maxQueue, isOpenForEvents, heldBy == nil {
             guard let frame = framer.next() else { break }
             requests += 1
             switch frame {

@@ -351,7 +351,7 @@ public enum Ops {
                         "role", .string(values: ["reader", "writer", "admin"]), required: true,
                         "what the token may do (unless an admin gave its person a role: role)"),
                     ArgSpec(
-                        "expiresIn", .integer(min: 60, max: 10 * 366 * 86_400),
+                        "expiresIn", .integer(min: 1, max: 10 * 366 * 86_400),
                         "seconds until it stops working (left out: never)"),
                 ],
                 summary: "makes a token for a person: the reply has the token, shown this once and never kept"

@@ -11,7 +11,9 @@ final class WebLimitsTests: XCTestCase {
     func startDaemon(_ arguments: [String] = []) throws -> (SwipedDaemon, UInt16) {
         let port = try freeTCPPort()
         let daemon = try SwipedDaemon(
-            arguments: ["--web", "127.0.0.1:\(port)", "--web-root", "web"] + arguments, prefix: "swiped-wl")
+            arguments: ["--web", "127.0.0.1:\(port)", "--web-root", "web", "--web-anonymous", "writer"]
+                + arguments,
+            prefix: "swiped-wl")
         return (daemon, port)
     }
 
@@ -175,14 +177,19 @@ final class WebLimitsTests: XCTestCase {
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
 
-    /// With --writers, no WebSocket writes; and none is root: `status` keeps its details.
-    func testWithWritersAWebSocketOnlyReads() throws {
-        let (daemon, port) = try startDaemon(["--writers", "root"])
+    /// By default an anonymous WebSocket only reads (`--web-anonymous reader`), whatever
+    /// `--writers` says (it is about Unix peers); `status` keeps its details from it.
+    func testByDefaultAnAnonymousWebSocketOnlyReads() throws {
+        let port = try freeTCPPort()
+        let daemon = try SwipedDaemon(arguments: ["--web", "127.0.0.1:\(port)"], prefix: "swiped-wl")
         let tcp = try TCPClient(port: port)
         try tcp.send(Array(WebSocketClient.handshake(port: port).utf8))
         XCTAssertEqual(try tcp.readHead().status, 101)
         let ws = WebSocketClient(tcp)
-        XCTAssertEqual(try ws.readJSON(timeout: .seconds(5))["writer"] as? Bool, false)
+        let hello = try ws.readJSON(timeout: .seconds(5))
+        XCTAssertEqual(hello["writer"] as? Bool, false)
+        XCTAssertEqual(hello["role"] as? String, "reader")
+        XCTAssertTrue(hello["user"] is NSNull, "\(hello)")
         let refused = try ws.request(["op": "toggle-watched", "movie": "matrix", "id": 1])
         XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "forbidden")
         let status = try XCTUnwrap(ws.request(["op": "status", "id": 2])["status"] as? [String: Any])

@@ -10,7 +10,8 @@ final class WebSocketProtocolTests: XCTestCase {
     func startDaemon(_ arguments: [String] = []) throws -> (SwipedDaemon, UInt16) {
         let port = try freeTCPPort()
         let daemon = try SwipedDaemon(
-            arguments: ["--web", "127.0.0.1:\(port)"] + arguments, prefix: "swiped-ws")
+            arguments: ["--web", "127.0.0.1:\(port)", "--web-anonymous", "writer"] + arguments,
+            prefix: "swiped-ws")
         return (daemon, port)
     }
 
@@ -25,7 +26,7 @@ final class WebSocketProtocolTests: XCTestCase {
         let ws = WebSocketClient(tcp)
         let hello = try ws.readJSON(timeout: .seconds(5))
         XCTAssertEqual(hello["event"] as? String, "hello")
-        XCTAssertEqual(hello["writer"] as? Bool, true, "a writer: --writers is unset")
+        XCTAssertEqual(hello["writer"] as? Bool, true, "a writer: --web-anonymous writer")
         let unix = try daemon.connectWithHello()
         XCTAssertNotEqual(hello["client"] as? Int, unix.hello["client"] as? Int)
 

@@ -217,7 +217,7 @@ final class SessionPeopleTests: XCTestCase {
         for line in [
             #"{"op":"token-create","name":"a b","role":"writer"}"#,
             #"{"op":"token-create","name":"alice","role":"none"}"#,
-            #"{"op":"token-create","name":"alice","role":"writer","expiresIn":59}"#,
+            #"{"op":"token-create","name":"alice","role":"writer","expiresIn":0}"#,
             #"{"op":"role","name":"","role":"reader"}"#, #"{"op":"role","name":"bob","role":"root"}"#,
             #"{"op":"token-revoke"}"#,
         ] {

@@ -223,8 +223,9 @@ def add_movies(socket_path, titles):
 
 def web_arguments(port, webdir):
     """The daemon's web listener as `make web` runs it (Makefile: WEB_ARGS): the page's files from
-    `webdir`, the page and its WebSocket on 127.0.0.1:port."""
-    return ["--web", f"127.0.0.1:{port}", "--web-root", webdir]
+    `webdir`, the page and its WebSocket on 127.0.0.1:port, anonymous pages writers (a person's
+    own machine, on loopback)."""
+    return ["--web", f"127.0.0.1:{port}", "--web-root", webdir, "--web-anonymous", "writer"]
 
 
 def websocket_handshake(port, origin, host=None):

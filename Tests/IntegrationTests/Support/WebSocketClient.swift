@@ -146,16 +146,17 @@ final class WebSocketClient: JSONLineSession {
     static func open(
         port: UInt16, origin: String? = "", host: String? = nil, ipv6: Bool = false,
         receiveBuffer: Int32? = nil,
-        readHello: Bool = true
+        readHello: Bool = true, extra: [String] = []
     ) throws -> (status: Int, client: WebSocketClient?) {
         let tcp = try TCPClient(port: port, ipv6: ipv6, receiveBuffer: receiveBuffer)
-        try tcp.send(Array(handshake(port: port, origin: origin, host: host).utf8))
+        try tcp.send(Array(handshake(port: port, origin: origin, host: host, extra: extra).utf8))
         let (status, _) = try tcp.readHead()
         guard status == 101 else { return (status, nil) }
         let ws = WebSocketClient(tcp)
         if readHello {
             let hello = try ws.readJSON(timeout: .seconds(5))
             guard hello["event"] as? String == "hello" else { throw LineClientError("no hello: \(hello)") }
+            ws.hello = hello
         }
         return (status, ws)
     }
@@ -242,6 +243,9 @@ final class WebSocketClient: JSONLineSession {
         }
         return nil
     }
+
+    /// The hello `open` read.
+    var hello: [String: Any] = [:]
 
     /// The close frame met by `readText`, if one was.
     var closeFrame: Frame?
