@@ -11,6 +11,7 @@ import JSONCodec
 import People
 import Session
 import StoreCore
+import WebSocket
 import Wire
 
 #if canImport(Glibc)
@@ -323,18 +324,23 @@ extension Server {
 
     // MARK: - Denials
 
-    /// Records a refusal: the journal (folded by reason), the metrics, `denials`.
+    /// Records a refusal of `c`'s: the journal (folded by reason), the metrics, `denials`.
     func deny(_ c: Connection, op: String, _ reason: DenialReason) {
         let who = c.session.identity
-        denials.append(
+        recordDenial(
             Denial(
                 at: wallNow, user: who.user, client: c.client, transport: c.web == nil ? "unix" : "web",
-                address: c.address, op: op, reason: reason))
+                address: c.address, op: op, reason: reason), role: who.role)
+    }
+
+    func recordDenial(_ denial: Denial, role: AccessRole) {
+        denials.append(denial)
         journal.logFolded(
-            .warning, "request refused", fold: reason.rawValue,
+            .warning, "request refused", fold: denial.reason.rawValue,
             [
-                ("CLIENT", "\(c.client)"), ("USER", who.user ?? "-"), ("ROLE", who.role.rawValue),
-                ("OP", op.isEmpty ? "-" : op), ("REASON", reason.rawValue), ("ADDRESS", c.address),
+                ("CLIENT", "\(denial.client)"), ("USER", denial.user ?? "-"), ("ROLE", role.rawValue),
+                ("OP", denial.op.isEmpty ? "-" : denial.op), ("REASON", denial.reason.rawValue),
+                ("ADDRESS", denial.address),
             ])
     }
 }
@@ -352,10 +358,18 @@ struct WebDoor {
 }
 
 extension Server {
-    func webDoor(_ request: HTTPRequest, remote: String) -> WebDoor {
+    /// Where a web request comes from: the browser's address (as a trusted proxy forwarded it),
+    /// and whether it came through a trusted proxy.
+    func webAddress(_ request: HTTPRequest, remote: String) -> (address: String, viaProxy: Bool) {
         let host = TrustedProxies.host(of: remote)
         let viaProxy = trustedProxies.contains(host)
-        let address = viaProxy ? TrustedProxies.forwarded(request.values("x-forwarded-for")) ?? host : host
+        return (
+            viaProxy ? TrustedProxies.forwarded(request.values("x-forwarded-for")) ?? host : host, viaProxy
+        )
+    }
+
+    func webDoor(_ request: HTTPRequest, remote: String) -> WebDoor {
+        let (address, viaProxy) = webAddress(request, remote: remote)
         var door = WebDoor(address: address, base: .anonymous, identity: .anonymous(config.webAnonymous))
         if let header = config.webTrustHeader, let name = request.value(header.lowercased()), !name.isEmpty {
             if !viaProxy {
@@ -370,9 +384,10 @@ extension Server {
         }
         door.identity = judge(door.base, peer: Peer())
         if let token = SignInCookie.value(in: request.values("cookie")) {
-            switch cookieSignIn(token, address: address) {
-            case .signedIn(let who): door.identity = who
+            switch checkToken(token, address: address) {
+            case .signedIn(let who, _): door.identity = who
             case .refused(let reason): door.denials.append(reason)
+            case .wait: break  // anonymous: the page may try again
             }
         }
         return door
@@ -380,13 +395,18 @@ extension Server {
 
     /// The sign-in cookie's token checked as `auth` checks one, under the same throttle: while
     /// the address must wait, the cookie is not looked at (the page is anonymous and may retry).
-    private enum CookieSignIn {
-        case signedIn(Identity)
+    enum TokenCheck {
+        case signedIn(Identity, expires: UInt64?)
         case refused(DenialReason)
+        /// The address must wait this long (µs) before its next sign-in.
+        case wait(UInt64)
     }
 
-    private func cookieSignIn(_ token: String, address: String) -> CookieSignIn {
-        guard authThrottle.delay(for: address, now: loop.now) == 0 else { return .refused(.badToken) }
+    /// A token from the page (its sign-in cookie, `POST /login`) checked as `auth` checks one,
+    /// under the same throttle: while the address must wait, the token is not looked at.
+    func checkToken(_ token: String, address: String) -> TokenCheck {
+        let delay = authThrottle.delay(for: address, now: loop.now)
+        guard delay == 0 else { return .wait(delay) }
         let now = wallNow
         guard let record = peopleTables.token(hash: Tokens.hash(token)) else {
             authThrottle.failed(address, now: loop.now)
@@ -396,7 +416,8 @@ extension Server {
         let role = peopleTables.role(of: record.name, door: .token(id: record.id), doorRole: record.role)
         guard role > .none else { return .refused(.noRights) }
         authThrottle.succeeded(address)
-        return .signedIn(Identity(user: record.name, role: role, door: .token(id: record.id)))
+        return .signedIn(
+            Identity(user: record.name, role: role, door: .token(id: record.id)), expires: record.expires)
     }
 }
 
@@ -418,4 +439,89 @@ enum SignInCookie {
         }
         return nil
     }
+}
+
+// MARK: - Signing in from the page
+
+extension Server {
+    /// `POST /login` (the token as the body) and `POST /logout`: the sign-in cookie set or
+    /// cleared (protocol.md, "Signing in from the page"). The answer, and why it is a refusal
+    /// of the web listener's, if it is one.
+    func signInPost(_ request: HTTPRequest, remote: String) -> ([UInt8], WebRefusal?, String?) {
+        let login = request.path.elementsEqual("/login".utf8)
+        guard login || request.path.elementsEqual("/logout".utf8) else {
+            return (Response.error(.notFound), .notFound, "POST to a path that is not /login or /logout")
+        }
+        // A page of another site must not sign a browser in or out (login CSRF).
+        if case .refused(let why) = webPolicy.check(
+            origin: request.values("origin"), host: request.value("host"))
+        {
+            return (Response.error(.forbidden), .origin, why)
+        }
+        let (address, viaProxy) = webAddress(request, remote: remote)
+        let secure = viaProxy && request.value("x-forwarded-proto")?.lowercased() == "https"
+        guard login else {
+            return (
+                Response.make(
+                    .ok, contentType: Response.plainText, body: "signed out\n",
+                    extra: [SignInCookie.clearing(secure: secure)]), nil, nil
+            )
+        }
+        // The token without the spaces and line ends around it (a pasted token often has one).
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        let token = String(
+            decoding: request.body.drop(while: isSpace).reversed().drop(while: isSpace).reversed(),
+            as: UTF8.self)
+        let answer: [UInt8]
+        switch checkToken(token, address: address) {
+        case .signedIn(let who, let expires):
+            let maxAge = expires.map { $0 > wallNow ? ($0 - wallNow) / 1_000_000 : 0 } ?? SignInCookie.maxAge
+            var body = JSONWriter()
+            body.object {
+                $0.field("user", who.user ?? "")
+                $0.field("role", who.role.rawValue)
+            }
+            journal.log(.info, "signed in from the page", [("USER", who.user ?? "-"), ("ADDRESS", address)])
+            answer = Response.make(
+                .ok, contentType: "application/json", body: String(decoding: body.bytes, as: UTF8.self),
+                extra: [SignInCookie.setting(token, maxAge: maxAge, secure: secure)])
+        case .refused(let reason):
+            recordDenial(
+                Denial(
+                    at: wallNow, user: nil, client: 0, transport: "web", address: address, op: "login",
+                    reason: reason),
+                role: config.webAnonymous)
+            answer = Response.make(
+                .forbidden, contentType: Response.plainText, body: Self.words(reason) + "\n")
+        case .wait(let us):
+            answer = Response.make(
+                .tooManyRequests, contentType: Response.plainText,
+                body: "too many failed sign-ins; wait a moment\n",
+                extra: ["Retry-After: \((us + 999_999) / 1_000_000)"])
+        }
+        return (answer, nil, nil)
+    }
+
+    static func words(_ reason: DenialReason) -> String {
+        switch reason {
+        case .badToken: "no such token (never made, or revoked)"
+        case .expiredToken: "this token expired; ask an admin for a new one"
+        case .noRights: "this person has no rights here"
+        case .forbidden, .untrustedHeader, .rateLimited: reason.rawValue
+        }
+    }
+}
+
+extension SignInCookie {
+    /// Without an expiry, the longest a browser keeps a cookie (400 days, RFC 6265bis).
+    static let maxAge: UInt64 = 400 * 86_400
+
+    /// The cookie's attributes: no `Path`, so that its path is the login's own directory (the
+    /// page's, also behind a proxy's prefix); no `Domain`, so that it goes to this host only.
+    static func setting(_ token: String, maxAge: UInt64, secure: Bool) -> String {
+        "Set-Cookie: \(name)=\(token); Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
+    }
+
+    static func clearing(secure: Bool) -> String { setting("", maxAge: 0, secure: secure) }
 }

@@ -104,6 +104,10 @@ extension Server {
 
     /// A request on the web listener: a file, a refusal, or a WebSocket adopted here.
     private func serveWeb(_ request: HTTPRequest, fd: Int32, rest: [UInt8]) -> WebServer.Served {
+        if request.post {
+            let (bytes, why, reason) = signInPost(request, remote: Listener.peerAddress(fd) ?? "?")
+            return .respond(bytes, refused: why, reason: reason)
+        }
         switch WebRoute.answer(request, site: webSite, policy: webPolicy) {
         case .respond(let bytes, let why, let reason):
             return .respond(bytes, refused: why, reason: reason)

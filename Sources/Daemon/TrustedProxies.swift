@@ -88,13 +88,13 @@ struct TrustedProxies: Equatable {
     /// proxy's). Nil when there is no usable one.
     static func forwarded(_ values: [String]) -> String? {
         guard let last = values.last?.split(separator: ",").last else { return nil }
-        let host = last.trimmingCharacters(in: " \t")
+        let host = last.trimmed(" \t")
         return address(host) == nil ? nil : host
     }
 }
 
 extension Substring {
-    func trimmingCharacters(in set: String) -> String {
+    func trimmed(_ set: String) -> String {
         var s = self[...]
         while let c = s.first, set.contains(c) { s = s.dropFirst() }
         while let c = s.last, set.contains(c) { s = s.dropLast() }

@@ -42,10 +42,15 @@ public struct HeaderField: Equatable, Sendable {
 }
 
 /// A GET or HEAD request whose head is well-formed, as both listeners read it: what they decide
-/// on (the web listener's route, its files, its WebSocket handshake) and nothing else.
+/// on (the web listener's route, its files, its WebSocket handshake) and nothing else; or, on the
+/// web listener only, a POST with its small body (the page's sign-in, issue 45).
 public struct HTTPRequest: Equatable, Sendable {
-    /// A HEAD request (the answer has no body); else a GET.
+    /// A HEAD request (the answer has no body); else a GET, or a POST when `post`.
     public let head: Bool
+    /// A POST (only the web listener takes one: `RequestHead.parseRequest(_:allowPost:)`).
+    public let post: Bool
+    /// A POST's body, once read whole (`Content-Length` bytes); empty otherwise.
+    public var body: [UInt8] = []
     /// The target's path, as sent (still percent-encoded), without its query: an origin-form
     /// target as it is, an absolute-form one without its scheme and authority.
     public let path: [UInt8]
@@ -54,8 +59,9 @@ public struct HTTPRequest: Equatable, Sendable {
     /// Every header line, in order.
     public let fields: [HeaderField]
 
-    public init(head: Bool, path: [UInt8], minor: UInt8, fields: [HeaderField]) {
+    public init(head: Bool, path: [UInt8], minor: UInt8, fields: [HeaderField], post: Bool = false) {
         self.head = head
+        self.post = post
         self.path = path
         self.minor = minor
         self.fields = fields
@@ -105,9 +111,12 @@ public enum RequestHead {
         return .refuse(.notFound, reason: "unknown path", head: request.head)
     }
 
-    /// A complete head read strictly (RFC 9112): a GET or HEAD request, or why not. Anything it
-    /// cannot read is a refusal (400), never a guess; a method other than GET and HEAD is 405.
-    public static func parseRequest(_ bytes: ArraySlice<UInt8>) -> Result<HTTPRequest, Refusal> {
+    /// A complete head read strictly (RFC 9112): a GET or HEAD request (or a POST when
+    /// `allowPost`), or why not. Anything it cannot read is a refusal (400), never a guess; any
+    /// other method is 405.
+    public static func parseRequest(_ bytes: ArraySlice<UInt8>, allowPost: Bool = false) -> Result<
+        HTTPRequest, Refusal
+    > {
         var lines = Lines(bytes)
         guard let requestLine = lines.next() else {
             return .failure(Refusal(.badRequest, "no request line", head: false))
@@ -152,11 +161,12 @@ public enum RequestHead {
         if hosts > 1 || (hosts == 0 && minor != 0) {
             return refuse(.badRequest, "HTTP/1.1 needs exactly one Host header")
         }
-        guard isHead || method.elementsEqual("GET".utf8) else {
-            return refuse(.methodNotAllowed, "only GET and HEAD")
+        let isPost = allowPost && method.elementsEqual("POST".utf8)
+        guard isHead || isPost || method.elementsEqual("GET".utf8) else {
+            return refuse(.methodNotAllowed, allowPost ? "only GET, HEAD and POST" : "only GET and HEAD")
         }
         let path = Array(origin.prefix { $0 != UInt8(ascii: "?") })
-        return .success(HTTPRequest(head: isHead, path: path, minor: minor, fields: fields))
+        return .success(HTTPRequest(head: isHead, path: path, minor: minor, fields: fields, post: isPost))
     }
 
     /// A field value without the spaces and tabs around it (RFC 9110, 5.5), as text (obs-text

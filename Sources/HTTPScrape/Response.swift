@@ -11,7 +11,10 @@ public enum Status: Int, Equatable, Sendable {
     case notFound = 404
     case methodNotAllowed = 405
     case requestTimeout = 408
+    case lengthRequired = 411
+    case contentTooLarge = 413
     case upgradeRequired = 426
+    case tooManyRequests = 429
     case headerFieldsTooLarge = 431
     case serviceUnavailable = 503
     case versionNotSupported = 505
@@ -26,6 +29,9 @@ public enum Status: Int, Equatable, Sendable {
         case .notFound: "Not Found"
         case .methodNotAllowed: "Method Not Allowed"
         case .requestTimeout: "Request Timeout"
+        case .lengthRequired: "Length Required"
+        case .contentTooLarge: "Content Too Large"
+        case .tooManyRequests: "Too Many Requests"
         case .upgradeRequired: "Upgrade Required"
         case .headerFieldsTooLarge: "Request Header Fields Too Large"
         case .serviceUnavailable: "Service Unavailable"

@@ -29,6 +29,9 @@ public struct WebLimits: Equatable, Sendable {
     public var writeTimeout: UInt64 = 10_000_000_000
     /// Connections not yet answered nor upgraded, at most (the stalest head is evicted past it).
     public var maxConnections = 64
+    /// The longest POST body (the page's sign-in sends a token: 36 bytes); 413 past it. The body
+    /// must come within `headTimeout` of the accept, as the head.
+    public var bodyBytes = 4096
 
     public init() {}
 
@@ -51,6 +54,8 @@ public struct WebConnection: HeadWaiting, Sendable {
 
     enum State: Equatable {
         case reading
+        /// A POST's head was read; its body (`needed` bytes in all) is coming.
+        case readingBody(HTTPRequest, needed: Int)
         /// A request was handed out; its answer is awaited.
         case serving
         case writing(offset: Int)
@@ -84,7 +89,12 @@ public struct WebConnection: HeadWaiting, Sendable {
         reader = HeadReader(maxBytes: limits.headBytes)
     }
 
-    public var isReadingHead: Bool { state == .reading }
+    public var isReadingHead: Bool {
+        switch state {
+        case .reading, .readingBody: true
+        case .serving, .writing, .upgraded, .closed: false
+        }
+    }
 
     /// The bytes still to write (`.write`).
     public var pending: ArraySlice<UInt8> {
@@ -105,7 +115,9 @@ public struct WebConnection: HeadWaiting, Sendable {
                 return .read
             case .complete(let restStart):
                 rest = Array(bytes.dropFirst(restStart))
-                switch RequestHead.parseRequest(reader.bytes) {
+                switch RequestHead.parseRequest(reader.bytes, allowPost: true) {
+                case .success(let request) where request.post:
+                    return startBody(request, now: now)
                 case .success(let request):
                     state = .serving
                     return .serve(request)
@@ -115,6 +127,13 @@ public struct WebConnection: HeadWaiting, Sendable {
             case .tooLarge:
                 return refuse(.headerFieldsTooLarge, "request head over \(limits.headBytes) bytes", now: now)
             }
+        case .readingBody(var request, let needed):
+            if bytes.isEmpty {
+                state = .closed
+                return .close
+            }
+            request.body += bytes.prefix(needed - request.body.count)
+            return bodyProgress(request, needed: needed)
         case .serving, .upgraded:
             preconditionFailure("bytes received in \(state)")
         case .writing:
@@ -124,6 +143,39 @@ public struct WebConnection: HeadWaiting, Sendable {
         case .closed:
             return .close
         }
+    }
+
+    /// A POST's head is read: its `Content-Length` says how much body follows (at most
+    /// `bodyBytes`; no chunked bodies: a sign-in's is a few bytes, whose length is known).
+    private mutating func startBody(_ request: HTTPRequest, now: UInt64) -> Action {
+        if !request.values("transfer-encoding").isEmpty {
+            return refuse(
+                .lengthRequired, "a POST with Transfer-Encoding: only Content-Length bodies", now: now)
+        }
+        let lengths = request.values("content-length")
+        guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.utf8.count <= 9,
+            text.utf8.allSatisfy(RequestHead.isDigit), let needed = Int(text)
+        else {
+            return refuse(
+                lengths.isEmpty ? .lengthRequired : .badRequest, "a POST needs one Content-Length", now: now)
+        }
+        guard needed <= limits.bodyBytes else {
+            return refuse(
+                .contentTooLarge, "a POST body of \(needed) bytes, over \(limits.bodyBytes)", now: now)
+        }
+        var request = request
+        request.body = Array(rest.prefix(needed))
+        rest = []
+        return bodyProgress(request, needed: needed)
+    }
+
+    private mutating func bodyProgress(_ request: HTTPRequest, needed: Int) -> Action {
+        guard request.body.count == needed else {
+            state = .readingBody(request, needed: needed)
+            return .read
+        }
+        state = .serving
+        return .serve(request)
     }
 
     /// The answer to the request `.serve` handed out (a file, a 304, a 404).
@@ -139,7 +191,7 @@ public struct WebConnection: HeadWaiting, Sendable {
     public mutating func refuse(
         _ status: Status, _ reason: String, head: Bool = false, extra: [String] = [], now: UInt64
     ) -> Action {
-        if state == .reading { state = .serving }
+        if isReadingHead { state = .serving }
         refusal = (status, reason)
         return respond(Response.error(status, head: head, extra: extra), now: now)
     }
@@ -174,9 +226,9 @@ public struct WebConnection: HeadWaiting, Sendable {
     /// The timer armed at `deadline` fired.
     public mutating func timerFired(now: UInt64) -> Action {
         switch state {
-        case .reading:
+        case .reading, .readingBody:
             guard now >= deadline else { return .read }
-            return refuse(.requestTimeout, "request head not sent within the time allowed", now: now)
+            return refuse(.requestTimeout, "request head or body not sent within the time allowed", now: now)
         case .writing:
             guard now >= deadline else { return .write }
             state = .closed

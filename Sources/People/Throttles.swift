@@ -1,8 +1,9 @@
 // The two throttles of people: failed sign-ins slowed per client address, and mutations
 // limited per person. Pure: the daemon hands them the time.
 
-/// Slows guessing: each failed `auth` from an address doubles the wait before that address's
-/// next `auth` is answered (from 100 ms, at most 5 s), and a quiet minute forgets it. Slowed,
+/// Slows guessing: each failed `auth` from an address doubles the wait, from that failure,
+/// before that address's next `auth` is answered (from 100 ms, at most 5 s), and a quiet minute
+/// forgets it. Slowed,
 /// never locked out: a person who mistyped waits at most 5 s, and behind a proxy (where every
 /// browser has the proxy's address) one guesser cannot lock everyone out, only slow the proxy's
 /// sign-ins; so the address is the one the trusted proxy forwarded, not the proxy's own.
@@ -24,11 +25,13 @@ public struct AuthThrottle: Sendable {
         self.capacity = capacity
     }
 
-    /// How long to wait, from `now`, before answering an `auth` from `address`.
+    /// How long to wait, from `now`, before answering an `auth` from `address`: its last
+    /// failure's time plus the wait its failures earned, less the time gone since.
     public func delay(for address: String, now: UInt64) -> UInt64 {
         guard let e = entries[address], now &- e.last < Self.forgetAfter, e.failures > 0 else { return 0 }
         let shift = UInt64(min(e.failures - 1, 20))
-        return min(Self.firstDelay << shift, Self.maxDelay)
+        let until = e.last + min(Self.firstDelay << shift, Self.maxDelay)
+        return until > now ? until - now : 0
     }
 
     public mutating func failed(_ address: String, now: UInt64) {

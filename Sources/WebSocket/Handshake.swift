@@ -17,7 +17,7 @@ public enum WebRefusal: String, CaseIterable, Sendable {
     case badRequest = "bad-request"
     /// A method other than GET or HEAD (405).
     case method
-    /// A head over 8 KiB (431).
+    /// A head over 8 KiB (431), or a POST body over 4 KiB (413).
     case tooLarge = "too-large"
     /// A head not sent within its time (408): a slowloris.
     case timeout
@@ -39,13 +39,15 @@ public enum WebRefusal: String, CaseIterable, Sendable {
     public static func of(_ status: Status, evicted: Bool = false) -> WebRefusal {
         switch status {
         case .methodNotAllowed: .method
-        case .headerFieldsTooLarge: .tooLarge
+        case .headerFieldsTooLarge, .contentTooLarge: .tooLarge
         case .requestTimeout: evicted ? .evicted : .timeout
         case .notFound: .notFound
         case .forbidden: .origin
         case .upgradeRequired: .version
         case .serviceUnavailable: .unavailable
-        case .switchingProtocols, .ok, .notModified, .badRequest, .versionNotSupported: .badRequest
+        case .switchingProtocols, .ok, .notModified, .badRequest, .versionNotSupported, .lengthRequired,
+            .tooManyRequests:
+            .badRequest
         }
     }
 }

@@ -382,3 +382,88 @@ final class PeopleRightsTests: XCTestCase {
         XCTAssertEqual(try daemon.stop(), .exited(0))
     }
 }
+
+/// Signing in from the page (issue 45): `POST /login` sets an HttpOnly, SameSite=Strict cookie
+/// holding the token; the WebSocket's handshake carries it; `POST /logout` clears it.
+final class PageSignInTests: XCTestCase {
+    static func post(_ port: UInt16, _ path: String, body: String, lines: [String] = []) throws -> (
+        status: Int, head: String, body: String
+    ) {
+        let all = ["Content-Type: text/plain", "Content-Length: \(body.utf8.count)"] + lines
+        let tcp = try TCPClient(port: port)
+        try tcp.send(
+            Array(
+                "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(all.map { $0 + "\r\n" }.joined())\r\n\(body)"
+                    .utf8))
+        let (status, head) = try tcp.readHead()
+        return (status, head, String(decoding: try tcp.readAll(), as: UTF8.self))
+    }
+
+    func testLoginSetsTheCookieTheHandshakeCarriesAndLogoutClearsIt() throws {
+        let port = try freeTCPPort()
+        let daemon = try SwipedDaemon(arguments: ["--web", "127.0.0.1:\(port)"], prefix: "swiped-si")
+        let admin = try daemon.connectWithHello().client
+        let token = try XCTUnwrap(
+            try admin.request(["op": "token-create", "name": "alice", "role": "writer", "expiresIn": 3600])[
+                "token"]
+                as? String)
+        let origin = "Origin: http://127.0.0.1:\(port)"
+        let login = try Self.post(port, "/login", body: token + "\n", lines: [origin])
+        XCTAssertEqual(login.status, 200, login.head)
+        XCTAssertEqual(try LineClient.parse(login.body)["user"] as? String, "alice")
+        let cookie = try XCTUnwrap(login.head.split(separator: "\r\n").first { $0.hasPrefix("Set-Cookie: ") })
+        XCTAssertTrue(cookie.hasPrefix("Set-Cookie: swiped_token=\(token); "), String(cookie))
+        XCTAssertTrue(cookie.contains("; HttpOnly"), String(cookie))
+        XCTAssertTrue(cookie.contains("; SameSite=Strict"), String(cookie))
+        XCTAssertFalse(cookie.contains("Path="), "the login's own directory: the page's, behind a prefix too")
+        XCTAssertFalse(cookie.contains("Secure"), "plain HTTP, no proxy said https")
+        let maxAge = try XCTUnwrap(Int(cookie.split(separator: "Max-Age=")[1].prefix { $0.isNumber }))
+        XCTAssertTrue((3590...3600).contains(maxAge), "until the token expires: \(maxAge)")
+
+        let (status, ws) = try WebSocketClient.open(
+            port: port, extra: ["Cookie: theme=dark; swiped_token=\(token)"])
+        XCTAssertEqual(status, 101)
+        XCTAssertEqual(ws?.hello["user"] as? String, "alice")
+        XCTAssertEqual(ws?.hello["role"] as? String, "writer")
+        XCTAssertEqual(try ws?.request(["op": "toggle-watched", "movie": "matrix"])["ok"] as? Bool, true)
+
+        let logout = try Self.post(port, "/logout", body: "", lines: [origin])
+        XCTAssertEqual(logout.status, 200)
+        XCTAssertTrue(
+            logout.head.contains("Set-Cookie: swiped_token=; Max-Age=0; HttpOnly; SameSite=Strict"),
+            logout.head)
+
+        // Behind a trusted proxy that says https, the cookie is Secure.
+        let viaTLS = try Self.post(port, "/login", body: token, lines: [origin, "X-Forwarded-Proto: https"])
+        XCTAssertTrue(viaTLS.head.contains("; Secure"), viaTLS.head)
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+
+    func testBadTokensOtherSitesAndOtherPathsAreRefused() throws {
+        let port = try freeTCPPort()
+        let daemon = try SwipedDaemon(arguments: ["--web", "127.0.0.1:\(port)"], prefix: "swiped-si")
+        // Another site's page may not sign a browser in (login CSRF), nor out.
+        XCTAssertEqual(
+            try Self.post(port, "/login", body: "swp_x", lines: ["Origin: https://evil.example"]).status, 403)
+        XCTAssertEqual(
+            try Self.post(port, "/logout", body: "", lines: ["Origin: https://evil.example"]).status, 403)
+        XCTAssertEqual(try Self.post(port, "/index.html", body: "x").status, 404)
+        let bad = try Self.post(port, "/login", body: "swp_guess")
+        XCTAssertEqual(bad.status, 403)
+        XCTAssertFalse(bad.head.contains("Set-Cookie"), bad.head)
+        XCTAssertTrue(bad.body.contains("no such token"), bad.body)
+        // The next try from that address waits: 429 with Retry-After, the token not looked at.
+        let slowed = try Self.post(port, "/login", body: "swp_guess2")
+        XCTAssertEqual(slowed.status, 429, slowed.head)
+        XCTAssertTrue(slowed.head.contains("Retry-After: 1\r\n"), slowed.head)
+        // A bad cookie on the handshake: anonymous, and the denial says so.
+        usleep(150_000)
+        let (_, ws) = try WebSocketClient.open(port: port, extra: ["Cookie: swiped_token=swp_nothing"])
+        XCTAssertTrue(ws?.hello["user"] is NSNull)
+        let admin = try daemon.connectWithHello().client
+        let denials = try XCTUnwrap(try admin.request(["op": "denials"])["denials"] as? [[String: Any]])
+        XCTAssertEqual(denials.filter { $0["reason"] as? String == "bad-token" }.count, 2, "\(denials)")
+        XCTAssertEqual(denials.first?["op"] as? String, "login")
+        XCTAssertEqual(try daemon.stop(), .exited(0))
+    }
+}

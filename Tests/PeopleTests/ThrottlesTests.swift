@@ -12,6 +12,9 @@ import Testing
             #expect(t.delay(for: "10.0.0.1", now: UInt64(n)) == expected.last!)
         }
         #expect(expected == [100_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000, 5_000_000, 5_000_000])
+        // The wait runs from the last failure: time gone since counts.
+        #expect(t.delay(for: "10.0.0.1", now: 8 + 4_000_000) == 1_000_000)
+        #expect(t.delay(for: "10.0.0.1", now: 8 + 5_000_000) == 0)
         // Another address is not slowed: one guesser slows only its own address.
         #expect(t.delay(for: "10.0.0.2", now: 8) == 0)
         // A minute after the last failure the address is forgotten.
@@ -34,7 +37,7 @@ import Testing
         for (i, a) in ["a", "b", "c", "d"].enumerated() { t.failed(a, now: UInt64(i)) }
         #expect(t.remembered == 3)
         #expect(t.delay(for: "a", now: 4) == 0)
-        #expect(t.delay(for: "d", now: 4) == 100_000)
+        #expect(t.delay(for: "d", now: 3) == 100_000)
     }
 }
 
