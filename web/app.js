@@ -8,6 +8,11 @@ import { MovieList } from "./model.js";
 const params = new URLSearchParams(location.search);
 if (params.get("dir") === "rtl" || params.get("dir") === "ltr") document.documentElement.dir = params.get("dir");
 const direction = getComputedStyle(document.documentElement).direction === "rtl" ? "rtl" : "ltr";
+// The help said with every movie (index.html) names ltr's arrows; the keys are mirrored in rtl.
+if (direction === "rtl") {
+  const help = document.getElementById("row-help");
+  help.textContent = help.textContent.replace(/Right|Left/g, (arrow) => (arrow === "Right" ? "Left" : "Right"));
+}
 
 const list = document.getElementById("list");
 const statusEl = document.getElementById("status");
@@ -231,10 +236,17 @@ function flagOf(movie, action) {
 // row is measured. A row scrolled out of the window goes back to a pool and shows another movie
 // when one scrolls in; what it showed is kept by movie id (rowState, ghosts) and drawn again when
 // that movie's row comes back. Two rows stay in the DOM out of the window, placed where they
-// belong (class "pinned"): the one with the focus, so that the keyboard never loses it, and the
-// one a finger drags. Screen readers get the list's size and each row's place from
-// aria-setsize/aria-posinset on the rows. The browser's scroll anchoring is off (style.css): the
-// page keeps the rows on screen where they are itself when rows above them come or go.
+// belong (class "pinned"): the list's Tab stop (below), so that the keyboard never loses it and
+// Tab always finds it, and the one a finger drags. The list is a WAI-ARIA grid (issue 49): screen
+// readers get its size from its aria-rowcount and each row's place from its aria-rowindex. The
+// browser's scroll anchoring is off (style.css): the page keeps the rows on screen where they are
+// itself when rows above them come or go.
+//
+// The grid is one Tab stop (a roving tabindex): one cell of one row, `current`, has tabindex 0,
+// every other -1. It is the cell the focus was last in (focusin), so Tab from before the list and
+// Shift-Tab from after it come back to it, wherever the list has scrolled since; it follows the
+// keys (keydown), goes to the next row (or the one before, at the end) when its movie is removed,
+// and to the first row shown when the filter hides it or the list is listed again.
 const ROW_HEIGHT = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row-height")) || 56;
 const topSpacer = spacer();
 const bottomSpacer = spacer();
@@ -247,13 +259,14 @@ const removing = new Map(); // movie id -> timer: rows animating away, still in 
 let viewHeight = list.clientHeight;  // measured on resize
 let windowStart = 0;        // the window: model.shown's indices [windowStart, windowEnd) in flow
 let windowEnd = 0;
-let pinId = null;           // a row to have in the DOM for a moment (the focus goes to it next)
+let rowCount = -1;          // the grid's aria-rowcount as last written
+let current = null;         // the Tab stop: {movie, column} (column 0 the movie, i its i-th action), or null: no rows
 
 function spacer() {
-  const li = document.createElement("li");
-  li.className = "spacer";
-  li.setAttribute("aria-hidden", "true");
-  return li;
+  const el = document.createElement("div");
+  el.className = "spacer";
+  el.setAttribute("aria-hidden", "true");
+  return el;
 }
 
 // render()'s scratch, kept: it runs in every frame of a scroll, which should allocate little.
@@ -271,12 +284,16 @@ function render() {
   const wanted = renderWanted;  // movie id -> index in shown
   wanted.clear();
   for (let i = start; i < end; i++) wanted.set(shown[i].id, i);
+  // The Tab stop is on a row shown, not going away (one is when the list has any).
+  if (current && (model.shownIndexOf(current.movie) < 0 || removing.has(current.movie.id))) current = null;
+  if (!current && n > 0) {
+    const first = beside(-1, +1);
+    if (first) current = { movie: first, column: 0 };
+  }
   const pins = [];
-  for (const id of pinnedIds()) {
-    const view = views.get(id);
-    if (!view || wanted.has(id)) continue;
-    const i = model.shownIndexOf(view.movie);
-    if (i >= 0) { wanted.set(id, i); pins.push(i); }
+  for (const movie of pinnedMovies()) {
+    const i = model.shownIndexOf(movie);
+    if (i >= 0 && !wanted.has(shown[i].id)) { wanted.set(shown[i].id, i); pins.push(i); }
   }
   pins.sort((a, b) => a - b);
   for (const [id, view] of views) if (!wanted.has(id)) recycle(id, view);
@@ -287,6 +304,14 @@ function render() {
   for (const i of pins) if (i >= end) els.push(place(shown, i, true));
   topSpacer.style.height = `${start * ROW_HEIGHT}px`;
   bottomSpacer.style.height = `${(n - end) * ROW_HEIGHT}px`;
+  if (n !== rowCount) {
+    rowCount = n;
+    list.setAttribute("aria-rowcount", String(n));
+    // A grid must have rows (axe's aria-required-children): without any (before the list comes, a
+    // filter that matches nothing, which #no-match says) it is hidden from screen readers.
+    if (n === 0) list.setAttribute("aria-hidden", "true");
+    else list.removeAttribute("aria-hidden");
+  }
   // The rows kept are in list order already: only new ones are inserted (moving a row with the
   // focus in it would drop the focus).
   let next = topSpacer.nextElementSibling;
@@ -298,14 +323,13 @@ function render() {
   windowEnd = end;
 }
 
-/** The rows that stay in the DOM wherever the list is scrolled. */
-function pinnedIds() {
-  const ids = [];
-  const focused = document.activeElement?.closest?.("#list .row");
-  if (focused) ids.push(focused.dataset.movie);
-  if (gesture) ids.push(gesture.view.movie.id);
-  if (pinId !== null) ids.push(pinId);
-  return ids;
+/** The movies whose rows stay in the DOM wherever the list is scrolled: the Tab stop's (the
+ * focus is in it when it is in the list: focusin) and the dragged one's. */
+function pinnedMovies() {
+  const movies = [];
+  if (current) movies.push(current.movie);
+  if (gesture) movies.push(gesture.view.movie);
+  return movies;
 }
 
 /** The row of shown[i], from the DOM, the pool or new. */
@@ -319,7 +343,8 @@ function place(shown, i, pinned) {
   } else if (view.movie !== movie) {
     view.setMovie(movie, actionsFor(movie));  // changed while in the DOM, or listed again
   }
-  view.setPosition(i + 1, shown.length);
+  view.setPosition(i + 1);
+  view.setTabStop(current?.movie.id === movie.id ? current.column : null);
   if (pinned !== view.el.classList.contains("pinned")) view.el.classList.toggle("pinned", pinned);
   if (pinned) view.el.style.top = `${i * ROW_HEIGHT}px`;
   else if (view.el.style.top !== "") view.el.style.top = "";
@@ -354,8 +379,14 @@ list.addEventListener("scroll", () => render(), { passive: true });
 function showList(movies) {
   for (const timer of removing.values()) clearTimeout(timer);
   removing.clear();
+  const focused = list.contains(document.activeElement);
   model.reset(movies);
+  // The Tab stop stays on its movie when the new list has it (the objects are new: a movie's place
+  // is looked up by the new one's), else goes to the first row (render).
+  const again = current && model.get(current.movie.id);
+  current = again ? { movie: again, column: current.column } : null;
   render();
+  if (focused && current) focusMovie(current.movie, true, current.column);
   showCount();
   if (document.activeElement === filterBox) prepareFilter();
 }
@@ -398,17 +429,34 @@ function keepAnchored(rows) {
   list.scrollTop += rows * ROW_HEIGHT;
 }
 
-/** Focuses `movie`'s row (rendering it first): scrolled to, or where it is with preventScroll. */
-function focusMovie(movie, preventScroll = false) {
+/** Makes cell `column` of `movie`'s row the list's Tab stop (null: none), in the DOM at once
+ * for a row there; render() places it on a row that comes. */
+function setCurrent(movie, column = 0) {
+  if (current && current.movie.id !== movie?.id) views.get(current.movie.id)?.setTabStop(null);
+  current = movie ? { movie, column } : null;
+  if (movie) views.get(movie.id)?.setTabStop(column);
+}
+
+/** Focuses cell `column` (0: the movie, i: its i-th action) of `movie`'s row, which becomes the
+ * Tab stop: the row is rendered first (its index scrolled to, or, with preventScroll, pinned where
+ * it is), so a row far from the rows in the DOM is focused as soon as it is there. */
+function focusMovie(movie, preventScroll = false, column = 0) {
   const index = model.shownIndexOf(movie);
-  if (index < 0) return false;
-  if (!views.has(movie.id)) {
-    if (preventScroll) { pinId = movie.id; render(); }
-    else revealIndex(index);
-  }
-  views.get(movie.id)?.el.focus({ preventScroll });
-  pinId = null;  // the focus pins it from now on
+  if (index < 0 || removing.has(movie.id)) return false;
+  setCurrent(movie, column);
+  if (!preventScroll && !onScreen(index)) revealIndex(index);
+  else if (!views.has(movie.id)) render();
+  const view = views.get(movie.id);
+  if (!view) return false;
+  // An action cell shows only while the keyboard is on its row (showActions).
+  if (column > 0) showActions(view.el);
+  view.cell(column).focus({ preventScroll });
   return true;
+}
+
+/** Focuses the list's Tab stop where it is (a row or an action), or returns false when there is none. */
+function focusCurrent() {
+  return current !== null && focusMovie(current.movie, true, current.column);
 }
 
 /** The movie beside shown[index] (step +1 or -1) whose row is not going away. */
@@ -455,24 +503,28 @@ function removeMovie(id) {
   if (gesture?.view.movie.id === id) gesture = null;
   const view = views.get(id);
   const index = model.shownIndexOf(movie);
-  // The focus goes to the next row (or the one before), as it would in a list without holes.
-  const focusTo = view?.el.contains(document.activeElement) ? beside(index, +1) ?? beside(index, -1) : undefined;
+  // The Tab stop, and the focus when it is there, go to the next row (or the one before at the
+  // end), as they would in a list without holes; onto its movie, whatever cell they were on.
+  const focused = !!view?.el.contains(document.activeElement);
+  const next = current?.movie.id === id ? beside(index, +1) ?? beside(index, -1) ?? null : undefined;
+  if (next !== undefined) setCurrent(next, 0);
   if (view && index >= 0 && onScreen(index)) {
     removing.set(id, setTimeout(() => { removing.delete(id); drop(id, true); }, 350));
     markRemoving(view);
     active.delete(view);
-    if (focusTo) focusMovie(focusTo, true);
+    if (focused && next) focusMovie(next, true);
+    else if (next) render();  // the new Tab stop in the DOM
   } else {
-    if (focusTo) { pinId = focusTo.id; render(); }
+    // Focused before the row goes, so the focus never falls to <body> meanwhile.
+    if (focused && next) focusMovie(next, true);
     drop(id, false);
-    if (focusTo) focusMovie(focusTo, true);
   }
 }
 
 function markRemoving(view) {
   view.removing = true;
   view.el.classList.add("removing");
-  view.el.removeAttribute("tabindex");
+  view.setTabStop(null);
   view.el.setAttribute("aria-hidden", "true");
 }
 
@@ -737,68 +789,111 @@ function handleFire(reply, movie, vx) {
   }
 }
 
-// --- Keyboard -------------------------------------------------------------------------------------
-// The row the keyboard is on shows its actions under it (class show-actions), from the key or the
-// keyboard focus that got there until the focus leaves the row: its buttons stay shown while Tab
-// walks through them (a focused button that stopped being displayed would drop the focus to
-// <body>, as a `:focus-visible` rule did). One row at a time. A pointer that focuses a row does
-// not show them, so that nothing moves under a finger.
+// --- Keyboard (issue 49: the WAI-ARIA grid pattern) -------------------------------------------------
+// The list is a grid, one Tab stop (the roving tabindex of "The list" above): Tab and Shift-Tab go
+// past it, to the controls before and after it (the filter box, the toast's Undo), and come back
+// to its remembered cell. In it, the keys move the focus from cell to cell:
+// - ↑ ↓ the row above and below, PageUp PageDown a screen of rows, Home End (or Ctrl+Home,
+//   Ctrl+End) the first and the last row, staying on the same cell: the movie, or the same action.
+//   A row not in the DOM is scrolled to and rendered first (focusMovie).
+// - On an action, → and ← the next and the one before (mirrored in rtl: the reading direction);
+//   ← from the first goes back to the movie. Enter and Space are the button's: `perform`.
+// - On the movie, the keys it had before the grid: the arrow against the reading direction (← in
+//   ltr) reveals the trailing edge, as a finger swiping that way, or closes the leading one; the
+//   other closes the trailing edge, or goes into the row's actions when it is not open. Enter
+//   fires the outermost revealed button (what a full swipe fires). Escape closes the row, and on
+//   an action also takes the focus back to the movie.
+// The row the keyboard is on shows its actions (class show-actions), from the key or the keyboard
+// focus that got there until the focus leaves the row. One row at a time. A pointer that focuses
+// a row does not show them, so that nothing moves under a finger.
 let actionsRow = null;
-let lastRowId = null;  // the movie of the row the focus was last in
-function showActions(li) {
-  if (li === actionsRow) return;
+function showActions(el) {
+  if (el === actionsRow) return;
   actionsRow?.classList.remove("show-actions");
-  actionsRow = li;
-  li?.classList.add("show-actions");
+  actionsRow = el;
+  el?.classList.add("show-actions");
 }
+
+/** The cell of `view` that `el` is: 0 the movie, i its i-th action, -1 neither (a revealed
+ * button, which a tap does not focus; should it have the focus, it counts as the movie's). */
+function columnOf(view, el) {
+  if (el === view.contentEl) return 0;
+  const cell = el.closest?.(".a11y-actions > *");
+  return cell ? Array.prototype.indexOf.call(view.actionsEl.children, cell) + 1 : -1;
+}
+
 list.addEventListener("focusin", (e) => {
-  const li = e.target.closest(".row");
-  if (li) lastRowId = li.dataset.movie;
-  if (li && e.target.matches(":focus-visible")) showActions(li);
-  else if (li !== actionsRow) showActions(null);
+  const el = e.target.closest(".row");
+  const view = el && views.get(el.dataset.movie);
+  if (view && !view.removing) setCurrent(view.movie, Math.max(0, columnOf(view, e.target)));
+  if (el && e.target.matches(":focus-visible")) showActions(el);
+  else if (el !== actionsRow) showActions(null);
 });
 list.addEventListener("focusout", (e) => {
   if (!actionsRow?.contains(e.relatedTarget)) showActions(null);
 });
+// A tap on a revealed button fires it without taking the focus: those buttons are drawing, not
+// cells (rows.js), and the focus stays where the keyboard left it.
+list.addEventListener("mousedown", (e) => {
+  if (e.target.closest(".buttons button")) e.preventDefault();
+});
 
-/** The row before `li` in the DOM that can take the focus (rows going away cannot); the caller
- * has put the rows beside `li` in the DOM (keydown). */
-function rowBefore(li) {
-  let el = li.previousElementSibling;
-  while (el && (!el.classList.contains("row") || el.classList.contains("removing"))) el = el.previousElementSibling;
-  return el;
+/** The movie `rows` rows from shown[index] (clamped to the list), or the nearest one beyond it
+ * that is not going away. */
+function rowFrom(index, rows) {
+  const shown = model.shown;
+  const i = Math.max(0, Math.min(shown.length - 1, index + rows));
+  if (!removing.has(shown[i].id)) return shown[i];
+  const step = rows >= 0 ? +1 : -1;
+  return beside(i, step) ?? beside(i, -step);
 }
 
-const ROW_KEYS_ON_BUTTONS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Escape"]);
-
 list.addEventListener("keydown", (e) => {
-  const li = e.target.closest?.(".row");
-  if (!li || li.classList.contains("removing")) return;
-  const view = views.get(li.dataset.movie);
+  const el = e.target.closest?.(".row");
+  if (!el || el.classList.contains("removing") || e.altKey || e.metaKey) return;
+  const view = views.get(el.dataset.movie);
   if (!view) return;
-  // Tab and the arrows go to the rows beside this one, which must be in the DOM: a row at the
-  // window's edge, or pinned out of it (the focus stayed while the list scrolled away), is
-  // scrolled to first, which puts a screen of rows on either side of it.
+  const column = Math.max(0, columnOf(view, e.target));
   const index = model.shownIndexOf(view.movie);
-  if ((index > 0 && index <= windowStart) || (index >= 0 && index < model.shown.length - 1 && index >= windowEnd - 1)) revealIndex(index);
-  // Before Tab moves on, the actions it goes through show: this row's, or on Shift-Tab from the
-  // row itself the row before's (its last action comes before this row).
-  if (e.key === "Tab" && e.shiftKey && e.target === li) showActions(rowBefore(li));
-  else showActions(li);
-  // On one of the row's buttons, Enter and Space are the button's; the arrows and Escape are the
-  // row's (Escape also takes the focus back to the row).
-  if (e.target !== li && !ROW_KEYS_ON_BUTTONS.has(e.key)) return;
+  if (index < 0) return;
+  // Ctrl is for Ctrl+Home and Ctrl+End only (Ctrl+Z is the toast's).
+  if (e.ctrlKey && e.key !== "Home" && e.key !== "End") return;
+  showActions(el);
   const movie = view.movie.id;
   const offset = view.row?.offset ?? 0;
-  // The edge on each physical side: in rtl the leading edge is the right one.
+  // The reading direction: → in ltr, ← in rtl, goes on into the row's actions. The edge on each
+  // physical side: in rtl the leading edge is the right one.
+  const forwardKey = direction === "rtl" ? "ArrowLeft" : "ArrowRight";
   const rightEdge = direction === "rtl" ? "leading" : "trailing";
   const leftEdge = direction === "rtl" ? "trailing" : "leading";
+  const page = Math.max(1, Math.floor(viewHeight / ROW_HEIGHT) - 1);
   switch (e.key) {
-    case "ArrowLeft":   // the content moves left: reveal the right edge, or close the left one
+    case "ArrowDown":
+    case "ArrowUp": {
+      const to = beside(index, e.key === "ArrowDown" ? +1 : -1);
+      if (to) focusMovie(to, false, column);
+      break;
+    }
+    case "PageDown":
+    case "PageUp": focusMovie(rowFrom(index, e.key === "PageDown" ? page : -page), false, column); break;
+    case "Home":
+    case "End": focusMovie(rowFrom(e.key === "Home" ? 0 : model.shown.length - 1, 0), false, column); break;
+    case "ArrowLeft":
     case "ArrowRight": {
+      const forward = e.key === forwardKey;
+      if (column > 0) {
+        // Between the actions, and from the first back to the movie; nothing past the last.
+        if (!forward) focusMovie(view.movie, false, column - 1);
+        else if (column < view.actionsEl.children.length) focusMovie(view.movie, false, column + 1);
+        break;
+      }
+      // On the movie: the swipe keys. The content moves the arrow's way: ← reveals the right
+      // edge or closes the left one.
       const left = e.key === "ArrowLeft";
       if (left ? offset > 0 : offset < 0) closeRow(movie);
-      else {
+      else if (forward) {
+        if (view.actionsEl.children.length > 0) focusMovie(view.movie, false, 1);
+      } else {
         const edge = left ? rightEdge : leftEdge;
         if (layout[edge].length === 0) return;
         conn.request("open", { movie, edge }).then((r) => (r.ok ? showRow(r.row) : complain("open", r)));
@@ -806,6 +901,7 @@ list.addEventListener("keydown", (e) => {
       break;
     }
     case "Enter": {
+      if (column > 0) return;  // the action's button: a click, which performs it
       // Fires the outermost revealed button: the one a full swipe would fire.
       const buttons = view.row?.phase === "open" || view.row?.phase === "confirming" ? view.row.buttons : [];
       if (buttons.length === 0) return;
@@ -813,13 +909,10 @@ list.addEventListener("keydown", (e) => {
       conn.request("tap", { movie, action: outer.action }).then((reply) => handleFire(reply, movie));
       break;
     }
-    case "Escape": closeRow(movie); if (e.target !== li) li.focus(); break;
-    case "ArrowDown":
-    case "ArrowUp": {
-      const to = beside(index, e.key === "ArrowDown" ? +1 : -1);
-      if (to) focusMovie(to);
+    case "Escape":
+      closeRow(movie);
+      if (column > 0) focusMovie(view.movie, false, 0);
       break;
-    }
     default: return;
   }
   e.preventDefault();
@@ -967,13 +1060,11 @@ function hideToast() {
   toastEl.hidden = true;
   document.body.classList.remove("toasting");
 }
-/** Before Undo goes away with the focus on it: the focus goes back to the row it came from (or
- * the first row), not to <body>. */
+/** Before Undo goes away with the focus on it: the focus goes back to the list's Tab stop (the
+ * row it came from, or the one after it when that one went), not to <body>. */
 function leaveToast() {
   if (!toastEl.contains(document.activeElement)) return;
-  const movie = lastRowId !== null && !removing.has(lastRowId) ? model.get(lastRowId) : undefined;
-  if (movie && focusMovie(movie, true)) return;
-  list.querySelector(".row:not(.removing)")?.focus({ preventScroll: true });
+  focusCurrent();
 }
 // While the toast offers Undo, U or Ctrl+Z (⌘Z) takes it from wherever the keyboard is, but a
 // text box (issue 49: reaching the toast's button took up to 44 Tab presses, in its 5 s).

@@ -110,7 +110,13 @@ export function stepSpring(position, velocity, target, spring, dt) {
 /** The spring a row settles with when its Row carries none (a compact row). */
 const DEFAULT_SPRING = { response: 0.5, dampingFraction: 0.85 };
 
-/** One row on screen: the movie, its last Row from the daemon, and what is drawn. */
+/** One row on screen: the movie, its last Row from the daemon, and what is drawn.
+ *
+ * A row of the list's grid (issue 49, the WAI-ARIA grid pattern): its cells are the movie (the
+ * content: poster, title, flags) and its actions as buttons, under the row's box (style.css), which
+ * grows to show them while the keyboard is on the row. The list is one Tab stop: of all the cells of all the rows, only the one app.js makes the stop
+ * (setTabStop) has tabindex 0. The buttons a swipe reveals are drawing only (aria-hidden, never a
+ * stop): the action cells and Enter on the movie do what they do. */
 export class RowView {
   constructor(movie, actions) {
     this.movie = movie;
@@ -125,27 +131,32 @@ export class RowView {
     this.ghostLabel = "";       // whose finger it is, written at the ghost's edge that shows
     this.removing = false;
     this.flags = -1;            // the flags drawn (watched 1, with friends 2)
-    this.position = 0;          // aria-posinset and aria-setsize as last written
-    this.size = 0;
     this.pastOpen = false;      // the finger is past the open / the full-swipe threshold (cue())
     this.pastFull = false;
+    this.tabStop = null;        // the cell that is the list's Tab stop: 0 the movie, i its i-th action; null none
+    this.index = 0;             // aria-rowindex as last written
 
-    const li = document.createElement("li");
-    li.className = "row";
-    li.tabIndex = 0;
-    li.dataset.movie = movie.id;
-    li.dataset.phase = "closed";
-    li.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape");
-    // How to use a row, said once in the page (#row-help) for every row.
-    li.setAttribute("aria-describedby", "row-help");
-    this.el = li;
+    const el = document.createElement("div");
+    el.className = "row";
+    el.setAttribute("role", "row");
+    el.dataset.movie = movie.id;
+    el.dataset.phase = "closed";
+    this.el = el;
     this.buttonsEl = document.createElement("div");
     this.buttonsEl.className = "buttons";
+    // What a finger reveals, drawn: a screen reader has the same actions as cells (actionsEl), and a
+    // keyboard fires the revealed one with Enter on the movie.
+    this.buttonsEl.setAttribute("aria-hidden", "true");
     this.ghostEl = document.createElement("div");
     this.ghostEl.className = "ghost";
     this.ghostEl.setAttribute("aria-hidden", "true");
     this.contentEl = document.createElement("div");
     this.contentEl.className = "content";
+    this.contentEl.setAttribute("role", "gridcell");
+    this.contentEl.tabIndex = -1;
+    this.contentEl.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape");
+    // How to use a row, said once in the page (#row-help) for every row.
+    this.contentEl.setAttribute("aria-describedby", "row-help");
     // The movie's image as a tile (its name's letter on its colour): decoration, the title says it.
     this.posterEl = document.createElement("span");
     this.posterEl.className = "poster";
@@ -156,11 +167,12 @@ export class RowView {
     this.flagsEl = document.createElement("span");
     this.flagsEl.className = "flags";
     this.contentEl.append(this.posterEl, this.titleEl, this.flagsEl);
+    // The action cells: no role of its own, so that the row owns the cells (a group between them
+    // would break the grid).
     this.actionsEl = document.createElement("div");
     this.actionsEl.className = "a11y-actions";
-    this.actionsEl.setAttribute("role", "group");
     // The ghost (another finger, issue 18) is drawn over the content, faint, and lets pointers through.
-    li.append(this.buttonsEl, this.contentEl, this.ghostEl, this.actionsEl);
+    el.append(this.buttonsEl, this.contentEl, this.ghostEl, this.actionsEl);
     this.setMovie(movie, actions);
   }
 
@@ -173,17 +185,38 @@ export class RowView {
     this.ghostOffset = null;
     this.ghostLabel = "";
     if (this.el.className !== "row") this.el.className = "row";
-    this.el.tabIndex = 0;
     this.el.removeAttribute("aria-hidden");
     this.el.dataset.movie = movie.id;
+    this.setTabStop(null, true);
     this.setMovie(movie, actions);
   }
 
-  /** aria-posinset / aria-setsize: the row's place in the whole list, most of which is not in
-   * the DOM. Written only when they change. */
-  setPosition(position, size) {
-    if (position !== this.position) { this.position = position; this.el.setAttribute("aria-posinset", String(position)); }
-    if (size !== this.size) { this.size = size; this.el.setAttribute("aria-setsize", String(size)); }
+  /** aria-rowindex: the row's place in the whole list (the grid's aria-rowcount), most of which
+   * is not in the DOM. Written only when it changes. */
+  setPosition(index) {
+    if (index !== this.index) { this.index = index; this.el.setAttribute("aria-rowindex", String(index)); }
+  }
+
+  /** The action buttons, in order (each in its gridcell). */
+  get actionButtons() {
+    return Array.from(this.actionsEl.children, (cell) => cell.firstChild);
+  }
+
+  /** The cell `column` (0: the movie, i: its i-th action), or the movie when it has no such action. */
+  cell(column) {
+    return (column > 0 && this.actionsEl.children[column - 1]?.firstChild) || this.contentEl;
+  }
+
+  /** Makes cell `column` the list's Tab stop (tabindex 0) and every other cell of the row not
+   * (-1); null: none of them. A row going away is never the stop. Writes only what changes. */
+  setTabStop(column, force = false) {
+    if (this.removing) column = null;
+    if (column !== null && column > this.actionsEl.children.length) column = 0;
+    if (column === this.tabStop && !force) return;
+    this.tabStop = column;
+    const set = (el, stop) => { const t = stop ? 0 : -1; if (el.tabIndex !== t) el.tabIndex = t; };
+    set(this.contentEl, column === 0);
+    this.actionButtons.forEach((b, i) => set(b, column === i + 1));
   }
 
   /** The movie changed (title, flags): redraws the content and the accessibility actions. */
@@ -210,35 +243,40 @@ export class RowView {
     const said = [movie.title];
     if (movie.watched) said.push("watched");
     if (movie.watchedWithFriends) said.push("watched with friends");
-    this.el.setAttribute("aria-label", said.join(", "));
+    this.contentEl.setAttribute("aria-label", said.join(", "));
     this.setActions(this.row?.accessibilityActions ?? actions);
   }
 
-  /** The row's accessibilityActions as buttons (fired with `perform`). The buttons are
-   * rewritten in place, so that the one a keyboard is on keeps the focus when its label changes
-   * (a layout's activeLabel, once the action is performed). */
+  /** The row's accessibilityActions as buttons (fired with `perform`), each in a cell of the
+   * row. The buttons are rewritten in place, so that the one a keyboard is on keeps the focus
+   * when its label changes (a layout's activeLabel, once the action is performed). */
   setActions(actions) {
     const list = actions ?? [];
     const key = JSON.stringify(list);
     if (key === this.actionsKey) return;
     this.actionsKey = key;
-    this.actionsEl.setAttribute("aria-label", `Actions for ${this.movie.title}`);
-    const els = this.actionsEl.children;
+    const cells = this.actionsEl.children;
     list.forEach((a, i) => {
-      let b = els[i];
-      if (!b) {
-        b = document.createElement("button");
-        b.type = "button";
-        this.actionsEl.append(b);
+      let cell = cells[i];
+      if (!cell) {
+        cell = document.createElement("div");
+        cell.setAttribute("role", "gridcell");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.tabIndex = -1;
+        cell.append(button);
+        this.actionsEl.append(cell);
       }
+      const b = cell.firstChild;
       b.textContent = a.label;
       b.dataset.perform = a.action;
       b.classList.toggle("destructive", a.destructive === true);
     });
-    for (let i = els.length - 1; i >= list.length; i--) {
-      if (els[i].contains(document.activeElement)) this.el.focus({ preventScroll: true });
-      els[i].remove();
+    for (let i = cells.length - 1; i >= list.length; i--) {
+      if (cells[i].contains(document.activeElement)) this.contentEl.focus({ preventScroll: true });
+      cells[i].remove();
     }
+    this.setTabStop(this.tabStop, true);  // new buttons, or the stop's own gone
   }
 
   /** Takes the daemon's Row; the caller draws it in the next animation frame. */
@@ -331,6 +369,7 @@ export class RowView {
       if (!el) {
         el = document.createElement("button");
         el.type = "button";
+        el.tabIndex = -1;
         this.buttonsEl.append(el);
       }
       const key = `${b.action}|${b.label ?? ""}|${b.icon ?? ""}|${b.tint}|${b.role ?? ""}`;
@@ -353,14 +392,12 @@ export class RowView {
       el.style.left = `${x}px`;
       el.style.width = `${w}px`;
       el.hidden = w < 0.5;
-      // Only a button of the row as it rests open (or asks to confirm) can be tapped.
-      const phase = this.row?.phase;
-      el.tabIndex = ratio === 1 && (phase === "open" || phase === "confirming") ? 0 : -1;
-      // A button that goes away with the focus on it hands the focus to its row, not to <body>.
-      if ((el.hidden || el.tabIndex < 0) && el === document.activeElement) this.el.focus({ preventScroll: true });
+      // Never a Tab stop (the list has one), nor focused by a tap (app.js, mousedown): should one
+      // have the focus anyway as it goes, the focus goes to the movie, not to <body>.
+      if (el.hidden && el === document.activeElement) this.contentEl.focus({ preventScroll: true });
     }
     for (let i = els.length - 1; i >= buttons.length; i--) {
-      if (els[i] === document.activeElement) this.el.focus({ preventScroll: true });
+      if (els[i] === document.activeElement) this.contentEl.focus({ preventScroll: true });
       els[i].remove();
     }
   }
