@@ -13,9 +13,11 @@ public enum DataTools {
                swiped import (--state DIR | --postgres CONNINFO) (FILE | - | --from-sqlite FILE)
                swiped backup (--state DIR | --postgres CONNINFO) FILE [--force]
 
-        Keep and move the event log (docs/running.md: "Backups", "Moving from SQLite to PostgreSQL";
-        the export format: docs/export-format.md). Each reads the store from one consistent
-        snapshot while daemons go on serving it, and takes no lock of theirs, except import.
+        Keep and move the event log, and the people tables beside it: the tokens (their
+        hashes) and the roles given to names (docs/running.md: "Backups", "Moving from SQLite
+        to PostgreSQL"; the export format: docs/export-format.md). Each reads the store from
+        one consistent snapshot while daemons go on serving it, and takes no lock of theirs,
+        except import.
 
           export   the whole log as JSON lines, to standard output or (written to a temporary
                    name, fsynced, renamed, mode 0600) to FILE; an existing FILE is kept
@@ -23,7 +25,9 @@ public enum DataTools {
           verify   the restore drill: seqs from 1 without a gap, every event follows from the
                    state before it, every snapshot is the fold at its seq, keys are unique,
                    SQLite's integrity_check; prints the seq, the events and the state's digest
-                   (the same for the same state in any store); exit 1 with the first fault.
+                   (the same for the same state in any store: the events', not the
+                   people tables'), and the tokens and role grants when there are any;
+                   exit 1 with the first fault.
                    --backup FILE takes a SQLite backup or an export (told by its first bytes)
           import   an export (FILE, or - for standard input) or a SQLite log (--from-sqlite)
                    into an EMPTY store: a state directory without events.sqlite3 (its lock is
@@ -31,8 +35,8 @@ public enum DataTools {
                    lock, in one transaction). A state directory still holding a log's -wal,
                    -shm or -journal is refused: move them out of it first. All or nothing: a
                    bad line (or one over 65536 bytes) stops it, with its number, leaving
-                   nothing. Seqs, times, keys and removed movies are kept; then the result is
-                   verified against the source's digest
+                   nothing. Seqs, times, keys, removed movies, tokens and role grants are
+                   kept; then the result is verified against the source's digest and tables
           backup   an online copy, verified: SQLite's VACUUM INTO (one read transaction) for a
                    state directory, an export for PostgreSQL; prints its seq, events and size
 
@@ -172,25 +176,30 @@ public enum DataTools {
             } else {
                 v = try Moves.verify(store())
             }
-            print("ok: \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)")
+            print("ok: \(v.source): seq \(v.seq), \(v.events) events\(v.peopleSummary), digest \(v.digest)")
         case "export":
             if let file = p.to {
                 let v = try Moves.export(store(), toFile: file, replace: p.force, now: now)
                 printError(
-                    "exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest) to \(file)\n")
+                    "exported \(v.source): seq \(v.seq), \(v.events) events\(v.peopleSummary), digest \(v.digest) to \(file)\n"
+                )
             } else {
                 try StoreGuard.refuseStandardOutput(reading: store())
                 let v = try Moves.export(store(), to: Output(), now: now)
-                printError("exported \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)\n")
+                printError(
+                    "exported \(v.source): seq \(v.seq), \(v.events) events\(v.peopleSummary), digest \(v.digest)\n"
+                )
             }
         case "import":
             let source: Moves.ImportSource = p.fromSQLite.map { .sqlite($0) } ?? .export(p.positional[0])
             let v = try Moves.importLog(from: source, into: store())
-            print("imported into \(v.source): seq \(v.seq), \(v.events) events, digest \(v.digest)")
+            print(
+                "imported into \(v.source): seq \(v.seq), \(v.events) events\(v.peopleSummary), digest \(v.digest)"
+            )
         case "backup":
             let (v, size) = try Moves.backup(store(), to: p.positional[0], replace: p.force, now: now)
             print(
-                "backup \(p.positional[0]): seq \(v.seq), \(v.events) events, \(size) bytes, digest \(v.digest)"
+                "backup \(p.positional[0]): seq \(v.seq), \(v.events) events\(v.peopleSummary), \(size) bytes, digest \(v.digest)"
             )
         default:
             preconditionFailure("not a subcommand: \(command)")

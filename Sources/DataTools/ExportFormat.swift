@@ -1,11 +1,14 @@
 // The export format (docs/export-format.md): JSON lines, a header, the events in seq order as
-// `history` shows them plus their key, and a trailer that makes a cut or altered file evident.
+// `history` shows them plus their key, (version 2) the people tables' tokens and role grants,
+// and a trailer that makes a cut or altered file evident.
 import JSONCodec
 import Movies
+import People
 
 public enum ExportFormat {
-    /// The format this build writes and the newest it reads.
-    public static let version = 1
+    /// The format this build writes and the newest it reads (it reads 1 too). Version 2 (issue
+    /// 45) added the people lines (ExportFormat+People.swift) and their counts in the trailer.
+    public static let version = 2
     public static let name = "swiped-export"
     /// The longest line a reader accepts, newline excluded: what `import` and `verify` hold of
     /// one line at most, whatever they are given (a 256 MiB line used to be read whole). An
@@ -28,6 +31,9 @@ public enum ExportFormat {
     public struct Trailer: Equatable, Sendable {
         public var seq: UInt64
         public var events: UInt64
+        /// The number of token lines and of role grant lines (version 2; nil in version 1).
+        public var tokens: UInt64? = nil
+        public var grants: UInt64? = nil
         /// `LogChecker.digest` of the state at `seq`.
         public var digest: String
         /// SHA-256 (hex) of every byte of the file before the trailer line.
@@ -37,6 +43,10 @@ public enum ExportFormat {
     public enum Line: Equatable, Sendable {
         case header(Header)
         case event(ExportedEvent)
+        /// Version 2: a token of the people tables (its hash, never a token).
+        case token(TokenRecord)
+        /// Version 2: a role given to a name.
+        case grant(name: String, role: Role)
         case trailer(Trailer)
     }
 
@@ -97,6 +107,12 @@ public enum ExportFormat {
         w.uint64(t.seq)
         w.literal(#","events":"#)
         w.uint64(t.events)
+        if let tokens = t.tokens, let grants = t.grants {
+            w.literal(#","tokens":"#)
+            w.uint64(tokens)
+            w.literal(#","grants":"#)
+            w.uint64(grants)
+        }
         w.literal(#","digest":"#)
         w.string(t.digest)
         w.literal(#","sha256":"#)
@@ -108,8 +124,11 @@ public enum ExportFormat {
     // MARK: - Reading
 
     /// One line (without its newline). `first`: whether it is the file's first line, which
-    /// must be the header. Throws what is wrong with it, without the line number.
-    public static func parse(_ line: ArraySlice<UInt8>, first: Bool) throws(Fault) -> Line {
+    /// must be the header; `version`: the header's (what the other lines may be). Throws what is
+    /// wrong with it, without the line number.
+    public static func parse(_ line: ArraySlice<UInt8>, first: Bool, version: Int = ExportFormat.version)
+        throws(Fault) -> Line
+    {
         let value: JSON
         do throws(JSONError) {
             value = try JSONParser.parse(line)
@@ -139,12 +158,21 @@ public enum ExportFormat {
         if o["end"] != nil {
             guard case .bool(true)? = o["end"] else { throw Fault("\"end\" must be true") }
             _ = fields.take("end")
+            let seq = try fields.uint("seq")
+            let events = try fields.uint("events")
+            let people = version >= 2 ? (try fields.uint("tokens"), try fields.uint("grants")) : nil
             let t = Trailer(
-                seq: try fields.uint("seq"), events: try fields.uint("events"),
+                seq: seq, events: events, tokens: people?.0, grants: people?.1,
                 digest: try fields.string("digest"),
                 sha256: try fields.string("sha256"))
             try fields.done()
             return .trailer(t)
+        }
+        if o["token"] != nil || o["grant"] != nil {
+            guard version >= 2 else {
+                throw Fault("a \(o["token"] != nil ? "token" : "role grant") line in a version 1 export")
+            }
+            return o["token"] != nil ? .token(try token(&fields)) : try grant(&fields)
         }
         let seq = try fields.uint("seq")
         let kind = try fields.string("kind")
@@ -167,8 +195,8 @@ public enum ExportFormat {
                 event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key))
     }
 
-    /// An object's members taken one by one; `done` refuses any left (a v1 line has no others).
-    private struct Fields {
+    /// An object's members taken one by one; `done` refuses any left (a line has no others).
+    struct Fields {
         /// A handful of members: a scan costs less than a dictionary made for each line.
         var members: [JSONObject.Member]
         init(_ o: JSONObject) { members = o.members }

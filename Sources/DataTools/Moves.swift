@@ -3,16 +3,27 @@ import EventLog
 import Glibc
 import JSONCodec
 import Movies
+import People
 import StoreCore
 import StorePostgres
 import StoreSQLite
 
-/// What a verification found: where the log ends, how many events, its digest.
+/// What a verification found: where the log ends, how many events, its digest, and how many
+/// tokens and role grants the people tables hold (issue 45; not in the digest).
 public struct Verified: Equatable, Sendable {
     public var source: String
     public var seq: UInt64
     public var events: UInt64
     public var digest: String
+    public var tokens = 0
+    public var grants = 0
+
+    /// ", 2 tokens, 1 role grant" for a store whose people tables hold any, else nothing: what
+    /// the subcommands print between the events and the digest.
+    public var peopleSummary: String {
+        guard tokens > 0 || grants > 0 else { return "" }
+        return ", \(tokens) token\(tokens == 1 ? "" : "s"), \(grants) role grant\(grants == 1 ? "" : "s")"
+    }
 }
 
 public enum Moves {
@@ -22,11 +33,19 @@ public enum Moves {
     public static func verify(_ location: StoreLocation, postgres: PostgresLogAccess? = nil) throws(Fault)
         -> Verified
     {
+        try verifyReading(location, postgres: postgres).verified
+    }
+
+    /// `verify`, with the people tables it read (nil for a store made before them).
+    static func verifyReading(_ location: StoreLocation, postgres: PostgresLogAccess? = nil) throws(Fault)
+        -> (verified: Verified, people: PeopleTables?)
+    {
         var checker = LogChecker()
         var snapshots: [UInt64: [UInt8]] = [:]
         var head = StoreHead(source: "", seq: 0, events: 0, snapshots: [])
         var fault: Fault?
-        try Stores.read(location, integrity: true, postgres: postgres) { (h: StoreHead) throws(Fault) in
+        let people = try Stores.read(location, integrity: true, postgres: postgres) {
+            (h: StoreHead) throws(Fault) in
             head = h
             for s in h.snapshots {
                 guard s.seq <= h.seq else {
@@ -52,96 +71,10 @@ public enum Moves {
                 "\(head.source): the events end at seq \(checker.state.lastSeq) (\(checker.events) events), the log's head says seq \(head.seq) (\(head.events) events)"
             )
         }
-        return Verified(source: head.source, seq: head.seq, events: checker.events, digest: checker.digest)
-    }
-
-    /// Reads an export and checks it: the header, every event folded, the trailer's counts, digest
-    /// and checksum. `each` gets every event with the row a store keeps for it.
-    @discardableResult
-    static func readExport(
-        _ input: LineInput, _ each: (StoredEvent) throws(Fault) -> Void = { _ in }
-    ) throws(Fault) -> Verified {
-        try readExportFolding(input, each).verified
-    }
-
-    static func readExportFolding(
-        _ input: LineInput, _ each: (StoredEvent) throws(Fault) -> Void
-    ) throws(Fault) -> (verified: Verified, state: MovieState) {
-        func at(_ f: Fault) -> Fault { Fault("\(input.name): line \(input.number): \(f.message)") }
-        var hash = SHA256()
-        // A copy: a slice kept of the input's buffer would make it copy itself at its next read.
-        guard let first = try input.next().map(Array.init) else {
-            throw Fault("\(input.name): empty: not a swiped export")
-        }
-        let header: ExportFormat.Header
-        do throws(Fault) {
-            guard case .header(let h) = try ExportFormat.parse(first[...], first: true) else {
-                preconditionFailure("the first line parsed as something other than a header")
-            }
-            header = h
-        } catch {
-            throw at(error)
-        }
-        let newline: [UInt8] = [0x0A]
-        first.withUnsafeBufferPointer { hash.update($0) }
-        hash.update(newline)
-        var checker = LogChecker()
-        while let line = try input.next() {
-            do throws(Fault) {
-                let parsed: ExportFormat.Line
-                do throws(Fault) {
-                    if let fast = ExportFormat.fastEvent(line) {
-                        parsed = .event(fast)
-                    } else {
-                        parsed = try ExportFormat.parse(line, first: false)
-                    }
-                } catch {
-                    guard !input.unterminated else {
-                        throw Fault("the last line has no newline and \(error.message): the file was cut")
-                    }
-                    throw error
-                }
-                switch parsed {
-                case .header:
-                    throw Fault("a second header")
-                case .event(let x):
-                    let row = try checker.fold(exported: x)
-                    try each(row)
-                    line.withUnsafeBufferPointer { hash.update($0) }
-                    hash.update(newline)
-                case .trailer(let t):
-                    guard !input.unterminated else {
-                        throw Fault("the trailer has no newline: the file was cut")
-                    }
-                    var h = hash
-                    guard SHA256.hex(digest: h.finish()) == t.sha256 else {
-                        throw Fault(
-                            "the checksum of the lines before the trailer is not the trailer's: the file was altered"
-                        )
-                    }
-                    guard t.seq == checker.state.lastSeq, t.events == checker.events, t.seq == header.seq
-                    else {
-                        throw Fault(
-                            "the trailer says seq \(t.seq) and \(t.events) events, the header seq \(header.seq), the file has \(checker.state.lastSeq) and \(checker.events)"
-                        )
-                    }
-                    guard t.digest == checker.digest else {
-                        throw Fault("the trailer's digest \(t.digest) is not the fold's \(checker.digest)")
-                    }
-                    if try input.next() != nil { throw Fault("a line after the trailer") }
-                    let source = "\(input.name) (an export of \(header.source))"
-                    return (
-                        Verified(source: source, seq: t.seq, events: t.events, digest: t.digest),
-                        checker.state
-                    )
-                }
-            } catch {
-                throw at(error)
-            }
-        }
-        throw Fault(
-            "\(input.name): ends at line \(input.number) without its trailer: the file was cut (the header says seq \(header.seq), it has \(checker.state.lastSeq))"
-        )
+        let verified = Verified(
+            source: head.source, seq: head.seq, events: checker.events, digest: checker.digest,
+            tokens: people?.tokens.count ?? 0, grants: people?.grants.count ?? 0)
+        return (verified, people)
     }
 
     // MARK: - export
@@ -152,7 +85,7 @@ public enum Moves {
         var head = StoreHead(source: "", seq: 0, events: 0, snapshots: [])
         var fault: Fault?
         var line = JSONWriter(capacity: 512)
-        try Stores.read(location, integrity: false) { (h: StoreHead) throws(Fault) in
+        let read = try Stores.read(location, integrity: false) { (h: StoreHead) throws(Fault) in
             head = h
             try out.write(
                 ExportFormat.header(
@@ -175,13 +108,23 @@ public enum Moves {
                 "\(head.source): the events end at seq \(checker.state.lastSeq), the log's head says \(head.seq)"
             )
         }
+        // The people tables, read in the same snapshot as the events, after them.
+        let people = read ?? PeopleTables()
+        do throws(Fault) {
+            for l in try ExportFormat.lines(people) { try out.write(l) }
+        } catch {
+            throw Fault("\(head.source): \(error.message)")
+        }
         var sum = out.hash
         let trailer = ExportFormat.Trailer(
-            seq: head.seq, events: checker.events, digest: checker.digest,
+            seq: head.seq, events: checker.events, tokens: UInt64(people.tokens.count),
+            grants: UInt64(people.grants.count), digest: checker.digest,
             sha256: SHA256.hex(digest: sum.finish()))
         try out.write(ExportFormat.trailer(trailer), hashed: false)
         try out.finish()
-        return Verified(source: head.source, seq: head.seq, events: checker.events, digest: checker.digest)
+        return Verified(
+            source: head.source, seq: head.seq, events: checker.events, digest: checker.digest,
+            tokens: people.tokens.count, grants: people.grants.count)
     }
 
     /// `export` into `file`: a temporary file published when whole (see `Files`).
@@ -229,17 +172,18 @@ public enum Moves {
         }
     }
 
-    /// Feeds every event of `source` to `each`, checked; returns the source's verification.
+    /// Feeds every event of `source` to `each`, checked; returns the source's verification, the
+    /// state its events fold to, and its people tables (empty when it has none).
     private static func feed(_ source: ImportSource, _ each: (StoredEvent) throws(Fault) -> Void)
         throws(Fault)
-        -> (Verified, MovieState)
+        -> (Verified, MovieState, PeopleTables)
     {
         switch source {
         case .export(let path):
             return try readExportFolding(try LineInput.open(path), each)
         case .sqlite(let path):
             // The source is verified first (it is a file nobody writes), then read again to copy.
-            let v = try verify(.sqliteFile(path))
+            let (v, people) = try verifyReading(.sqliteFile(path))
             var checker = LogChecker()
             var fault: Fault?
             try Stores.read(.sqliteFile(path), integrity: false) { _ in
@@ -261,7 +205,25 @@ public enum Moves {
                 }
             }
             if let fault { throw fault }
-            return (v, checker.state)
+            return (v, checker.state, people ?? PeopleTables())
+        }
+    }
+
+    /// Whether the imported store holds what the source held: the same state (its digest and
+    /// seq) and the same people tables.
+    private static func checkImported(
+        _ target: (verified: Verified, people: PeopleTables?), source: Verified, people: PeopleTables
+    ) throws(Fault) {
+        let t = target.verified
+        guard t.digest == source.digest, t.seq == source.seq else {
+            throw Fault(
+                "the imported log (seq \(t.seq), \(t.digest)) is not the source (seq \(source.seq), \(source.digest))"
+            )
+        }
+        guard (target.people ?? PeopleTables()) == people else {
+            throw Fault(
+                "the imported people tables (\(t.tokens) tokens, \(t.grants) role grants) are not the source's (\(people.tokens.count) and \(people.grants.count))"
+            )
         }
     }
 
@@ -312,10 +274,11 @@ public enum Moves {
             } catch {
                 throw Fault(error.message)
             }
-            let (source, state) = try feed(source) { (row: StoredEvent) throws(Fault) in
+            let (source, state, people) = try feed(source) { (row: StoredEvent) throws(Fault) in
                 do throws(LogError) { try importer!.append(row) } catch { throw Fault(error.message) }
             }
             do throws(LogError) {
+                try importer!.write(people)
                 try importer!.finish(
                     snapshot: state.lastSeq > 0 ? (state.lastSeq, state.snapshotBytes()) : nil)
                 importer = nil
@@ -323,18 +286,14 @@ public enum Moves {
                 throw Fault(error.message)
             }
             try Files.fsync(path: temporary)
-            let target = try verify(.sqliteFile(temporary))
-            guard target.digest == source.digest, target.seq == source.seq else {
-                throw Fault(
-                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))"
-                )
-            }
+            let target = try verifyReading(.sqliteFile(temporary))
+            try checkImported(target, source: source, people: people)
             for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
             try Files.publish(temporary, as: path, replace: false)
             done = true
-            return Verified(
-                source: "sqlite:\(Stores.absolute(path))", seq: target.seq, events: target.events,
-                digest: target.digest)
+            var published = target.verified
+            published.source = "sqlite:\(Stores.absolute(path))"
+            return published
         } catch {
             importer?.abandon()
             Files.removeDatabase(temporary)
@@ -352,23 +311,20 @@ public enum Moves {
             throw Fault(error.message)
         }
         do throws(Fault) {
-            let (source, state) = try feed(source) { (row: StoredEvent) throws(Fault) in
+            let (source, state, people) = try feed(source) { (row: StoredEvent) throws(Fault) in
                 do throws(StoreError) { try access.insert(row) } catch { throw Fault(error.message) }
             }
             do throws(StoreError) {
                 try access.writeImport(
-                    seq: state.lastSeq, snapshot: state.lastSeq > 0 ? state.snapshotBytes() : nil)
+                    seq: state.lastSeq, snapshot: state.lastSeq > 0 ? state.snapshotBytes() : nil,
+                    people: people)
             } catch {
                 throw Fault(error.message)
             }
-            let target = try verify(.postgres(conninfo), postgres: access)
-            guard target.digest == source.digest, target.seq == source.seq else {
-                throw Fault(
-                    "the imported log (seq \(target.seq), \(target.digest)) is not the source (seq \(source.seq), \(source.digest))"
-                )
-            }
+            let target = try verifyReading(.postgres(conninfo), postgres: access)
+            try checkImported(target, source: source, people: people)
             do throws(StoreError) { try access.commitImport() } catch { throw Fault(error.message) }
-            return target
+            return target.verified
         } catch {
             access.abandon()
             throw error

@@ -2,6 +2,7 @@
 // events.sqlite3, or a backup) or a PostgreSQL database, each read from one consistent snapshot.
 import EventLog
 import Glibc
+import People
 import StoreCore
 import StorePostgres
 
@@ -32,11 +33,13 @@ struct StoreHead {
 
 enum Stores {
     /// Reads the whole log at `location` from one snapshot: `head`, then every event in seq order
-    /// until `row` returns false. `integrity`: run SQLite's integrity_check first (a fault).
+    /// until `row` returns false; returns the people tables of that snapshot (issue 45), nil for
+    /// a store made before them. `integrity`: run SQLite's integrity_check first (a fault).
+    @discardableResult
     static func read(
         _ location: StoreLocation, integrity: Bool, postgres: PostgresLogAccess? = nil,
         _ head: (StoreHead) throws(Fault) -> Void, _ row: (StoredEvent) -> Bool
-    ) throws(Fault) {
+    ) throws(Fault) -> PeopleTables? {
         if let path = location.sqlitePath {
             do throws(LogError) {
                 let reader = try LogFileReader(path: path)
@@ -58,11 +61,12 @@ enum Stores {
                 do throws(Fault) { try head(h) } catch { failed = error }
                 if let failed { throw LogError.other(failed.message) }
                 try reader.forEachEvent(row)
+                let people = try reader.peopleTables()
                 try reader.end()
+                return people
             } catch {
                 throw Fault(error.message)
             }
-            return
         }
         guard case .postgres(let conninfo) = location else {
             preconditionFailure("\(location) is not a store")
@@ -71,6 +75,7 @@ enum Stores {
             let access: PostgresLogAccess
             if let postgres { access = postgres } else { access = try PostgresLogAccess(conninfo: conninfo) }
             var failed: Fault?
+            var people: PeopleTables?
             try access.read(
                 { (h: PostgresLogAccess.Head) throws(StoreError) in
                     let sh = StoreHead(
@@ -78,8 +83,9 @@ enum Stores {
                         snapshots: h.snapshots)
                     do throws(Fault) { try head(sh) } catch { failed = error }
                     if let failed { throw StoreError(.badRequest, failed.message) }
-                }, row)
+                }, row, people: { people = $0 })
             if let failed { throw StoreError(.badRequest, failed.message) }
+            return people
         } catch {
             throw Fault(error.message)
         }

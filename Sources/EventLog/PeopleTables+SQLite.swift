@@ -218,7 +218,10 @@ extension LogFileReader {
     /// The people tables as the read transaction sees them (`begin()`), or nil when the file
     /// has none (a log made before issue 45).
     public func peopleTables() throws(LogError) -> PeopleTables? {
-        guard try conn.hasPeopleTables() else { return nil }
+        let found = try conn.queryInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('people_tokens', 'people_roles')"
+        )
+        guard found == 2 else { return nil }
         return try conn.readPeopleTables()
     }
 }

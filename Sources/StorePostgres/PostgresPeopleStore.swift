@@ -233,8 +233,10 @@ public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
         } catch .lost(let why) {
             lost(why)
         } catch {
-            // A refused statement leaves the read's transaction open: end it.
+            // A refused statement leaves the read's transaction open: end it. The next read that
+            // works reads the tables whatever the version says (they may have been made anew).
             _ = try? c.execute("ROLLBACK")
+            version = -1
             if !readFailed {
                 readFailed = true
                 post(

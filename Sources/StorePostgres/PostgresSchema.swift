@@ -47,8 +47,7 @@ enum PostgresSchema {
     /// Every table of the schema, for `swiped import`'s refusal of a database that has any.
     static let tableNames = [
         "swiped_schema", "swiped_head", "swiped_events", "swiped_snapshots", "swiped_identity",
-        "swiped_tokens",
-        "swiped_roles", "swiped_people_version",
+        "swiped_tokens", "swiped_roles", "swiped_people_version",
     ]
 
     /// The log's id (LogIdentity), one row. Not a new schema version: a database of schema 1

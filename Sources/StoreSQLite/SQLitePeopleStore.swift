@@ -170,6 +170,8 @@ public final class SQLitePeopleStore: PeopleStore, @unchecked Sendable {
             readFailed = false
             return (read.tables, nil)
         } catch {
+            // The next read that works reads the tables whatever the version says.
+            version = -1
             guard !readFailed else { return (nil, nil) }
             readFailed = true
             return (

@@ -184,7 +184,7 @@ final class MovesTests: XCTestCase {
         var newer = lines
         newer[0] = Array(
             String(decoding: lines[0], as: UTF8.self).replacingOccurrences(
-                of: #""version":1"#, with: #""version":2"#
+                of: #""version":2"#, with: #""version":3"#
             ).utf8)
         var notJSON = lines
         notJSON[40] = Array("{\"seq\":".utf8)
