@@ -45,7 +45,7 @@ extension ExportFormat {
     }
 
     /// `{"grant":NAME,"role":ROLE}` and a newline.
-    public static func grant(name: String, role: Role) -> [UInt8] {
+    public static func grant(name: String, role: AccessRole) -> [UInt8] {
         var w = JSONWriter()
         w.literal(#"{"grant":"#)
         w.string(name)
@@ -101,11 +101,11 @@ extension ExportFormat {
         return name
     }
 
-    private static func role(_ fields: inout Fields) throws(Fault) -> Role {
+    private static func role(_ fields: inout Fields) throws(Fault) -> AccessRole {
         let name = try fields.string("role")
-        guard let role = Role(rawValue: name) else {
+        guard let role = AccessRole(rawValue: name) else {
             throw Fault(
-                "\"role\" must be one of \(Role.names.joined(separator: ", ")), not \(String(reflecting: name))"
+                "\"role\" must be one of \(AccessRole.names.joined(separator: ", ")), not \(String(reflecting: name))"
             )
         }
         return role
@@ -147,7 +147,7 @@ extension ExportFormat.Fields {
 /// grants, each token's id and hash and each grant's name once.
 struct PeopleLines {
     private(set) var tokens: [TokenRecord] = []
-    private(set) var grants: [String: Role] = [:]
+    private(set) var grants: [String: AccessRole] = [:]
     private var ids = Set<String>()
     private var hashes = Set<[UInt8]>()
 
@@ -162,7 +162,7 @@ struct PeopleLines {
         tokens.append(t)
     }
 
-    mutating func add(grant name: String, _ role: Role) throws(Fault) {
+    mutating func add(grant name: String, _ role: AccessRole) throws(Fault) {
         guard grants[name] == nil else { throw Fault("a second role grant to \(String(reflecting: name))") }
         grants[name] = role
     }

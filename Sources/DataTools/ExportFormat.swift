@@ -46,7 +46,7 @@ public enum ExportFormat {
         /// Version 2: a token of the people tables (its hash, never a token).
         case token(TokenRecord)
         /// Version 2: a role given to a name.
-        case grant(name: String, role: Role)
+        case grant(name: String, role: AccessRole)
         case trailer(Trailer)
     }
 

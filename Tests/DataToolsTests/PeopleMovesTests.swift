@@ -66,7 +66,7 @@ final class PeopleMovesTests: XCTestCase {
                 created: 3)),
         .revokeTokens(name: "carol", id: nil),
         .setRole(name: "alice", role: .reader),
-        .setRole(name: "carol", role: Role.none),
+        .setRole(name: "carol", role: AccessRole.none),
         .setRole(name: "dave", role: .admin),
     ]
 
@@ -95,7 +95,7 @@ final class PeopleMovesTests: XCTestCase {
     func testTokensAndGrantsGoFromSQLiteToPostgreSQLAndBack() throws {
         let tables = try logWithPeople(dir + "/a")
         XCTAssertEqual(tables.tokens.map(\.id), ["a1a1a1a1a1a1", "b2b2b2b2b2b2"])
-        XCTAssertEqual(tables.grants, ["alice": .reader, "carol": Role.none, "dave": .admin])
+        XCTAssertEqual(tables.grants, ["alice": .reader, "carol": AccessRole.none, "dave": .admin])
         let source = try Moves.verify(.state(dir + "/a"))
         XCTAssertEqual([source.tokens, source.grants], [2, 3])
         let exported = try Moves.export(.state(dir + "/a"), toFile: dir + "/a.jsonl", replace: false, now: 1)
