@@ -12,6 +12,11 @@ public struct Hello: Equatable, Sendable {
     public var client: UInt64
     public var seq: UInt64
     public var writer: Bool
+    /// The person this connection acts for (nil: anonymous, or a daemon older than people).
+    public var user: String?
+    /// What it may do: none, reader, writer, admin (nil from a daemon older than roles: then
+    /// `writer` says whether it may change the list).
+    public var role: String?
     /// The log's id (nil from a daemon older than ids): another id than before means another
     /// log (imported, or restored from a backup), whose seqs are not the ones a client kept.
     public var log: String?
@@ -63,7 +68,7 @@ public struct EventLine: Equatable, Sendable {
 
 public final class SwipedClient {
     public let connection: LineConnection
-    public let hello: Hello
+    public private(set) var hello: Hello
     /// Seconds to wait for a reply.
     public var timeout: Double
     /// Whether requests carry an `id` (1, 2, 3…) that each reply must echo. Replies come in
@@ -103,7 +108,21 @@ public final class SwipedClient {
         }
         return Hello(
             protocolVersion: Int(object.uint("protocol") ?? 0), server: object.string("server") ?? "?",
-            client: client, seq: seq, writer: object.bool("writer") ?? true, log: object.string("log"))
+            client: client, seq: seq, writer: object.bool("writer") ?? true, user: object.string("user"),
+            role: object.string("role"), log: object.string("log"))
+    }
+
+    /// Signs this connection in with `token` (the `auth` op): who it acts for now, and its
+    /// role. A refused token throws `.server` (`forbidden`, saying why).
+    @discardableResult
+    public func signIn(token: String) throws(ClientError) -> (user: String, role: String) {
+        let reply = try call("auth", [("token", .string(token))])
+        let user = reply.string("user") ?? "?"
+        let role = reply.string("role") ?? "?"
+        hello.user = user
+        hello.role = role
+        hello.writer = role == "writer" || role == "admin"
+        return (user, role)
     }
 
     // MARK: - Raw

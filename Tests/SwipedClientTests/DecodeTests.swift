@@ -91,6 +91,14 @@ final class DecodeTests: XCTestCase {
         XCTAssertEqual(
             try SwipedClient.hello(try SwipedClient.object(line), line: line, socketPath: "/s"),
             Hello(protocolVersion: 1, server: "swiped 0.1.0", client: 7, seq: 10, writer: true))
+        let withRole = Array(
+            #"{"event":"hello","protocol":1,"server":"swiped/0.1.0","client":3,"seq":10,"writer":false,"user":"bob","role":"reader","log":"ab"}"#
+                .utf8)
+        XCTAssertEqual(
+            try SwipedClient.hello(try SwipedClient.object(withRole), line: withRole, socketPath: "/s"),
+            Hello(
+                protocolVersion: 1, server: "swiped/0.1.0", client: 3, seq: 10, writer: false, user: "bob",
+                role: "reader", log: "ab"))
         XCTAssertThrowsError(
             try SwipedClient.hello(
                 try object(#"{"event":"bye","reason":"too-many-clients"}"#), line: [], socketPath: "/s")
