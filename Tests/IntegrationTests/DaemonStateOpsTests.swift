@@ -36,7 +36,7 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
 
         let documented = try ProtocolDocument.load().ops
         XCTAssertEqual(Set(help.keys), Set(documented.keys), "help and protocol.md disagree on the ops")
-        XCTAssertEqual(documented.count, 28)
+        XCTAssertEqual(documented.count, 34)
         for (name, row) in documented {
             guard let args = help[name] else { continue }
             for arg in args {
@@ -69,6 +69,8 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             "drag": ["movie", "dx", "dy"], "peek": ["movie", "edge"], "release": ["movie", "dx", "vx"],
             "tap": ["movie", "action"],
             "close": ["movie"],
+            "auth": ["token"], "token-create": ["name", "role", "expiresIn"], "token-list": [],
+            "token-revoke": ["name", "tokenId"], "role": ["name", "role"], "denials": [],
         ]
         for (name, args) in expected {
             XCTAssertEqual(
