@@ -36,12 +36,13 @@ extension Session {
     /// tells the manager (a denial) and returns false.
     @inline(__always)
     func allowed(_ kind: OpSpec.Kind, id: [UInt8]?, op: String, _ sink: inout SessionActions) -> Bool {
-        if Ops.needs(kind) <= identity.role { return true }
+        if Ops.needs(kind) <= role { return true }
         refuse(needs: Ops.needs(kind), id: id, op: op, &sink)
         return false
     }
 
     /// `forbidden`, with what was needed and who asked, and the denial for the manager.
+    @inline(never)
     func refuse(needs: AccessRole, id: [UInt8]?, op: String, _ sink: inout SessionActions) {
         reply(id: id, op: op, error: forbidden(op, needs: needs), &sink)
         sink.append(.denied(op: op, .forbidden))
@@ -56,6 +57,29 @@ extension Session {
             message += "; sign in with auth"
         }
         return WireError(.forbidden, message)
+    }
+
+    /// The ops of people, all asked of the manager. Out of line: rare, and kept out of the
+    /// request switch, which every drag and ping runs through (inlined there, these cases cost
+    /// a ping ≈ 100 instructions: callgrind, BENCHMARKS.md).
+    @inline(never)
+    func askAboutPeople(_ request: Request, id: [UInt8]?, _ sink: inout SessionActions) {
+        let what: PeopleAsk
+        switch request {
+        case .auth(let token): what = .auth(token: token)
+        case .tokenCreate(let name, let role, let expiresIn):
+            what = .tokenCreate(name: name, role: role, expiresIn: expiresIn)
+        case .tokenList: what = .tokenList
+        case .tokenRevoke(let name, let tokenID): what = .tokenRevoke(name: name, id: tokenID)
+        case .role(let name, let change): what = .role(name: name, change)
+        case .denials: what = .denials
+        case .ping, .help, .options, .list, .add, .toggleWatched, .toggleWatchedWithFriends, .remove,
+            .restore,
+            .undo, .subscribe, .unsubscribe, .history, .viewport, .configure, .drag, .release, .tap, .open,
+            .perform, .peek, .close, .rows, .record, .recording, .share, .peers, .status:
+            preconditionFailure("client \(config.client): \(request.kind) is not an op of people")
+        }
+        ask(what, id: id, &sink)
     }
 
     /// Parks the reply and asks the manager, holding the lines after it until it is answered:

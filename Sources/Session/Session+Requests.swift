@@ -9,6 +9,11 @@ import SwipeEngine
 import Wire
 
 extension Session {
+    /// Out of line, as it was before issue 45 by the optimizer's own choice: inlined into
+    /// `answerLines` (which it became once that loop grew), each line's frame is copied and
+    /// destroyed through outlined value witnesses, ≈ 100 instructions a ping (callgrind,
+    /// BENCHMARKS.md, "Who may do what").
+    @inline(never)
     func handle(line: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions) {
         if config.fastLanes,
             RequestDecoder.withFastRequest(
@@ -32,8 +37,9 @@ extension Session {
         // Counted, not timed: a request that hands the store no command is answered in the
         // wake-up that read it (0 at the loop's one clock reading per wake-up), so its time is
         // known from the counts (LoopMetrics' `submitted`, Wire's `latencySnapshots`).
-        sink.metrics.counted(op: request.kind.metricsIndex)
-        guard allowed(request.kind, id: id, op: op, &sink) else { return }
+        let kind = request.kind
+        sink.metrics.counted(op: kind.metricsIndex)
+        guard allowed(kind, id: id, op: op, &sink) else { return }
         switch request {
         case .ping:
             replies.send { Encode.ok(&$0, id: id) }
@@ -110,18 +116,8 @@ extension Session {
             let ticket = sink.takeTicket()
             replies.park(.read(ticket: ticket, id: id))
             sink.append(.status(ticket: ticket))
-        case .auth(let token):
-            ask(.auth(token: token), id: id, &sink)
-        case .tokenCreate(let name, let role, let expiresIn):
-            ask(.tokenCreate(name: name, role: role, expiresIn: expiresIn), id: id, &sink)
-        case .tokenList:
-            ask(.tokenList, id: id, &sink)
-        case .tokenRevoke(let name, let tokenID):
-            ask(.tokenRevoke(name: name, id: tokenID), id: id, &sink)
-        case .role(let name, let change):
-            ask(.role(name: name, change), id: id, &sink)
-        case .denials:
-            ask(.denials, id: id, &sink)
+        case .auth, .tokenCreate, .tokenList, .tokenRevoke, .role, .denials:
+            askAboutPeople(request, id: id, &sink)
         }
     }
 
