@@ -21,11 +21,15 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
     public var expect: UInt64?
     /// Idempotency key: the same key again returns the original result and writes nothing.
     public var key: String?
+    /// Who asks (issue 46): the person whose connection sent it, nil when anonymous. The event
+    /// it writes carries it (`CommittedEvent.by`).
+    public var by: String?
 
-    public init(_ op: Op, expect: UInt64? = nil, key: String? = nil) {
+    public init(_ op: Op, expect: UInt64? = nil, key: String? = nil, by: String? = nil) {
         self.op = op
         self.expect = expect
         self.key = key
+        self.by = by
     }
 
     /// The kind of event this command writes when it succeeds (nil for `undoNothing`, which
