@@ -127,7 +127,9 @@ extension Session {
         _ op: MovieCommand.Op, _ options: MutationOptions, id: [UInt8]?, op name: String,
         _ sink: inout SessionActions
     ) {
-        submit(MovieCommand(op, expect: options.expect, key: options.key), .mutation(id: id, op: name), &sink)
+        submit(
+            MovieCommand(op, expect: options.expect, key: options.key, by: identity.user),
+            .mutation(id: id, op: name), &sink)
     }
 
     /// Hands `command` to the store; its reply keeps its place until the outcome comes back.
@@ -229,7 +231,8 @@ extension Session {
         }
         let ticket = sink.takeTicket()
         replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: lookup.seq)))
-        sink.append(.submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key)))
+        sink.append(
+            .submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key, by: identity.user)))
     }
 
     // MARK: - Replies worded when due
@@ -282,7 +285,7 @@ extension Session {
                     continue
                 }
                 let ticket = sink.takeTicket()
-                let command = MovieCommand(undo.map { .undo($0) } ?? .undoNothing, key: key)
+                let command = MovieCommand(undo.map { .undo($0) } ?? .undoNothing, key: key, by: identity.user)
                 replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo?.original)))
                 sink.append(.submit(ticket: ticket, op: "undo", command))
                 return

@@ -150,7 +150,9 @@ extension Session {
             return reply(id: id, op: op, error: Self.wireError(error), &sink)
         }
         let (effects, fired, pending) = (outcome.effects, outcome.fired, outcome.pending)
-        let command = fired.flatMap(BoundAction.init(rawValue:))?.command(movie: movie)
+        var command = fired.flatMap(BoundAction.init(rawValue:))?.command(movie: movie)
+        // A bound action's change is whoever swiped's (issue 46).
+        command?.by = identity.user
         if outcome.isBound && !mayWrite { return refuse(needs: .writer, id: id, op: op, &sink) }
         if let copy { list = copy }
         if recordingOn, let recorded = RecordedInput(gesture: input) { record(recorded, &sink) }
