@@ -16,7 +16,8 @@ enum CommandReply: Equatable {
     case fired(id: [UInt8]?, op: String, row: RowRender, form: RowForm, action: String, crossed: Crossings)
     /// `undo` of this connection's change `original` (nil: a keyed undo with none left here,
     /// which only its key's replay answers): the seq, the movie after, `undoes`.
-    case undo(id: [UInt8]?, original: UInt64?)
+    /// `originalBy`: who made the change it undoes (the reply's `undoesBy`).
+    case undo(id: [UInt8]?, original: UInt64?, originalBy: String? = nil)
 
     var op: String {
         switch self {
@@ -28,7 +29,7 @@ enum CommandReply: Equatable {
     var undoNote: UndoNote {
         switch self {
         case .mutation, .fired: .change
-        case .undo(_, let original): .undo(original: original)
+        case .undo(_, let original, _): .undo(original: original)
         }
     }
 }

@@ -153,7 +153,7 @@ extension Session {
         switch reply {
         case .mutation(let id, _):
             switch result {
-            case .success(let event): Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie)
+            case .success(let event): Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, by: event.by)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
         case .fired(let id, _, let row, let form, let action, let crossed):
@@ -167,10 +167,12 @@ extension Session {
                     &out, id: id, row: row, form: form, fired: .failed(action: action, error: error),
                     crossed: crossed)
             }
-        case .undo(let id, _):
+        case .undo(let id, _, let originalBy):
             switch result {
             case .success(let event):
-                Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, undoes: event.undoes)
+                Encode.mutation(
+                    &out, id: id, seq: event.seq, movie: event.movie, undoes: event.undoes, by: event.by,
+                    undoesBy: originalBy)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
         }
@@ -205,6 +207,7 @@ extension Session {
             preconditionFailure("client \(config.client): the undo's read \(lookup) is not the first reply")
         }
         let undo: Undo
+        var originalBy: String?
         do throws(WireError) {
             let events = try result.get()
             guard let event = events.first, event.seq == lookup.seq else {
@@ -222,6 +225,7 @@ extension Session {
             // The movie must still be as that change left it: its version is the change's seq.
             undo = Undo(
                 movie: event.movie.id, original: lookup.seq, compensation: compensation, version: lookup.seq)
+            originalBy = event.by
         } catch {
             replies.dropFirst()
             replies.push { Encode.error(&$0, id: id, error) }
@@ -230,7 +234,8 @@ extension Session {
             return
         }
         let ticket = sink.takeTicket()
-        replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: lookup.seq)))
+        replies.replaceFirst(
+            with: .command(ticket: ticket, .undo(id: id, original: lookup.seq, originalBy: originalBy)))
         sink.append(
             .submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key, by: identity.user)))
     }
@@ -286,7 +291,9 @@ extension Session {
                 }
                 let ticket = sink.takeTicket()
                 let command = MovieCommand(undo.map { .undo($0) } ?? .undoNothing, key: key, by: identity.user)
-                replies.replaceFirst(with: .command(ticket: ticket, .undo(id: id, original: undo?.original)))
+                let originalBy = undo.flatMap { undoHistory?.author(of: $0.original) }
+                replies.replaceFirst(
+                    with: .command(ticket: ticket, .undo(id: id, original: undo?.original, originalBy: originalBy)))
                 sink.append(.submit(ticket: ticket, op: "undo", command))
                 return
             case .subscribe(let id, let from, let generation):

@@ -15,6 +15,9 @@ struct UndoHistory {
         var movie: String
         var compensation: Undo.Compensation
         var state: State
+        /// Who made it (issue 46): this connection's person then (it may have signed in as
+        /// another since).
+        var by: String?
 
         enum State: Equatable {
             /// Not undone yet.
@@ -24,6 +27,11 @@ struct UndoHistory {
             /// Can no longer be undone (the movie changed since): `undo` walks past it.
             case dropped
         }
+    }
+
+    /// Who made the change at `seq`, if it is one of the kept.
+    func author(of seq: UInt64) -> String? {
+        index(of: seq).flatMap { ring[$0].by }
     }
 
     /// How many changes are kept: the oldest goes when a new one comes.
@@ -52,7 +60,8 @@ struct UndoHistory {
     mutating func record(_ event: CommittedEvent) {
         guard let compensation = Undo.Compensation(undoing: event.kind) else { return }
         if newest >= 0, event.seq <= ring[newest].seq { return }
-        let entry = Entry(seq: event.seq, movie: event.movie.id, compensation: compensation, state: .live)
+        let entry = Entry(
+            seq: event.seq, movie: event.movie.id, compensation: compensation, state: .live, by: event.by)
         if ring.count < UndoHistory.capacity {
             ring.append(entry)
             newest = ring.count - 1

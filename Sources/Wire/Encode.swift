@@ -81,12 +81,15 @@ public enum Encode {
         end(&out)
     }
 
-    /// `{"ok":true,"seq":N,"movie":M}`, and `"undoes":S` for the event of an `undo`.
+    /// `{"ok":true,"seq":N,"movie":M}`, `"undoes":S` for the event of an `undo`, `"by":P` for
+    /// its author (issue 46), and `"undoesBy":Q` for the author of the change an `undo` undid.
     ///
     /// Every toggle's reply: written in one reservation when the movie's strings need no
-    /// escapes (nearly always), as `plainMutation` writes it otherwise.
+    /// escapes (nearly always), as `plainMutation` writes it otherwise; the people's names after
+    /// it, escaped as any string.
     public static func mutation(
-        _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64? = nil
+        _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64? = nil,
+        by: String? = nil, undoesBy: String? = nil
     ) {
         let flags = MovieScalars(movie)
         let written = withPlainStrings(movie) { movieID, title, image in
@@ -101,15 +104,31 @@ public enum Encode {
                     w.copy(#","undoes":"#)
                     w.uint64(undoes)
                 }
-                w.copy("}\n")
             }
         }
-        if !written { plainMutation(&out, id: id, seq: seq, movie: movie, undoes: undoes) }
+        if !written {
+            return plainMutation(&out, id: id, seq: seq, movie: movie, undoes: undoes, by: by, undoesBy: undoesBy)
+        }
+        authors(&out, by: by, undoesBy: undoesBy)
+        end(&out)
+    }
+
+    @inline(__always)
+    static func authors(_ out: inout JSONWriter, by: String?, undoesBy: String?) {
+        if let by {
+            key(&out, "by")
+            out.string(by)
+        }
+        if let undoesBy {
+            key(&out, "undoesBy")
+            out.string(undoesBy)
+        }
     }
 
     /// `mutation`, a part at a time, escaping the movie's strings.
     static func plainMutation(
-        _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64?
+        _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64?, by: String? = nil,
+        undoesBy: String? = nil
     ) {
         begin(&out, id: id, ok: true)
         key(&out, "seq")
@@ -120,6 +139,7 @@ public enum Encode {
             key(&out, "undoes")
             out.uint64(undoes)
         }
+        authors(&out, by: by, undoesBy: undoesBy)
         end(&out)
     }
 
@@ -357,6 +377,10 @@ public enum Encode {
         if let undoes = e.undoes {
             key(&out, "undoes")
             out.uint64(undoes)
+        }
+        if let by = e.by {
+            key(&out, "by")
+            out.string(by)
         }
         out.bytes.append(UInt8(ascii: "}"))
     }
