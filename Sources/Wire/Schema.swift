@@ -104,6 +104,10 @@ public enum Schema {
             ArgSpec(
                 "undoes", .integer(min: 1),
                 "the seq of the event this one compensates (written by undo); left out otherwise"),
+            ArgSpec(
+                "by", .string(),
+                "who made it: the person whose connection caused it (for a gesture's bound action, whoever swiped; for an undo, whoever undid); left out for a change made before authors were kept, or by an anonymous browser"
+            ),
         ])
 
     static let row = ObjectSpec(
