@@ -244,7 +244,7 @@ def websocket_handshake(port, origin, host=None):
         return int(data.split(b" ", 2)[1])
 
 
-def browser(width=420, height=640, scrollbars=False):
+def browser(width=420, height=640, scrollbars=False, extra=()):
     """Headless Chromium through Debian's chromedriver (nothing is downloaded). Scrollbars are
     hidden (they take no room) unless `scrollbars`: then they take their 15 px, as on a desktop."""
     from selenium import webdriver
@@ -254,7 +254,8 @@ def browser(width=420, height=640, scrollbars=False):
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 f"--window-size={width},{height}", "--force-device-scale-factor=1",
                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                "--disable-backgrounding-occluded-windows", *([] if scrollbars else ["--hide-scrollbars"]), *EXTRA):
+                "--disable-backgrounding-occluded-windows", *([] if scrollbars else ["--hide-scrollbars"]), *EXTRA,
+                *extra):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(CHROMEDRIVER, log_output=subprocess.DEVNULL) if _service_takes_log_output()
                             else Service(CHROMEDRIVER), options=options)
