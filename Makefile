@@ -264,7 +264,7 @@ clean:
 # the tests install on first use into a virtual environment of their own, .build/web-venv
 # (python3-venv; Debian's Python refuses system-wide pip installs): the one download.
 # `make screenshots` regenerates docs/*.png; `make bench` runs Benchmarks/web-bench.py.
-WEB_TEST_DEBS := chromium chromium-driver python3-selenium python3-venv nginx
+WEB_TEST_DEBS := chromium chromium-driver python3-selenium python3-venv nginx openssl
 TEST_DEBS     += $(WEB_TEST_DEBS)
 BENCH_DEBS    += $(WEB_TEST_DEBS)
 WEB_PORT      ?= 8080
