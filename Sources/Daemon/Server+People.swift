@@ -448,10 +448,8 @@ extension Server {
     /// cleared (protocol.md, "Signing in from the page"). The answer, and why it is a refusal
     /// of the web listener's, if it is one.
     func signInPost(_ request: HTTPRequest, remote: String) -> ([UInt8], WebRefusal?, String?) {
+        // WebConnection lets a POST through to /login and /logout only (its postPaths).
         let login = request.path.elementsEqual("/login".utf8)
-        guard login || request.path.elementsEqual("/logout".utf8) else {
-            return (Response.error(.notFound), .notFound, "POST to a path that is not /login or /logout")
-        }
         // A page of another site must not sign a browser in or out (login CSRF).
         if case .refused(let why) = webPolicy.check(
             origin: request.values("origin"), host: request.value("host"))

@@ -3,10 +3,12 @@
 // WebConnection (HTTPScrape) decides: reads its head, writes its answer (a file of the page, an
 // error) and closes, or hands the socket to the manager as a WebSocket (`serve` returns
 // `.adopted`). One timer per connection for its deadline. Never blocks: every socket is
-// non-blocking, a head not sent in time is answered 408 (a slowloris), at most
-// `limits.maxConnections` wait at once and a new one evicts the stalest head (408) rather than
-// be refused, so that 50 slow heads cannot keep a browser out; with none to evict (all being
-// answered), the new one gets 503 once and is closed.
+// non-blocking, a head not sent in time is answered 408 (a slowloris), and at most
+// `limits.maxConnections` wait at once. Past that, a head that has been coming in for
+// `limits.evictAfter` is evicted (408) for the next connection, so that slow heads cannot keep
+// a browser out; when every place holds a fresh head (a connect storm), accepting pauses until
+// a place frees or the stalest head grows old enough, and the newcomers wait in the kernel's
+// backlog rather than be refused. Only when the pause itself fails does a newcomer get 503.
 //
 // Server+Web.swift starts it and gives it `serve` (the route: a file, or the WebSocket, which
 // the manager adopts into a Connection) and `refused` (the counters); nothing here knows the
@@ -38,6 +40,10 @@ final class WebServer {
     let refused: (WebRefusal) -> Void
     private var sources: [EventLoop.IOSource] = []
     private var waiting: [Int32: Waiting] = [:]
+    /// Accepting is paused: every place holds a fresh head (`pauseAccepting`).
+    private var paused = false
+    /// Ends a pause when the stalest head may be evicted.
+    private var resumeTimer: EventLoop.Timer?
     /// Connections accepted so far: each one's serial, for `Stalest`.
     private var accepted: UInt64 = 0
     /// Scratch buffer for reads: a head is at most `limits.headBytes`, what follows it in the
@@ -73,6 +79,9 @@ final class WebServer {
                     [unowned self] _ in acceptAll(fd)
                 })
         }
+        resumeTimer = try loop.makeTimer(description: "web accept pause") { [unowned self] in
+            resumeAccepting()
+        }
     }
 
     /// Stops accepting and closes every connection not yet a WebSocket (the listening sockets
@@ -80,6 +89,8 @@ final class WebServer {
     func close() {
         for source in sources { source.cancel() }
         sources = []
+        resumeTimer?.cancel()
+        resumeTimer = nil
         for w in Array(waiting.values) { finish(w) }
     }
 
@@ -89,6 +100,7 @@ final class WebServer {
     private func acceptAll(_ listener: Int32) {
         // Several per wake-up, bounded: the protocol's clients come first.
         for _ in 0..<16 {
+            if waiting.count >= limits.maxConnections, !makeRoom() { return }
             let c = swiped_accept(listener)
             if c < 0 {
                 let e = errno
@@ -98,18 +110,6 @@ final class WebServer {
                         [("ERROR", String(cString: strerror(e)))])
                 }
                 return
-            }
-            if waiting.count >= limits.maxConnections {
-                let all = Array(waiting.values)
-                if let i = Stalest.index(all.lazy.map(\.machine)) {
-                    let evicted = all[i]
-                    journal.log(
-                        .debug, "web connection evicted for a newer one while its head came in",
-                        [("REMOTE", Listener.peerAddress(evicted.fd) ?? "?")])
-                    perform(evicted, evicted.machine.evict(now: now))
-                    // Once, without waiting: its place is the new connection's now.
-                    if waiting[evicted.fd] === evicted { finish(evicted) }
-                }
             }
             if waiting.count >= limits.maxConnections {
                 // Once, without waiting: a 503 that does not fit the socket's buffer is dropped.
@@ -124,6 +124,56 @@ final class WebServer {
                 continue
             }
             start(c)
+        }
+    }
+
+    /// With every place taken: evicts the stalest head if it has waited `evictAfter`, else
+    /// pauses accepting (newcomers wait in the kernel's backlog) until a place frees or it has.
+    /// Whether there is room now; false also when the pause failed and a newcomer must be
+    /// refused (the caller accepts it, and the full check refuses it with 503).
+    private func makeRoom() -> Bool {
+        let all = Array(waiting.values)
+        guard let i = Stalest.index(all.lazy.map(\.machine)) else { return !pauseAccepting(until: nil) }
+        let stalest = all[i]
+        let evictable = stalest.machine.since &+ limits.evictAfter
+        guard evictable <= now else { return !pauseAccepting(until: evictable) }
+        journal.log(
+            .debug, "web connection evicted for a newer one while its head came in",
+            [("REMOTE", Listener.peerAddress(stalest.fd) ?? "?")])
+        perform(stalest, stalest.machine.evict(now: now))
+        // Once, without waiting: its place is the new connection's now.
+        if waiting[stalest.fd] === stalest { finish(stalest) }
+        return true
+    }
+
+    /// Stops watching the listening sockets until a place frees (`forget`) or `deadline`
+    /// (monotonic ns), when the stalest head may be evicted. Whether it paused.
+    private func pauseAccepting(until deadline: UInt64?) -> Bool {
+        if !paused {
+            do {
+                for source in sources { try source.watch(0) }
+            } catch {
+                journal.logFolded(
+                    .warning, "cannot pause the web listener, refusing newcomers with 503 meanwhile",
+                    [("ERROR", "\(error)")])
+                resumeAccepting()
+                return false
+            }
+            paused = true
+        }
+        if let deadline { resumeTimer?.arm(afterMicroseconds: max(1_000, (deadline &- now) / 1_000)) }
+        return true
+    }
+
+    private func resumeAccepting() {
+        guard paused else { return }
+        do {
+            for source in sources { try source.watch(UInt32(EPOLLIN.rawValue)) }
+            paused = false
+        } catch {
+            journal.logFolded(
+                .err, "cannot watch the web listener again, trying again in 100 ms", [("ERROR", "\(error)")])
+            resumeTimer?.arm(afterMicroseconds: 100_000)
         }
     }
 
@@ -251,5 +301,6 @@ final class WebServer {
         w.timer?.cancel()
         w.timer = nil
         waiting[w.fd] = nil
+        if paused && waiting.count < limits.maxConnections { resumeAccepting() }
     }
 }

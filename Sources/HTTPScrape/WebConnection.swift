@@ -27,8 +27,14 @@ public struct WebLimits: Equatable, Sendable {
     public var headTimeout: UInt64 = 5_000_000_000
     /// To take the whole answer, from when it is ready (then the connection is closed).
     public var writeTimeout: UInt64 = 10_000_000_000
-    /// Connections not yet answered nor upgraded, at most (the stalest head is evicted past it).
-    public var maxConnections = 64
+    /// Connections not yet answered nor upgraded, at most (past it, the stalest head is evicted
+    /// once it has waited `evictAfter`; else accepting waits for a place).
+    public var maxConnections = 256
+    /// How long a head must have been coming in before a new connection may evict it: a slow
+    /// head (a slowloris) is older than this, while a connect storm's heads are fresh, and are
+    /// answered within milliseconds if the newcomers wait in the kernel's backlog instead
+    /// (issue 44: 10,000 at once, all served). Nanoseconds.
+    public var evictAfter: UInt64 = 1_000_000_000
     /// The longest POST body (the page's sign-in sends a token: 36 bytes); 413 past it. The body
     /// must come within `headTimeout` of the accept, as the head.
     public var bodyBytes = 4096
@@ -117,6 +123,9 @@ public struct WebConnection: HeadWaiting, Sendable {
                 rest = Array(bytes.dropFirst(restStart))
                 switch RequestHead.parseRequest(reader.bytes, allowPost: true) {
                 case .success(let request) where request.post:
+                    guard Self.postPaths.contains(where: { request.path.elementsEqual($0.utf8) }) else {
+                        return refuse(.methodNotAllowed, "POST to a path that takes none", now: now)
+                    }
                     return startBody(request, now: now)
                 case .success(let request):
                     state = .serving
@@ -144,6 +153,10 @@ public struct WebConnection: HeadWaiting, Sendable {
             return .close
         }
     }
+
+    /// The paths a POST may go to, the page's sign-in and sign-out (the daemon's
+    /// `Server.signInPost`); any other is 405 before a byte of its body is read.
+    public static let postPaths = ["/login", "/logout"]
 
     /// A POST's head is read: its `Content-Length` says how much body follows (at most
     /// `bodyBytes`; no chunked bodies: a sign-in's is a few bytes, whose length is known).

@@ -51,6 +51,8 @@ final class WebConnectionPostTests: XCTestCase {
             ),
             ("POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n", .badRequest),
             ("PUT /login HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n", .methodNotAllowed),
+            ("POST /index.html HTTP/1.1\r\nHost: x\r\n\r\n", .methodNotAllowed),
+            ("POST /ws HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", .methodNotAllowed),
         ] {
             var c = WebConnection(now: 0)
             XCTAssertEqual(c.received(Array(head.utf8), now: 1), .write, head)

@@ -447,7 +447,7 @@ final class PageSignInTests: XCTestCase {
             try Self.post(port, "/login", body: "swp_x", lines: ["Origin: https://evil.example"]).status, 403)
         XCTAssertEqual(
             try Self.post(port, "/logout", body: "", lines: ["Origin: https://evil.example"]).status, 403)
-        XCTAssertEqual(try Self.post(port, "/index.html", body: "x").status, 404)
+        XCTAssertEqual(try Self.post(port, "/index.html", body: "x").status, 405)
         let bad = try Self.post(port, "/login", body: "swp_guess")
         XCTAssertEqual(bad.status, 403)
         XCTAssertFalse(bad.head.contains("Set-Cookie"), bad.head)

@@ -1,0 +1,403 @@
+// wsload: a WebSocket load generator for swiped's web listener (issue 44), as Benchmarks/loadgen
+// is for the Unix socket. One thread, epoll, non-blocking sockets; the RFC 6455 handshake and
+// masked text frames written by hand (a client needs only those); connections spread over
+// several loopback source addresses (127.0.0.1, .2, …) so that the ports of one do not run out
+// (about 28,000 each). Every loop is bounded by a deadline: nothing waits for ever.
+//
+//   wsload --port P --clients N [--first-source I] [--sources K] [--subscribe] MODE
+//     --hold S          open N, greet (hello) and subscribe each; print when all are; wait for
+//                       a movie event on every one (or S seconds); print when the first and the
+//                       last came (CLOCK_MONOTONIC ns, comparable across processes); keep them
+//                       open until S seconds have passed since all were ready, then exit
+//     --storm           open N at once; print how long until every one had its hello, and how
+//                       many failed (refused, reset, 503)
+//     --drag S --window W
+//                       N connections each keeping W drags in flight for S seconds; print the
+//                       replies per second and the round trips' percentiles
+//   wsload --unix PATH --toggle MOVIE
+//                       one toggle over the Unix socket; print the time it was sent (ns)
+//
+// Output: one line of key=value pairs per result, for Benchmarks/websockets.sh.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what) {
+    perror(what);
+    exit(2);
+}
+
+enum state { CONNECTING, HANDSHAKE, HELLO, SUBSCRIBING, READY, DEAD };
+
+struct conn {
+    int fd;
+    enum state state;
+    char in[8192];
+    size_t have;
+    uint64_t event_ns;     // when its first movie event came (0: none yet)
+    uint64_t sent_ns[64];  // drag: when each request in flight was sent, by id % 64
+    unsigned next_id, inflight;
+};
+
+static struct conn *conns;
+static int nconns, epfd;
+static const char *host = "127.0.0.1";
+static int port;
+static int subscribe_after_hello;
+static long greeted, ready, failed, events, replies;
+static uint64_t first_event_ns, last_event_ns;
+static uint64_t *latencies;
+static size_t nlat, caplat;
+
+static void send_all(struct conn *c, const void *buf, size_t len) {
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(c->fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {  // the send buffer of a fresh connection always takes a request: a dead peer
+            c->state = DEAD;
+            failed++;
+            return;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+// A masked text frame as a browser sends it (RFC 6455, 5.2, 5.3).
+static void send_text(struct conn *c, const char *text) {
+    size_t len = strlen(text);
+    unsigned char frame[16 + 512];
+    if (len > 512) {
+        fprintf(stderr, "wsload: a request longer than 512 bytes\n");
+        exit(2);
+    }
+    size_t at = 0;
+    frame[at++] = 0x81;
+    if (len < 126) {
+        frame[at++] = 0x80 | (unsigned char)len;
+    } else {
+        frame[at++] = 0x80 | 126;
+        frame[at++] = (unsigned char)(len >> 8);
+        frame[at++] = (unsigned char)len;
+    }
+    const unsigned char mask[4] = {0x37, 0xfa, 0x21, 0x3d};
+    memcpy(frame + at, mask, 4);
+    at += 4;
+    for (size_t i = 0; i < len; i++) frame[at + i] = (unsigned char)text[i] ^ mask[i % 4];
+    send_all(c, frame, at + len);
+}
+
+static void send_drag(struct conn *c) {
+    char line[128];
+    unsigned id = c->next_id++;
+    snprintf(line, sizeof line, "{\"id\":%u,\"op\":\"drag\",\"movie\":\"godfather\",\"dx\":%d}", id,
+             -(int)(id % 200) - 10);
+    c->sent_ns[id % 64] = now_ns();
+    c->inflight++;
+    send_text(c, line);
+}
+
+static void record_latency(uint64_t ns) {
+    if (nlat == caplat) {
+        caplat = caplat ? caplat * 2 : 1 << 20;
+        latencies = realloc(latencies, caplat * sizeof *latencies);
+        if (!latencies) die("realloc");
+    }
+    latencies[nlat++] = ns;
+}
+
+static int drag_window;
+
+// One whole text message from the server (unmasked, RFC 6455: a server never masks).
+static void message(struct conn *c, const char *text, size_t len) {
+    if (c->state == HELLO) {
+        if (len < 16 || memcmp(text, "{\"event\":\"hello\"", 16) != 0) {
+            c->state = DEAD;  // a bye (too many clients) instead of hello
+            failed++;
+            return;
+        }
+        greeted++;
+        if (subscribe_after_hello) {
+            c->state = SUBSCRIBING;
+            send_text(c, "{\"op\":\"subscribe\"}");
+        } else {
+            c->state = READY;
+            ready++;
+            for (int i = 0; i < drag_window; i++) send_drag(c);
+        }
+        return;
+    }
+    if (c->state == SUBSCRIBING) {
+        if (len > 6 && memcmp(text, "{\"ok\":", 6) == 0) {
+            c->state = READY;
+            ready++;
+        }
+        return;
+    }
+    if (len > 17 && memcmp(text, "{\"event\":\"movie\"", 16) == 0) {
+        if (!c->event_ns) {
+            uint64_t t = now_ns();
+            c->event_ns = t;
+            events++;
+            if (!first_event_ns || t < first_event_ns) first_event_ns = t;
+            if (t > last_event_ns) last_event_ns = t;
+        }
+        return;
+    }
+    if (len > 6 && memcmp(text, "{\"id\":", 6) == 0 && c->inflight > 0) {
+        unsigned id = (unsigned)strtoul(text + 6, NULL, 10);
+        record_latency(now_ns() - c->sent_ns[id % 64]);
+        replies++;
+        c->inflight--;
+        if (drag_window) send_drag(c);
+    }
+}
+
+static void readable(struct conn *c) {
+    for (;;) {
+        ssize_t n = read(c->fd, c->in + c->have, sizeof c->in - c->have);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) break;
+        if (n <= 0) {
+            if (c->state != READY || !c->event_ns) failed++;
+            c->state = DEAD;
+            close(c->fd);
+            return;
+        }
+        c->have += (size_t)n;
+        if (c->state == HANDSHAKE) {
+            char *end = memmem(c->in, c->have, "\r\n\r\n", 4);
+            if (!end) continue;
+            if (c->have < 12 || memcmp(c->in, "HTTP/1.1 101", 12) != 0) {
+                c->state = DEAD;  // 503 past --max-clients, 403 for an origin
+                failed++;
+                close(c->fd);
+                return;
+            }
+            size_t head = (size_t)(end + 4 - c->in);
+            memmove(c->in, c->in + head, c->have - head);
+            c->have -= head;
+            c->state = HELLO;
+        }
+        // Whole frames; a long reply (a list) may come in several: only their ends matter here.
+        size_t at = 0;
+        while (c->have - at >= 2) {
+            unsigned char *p = (unsigned char *)c->in + at;
+            size_t len = p[1] & 0x7f, hdr = 2;
+            if (len == 126) {
+                if (c->have - at < 4) break;
+                len = (size_t)p[2] << 8 | p[3];
+                hdr = 4;
+            } else if (len == 127) {
+                if (c->have - at < 10) break;
+                len = 0;
+                for (int i = 2; i < 10; i++) len = len << 8 | p[i];
+                hdr = 10;
+            }
+            if (hdr + len > sizeof c->in) {  // longer than the buffer: skip it as it streams
+                fprintf(stderr, "wsload: a frame of %zu bytes\n", len);
+                exit(2);
+            }
+            if (c->have - at < hdr + len) break;
+            unsigned op = p[0] & 0x0f;
+            if (op == 0x9) {  // ping: answer it, as a browser does
+                unsigned char pong[2 + 4 + 125];
+                pong[0] = 0x8a;
+                pong[1] = 0x80 | (unsigned char)len;
+                memset(pong + 2, 0, 4);
+                memcpy(pong + 6, p + hdr, len);
+                send_all(c, pong, 6 + len);
+            } else if (op == 0x1 || op == 0x0) {
+                message(c, (const char *)p + hdr, len);
+            }
+            at += hdr + len;
+        }
+        memmove(c->in, c->in + at, c->have - at);
+        c->have -= at;
+    }
+}
+
+static void handshake(struct conn *c) {
+    char req[256];
+    int n = snprintf(req, sizeof req,
+                     "GET /ws HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+                     host, port);
+    c->state = HANDSHAKE;
+    send_all(c, req, (size_t)n);
+}
+
+static void open_all(int first_source, int sources) {
+    int per = (nconns + sources - 1) / sources;
+    for (int i = 0; i < nconns; i++) {
+        struct conn *c = &conns[i];
+        c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (c->fd < 0) die("socket (raise the file limit, or spread over processes)");
+        int one = 1;
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        struct sockaddr_in src = {.sin_family = AF_INET};
+        char name[32];
+        snprintf(name, sizeof name, "127.0.0.%d", first_source + i / per);
+        inet_pton(AF_INET, name, &src.sin_addr);
+        if (bind(c->fd, (struct sockaddr *)&src, sizeof src) < 0) die("bind (a source address)");
+        struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        inet_pton(AF_INET, host, &dst.sin_addr);
+        if (connect(c->fd, (struct sockaddr *)&dst, sizeof dst) < 0 && errno != EINPROGRESS) {
+            c->state = DEAD;
+            failed++;
+            close(c->fd);
+            continue;
+        }
+        c->state = CONNECTING;
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) die("epoll_ctl");
+    }
+}
+
+static void run_until(uint64_t deadline, int (*done)(void)) {
+    struct epoll_event evs[1024];
+    while (now_ns() < deadline && !done()) {
+        int n = epoll_wait(epfd, evs, 1024, 50);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) die("epoll_wait");
+        for (int k = 0; k < n; k++) {
+            struct conn *c = &conns[evs[k].data.u32];
+            if (c->state == DEAD) continue;
+            if (evs[k].events & (EPOLLERR | EPOLLHUP) && c->state == CONNECTING) {
+                c->state = DEAD;
+                failed++;
+                close(c->fd);
+                continue;
+            }
+            if (c->state == CONNECTING && evs[k].events & EPOLLOUT) handshake(c);
+            if (evs[k].events & EPOLLIN) readable(c);
+        }
+    }
+}
+
+static int all_ready(void) { return ready + failed >= nconns; }
+static int all_events(void) { return events + failed >= nconns; }
+static int never(void) { return 0; }
+
+static int cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(double p) {
+    if (!nlat) return 0;
+    size_t i = (size_t)(p * (double)(nlat - 1));
+    return (double)latencies[i] / 1000.0;
+}
+
+static int toggle(const char *path, const char *movie) {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) die("connect (the Unix socket)");
+    char buf[4096];
+    if (read(fd, buf, sizeof buf) <= 0) die("read hello");
+    char line[256];
+    int n = snprintf(line, sizeof line, "{\"op\":\"toggle-watched\",\"movie\":\"%s\"}\n", movie);
+    uint64_t t0 = now_ns();
+    if (write(fd, line, (size_t)n) != n) die("write");
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    uint64_t t1 = now_ns();
+    if (r <= 0) die("read reply");
+    buf[r] = 0;
+    printf("toggle sent_ns=%llu acked_ns=%llu ok=%d\n", (unsigned long long)t0, (unsigned long long)t1,
+           strstr(buf, "\"ok\":true") != NULL);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int first_source = 1, sources = 0, storm = 0, window = 16;
+    double hold = 0, drag = 0;
+    const char *unix_path = NULL, *toggle_movie = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--port") && v) port = atoi(argv[++i]);
+        else if (!strcmp(a, "--host") && v) host = argv[++i];
+        else if (!strcmp(a, "--clients") && v) nconns = atoi(argv[++i]);
+        else if (!strcmp(a, "--first-source") && v) first_source = atoi(argv[++i]);
+        else if (!strcmp(a, "--sources") && v) sources = atoi(argv[++i]);
+        else if (!strcmp(a, "--subscribe")) subscribe_after_hello = 1;
+        else if (!strcmp(a, "--hold") && v) hold = atof(argv[++i]);
+        else if (!strcmp(a, "--storm")) storm = 1;
+        else if (!strcmp(a, "--drag") && v) drag = atof(argv[++i]);
+        else if (!strcmp(a, "--window") && v) window = atoi(argv[++i]);
+        else if (!strcmp(a, "--unix") && v) unix_path = argv[++i];
+        else if (!strcmp(a, "--toggle") && v) toggle_movie = argv[++i];
+        else {
+            fprintf(stderr, "wsload: unknown or incomplete option %s (see the comment at the top of wsload.c)\n", a);
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (unix_path && toggle_movie) return toggle(unix_path, toggle_movie);
+    if (!port || nconns <= 0 || (hold <= 0 && !storm && drag <= 0) || window < 1 || window > 64) {
+        fprintf(stderr, "wsload: needs --port, --clients N and one of --hold S, --storm, --drag S (window 1-64)\n");
+        return 2;
+    }
+    // The hard limit is the most a process may hold (no CAP_SYS_RESOURCE here: 20,000).
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (!sources) sources = nconns / 20000 + 1;
+    if (first_source + sources - 1 > 254) {
+        fprintf(stderr, "wsload: source addresses past 127.0.0.254\n");
+        return 2;
+    }
+    conns = calloc((size_t)nconns, sizeof *conns);
+    if (!conns) die("calloc");
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0) die("epoll_create1");
+    uint64_t start = now_ns();
+    if (drag > 0) drag_window = window;
+    open_all(first_source, sources);
+    run_until(start + 120ull * 1000000000ull, all_ready);
+    uint64_t all = now_ns();
+    printf("ready clients=%d ready=%ld greeted=%ld failed=%ld seconds=%.3f ready_ns=%llu\n", nconns, ready, greeted,
+           failed, (double)(all - start) / 1e9, (unsigned long long)all);
+    if (storm) return ready == nconns ? 0 : 1;
+    if (drag > 0) {
+        replies = 0;
+        nlat = 0;
+        uint64_t from = now_ns();
+        run_until(from + (uint64_t)(drag * 1e9), never);
+        double secs = (double)(now_ns() - from) / 1e9;
+        qsort(latencies, nlat, sizeof *latencies, cmp);
+        printf("drag clients=%d window=%d replies=%ld rps=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f failed=%ld\n",
+               nconns, window, replies, (double)replies / secs, pct(0.5), pct(0.99), pct(0.999), failed);
+        return failed ? 1 : 0;
+    }
+    run_until(all + (uint64_t)(hold * 1e9), all_events);
+    printf("events clients=%d events=%ld first_ns=%llu last_ns=%llu failed=%ld\n", nconns, events,
+           (unsigned long long)first_event_ns, (unsigned long long)last_event_ns, failed);
+    run_until(all + (uint64_t)(hold * 1e9), never);
+    return 0;
+}
