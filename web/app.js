@@ -24,6 +24,12 @@ const announceEl = document.getElementById("announce");
 const filterBox = document.getElementById("filter");
 const filterCount = document.getElementById("filter-count");
 const noMatch = document.getElementById("no-match");
+const accountEl = document.getElementById("account");
+const whoEl = document.getElementById("who");
+const signInButton = document.getElementById("sign-in");
+const gateEl = document.getElementById("gate");
+const gateText = document.getElementById("gate-text");
+const gateButton = document.getElementById("gate-sign-in");
 
 /** Every movie in list order, and the filter's matches (model.js). */
 const model = new MovieList();
@@ -34,7 +40,12 @@ let movieLayout = null;    // the daemon's movie layout (`configure` without arg
 let lastSeq = -1;          // the latest event seq this page has applied
 let logId = null;          // the log's id the last hello said: lastSeq is a seq of that log
 let width = 390;           // the row width in CSS px, sent as the viewport
-let writer = true;
+// Who this connection acts for (issue 45): hello's `user` (null: nobody, an anonymous page) and
+// `role`, then the `role` events. `role` is null for a daemon older than roles, whose hello says
+// only `writer`.
+let user = null;
+let role = null;
+let writer = true;         // may change the list: role writer or admin (or hello's writer)
 
 // --- Frames ------------------------------------------------------------------------------------
 // Replies are applied in the next animation frame, then every moving row is drawn. Nothing in a
@@ -96,8 +107,9 @@ function onState(state, detail) {
   document.body.classList.toggle("offline", state !== "online");
   if (state === "online") statusEl.textContent = `Online · client ${detail.client}`;
   else if (state === "offline") statusEl.textContent = `Offline — reconnecting in ${Math.ceil(detail / 1000)} s…`;
+  else if (state === "stopped") statusEl.textContent = detail;  // closed on purpose: says why (accessRevoked)
   else statusEl.textContent = "Connecting…";
-  if (state === "offline") {
+  if (state === "offline" || state === "stopped") {
     // The daemon forgets a connection's recording, sharing and watching with the connection.
     clearPeers();
     if (recording) recordingLost();
@@ -113,19 +125,25 @@ function sameLog(before, hello) {
 }
 
 async function onHello(hello, isReconnect) {
+  setAccess(typeof hello.user === "string" ? hello.user : null, typeof hello.role === "string" ? hello.role : null,
+            hello.writer !== false);
+  afterSignInOrOut();
+  // Role none: only signing in works here (the gate says so); nothing else is asked, nor
+  // retried: the connection stays, idle, until the page signs in and connects again.
+  if (role === "none") return;
   // Another log: list it all again, as on the first hello, instead of catching up from a seq
-  // that means nothing there; the Undo offered for a removal of the old log goes too.
-  const catchUp = isReconnect && sameLog(logId, hello);
+  // that means nothing there; the Undo offered for a removal of the old log goes too. A page
+  // that never listed (its first connection could not read) lists now.
+  const listedBefore = lastSeq >= 0;
+  const catchUp = isReconnect && listedBefore && sameLog(logId, hello);
   if (typeof hello.log === "string") logId = hello.log;
-  if (isReconnect && !catchUp) {
+  if (isReconnect && listedBefore && !catchUp) {
     console.warn("swiped: the daemon serves another log now (imported or restored); listing again");
     hideToast();
     toastAction = null;
     clearTimeout(toastTimer);
     removedTitles.clear();
   }
-  writer = hello.writer !== false;
-  readonlyEl.hidden = writer;
   // A new connection is a new swipe engine: every row is closed there.
   gesture = null;
   rowState.clear();
@@ -206,15 +224,32 @@ function onEvent(message) {
   } else if (message.event === "peer-row") {
     // Events that were on their way when the page stopped watching are dropped.
     if (watchBox.checked) peerRow(message.client, message.viewport, message.row);
+  } else if (message.event === "role") {
+    roleChanged(message);
   } else if (message.event === "bye") {
     console.info("swiped: the daemon said bye:", message.reason);
+    if (message.reason === "revoked") accessRevoked();
   }
   // Other events (a later protocol 1's) are ignored, as protocol.md asks.
 }
 
 function complain(what, reply) {
   console.error(`swiped: ${what} failed:`, reply.error);
-  if (reply.error?.code !== "offline") toast(`${what}: ${reply.error?.message ?? "failed"}`);
+  if (reply.error?.code === "overloaded") slowDown(reply.error);
+  else if (reply.error?.code === "forbidden") toast(readOnlyWords());
+  else if (reply.error?.code !== "offline") toast(`${what}: ${reply.error?.message ?? "failed"}`);
+}
+
+/** `overloaded`: this person's changes came faster than the daemon's rate limit (issue 45; its
+ * `retryAfter` says how long until one would go, in ms), or the daemon's disk is behind. Said,
+ * so that a change that did not happen is never silent. */
+function slowDown(error) {
+  const ms = error.retryAfter;
+  if (typeof ms === "number") {
+    // Tenths of a second under one, whole seconds from it, rounded up: never "0 s" nor "1.0 s".
+    const wait = ms < 1000 ? Math.max(1, Math.ceil(ms / 100)) / 10 : Math.ceil(ms / 1000);
+    toast(`Slow down: too many changes at once, this one was not made. Try again in ${wait} s.`);
+  } else toast(`Slow down: swiped is busy, this change was not made (${error.message}).`);
 }
 
 /** The accessibility actions of a movie's row from the layout (before any Row arrives). */
@@ -765,9 +800,10 @@ function closeRow(movie) {
 /** A reply to release, tap or perform: draw its row; a delete offers Undo; read-only says so. */
 function handleFire(reply, movie, vx) {
   if (!reply.ok) {
-    if (reply.error?.code === "forbidden") {
+    if (reply.error?.code === "forbidden" || reply.error?.code === "overloaded") {
       // The row stays as the gesture left it: settle it, and say why nothing happened.
-      toast("Read-only: this change is not allowed here.");
+      if (reply.error.code === "forbidden") toast(readOnlyWords());
+      else slowDown(reply.error);
       closeRow(movie);
     } else if (reply.error?.code === "not-found") removeMovie(movie);
     else complain(reply.error?.code ?? "request", reply);
@@ -781,7 +817,8 @@ function handleFire(reply, movie, vx) {
     announce(`${label} “${titleOf(movie)}”? Press ${label} again within 3 seconds to confirm.`);
   }
   const fired = reply.fired;
-  if (fired?.error) toast(`${fired.action} failed: ${fired.error.message}`);
+  if (fired?.error?.code === "overloaded") slowDown(fired.error);  // past the rate limit: not made
+  else if (fired?.error) toast(`${fired.action} failed: ${fired.error.message}`);
   else if (fired?.action === "delete" && typeof fired.seq === "number") {
     toast(`Deleted “${titleOf(movie)}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
       if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
@@ -1069,7 +1106,8 @@ function leaveToast() {
 // While the toast offers Undo, U or Ctrl+Z (⌘Z) takes it from wherever the keyboard is, but a
 // text box (issue 49: reaching the toast's button took up to 44 Tab presses, in its 5 s).
 document.addEventListener("keydown", (e) => {
-  if (toastAction === null || toastEl.hidden || e.altKey || e.repeat) return;
+  // Not from the sign-in dialog (a modal: the page behind it takes no keys).
+  if (toastAction === null || toastEl.hidden || e.altKey || e.repeat || signInDialog.open) return;
   const plainU = (e.key === "u" || e.key === "U") && !e.ctrlKey && !e.metaKey;
   const undoKey = (e.key === "z" || e.key === "Z") && (e.ctrlKey || e.metaKey) && !e.shiftKey;
   if (!plainU && !undoKey) return;
@@ -1090,6 +1128,8 @@ toastUndo.addEventListener("click", () => {
 // Measured here only, when the list resizes; a new viewport closes every row in the daemon.
 new ResizeObserver((entries) => {
   const box = entries[entries.length - 1].contentRect;
+  // Hidden (the gate shows instead, issue 45): the list keeps the size it had, for when it shows.
+  if (box.width === 0 && box.height === 0) return;
   if (box.height !== viewHeight) {
     viewHeight = box.height;
     render();  // a taller list needs more rows in the DOM
@@ -1098,7 +1138,7 @@ new ResizeObserver((entries) => {
   const clamped = Math.max(100, Math.min(4000, w));
   if (clamped === width) return;
   width = clamped;
-  if (conn.open) conn.request("viewport", { width, direction }).then((reply) => {
+  if (conn.open && role !== "none") conn.request("viewport", { width, direction }).then((reply) => {
     if (reply.ok) closedNow(reply.closed);
     requestFrame();
   });
@@ -1291,6 +1331,277 @@ function download(name, text) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+// --- Who this page is, and signing in (issue 45) ------------------------------------------------------
+// Every connection acts for a person with a role, or for nobody (an anonymous page, with the
+// daemon's --web-anonymous role): hello says which, `role` events say when it changes (a token
+// revoked or expired, a role given). The page shows it ("Signed in as alice (writer)"), is
+// read-only below writer, and with role none shows only the sign-in (the gate).
+//
+// Signing in is POST login (relative: next to the page, also under a proxy's prefix) with the
+// pasted token as the body. The daemon answers with a cookie holding it, HttpOnly and
+// SameSite=Strict: no page script (this one included) can read it, no other site's page can
+// send it, and it is never in a URL. The token is kept nowhere else: not in localStorage, not in
+// a variable past the request, and the box is emptied after every use. A WebSocket's handshake
+// carries the cookie, so the page connects again after signing in or out: the new connection's
+// hello says who it is now. The connection's recording is saved first, not lost with it.
+
+/** This connection acts for `name` (null: nobody) with role `access` (null: a daemon before
+ * roles, which says only whether it may write, `mayWrite`). */
+function setAccess(name, access, mayWrite) {
+  user = name;
+  role = access;
+  writer = access === null ? mayWrite : access === "writer" || access === "admin";
+  showAccess();
+}
+
+/** The toolbar's who and button, the read-only banner, and the gate, as user and role say. */
+function showAccess() {
+  const gated = role === "none";
+  accountEl.hidden = role === null;  // a daemon before roles: there is no sign-in to offer
+  whoEl.textContent = role === null ? "" : describe(user, role);
+  signInButton.textContent = user === null ? "Sign in" : "Sign out";
+  signInButton.title = user === null ? "Sign in with a token an admin made for you" : `Sign out: this browser forgets ${user}'s sign-in`;
+  if (user === null) signInButton.setAttribute("aria-haspopup", "dialog");
+  else signInButton.removeAttribute("aria-haspopup");
+  document.body.classList.toggle("gated", gated);
+  gateEl.hidden = !gated;
+  readonlyEl.hidden = writer || gated;
+  readonlyEl.textContent = role === null ? "Read-only: you can swipe, but only the daemon's writers may change the movies."
+    : user === null ? "Read-only: you can swipe, but changing the movies needs a writer's sign-in."
+    : `Read-only: ${user} is a ${role} here. You can swipe, but only writers may change the movies.`;
+}
+
+/** Closes this connection and opens another at once, whose handshake carries the cookie as it is
+ * now; what the daemon kept for the old one (its ghosts, a recording) goes with it. */
+function connectAgain() {
+  clearPeers();
+  if (recording) recordingLost();
+  conn.reconnect();
+}
+
+/** "Anonymous (reader)", "Signed in as alice (writer)"; "Not signed in" when that gives no right. */
+function describe(name, access) {
+  if (name === null) return access === "none" ? "Not signed in" : `Anonymous (${access})`;
+  return access === "none" ? `${name}: no access` : `Signed in as ${name} (${access})`;
+}
+
+/** Who the connection is, in a sentence: "anonymous (reader)", "alice (writer)". */
+function nowWords() {
+  if (role === "none") return user === null ? "not signed in" : `${user}, with no access`;
+  return user === null ? `anonymous (${role})` : `${user} (${role})`;
+}
+
+/** Why a change was refused (`forbidden`), in the page's words. */
+function readOnlyWords() {
+  if (role === null) return "Read-only: this change is not allowed here.";
+  if (user === null) return "Read-only: sign in as a writer to change the movies.";
+  return `Read-only: ${user} (${role}) may not change the movies.`;
+}
+
+/** The person whose rights just went (a `role` event with role none), until the next event says
+ * who the connection is now, or `bye` closes it. */
+let lostUser = null;
+
+function roleChanged(message) {
+  const name = typeof message.user === "string" ? message.user : null;
+  const access = message.role;
+  if (access === "none" && name !== null && lostUser === null) {
+    // This person may do nothing here now (its token revoked or expired, or `none` given to the
+    // name). Said at once; the gate waits for the next word, which follows at once.
+    lostUser = name;
+    writer = false;
+    toast(`${name}'s access was taken back.`);
+    return;
+  }
+  const lost = lostUser;
+  lostUser = null;
+  if (lost !== null && access === "none") {
+    // Nobody here may do anything either: `bye` follows, and says it (accessRevoked).
+    lostUser = lost;
+    setAccess(name, access, false);
+    return;
+  }
+  const wasGated = role === "none";
+  setAccess(name, access, access === "writer" || access === "admin");
+  if (lost !== null) {
+    // The token this page signed in with is gone and the connection goes on as someone else:
+    // the cookie that carries the token is forgotten, so that the next connection does not
+    // present a dead token (which the daemon counts as a failed sign-in, and slows).
+    forgetSignIn();
+    toast(`${lost}'s access was taken back: now ${nowWords()}.`);
+  } else toast(`Your access changed: now ${nowWords()}.`);
+  // Gated until now: nothing was listed nor subscribed; a new connection starts it all.
+  if (wasGated && access !== "none") connectAgain();
+}
+
+/** When the last `bye` `revoked` came (performance.now()): one soon after another does not
+ * connect again (a loop that would only hammer the daemon); the gate waits for a sign-in. */
+let revokedAt = -Infinity;
+
+/** `bye` `revoked`: the daemon took this connection's rights away and closes it. The page says
+ * so, forgets the sign-in cookie (its person may do nothing here now) and connects once more,
+ * as whoever that makes it (anonymous, or the proxy's user). */
+function accessRevoked() {
+  const name = lostUser ?? user;
+  lostUser = null;
+  const now = performance.now();
+  const again = now - revokedAt < 10000;
+  revokedAt = now;
+  const words = name === null ? "This page's access was taken back" : `${name}'s access was taken back`;
+  conn.hold("Disconnected: access taken back");
+  gateText.textContent = `${words}. Sign in again with a token an admin gives you.`;
+  setAccess(null, "none", false);
+  toast(`${words}.`);
+  // Unless a sign-in came meanwhile (it connects itself), or this is the second in a row.
+  forgetSignIn().then(() => { if (!again && role === "none" && expected === null) connectAgain(); });
+}
+
+const signInDialog = document.getElementById("sign-in-dialog");
+const signInForm = document.getElementById("sign-in-form");
+const tokenBox = document.getElementById("token");
+const signInError = document.getElementById("sign-in-error");
+let opener = null;         // the button that opened the dialog: the focus goes back to it
+let signInBusy = false;    // one sign-in or sign-out at a time
+let retryAt = 0;           // performance.now() until which the daemon asked this address to wait (429)
+let expected = null;       // what the next hello should say: {user} after signing in, {user: null} after signing out
+
+signInButton.addEventListener("click", () => (user === null ? openSignIn(signInButton) : signOut()));
+gateButton.addEventListener("click", () => openSignIn(gateButton));
+document.getElementById("sign-in-cancel").addEventListener("click", () => signInDialog.close());
+// Escape closes it (the browser's own `cancel`); every way of closing empties the box and gives
+// the focus back.
+signInDialog.addEventListener("close", () => {
+  tokenBox.value = "";
+  showSignInError("");
+  const back = opener?.isConnected && opener.getClientRects().length > 0 ? opener : signInButton;
+  opener = null;
+  back.focus();
+});
+
+function openSignIn(from) {
+  if (signInDialog.open) return;
+  opener = from;
+  tokenBox.value = "";
+  showSignInError("");
+  signInDialog.showModal();
+  tokenBox.focus();
+}
+
+function showSignInError(text) {
+  signInError.textContent = text;
+  if (text) tokenBox.setAttribute("aria-invalid", "true");
+  else tokenBox.removeAttribute("aria-invalid");
+}
+
+function waitWords(seconds) {
+  return `Too many failed sign-ins from this address: wait ${seconds} s, then try again.`;
+}
+
+signInForm.addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (signInBusy) return;
+  const token = tokenBox.value.trim();
+  tokenBox.value = "";
+  if (token === "") return showSignInError("Paste a token first.");
+  const wait = Math.ceil((retryAt - performance.now()) / 1000);
+  if (wait > 0) return showSignInError(waitWords(wait));
+  signInBusy = true;
+  signInForm.setAttribute("aria-busy", "true");
+  showSignInError("");
+  try {
+    const outcome = await postLogin(token);
+    if (outcome.error) {
+      showSignInError(outcome.error);
+      tokenBox.focus();
+      return;
+    }
+    // Signed in: the cookie is set. The dialog closes onto the toolbar's button (Sign out now:
+    // the gate's goes away), the recording is saved, and a new connection carries the cookie.
+    expected = { user: outcome.user };
+    revokedAt = -Infinity;
+    opener = signInButton;
+    signInDialog.close();
+    if (recording) await stopRecording();
+    connectAgain();
+  } finally {
+    signInBusy = false;
+    signInForm.removeAttribute("aria-busy");
+  }
+});
+
+/** POST login with the token: {user, role}, or {error} in words. */
+async function postLogin(token) {
+  let response;
+  try {
+    response = await fetch("login", {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: { "Content-Type": "text/plain" }, body: token,
+    });
+  } catch (error) {
+    console.error("swiped: POST login failed:", error);
+    return { error: "Cannot reach swiped: try again once the page is online." };
+  }
+  const text = (await response.text().catch(() => "")).trim().replace(/\.$/, "");
+  if (response.ok) {
+    try {
+      const who = JSON.parse(text);
+      if (typeof who.user === "string" && typeof who.role === "string") return who;
+    } catch (error) {
+      console.error("swiped: POST login answered what is not JSON:", text, error);
+    }
+    return { error: "swiped's answer to the sign-in is not one this page understands." };
+  }
+  // 403: the daemon's reason (no such token, expired, no rights); 429: failed sign-ins from this
+  // address are slowed, Retry-After says for how long.
+  if (response.status === 403) return { error: `Not signed in: ${text || "the token was refused"}.` };
+  if (response.status === 429) {
+    const seconds = Math.max(1, parseInt(response.headers.get("Retry-After"), 10) || 1);
+    retryAt = performance.now() + seconds * 1000;
+    return { error: waitWords(seconds) };
+  }
+  if (response.status === 404 || response.status === 405) return { error: "This swiped has no sign-in." };
+  return { error: `Not signed in: swiped answered ${response.status}${text ? ` (${text})` : ""}.` };
+}
+
+/** POST logout: the daemon clears the cookie (the page cannot: it is HttpOnly). */
+async function forgetSignIn() {
+  try {
+    const response = await fetch("logout", { method: "POST", credentials: "same-origin", cache: "no-store" });
+    if (response.ok) return true;
+    console.error("swiped: POST logout answered", response.status);
+  } catch (error) {
+    console.error("swiped: POST logout failed:", error);
+  }
+  return false;
+}
+
+async function signOut() {
+  if (signInBusy) return;
+  signInBusy = true;
+  try {
+    if (!(await forgetSignIn())) return toast("Not signed out: cannot reach swiped. Try again once the page is online.");
+    expected = { user: null };
+    if (recording) await stopRecording();
+    connectAgain();
+  } finally {
+    signInBusy = false;
+  }
+}
+
+/** After signing in or out, the new connection's hello says whether it took: a browser that
+ * refuses cookies stays anonymous, and a proxy in front of the daemon may name the person
+ * whatever the page does. */
+function afterSignInOrOut() {
+  if (expected === null) return;
+  const wanted = expected.user;
+  expected = null;
+  if (wanted !== null) {
+    if (user === wanted) toast(`Signed in as ${user} (${role}).`);
+    else toast(`Signed in as ${wanted}, but this connection is ${nowWords()}: this browser did not keep the sign-in cookie (are cookies blocked for this site?).`);
+  } else if (user === null) toast(`Signed out: now ${nowWords()}.`);
+  else toast(`Signed out here, but this connection is still ${user}'s: the proxy in front of swiped names you.`);
 }
 
 window.swipedPage = { setGhost };

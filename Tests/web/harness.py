@@ -91,17 +91,18 @@ class Children:
 
 class Daemon:
     """swiped on a socket and state of its own, in `directory`, and (unless `web` is false) its web
-    listener on a free port of 127.0.0.1 serving `webdir`, as `make web` runs it (`web_command`):
-    `url` is the page, `origin` its origin."""
+    listener on a free port of 127.0.0.1 serving `webdir`, as `make web` runs it (`web_arguments`):
+    `url` is the page, `origin` its origin. `anonymous` is what an anonymous page may do
+    (--web-anonymous; None: the daemon's default, reader)."""
 
-    def __init__(self, children, directory, args=(), durability="normal", web=True, webdir=WEB):
+    def __init__(self, children, directory, args=(), durability="normal", web=True, webdir=WEB, anonymous="writer"):
         self.children = children
         self.socket = os.path.join(directory, "swiped.sock")
         self.state = os.path.join(directory, "state")
         self.port = free_port() if web else None
         self.origin = f"http://127.0.0.1:{self.port}"
         self.url = self.origin + "/"
-        self.args = (web_arguments(self.port, webdir) if web else []) + list(args) + ["--durability", durability]
+        self.args = (web_arguments(self.port, webdir, anonymous) if web else []) + list(args) + ["--durability", durability]
         self.log = open(os.path.join(directory, "swiped.log"), "ab")
         children.files.append(self.log)
         self.process = None
@@ -221,11 +222,12 @@ def add_movies(socket_path, titles):
         assert not failure, failure
 
 
-def web_arguments(port, webdir):
+def web_arguments(port, webdir, anonymous="writer"):
     """The daemon's web listener as `make web` runs it (Makefile: WEB_ARGS): the page's files from
     `webdir`, the page and its WebSocket on 127.0.0.1:port, anonymous pages writers (a person's
-    own machine, on loopback)."""
-    return ["--web", f"127.0.0.1:{port}", "--web-root", webdir, "--web-anonymous", "writer"]
+    own machine, on loopback). Another `anonymous` role, or None for the daemon's default (reader,
+    as the installed units run it), for the tests of roles and signing in (issue 45)."""
+    return ["--web", f"127.0.0.1:{port}", "--web-root", webdir] + (["--web-anonymous", anonymous] if anonymous else [])
 
 
 def websocket_handshake(port, origin, host=None):

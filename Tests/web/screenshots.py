@@ -1,6 +1,7 @@
 """Regenerates the web guide's screenshots (docs/web.md, `make screenshots`): the list, an open
 row, a full swipe, (issue 18) another client's finger as a ghost while this page records, and
-(issue 29) a row asking before it deletes.
+(issue 29) a row asking before it deletes, and (issue 45) signing in: the dialog over a reader's
+read-only page, and the page signed in.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 
@@ -19,6 +20,16 @@ from test_web import Page  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+
+def quiet_browser(width, height):
+    """Chromium with the swipe hint off (issue 47: a browser's first page peeks its first row),
+    so that no shot catches a row half open by itself."""
+    driver = browser(width, height)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
+        "source": "try { localStorage.setItem('swiped.swipeHint', 'off'); } catch (e) {}"})
+    return driver
 
 
 def main(out):
@@ -30,7 +41,7 @@ def main(out):
         daemon.swipectl("toggle-watched", "matrix")
         daemon.swipectl("toggle-friends", "matrix")
         daemon.swipectl("toggle-watched", "seven")
-        driver = browser(500, 760)
+        driver = quiet_browser(500, 760)
         try:
             page = Page(driver, daemon.url)
             page.load()
@@ -77,6 +88,28 @@ def main(out):
             wait_until(lambda: page.phase("inception") == "confirming", what="a row asking")
             time.sleep(0.8)  # the spring settles
             save(driver, out, "web-confirm.png")
+        finally:
+            driver.quit()
+
+        # Issue 45: a daemon as the installed units run it (anonymous pages read), and a token.
+        signed = os.path.join(directory, "signed")
+        os.mkdir(signed)
+        daemon = Daemon(children, signed, anonymous=None)
+        with daemon.client() as admin:
+            token = admin.request("token-create", name="alice", role="writer")["token"]
+        driver = quiet_browser(500, 560)
+        try:
+            page = Page(driver, daemon.url)
+            page.load()
+            driver.find_element("id", "sign-in").click()
+            driver.find_element("id", "token").send_keys(token)
+            time.sleep(0.3)
+            save(driver, out, "web-sign-in.png")
+            driver.find_element("id", "token").send_keys(Keys.ENTER)
+            wait_until(lambda: driver.find_element("id", "who").text == "Signed in as alice (writer)", what="signed in")
+            page.wait_online()
+            time.sleep(0.3)
+            save(driver, out, "web-signed-in.png")
         finally:
             driver.quit()
     finally:

@@ -128,8 +128,10 @@ class Page:
 class WebTestCase(unittest.TestCase):
     """A daemon (serving the page) and a browser for the whole class; the page is loaded again per test.
     The swipe hint (issue 47: the first page a browser loads peeks its first row) is off unless
-    `hint`: it moves the first row for a second, which only HintTests are about."""
+    `hint`: it moves the first row for a second, which only HintTests are about. Anonymous pages
+    are writers, as `make web` runs the daemon, unless `anonymous` says otherwise (issue 45)."""
     daemon_args = ()
+    anonymous = "writer"
     window = WINDOW
     scrollbars = False
     hint = False
@@ -151,7 +153,7 @@ class WebTestCase(unittest.TestCase):
 
     @classmethod
     def start_servers(cls):
-        cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args)
+        cls.daemon = Daemon(cls.children, cls.directory, cls.daemon_args, anonymous=cls.anonymous)
 
     @classmethod
     def tearDownClass(cls):
@@ -394,7 +396,9 @@ class WebPageTests(WebTestCase):
         wait_until(lambda: self.page.has_flag("the_green_mile", "eye"), what="swipectl's change on the page")
         self.daemon.swipectl("toggle-watched", "the_green_mile")
         wait_until(lambda: not self.page.has_flag("the_green_mile", "eye"), what="and back")
-        # A removal by someone else: the row animates away (collapsing), then goes.
+        # A removal by someone else: the row animates away (collapsing), then goes; on screen
+        # (the last of the ten, it is at the window's edge).
+        self.page.js("arguments[0].scrollIntoView({block: 'center'})", self.page.row("the_green_mile"))
         self.daemon.swipectl("remove", "the_green_mile")
         wait_until(lambda: self.page.js(
             "const r = document.querySelector('.row[data-movie=\"the_green_mile\"]');"
@@ -723,16 +727,18 @@ class KeyboardAndAccessibilityTests(WebTestCase):
 
     def test_the_list_is_one_tab_stop_with_eleven_movies(self):
         # Issue 49: with 11 movies, the toast's Undo was 44 Tab presses away (4 a row). Now the
-        # whole page is 7 stops: the toolbar's five, the filter box, and the list.
+        # whole page is 8 stops: the toolbar's six (Sign in the last, issue 45), the filter box,
+        # and the list.
         before = set(self.movies())
         self.daemon.swipectl("add", "Amélie")
         added = (set(self.movies()) - before).pop()
         self.addCleanup(self.daemon.swipectl, "remove", added)
         wait_until(lambda: len(self.page.titles()) == 11, what="eleven rows")
         self.page.js("document.activeElement.blur()")
-        walk = [self.press(Keys.TAB) for _ in range(8)]
+        walk = [self.press(Keys.TAB) for _ in range(9)]
         self.assertEqual(walk, [("record", None), ("share", None), ("watch", None), ("ask-delete", None),
-                                ("more", None), ("filter", None), ("godfather", "movie"), ("BODY", None)])
+                                ("more", None), ("sign-in", None), ("filter", None), ("godfather", "movie"),
+                                ("BODY", None)])
         # Every row is in the DOM (11 fit), and only one cell of them all is a Tab stop: no other
         # row, no action, no revealed button.
         self.assertEqual(self.page.js("return document.querySelectorAll('#list .row').length"), 11)
@@ -1231,9 +1237,10 @@ class LayoutShiftTests(WebTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        # Chromium's window is at least 500 px wide: the page is shown 430 px wide, as a phone.
+        # Chromium's window is at least 500 px wide: the page is shown 430 px wide, as a phone,
+        # tall enough that the ten movies fit under the toolbar's three lines.
         cls.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                   {"width": 430, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+                                   {"width": 430, "height": 760, "deviceScaleFactor": 1, "mobile": False})
 
     def shifts_since(self, start):
         return [s for s in self.page.js("return shifts") if s["at"] >= start]
@@ -1560,33 +1567,413 @@ class ForeignOriginTests(WebTestCase):
         self.assertEqual(websocket_handshake(port, f"http://evil.example:{port}", host=f"evil.example:{port}"), 403)
 
 
-def ensure_writers_group():
-    """The group the Swift integration tests' TestUsers use as --writers, made here too."""
-    if subprocess.run(["getent", "group", "swiped-it-writers"], capture_output=True).returncode != 0:
-        subprocess.run(["groupadd", "--system", "swiped-it-writers"], check=True)
+# Every WebSocket the page opens (`sockets`), every line it receives (`receivedLines`) and sends
+# (`sentLines`), from before its scripts run.
+WIRE_COUNT = """
+    window.sockets = 0;
+    window.receivedLines = [];
+    window.sentLines = [];
+    const CountedSocket = WebSocket;
+    window.WebSocket = class extends CountedSocket {
+      constructor(...args) {
+        super(...args);
+        sockets += 1;
+        this.addEventListener('message', e => receivedLines.push(e.data));
+      }
+      send(line) { sentLines.push(line); super.send(line); }
+    };"""
+
+# What the page keeps where scripts can read it: its address, cookies, both storages.
+READABLE = """return [location.href, document.cookie, JSON.stringify({...localStorage}),
+                     JSON.stringify({...sessionStorage})].join(' ')"""
 
 
-class ReadOnlyTests(WebTestCase):
-    """With --writers set, a WebSocket never writes (a browser has no uid the daemon could check)."""
-    daemon_args = ("--writers", "swiped-it-writers")
+class RolesTestCase(WebTestCase):
+    """Issue 45: a daemon as the installed units run it, an anonymous page a reader
+    (--web-anonymous's default), tokens made over the Unix socket by root (an admin), and the
+    page's sign-in. Every test starts with no cookie and the page loaded anew."""
+    anonymous = None
+
+    def setUp(self):
+        self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        super().setUp()
+
+    def admin(self, op, **args):
+        """An admin's request over the Unix socket (these tests run as root, and root is admin)."""
+        with self.daemon.client() as client:
+            reply = client.request(op, **args)
+        self.assertTrue(reply.get("ok"), reply)
+        return reply
+
+    def token(self, name, role="writer", **args):
+        """A new token for `name`; its tokens are revoked after the test, so that none is left for the next."""
+        token = self.admin("token-create", name=name, role=role, **args)["token"]
+        self.addCleanup(self.revoke_quietly, name)
+        return token
+
+    def revoke_quietly(self, name):
+        with self.daemon.client() as client:
+            client.request("token-revoke", name=name)  # not-found when the test revoked them itself
+
+    def text(self, element_id):
+        return self.page.js(f"return document.getElementById('{element_id}').textContent")
+
+    def shown(self, element_id):
+        return self.driver.find_element("id", element_id).is_displayed()
+
+    def who(self):
+        return self.text("who")
+
+    def toast(self):
+        return self.text("toast-text") if self.shown("toast") else ""
+
+    def cookie(self):
+        """The sign-in cookie as Chromium keeps it (its own cookie API: HttpOnly ones too), or None."""
+        return next((c for c in self.driver.get_cookies() if c["name"] == "swiped_token"), None)
+
+    def open_sign_in(self, button="sign-in"):
+        self.driver.find_element("id", button).click()
+        wait_until(lambda: self.page.js("return document.getElementById('sign-in-dialog').open"), what="the dialog open")
+
+    def sign_in(self, token, button="sign-in", expect=None):
+        """Pastes `token` into the dialog and presses Enter; waits for the page to say `expect`."""
+        self.open_sign_in(button)
+        self.driver.find_element("id", "token").send_keys(token, Keys.ENTER)
+        if expect:
+            wait_until(lambda: self.who() == expect, what=expect)
+
+    def toggle_twice(self, movie):
+        """Two full swipes right on `movie`, as a writer: watched changes in the daemon, which a
+        Unix client sees, and changes back (the second once the row closed after the first)."""
+        before = self.movies()[movie]["watched"]
+        self.page.drag(movie, 330, kind="mouse")
+        wait_until(lambda: self.movies()[movie]["watched"] != before, timeout=5, what=f"{movie} toggled in the daemon")
+        wait_until(lambda: self.page.phase(movie) == "closed", timeout=3, what="the row to close after 0.5 s")
+        self.page.drag(movie, 330, kind="mouse")
+        wait_until(lambda: self.movies()[movie]["watched"] == before, timeout=5, what=f"{movie} toggled back")
+
+    def full_swipe_changes_nothing(self):
+        """A full swipe right (Watched) and a perform of With Friends, from a reader: each refused
+        with a word, the row closed, and the daemon's movie as it was."""
+        before = self.movies()
+        self.page.drag("seven", 330, kind="mouse")
+        wait_until(lambda: "Read-only" in self.toast(), timeout=3, what="the refusal said")
+        wait_until(lambda: self.page.phase("seven") == "closed", timeout=3, what="the row to settle closed")
+        self.page.js("""document.querySelector('.row[data-movie="seven"] [data-perform="watched-with-friends"]').click()""")
+        time.sleep(0.3)
+        self.assertEqual(self.movies(), before)
+        self.assertTrue(self.page.has_row("seven"))
+        return self.toast()
+
+
+class SignInTests(RolesTestCase):
+    def test_an_anonymous_page_is_a_reader_and_read_only(self):
+        self.assertEqual(self.who(), "Anonymous (reader)")
+        self.assertEqual(self.text("sign-in"), "Sign in")
+        self.assertTrue(self.shown("readonly"))
+        self.assertIn("Read-only", self.text("readonly"))
+        self.assertIn("needs a writer's sign-in", self.text("readonly"))
+        said = self.full_swipe_changes_nothing()
+        self.assertEqual(said, "Read-only: sign in as a writer to change the movies.")
+        # Swiping still works for a reader: a partial drag opens the row.
+        self.page.drag("matrix", 100, kind="mouse", hold_ms=150)
+        wait_until(lambda: self.page.phase("matrix") == "open", what="a reader's row open")
+
+    def test_signing_in_makes_the_page_its_person_and_the_cookie_stays_out_of_reach(self):
+        token = self.token("alice")
+        self.open_sign_in()
+        # The dialog: modal, labelled, the focus in its box, which takes the token unseen.
+        self.assertEqual(self.page.js("return document.activeElement.id"), "token")
+        self.assertEqual(self.page.js("return document.getElementById('token').type"), "password")
+        self.assertEqual(self.page.js("return document.querySelector('dialog:modal')?.id"), "sign-in-dialog")
+        self.assertEqual(self.page.js("return document.getElementById(document.getElementById('sign-in-dialog')"
+                                      ".getAttribute('aria-labelledby')).textContent"), "Sign in")
+        self.driver.find_element("id", "token").send_keys(token)
+        self.driver.find_element("id", "sign-in-submit").click()
+        wait_until(lambda: self.who() == "Signed in as alice (writer)", what="signed in as alice")
+        self.assertFalse(self.page.js("return document.getElementById('sign-in-dialog').open"))
+        self.assertEqual(self.page.js("return document.getElementById('token').value"), "")
+        self.assertEqual(self.page.js("return document.activeElement.id"), "sign-in")  # back where it came from
+        self.assertEqual(self.text("sign-in"), "Sign out")
+        self.assertFalse(self.shown("readonly"))
+        self.assertIn("Signed in as alice (writer)", self.toast())
+        # The cookie: HttpOnly (no script reads it, this page's included) and SameSite=Strict, as
+        # Chromium itself keeps it; and the token nowhere a script could read (URL, storages).
+        cookie = self.cookie()
+        self.assertIsNotNone(cookie)
+        self.assertEqual((cookie["value"], cookie["httpOnly"], cookie["sameSite"]), (token, True, "Strict"))
+        self.assertNotIn(token, self.page.js(READABLE))
+        self.assertNotIn("swiped_token", self.page.js("return document.cookie"))
+        # A writer now: a full swipe right marks The Matrix watched, which a Unix client sees.
+        self.toggle_twice("matrix")
+        # The cookie stays: a new page (a new WebSocket) starts as alice.
+        self.page.load()
+        wait_until(lambda: self.who() == "Signed in as alice (writer)", what="still alice after a reload")
+        self.assertNotIn(token, self.page.js(READABLE))
+
+    def test_a_revoked_token_makes_the_page_anonymous_within_a_second(self):
+        token = self.token("alice")
+        self.sign_in(token, expect="Signed in as alice (writer)")
+        self.admin("token-revoke", name="alice")
+        revoked = time.monotonic()
+        wait_until(lambda: self.who() == "Anonymous (reader)", timeout=1.5, what="the page anonymous")
+        self.assertLess(time.monotonic() - revoked, 1.5)
+        self.assertTrue(self.shown("readonly"))
+        self.assertEqual(self.toast(), "alice's access was taken back: now anonymous (reader).")
+        self.assertEqual(self.text("sign-in"), "Sign in")
+        # The connection went on (a reader), and the page forgot the dead cookie: a reload does not
+        # present it (which the daemon would count as a failed sign-in).
+        self.assertEqual(self.page.js("return document.getElementById('status').dataset.state"), "online")
+        wait_until(lambda: self.cookie() is None, what="the dead cookie cleared")
+        self.full_swipe_changes_nothing()
+        self.page.load()
+        self.assertEqual(self.who(), "Anonymous (reader)")
+
+    def test_a_role_given_shows_at_once(self):
+        token = self.token("bob", role="reader")
+        self.sign_in(token, expect="Signed in as bob (reader)")
+        self.assertTrue(self.shown("readonly"))
+        self.assertIn("bob is a reader here", self.text("readonly"))
+        self.assertEqual(self.full_swipe_changes_nothing(), "Read-only: bob (reader) may not change the movies.")
+        self.admin("role", name="bob", role="writer")
+        self.addCleanup(self.admin, "role", name="bob", role=None)
+        wait_until(lambda: self.who() == "Signed in as bob (writer)", timeout=1.5, what="bob a writer")
+        self.assertEqual(self.toast(), "Your access changed: now bob (writer).")
+        self.assertFalse(self.shown("readonly"))
+        self.toggle_twice("seven")
+
+    def test_signing_out_forgets_the_sign_in(self):
+        self.sign_in(self.token("alice"), expect="Signed in as alice (writer)")
+        self.driver.find_element("id", "sign-in").click()
+        wait_until(lambda: self.who() == "Anonymous (reader)", what="anonymous again")
+        self.assertEqual(self.toast(), "Signed out: now anonymous (reader).")
+        self.assertIsNone(self.cookie())
+        self.assertTrue(self.shown("readonly"))
+        self.page.load()
+        self.assertEqual(self.who(), "Anonymous (reader)")
+        self.full_swipe_changes_nothing()
+
+    def test_a_bad_token_is_said_in_words_and_guessing_is_slowed(self):
+        self.open_sign_in()
+        box = self.driver.find_element("id", "token")
+        # Nothing pasted: said, nothing sent.
+        box.send_keys(Keys.ENTER)
+        self.assertEqual(self.text("sign-in-error"), "Paste a token first.")
+        box.send_keys("swp_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", Keys.ENTER)
+        wait_until(lambda: "no such token" in self.text("sign-in-error"), what="the refusal in words")
+        self.assertEqual(self.text("sign-in-error"), "Not signed in: no such token (never made, or revoked).")
+        # The dialog stays, its box emptied and marked, the focus in it to paste again.
+        self.assertTrue(self.page.js("return document.getElementById('sign-in-dialog').open"))
+        self.assertEqual(box.get_attribute("value"), "")
+        self.assertEqual(box.get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.page.js("return document.activeElement.id"), "token")
+        # An expired token says so.
+        expired = self.token("carol", expiresIn=1)
+        time.sleep(1.2)
+        box.send_keys(expired, Keys.ENTER)
+        wait_until(lambda: "expired" in self.text("sign-in-error"), what="expired")
+        self.assertEqual(self.text("sign-in-error"), "Not signed in: this token expired; ask an admin for a new one.")
+        # Guessing is slowed (each failure doubles the wait, protocol.md): failures until the wait
+        # is 3.2 s, then the page's own attempt is told to wait, in seconds.
+        waited = self.page.js("""return (async () => {
+            let failures = 1;  // the bad token above
+            while (failures < 6) {
+              const r = await fetch('login', {method: 'POST', body: 'swp_' + failures, headers: {'Content-Type': 'text/plain'}});
+              if (r.status === 403) failures += 1;
+              else if (r.status === 429) await new Promise(ok => setTimeout(ok, 1000 * +r.headers.get('Retry-After')));
+              else return 'status ' + r.status;
+            }
+            return failures;
+          })()""")
+        self.assertEqual(waited, 6)
+        good = self.token("alice")
+        box.send_keys(good, Keys.ENTER)
+        wait_until(lambda: "Too many failed sign-ins" in self.text("sign-in-error"), what="told to wait")
+        seconds = int(self.text("sign-in-error").split("wait ")[1].split(" s")[0])
+        self.assertIn(seconds, (3, 4))
+        self.assertEqual(self.who(), "Anonymous (reader)")
+        # Escape closes the dialog, emptied, and the focus goes back to the button.
+        box.send_keys(Keys.ESCAPE)
+        wait_until(lambda: not self.page.js("return document.getElementById('sign-in-dialog').open"), what="closed")
+        self.assertEqual(self.page.js("return document.activeElement.id"), "sign-in")
+        self.assertEqual(self.page.js("return document.getElementById('token').value"), "")
+        # Once waited, the good token signs in (and a success forgets the failures).
+        time.sleep(seconds)
+        self.sign_in(good, expect="Signed in as alice (writer)")
+
+    def test_axe_finds_nothing_serious_in_the_dialog_nor_signed_in(self):
+        checker = axe(self.driver)
+        checker.inject()
+        self.open_sign_in()
+        self.driver.find_element("id", "token").send_keys("swp_wrong", Keys.ENTER)
+        wait_until(lambda: self.text("sign-in-error") != "", what="the error")
+        KeyboardAndAccessibilityTests.axe_violations(self, checker, "the sign-in dialog, with an error")
+        self.driver.find_element("id", "sign-in-cancel").click()
+        time.sleep(0.2)  # the failure's wait, before the next sign-in is answered
+        self.sign_in(self.token("alice"), expect="Signed in as alice (writer)")
+        checker.inject()
+        KeyboardAndAccessibilityTests.axe_violations(self, checker, "signed in")
+
+
+    def test_access_taken_back_again_at_once_stops_reconnecting(self):
+        # The daemon closes a connection whose rights dropped to none (bye revoked, then the close).
+        # The page connects once more, as whoever it then is; should that one be closed the same
+        # way at once, it stops there instead of hammering the daemon: here every connection is
+        # made to hear it, 0.3 s after its hello (a WebSocket wrapper, as the daemon would send it).
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.sockets = 0;
+            window.revokeEach = true;
+            const Real = WebSocket;
+            window.WebSocket = class extends Real {
+              constructor(...args) {
+                super(...args);
+                sockets += 1;
+                this.addEventListener('message', e => {
+                  if (!revokeEach || !e.data.startsWith('{"event":"hello"')) return;
+                  setTimeout(() => { this.onmessage({data: '{"event":"bye","reason":"revoked"}'}); this.close(1000); }, 300);
+                });
+              }
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.page.load()
+        wait_until(lambda: self.page.js("return document.getElementById('status').dataset.state") == "stopped"
+                   and self.page.js("return sockets") == 2, what="stopped after one more connection")
+        self.assertEqual(self.text("status"), "Disconnected: access taken back")
+        self.assertTrue(self.shown("gate"))
+        self.assertIn("This page's access was taken back", self.text("gate-text"))
+        time.sleep(3)
+        self.assertEqual(self.page.js("return sockets"), 2)
+        # Signing in connects again, and the page works.
+        self.page.js("revokeEach = false")
+        self.sign_in(self.token("alice"), button="gate-sign-in", expect="Signed in as alice (writer)")
+        self.page.wait_online()
+        self.assertEqual(self.page.js("return sockets"), 3)
+        self.assertFalse(self.shown("gate"))
+
+
+class SignInUnderAPrefixTests(RolesTestCase):
+    """The sign-in behind nginx under /swiped/ (BehindAProxyTests' settings): login and logout
+    are relative, so they reach the daemon, and the cookie, pathless, is the prefix's."""
 
     @classmethod
     def start_servers(cls):
-        ensure_writers_group()
-        super().start_servers()
+        BehindAProxyTests.start_servers.__func__(cls)
 
-    def test_the_page_says_read_only_and_a_full_swipe_changes_nothing(self):
+    def test_signing_in_and_out_under_a_prefix(self):
+        self.sign_in(self.token("alice"), expect="Signed in as alice (writer)")
+        self.assertEqual(self.cookie()["path"], "/swiped")
+        self.toggle_twice("matrix")
+        self.driver.find_element("id", "sign-in").click()
+        wait_until(lambda: self.who() == "Anonymous (reader)", what="signed out")
+        self.assertIsNone(self.cookie())
+
+
+class GatedTests(RolesTestCase):
+    """--web-anonymous none: an anonymous page may do nothing but sign in. It says so, asks the
+    daemon nothing else and does not reconnect; once signed in it is the list; access taken
+    back, it is the gate again, and stays connected without a loop."""
+    anonymous = "none"
+
+    def setUp(self):
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WIRE_COUNT})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        self.driver.get(self.daemon.url)
+        wait_until(lambda: self.shown("gate"), what="the gate")
+
+    def sent_ops(self):
+        return [json.loads(line)["op"] for line in self.page.js("return sentLines")]
+
+    def test_the_page_offers_only_sign_in_then_works(self):
+        self.assertEqual(self.who(), "Not signed in")
+        self.assertIn("Sign in to see the movies", self.driver.find_element("id", "gate").text)
+        for hidden in ("list", "find", "record", "readonly"):
+            self.assertFalse(self.shown(hidden), hidden)
+        time.sleep(2)  # nothing asked, no reconnecting
+        self.assertEqual(self.page.js("return sockets"), 1)
+        self.assertEqual(self.sent_ops(), [])
+        self.assertEqual(self.page.js("return document.getElementById('status').dataset.state"), "online")
+        # The gate's own button opens the dialog; signed in, the list comes and a toggle works.
+        self.sign_in(self.token("alice"), button="gate-sign-in", expect="Signed in as alice (writer)")
+        self.page.wait_online()
+        self.assertFalse(self.shown("gate"))
+        self.assertEqual(self.page.titles(), SEED_TITLES)
+        self.assertEqual(self.page.js("return document.activeElement.id"), "sign-in")  # the gate's button went
+        self.toggle_twice("matrix")
+
+    def test_access_taken_back_shows_the_gate_without_a_reconnect_loop(self):
+        self.sign_in(self.token("alice"), button="gate-sign-in", expect="Signed in as alice (writer)")
+        self.page.wait_online()
+        sockets = self.page.js("return sockets")
+        self.admin("token-revoke", name="alice")
+        wait_until(lambda: self.shown("gate"), timeout=1.5, what="the gate again")
+        self.assertIn("alice's access was taken back", self.driver.find_element("id", "gate").text)
+        self.assertIn("alice's access was taken back", self.toast())
+        self.assertFalse(self.shown("list"))
+        wait_until(lambda: self.cookie() is None, what="the dead cookie cleared")
+        # Closed by the daemon (bye revoked), the page connected once more, as nobody, and stays.
+        time.sleep(3)
+        self.assertEqual(self.page.js("return sockets"), sockets + 1)
+        self.assertEqual(self.page.js("return document.getElementById('status').dataset.state"), "online")
+        byes = [json.loads(line) for line in self.page.js("return receivedLines") if '"bye"' in line]
+        self.assertEqual(byes, [{"event": "bye", "reason": "revoked"}])
+        # And a sign-in again brings the list back.
+        self.sign_in(self.token("alice"), button="gate-sign-in", expect="Signed in as alice (writer)")
+        self.page.wait_online()
+        self.assertEqual(self.page.titles(), SEED_TITLES)
+
+
+class OlderDaemonTests(WebTestCase):
+    """A daemon before roles says only `writer` in its hello (protocol 1's first form): the page
+    offers no sign-in and goes by `writer` (here made false, as --writers made it then)."""
+
+    def setUp(self):
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            const Plain = WebSocket;
+            window.WebSocket = class extends Plain {
+              constructor(...args) {
+                super(...args);
+                this.addEventListener('message', e => {
+                  const m = JSON.parse(e.data);
+                  if (m.event !== 'hello') return;
+                  delete m.user; delete m.role; m.writer = false;
+                  e.stopImmediatePropagation();
+                  this.onmessage({data: JSON.stringify(m)});
+                });
+              }
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": script["identifier"]})
+        super().setUp()
+
+    def test_a_hello_without_a_role_is_read_only_by_writer_and_offers_no_sign_in(self):
+        self.assertFalse(self.driver.find_element("id", "account").is_displayed())
         wait_until(lambda: self.driver.find_element("id", "readonly").is_displayed(), what="the read-only banner")
-        self.assertIn("Read-only", self.driver.find_element("id", "readonly").text)
+        self.assertEqual(self.driver.find_element("id", "readonly").text,
+                         "Read-only: you can swipe, but only the daemon's writers may change the movies.")
+
+
+class RateLimitTests(WebTestCase):
+    """Past the person's rate limit (--rate-limit), a change is refused `overloaded` with
+    `retryAfter`: the page says to slow down, and when to try again."""
+    daemon_args = ("--rate-limit", "1/s,1")
+
+    def test_too_many_changes_say_slow_down(self):
         before = self.movies()
-        self.page.drag("seven", -330, kind="mouse")
-        wait_until(lambda: self.page.phase("seven") == "closed", timeout=3, what="the row to settle closed")
-        self.assertIn("Read-only", self.driver.find_element("id", "toast").text)
-        self.page.drag("seven", 330, kind="touch")
-        wait_until(lambda: self.page.phase("seven") == "closed", timeout=3, what="the row to settle closed")
-        time.sleep(0.2)
-        self.assertEqual(self.movies(), before)
-        self.assertTrue(self.page.has_row("seven"))
+        # Two performs at once: the burst (1) lets the first through, the second waits ~1 s.
+        self.page.js("""for (const m of ['seven', 'matrix'])
+            document.querySelector(`.row[data-movie="${m}"] [data-perform="watched"]`).click()""")
+        wait_until(lambda: "Slow down" in self.driver.find_element("id", "toast").text, timeout=5, what="slow down")
+        said = self.driver.find_element("id", "toast").text
+        self.assertRegex(said, r"^Slow down: too many changes at once, this one was not made\. Try again in (0\.\d|1) s\.$")
+        after = self.movies()
+        self.assertNotEqual(after["seven"]["watched"], before["seven"]["watched"])
+        self.assertEqual(after["matrix"]["watched"], before["matrix"]["watched"])
+        time.sleep(1.1)
+        self.page.js("""document.querySelector('.row[data-movie="seven"] [data-perform="watched"]').click()""")
+        wait_until(lambda: self.movies()["seven"]["watched"] == before["seven"]["watched"], what="toggled back")
 
 
 class BehindAProxyTests(WebTestCase):
@@ -1597,7 +1984,8 @@ class BehindAProxyTests(WebTestCase):
     @classmethod
     def start_servers(cls):
         cls.proxy_port = free_port()
-        cls.daemon = Daemon(cls.children, cls.directory, ("--web-origin", f"http://127.0.0.1:{cls.proxy_port}"))
+        cls.daemon = Daemon(cls.children, cls.directory, ("--web-origin", f"http://127.0.0.1:{cls.proxy_port}"),
+                            anonymous=cls.anonymous)
         config = os.path.join(cls.directory, "nginx.conf")
         with open(config, "w") as f:
             f.write(NGINX_CONFIG.format(directory=cls.directory, port=cls.proxy_port, upstream=cls.daemon.port))
