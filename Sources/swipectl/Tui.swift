@@ -41,7 +41,7 @@ enum Tui {
         let terminal = try TuiTerminal()
         defer { terminal.restore() }
         let size = terminal.size()
-        let app = TuiApp(options, connection: connection, columns: size.columns, lines: size.lines)
+        let app = TuiApp(options, token: nil, connection: connection, columns: size.columns, lines: size.lines)
         try loop(app, terminal, signals)
     }
 
