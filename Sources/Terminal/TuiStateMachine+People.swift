@@ -29,7 +29,7 @@ extension TuiStateMachine {
         }
         if before.role == "none", before.user != user {
             return say(
-                "\(Self.name(before.user))'s sign-in ended (token revoked or expired): this connection is \(who) now",
+                "\(Self.name(before.user))'s token was revoked or expired: this connection is \(who) now",
                 error: true, now)
         }
         let rights = state.model.writer ? "may change the list" : "read-only: may read and swipe"

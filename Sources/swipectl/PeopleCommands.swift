@@ -174,7 +174,10 @@ enum PeopleCommands {
             let said =
                 change == .ask
                 ? "\(name) has the role \(role), given by an admin" : "Gave \(name) the role \(role)"
-            return "\(said), on every door: \(rights(role.rawValue)).\n"
+            // The daemon's rule: uid 0 is an admin whatever is given to "root", so that the
+            // operator cannot lock themselves out; a token made for the name root is not uid 0.
+            let root = name == "root" && role != .admin ? " (uid 0 stays an admin over the Unix socket)" : ""
+            return "\(said), on every door\(root): \(rights(role.rawValue)).\n"
         case (_, nil):
             return "\(name) has no role given: \(door).\n"
         }

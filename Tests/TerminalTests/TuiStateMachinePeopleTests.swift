@@ -150,7 +150,7 @@ final class TuiStateMachinePeopleTests: XCTestCase {
             $0.model.role = "admin"
             $0.model.writer = true
             $0.model.status =
-                "alice's sign-in ended (token revoked or expired): this connection is root (admin) now"
+                "alice's token was revoked or expired: this connection is root (admin) now"
         }
         XCTAssertTrue(header(&store, at: 11).contains("  root (admin)  ./swiped.sock"))
     }

@@ -102,6 +102,10 @@ final class PeopleWordsTests: XCTestCase {
             PeopleCommands.roleText(name: "bob", .admin, .ask),
             "bob has the role admin, given by an admin, on every door: may read, swipe, change the list, and manage tokens and roles.\n"
         )
+        XCTAssertEqual(
+            PeopleCommands.roleText(name: "root", AccessRole.none, .give(AccessRole.none)),
+            "Gave root the role none, on every door (uid 0 stays an admin over the Unix socket): may do nothing but ping, help and sign in.\n"
+        )
         let door = "the door decides (the Unix groups, the token's role, the proxy's)"
         XCTAssertEqual(PeopleCommands.roleText(name: "bob", nil, .ask), "bob has no role given: \(door).\n")
         XCTAssertEqual(
