@@ -25,6 +25,13 @@ function __swipectl_removed_ids
              END { for (id in last) if (last[id] ~ /^removed/) print id }'
 end
 
+# Whether the word before the cursor is role's NAME (ROLE comes next), options aside.
+function __swipectl_after_role_name
+    set -l words (string match -v -- '-*' (commandline -opc))
+    set -l i (contains -i -- role $words)
+    and test (count $words) -eq (math $i + 1)
+end
+
 set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami
 complete -c swipectl -f
 complete -c swipectl -l socket -r -F -d "the daemon's socket"
@@ -64,5 +71,5 @@ complete -c swipectl -n "__fish_seen_subcommand_from token; and not __fish_seen_
 complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from create" -l role -x -a 'reader writer admin' -d 'what the token may do'
 complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from create" -l expires -x -d 'when it stops working: 30d, 12h, 90m, 2w'
 complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from revoke" -l id -x -d 'only the token with this id'
-complete -c swipectl -n "__fish_seen_subcommand_from role" -a 'none reader writer admin'
+complete -c swipectl -n "__fish_seen_subcommand_from role; and __swipectl_after_role_name" -a 'none reader writer admin'
 complete -c swipectl -n "__fish_seen_subcommand_from role" -l clear -d 'take back the role given'
