@@ -69,6 +69,11 @@ public struct EventLine: Equatable, Sendable {
 public final class SwipedClient {
     public let connection: LineConnection
     public private(set) var hello: Hello
+    /// The hello as the daemon sent it (without its newline).
+    public let helloLine: String
+    /// `auth`'s reply as the daemon sent it, once `signIn` succeeded: who the connection is
+    /// since (`swipectl --json whoami`).
+    public private(set) var signInLine: String?
     /// Seconds to wait for a reply.
     public var timeout: Double
     /// Whether requests carry an `id` (1, 2, 3…) that each reply must echo. Replies come in
@@ -88,6 +93,7 @@ public final class SwipedClient {
                 .closed, "the daemon at \(socketPath) closed the connection before saying hello")
         }
         hello = try SwipedClient.hello(try SwipedClient.object(line), line: line, socketPath: socketPath)
+        helloLine = String(decoding: line, as: UTF8.self)
     }
 
     /// The first line from the daemon: its hello, or a `bye` (refused, thrown as `.closed` with
@@ -116,7 +122,10 @@ public final class SwipedClient {
     /// role. A refused token throws `.server` (`forbidden`, saying why).
     @discardableResult
     public func signIn(token: String) throws(ClientError) -> (user: String, role: String) {
-        let reply = try call("auth", [("token", .string(token))])
+        let answer = try exchange("auth", [("token", .string(token))])
+        if let error = answer.error { throw error }
+        let reply = answer.object
+        signInLine = answer.line
         let user = reply.string("user") ?? "?"
         let role = reply.string("role") ?? "?"
         hello.user = user

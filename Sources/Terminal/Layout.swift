@@ -137,7 +137,7 @@ public enum ScreenLayout {
         var x = grid.put(" swiped  ", x: 0, y: 0, Style(bold: true))
         x = grid.put(state.0, x: x, y: 0, Style(foreground: state.1, bold: true))
         x = grid.put("  seq \(model.seq)", x: x, y: 0)
-        x = grid.put(model.writer ? "  writer  " : "  read-only  ", x: x, y: 0, Style(faint: !model.writer))
+        x = who(model, x: x, &grid)
         // What this connection records and shares, and whether others' fingers show (issue 18).
         switch model.recording {
         case .off: break
@@ -155,6 +155,23 @@ public enum ScreenLayout {
         grid.put(TextWidth.truncated(SafeText.plain(model.daemon), to: max(0, grid.width - x)), x: x, y: 0)
         let rule = String(repeating: model.ascii ? "-" : "─", count: grid.width)
         grid.put(rule, x: 0, y: 1, faint(model))
+    }
+
+    /// Who the connection is and whether it may change the list (issue 45): `alice (writer)`,
+    /// `bob (reader)  read-only`, `reader` for nobody in particular; `writer` or `read-only`
+    /// alone from a daemon before roles. Returns the column after it.
+    private static func who(_ model: ScreenModel, x: Int, _ grid: inout Grid) -> Int {
+        if model.signingIn { return grid.put("  signing in…  ", x: x, y: 0, Style(faint: true)) }
+        guard let role = model.role else {
+            return grid.put(
+                model.writer ? "  writer  " : "  read-only  ", x: x, y: 0, Style(faint: !model.writer))
+        }
+        let name = model.user.map { "\(SafeText.plain($0)) (\(role))" } ?? role
+        var x = grid.put("  \(name)  ", x: x, y: 0)
+        if !model.writer {
+            x = grid.put("read-only  ", x: x, y: 0, Style(foreground: .indexed(214), bold: true))
+        }
+        return x
     }
 
     private static func row(_ model: ScreenModel, _ index: Int, top: Int, lines: Int, _ grid: inout Grid) {

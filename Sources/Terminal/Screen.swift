@@ -125,7 +125,16 @@ public struct ScreenModel: Equatable, Sendable {
     public var daemon: String
     public var connection: ConnectionState = .connecting
     public var seq: UInt64 = 0
+    /// Whether this connection may change the list (hello's `writer`; a role of writer or admin).
     public var writer = true
+    /// Who the connection acts for (issue 45): hello's `user`, then the sign-in's and the `role`
+    /// events'; nil for nobody (anonymous) or a daemon before people.
+    public var user: String?
+    /// Its role (`none`, `reader`, `writer`, `admin`); nil from a daemon before roles, when the
+    /// header says `writer` or `read-only` from `writer` alone.
+    public var role: String?
+    /// Between hello and the sign-in's reply: the header says so instead of the hello's person.
+    public var signingIn = false
     /// The rows from `firstRow` on: those on screen, or the whole list (`firstRow` 0).
     public var rows: [RowView] = []
     /// The list index of `rows[0]`: a long list is drawn from the few rows the screen shows.

@@ -7,6 +7,10 @@ import SwipeEngine
 /// A request to the daemon, with what its reply needs to be understood (a title for the
 /// message, whether it was asked by a key). swipectl writes each as one protocol line.
 public enum TuiRequest: Equatable, Sendable {
+    /// `auth` with the token swipectl holds (this module never sees it), first on every
+    /// connection when `TuiOptions.signsIn`; `quiet` on a new connection (the reconnect says its
+    /// say).
+    case signIn(quiet: Bool)
     case list
     case subscribe(from: UInt64)
     case viewport(width: Double, direction: Direction)
@@ -108,6 +112,11 @@ public struct TuiRecordingSummary: Equatable, Sendable {
 public enum TuiReply: Equatable, Sendable {
     /// `ok:false`: `description` is the code and message, `message` the message alone.
     case refused(description: String, message: String)
+    /// `ok:false` with `forbidden`: this connection's role may not do it (the daemon's message
+    /// says which role it needs and who asked), or a sign-in was refused.
+    case forbidden(message: String)
+    /// `auth`'s: who the connection acts for now (nil: nobody), and its role.
+    case signedIn(user: String?, role: String)
     /// A reply this client cannot read, in words (for `list`, whose reply it cannot do without).
     case unreadable(String)
     case list(seq: UInt64, movies: [Movie])
@@ -138,6 +147,9 @@ public enum TuiEvent: Equatable, Sendable {
         client: Int, row: RowRender?, unreadable: String? = nil, width: Double? = nil,
         direction: Direction? = nil)
     case bye(reason: String)
+    /// This connection's rights changed while it lives (a role given or taken back, its token
+    /// revoked or expired): it acts for `user` with `role` from now on.
+    case role(user: String?, role: String)
     /// An event this front end does not show.
     case other
 }

@@ -22,11 +22,14 @@ public struct TuiOptions: Equatable, Sendable {
     public var crossingCues: Bool
     /// `--full-swipe`: what a full swipe does on either edge (rule 15), from the start.
     public var fullSwipeStyle: FullSwipeStyle
+    /// Whether to sign in (`auth`) first on every connection: swipectl was given a token
+    /// (`--token`, `--token-file`, `$SWIPED_TOKEN`), which it keeps and sends itself.
+    public var signsIn: Bool
 
     public init(
         socket: String, ascii: Bool = false, direction: Direction = .ltr, trueColor: Bool = false,
         recordDirectory: String = ".", confirmDelete: Bool = false, peekHint: Bool = false,
-        crossingCues: Bool = false, fullSwipeStyle: FullSwipeStyle = .fill
+        crossingCues: Bool = false, fullSwipeStyle: FullSwipeStyle = .fill, signsIn: Bool = false
     ) {
         self.socket = socket
         self.ascii = ascii
@@ -37,6 +40,7 @@ public struct TuiOptions: Equatable, Sendable {
         self.peekHint = peekHint
         self.crossingCues = crossingCues
         self.fullSwipeStyle = fullSwipeStyle
+        self.signsIn = signsIn
     }
 }
 

@@ -44,14 +44,27 @@ extension TuiStateMachine {
         redraw()
     }
 
-    /// The daemon's hello on a new connection: catch up, and ask again for what was on. `log`:
-    /// the log's id it says (nil from a daemon older than ids); when it is another than the last
-    /// hello's, the daemon serves another log (imported or restored meanwhile) whose seqs are
-    /// not the ones kept here: the list is dropped and read again instead of caught up.
-    public mutating func hello(writer: Bool, seq: UInt64, log: String? = nil, at now: Double) -> [TuiAction] {
+    /// The daemon's hello on a new connection: sign in when there is a token, catch up, and ask
+    /// again for what was on. `log`: the log's id it says (nil from a daemon older than ids);
+    /// when it is another than the last hello's, the daemon serves another log (imported or
+    /// restored meanwhile) whose seqs are not the ones kept here: the list is dropped and read
+    /// again instead of caught up. `user` and `role`: who the connection is (nil from a daemon
+    /// before people and roles), until the sign-in's reply says otherwise.
+    public mutating func hello(
+        writer: Bool, seq: UInt64, log: String? = nil, user: String? = nil, role: String? = nil,
+        at now: Double
+    ) -> [TuiAction] {
         redraw()
         state.model.connection = .connected
         state.model.writer = writer
+        state.model.user = user
+        state.model.role = role
+        // First, before anything else is asked: the daemon holds the lines after `auth` until
+        // it answers, so every one of them is the token's person's.
+        if options.signsIn {
+            state.model.signingIn = true
+            send(.signIn(quiet: state.attempt > 0), now)
+        }
         let anotherLog = log != nil && state.log != nil && log != state.log
         state.log = log ?? state.log
         if anotherLog { forgetLog() }
@@ -114,7 +127,17 @@ extension TuiStateMachine {
 
     // One case per kind of reply, each a line or two; the longer ones are functions.
     private mutating func reply(_ request: TuiRequest, _ reply: TuiReply, _ now: Double) {
+        var reply = reply
+        if case .forbidden(let message) = reply {
+            // What a role may not do is said in words (+People.swift); the rest is a refusal.
+            if forbidden(request, message, now) { return }
+            reply = .refused(description: "forbidden: \(message)", message: message)
+        }
         switch (request, reply) {
+        case (.signIn(let quiet), .signedIn(let user, let role)):
+            signedIn(user: user, role: role, quiet: quiet, now)
+        case (.signIn, .refused(_, let message)):
+            signInRefused(message, now)
         case (.list, .refused(let description, _)), (.subscribe, .refused(let description, _)):
             lose(description, now)
         case (.record(on: true), .refused(_, let message)), (.recording, .refused(_, let message)):
@@ -178,8 +201,10 @@ extension TuiStateMachine {
             peersReply(watch: watch, quiet: quiet, peers, unreadable: unreadable, now)
         case (.crossings, .ok):
             break
-        case (_, .unreadable), (_, .list), (_, .ok), (_, .recording), (_, .peers):
-            // swipectl decodes each reply for its request: any other pair is its mistake.
+        case (_, .unreadable), (_, .list), (_, .ok), (_, .recording), (_, .peers), (_, .signedIn),
+            (_, .forbidden):
+            // swipectl decodes each reply for its request: any other pair is its mistake
+            // (`.forbidden` is made a refusal above).
             preconditionFailure("a \(reply) reply to \(request)")
         }
     }
@@ -278,6 +303,9 @@ extension TuiStateMachine {
             if cancelled == "timeout" { say("Not confirmed within 3 s: nothing happened", now) }
         case .bye(let reason):
             lose("it said bye: \(reason)", now)
+            if reason == "revoked" { revoked() }
+        case .role(let user, let role):
+            roleChanged(user: user, role: role, now)
         case .peerRow(let client, let row, let unreadable, let width, let direction):
             peerRow(client: client, row, unreadable: unreadable, width: width, direction: direction, now)
         case .other:

@@ -2,6 +2,7 @@
 // command (as with systemctl); `--` ends them, for a title that starts with '-'. An option
 // that becomes an op's argument is checked against the range Wire's op table declares for it
 // (compiled in): what the daemon would refuse is a usage error here, worded as the daemon would.
+import People
 import SwipeEngine
 import Wire
 
@@ -40,6 +41,35 @@ enum Command: Equatable {
     case replay(file: String, expect: String?)
     /// How the daemon is doing (the `status` op, StatusCommand.swift).
     case status
+    /// The ops on people (issue 45; People.swift): a token for NAME with ROLE, expiring after
+    /// `expiresIn` seconds (nil: never).
+    case tokenCreate(name: String, role: AccessRole, expiresIn: Int64?)
+    case tokenList
+    /// NAME's tokens, or only the one with `id`.
+    case tokenRevoke(name: String, id: String?)
+    /// `role NAME [ROLE]`, `role NAME --clear`.
+    case role(name: String, RoleChange)
+    case denials
+    /// Who this connection is (its hello, or the sign-in's reply).
+    case whoami
+}
+
+/// What `role NAME` does with NAME's role.
+enum RoleChange: Equatable {
+    /// Only asks which role is given.
+    case ask
+    case give(AccessRole)
+    /// Takes back the role given: the door decides again (`--clear`, the op's `null`).
+    case clear
+}
+
+/// Where the token to sign in with comes from on the command line (`SWIPED_TOKEN` is read by
+/// `Swipectl.main`, Token.swift).
+enum TokenSource: Equatable {
+    /// `--token TOKEN`.
+    case given(String)
+    /// `--token-file FILE`; `-` is standard input.
+    case file(String)
 }
 
 /// What `swipe` does with the row.
@@ -58,6 +88,8 @@ struct Invocation: Equatable {
     var socket: String?
     /// `--json`: the daemon's lines as they came.
     var json = false
+    /// `--token` or `--token-file`, when given.
+    var token: TokenSource?
     var command: Command
 }
 
@@ -68,8 +100,9 @@ enum ParseOutcome: Equatable {
 }
 
 enum Arguments {
-    /// The commands, with the operands each takes and the options it accepts besides
-    /// --socket and --json.
+    /// The commands, with the operands each takes (an operand in brackets may be left out) and
+    /// the options it accepts besides the global ones (--socket, --json, --token, --token-file).
+    /// `token`'s three are each a command of two words.
     static let commands: [(name: String, operands: [String], options: Set<String>)] = [
         ("list", [], ["--from", "--limit", "--match"]),
         ("add", ["TITLE"], ["--image"]),
@@ -89,11 +122,18 @@ enum Arguments {
         ),
         ("replay", ["FILE"], ["--expect"]),
         ("tui", [], ["--ascii", "--rtl", "--record-dir", "--confirm-delete", "--no-peek", "--full-swipe"]),
+        ("token create", ["NAME"], ["--role", "--expires"]),
+        ("token list", [], []),
+        ("token revoke", ["NAME"], ["--id"]),
+        ("role", ["NAME", "[ROLE]"], ["--clear"]),
+        ("denials", [], []),
+        ("whoami", [], []),
     ]
 
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
         var socket: String?
         var json = false
+        var token: TokenSource?
         var values: [String: String] = [:]
         var positional: [String] = []
         var index = 0
@@ -136,11 +176,15 @@ enum Arguments {
                 let path = try value()
                 guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
                 socket = path
-            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek":
+            case "--token", "--token-file":
+                if token != nil { throw Failure.usage("give one --token or --token-file") }
+                token = try tokenSource(name, try value())
+            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek", "--clear":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
-                "--perform", "--record", "--expect", "--record-dir", "--full-swipe":
+                "--perform", "--record", "--expect", "--record-dir", "--full-swipe", "--role", "--expires",
+                "--id":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -148,18 +192,20 @@ enum Arguments {
             }
         }
 
-        guard let name = positional.first else { throw Failure.usage("no command given") }
+        let words = try commandWords(positional)
+        let name = words.name
         guard let spec = commands.first(where: { $0.name == name }) else {
             throw Failure.usage("unknown command '\(name)'")
         }
         for option in values.keys.sorted() where !spec.options.contains(option) {
             throw Failure.usage("\(option) does not apply to '\(name)'")
         }
-        let operands = Array(positional.dropFirst())
-        guard operands.count == spec.operands.count else {
+        let operands = words.operands
+        let required = spec.operands.filter { !$0.hasPrefix("[") }.count
+        guard (required...spec.operands.count).contains(operands.count) else {
             let expected = spec.operands.isEmpty ? "no arguments" : spec.operands.joined(separator: " ")
             let hint =
-                operands.count > spec.operands.count && !spec.operands.isEmpty
+                operands.count > spec.operands.count && ["TITLE", "MOVIE"].contains(spec.operands.first)
                 ? " (quote a title with spaces)" : ""
             throw Failure.usage(
                 "'\(name)' takes \(expected), not \(operands.count) argument\(operands.count == 1 ? "" : "s")\(hint)"
@@ -169,9 +215,29 @@ enum Arguments {
         if !spec.operands.isEmpty && operand.allSatisfy({ $0 == " " || $0 == "\t" }) {
             throw Failure.usage("\(spec.operands[0]) must not be empty")
         }
+        if name == "tui", token == .file("-") {
+            throw Failure.usage("tui reads its keys from standard input: give --token-file a file, not -")
+        }
 
-        let command = try command(name, operand, values)
-        return .run(Invocation(socket: socket, json: json, command: command))
+        // (Not `??`: its autoclosure would throw any Error, not Failure.)
+        var command = try peopleCommand(name, operands, values)
+        if command == nil { command = try self.command(name, operand, values) }
+        return .run(Invocation(socket: socket, json: json, token: token, command: command!))
+    }
+
+    /// The command's name and its operands: the first word, or the first two for `token`'s.
+    private static func commandWords(_ positional: [String]) throws(Failure) -> (
+        name: String, operands: [String]
+    ) {
+        guard let first = positional.first else { throw Failure.usage("no command given") }
+        guard first == "token" else { return (first, Array(positional.dropFirst())) }
+        let verbs = commands.compactMap { $0.name.hasPrefix("token ") ? $0.name.dropFirst(6) : nil }
+        let choices = verbs.dropLast().joined(separator: ", ") + " or " + verbs.last!
+        guard positional.count > 1 else { throw Failure.usage("'token' needs \(choices)") }
+        guard verbs.contains(Substring(positional[1])) else {
+            throw Failure.usage("unknown command 'token \(positional[1])' ('token' takes \(choices))")
+        }
+        return ("token " + positional[1], Array(positional.dropFirst(2)))
     }
 
     /// The command `name` names, from its operand and options (`parse` has checked that they
@@ -297,7 +363,7 @@ enum Arguments {
     }
 
     /// A string for the argument `arg` of `op`, within the length the op table declares.
-    private static func text(_ option: String, _ text: String?, for op: OpSpec.Kind, _ arg: String)
+    static func text(_ option: String, _ text: String?, for op: OpSpec.Kind, _ arg: String)
         throws(Failure) -> String?
     {
         guard let text else { return nil }

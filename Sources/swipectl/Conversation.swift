@@ -10,28 +10,50 @@ final class Conversation {
     let client: SwipedClient
     /// `--json`: print each reply line as it came.
     let json: Bool
+    /// The token this conversation signs in with, right after the hello (Token.swift).
+    let token: SignInToken?
     /// `swipe --record`: every line received, replies and events, in the order they came.
     var transcript: [String]?
 
-    convenience init(_ socket: SocketChoice, json: Bool) throws(Failure) {
+    /// Connects, and signs in when there is a token.
+    convenience init(_ socket: SocketChoice, json: Bool, token: SignInToken? = nil) throws(Failure) {
+        let client: SwipedClient
         do {
-            try self.init(socket, json: json, client: SwipedClient(socketPath: socket.path))
+            client = try SwipedClient(socketPath: socket.path)
         } catch {
             throw Conversation.unreachable(error, socket)
         }
+        self.init(socket, json: json, client: client, token: token)
+        try signIn()
     }
 
-    private init(_ socket: SocketChoice, json: Bool, client: SwipedClient) {
+    private init(_ socket: SocketChoice, json: Bool, client: SwipedClient, token: SignInToken?) {
         self.socket = socket
         self.json = json
         self.client = client
+        self.token = token
         // --json prints the daemon's replies, which echo a request's id: send none.
         client.sendsIDs = !json
     }
 
-    /// A new connection to the same socket (`watch`, once the daemon is back).
+    /// A new connection to the same socket (`watch`, once the daemon is back), not yet signed
+    /// in: `signIn` is the caller's, which tells a refused token from a daemon lost again.
     func reconnected() throws(ClientError) -> Conversation {
-        Conversation(socket, json: json, client: try SwipedClient(socketPath: socket.path))
+        Conversation(socket, json: json, client: try SwipedClient(socketPath: socket.path), token: token)
+    }
+
+    /// The `auth` op with the token, before any other request, so that every request is the
+    /// token's person's. Its reply is not printed, also with --json: a script reads the reply
+    /// of the command it ran. A refused token ends the run (status 1), whatever else the
+    /// connection could have done as its Unix user.
+    func signIn() throws(Failure) {
+        guard let token else { return }
+        do {
+            try client.signIn(token: token.value)
+        } catch {
+            guard error.kind == .server else { throw lost(error) }
+            throw Failure(.refused, "sign-in refused: \(error.message); the token came from \(token.origin)")
+        }
     }
 
     /// Sends one request. With --json its reply line goes to stdout whatever it says; an
@@ -103,8 +125,22 @@ final class Conversation {
             ? error.message : "the daemon at \(socket.path) did not answer: \(error.message)"
     }
 
+    /// Whether the daemon sent `bye` `revoked` instead of hello: this Unix user's name was given
+    /// the role none. Trying again changes nothing until an admin gives a role back.
+    static func isRevoked(_ error: ClientError) -> Bool { error.kind == .closed && error.code == "revoked" }
+
+    /// The words for a connection refused or ended with `bye` `revoked` (status 1: the daemon
+    /// said no).
+    static func revoked(_ socket: SocketChoice, ended: Bool) -> Failure {
+        Failure(
+            .refused,
+            "the daemon at \(socket.path) \(ended ? "ended the session" : "refused the connection"): revoked: this person has no rights there any more (an admin gave the name the role none, or took its token back)"
+        )
+    }
+
     /// The failure for a connection that never got to hello, with a hint for the usual causes.
     static func unreachable(_ error: ClientError, _ socket: SocketChoice) -> Failure {
+        if isRevoked(error) { return revoked(socket, ended: false) }
         var message = notAnswering(error, socket)
         message += "\n  Tried \(socket.path) because \(socket.reason)."
         if error.message.hasSuffix("No such file or directory")

@@ -16,20 +16,21 @@ enum Swipectl {
                     return .ok
                 }
                 let socket = SocketChoice.resolve(option: invocation.socket, environment: environment)
+                let token = try SignInToken.resolve(invocation.token, environment: environment)
                 if case .tui(
                     let ascii, let rtl, let recordDirectory, let confirmDelete, let peek, let fullSwipe) =
                     invocation.command
                 {
                     try Tui.run(
-                        socket: socket, ascii: ascii, rtl: rtl, recordDirectory: recordDirectory,
+                        socket: socket, token: token, ascii: ascii, rtl: rtl,
+                        recordDirectory: recordDirectory,
                         confirmDelete: confirmDelete, peek: peek, fullSwipe: fullSwipe,
                         environment: environment)
                     return .ok
                 }
-                if case .status = invocation.command {
-                    return try StatusCommand.run(Conversation(socket, json: invocation.json))
-                }
-                try run(invocation.command, Conversation(socket, json: invocation.json))
+                let conversation = try Conversation(socket, json: invocation.json, token: token)
+                if case .status = invocation.command { return try StatusCommand.run(conversation) }
+                try run(invocation.command, conversation)
             }
             return .ok
         } catch {
@@ -61,6 +62,13 @@ enum Swipectl {
             preconditionFailure("replay needs no daemon; main runs it")
         case .status:
             preconditionFailure("status has an exit status of its own; main runs it")
+        case .tokenCreate(let name, let role, let expiresIn):
+            try PeopleCommands.tokenCreate(conversation, name: name, role: role, expiresIn: expiresIn)
+        case .tokenList: try PeopleCommands.tokenList(conversation)
+        case .tokenRevoke(let name, let id): try PeopleCommands.tokenRevoke(conversation, name: name, id: id)
+        case .role(let name, let change): try PeopleCommands.role(conversation, name: name, change)
+        case .denials: try PeopleCommands.denials(conversation)
+        case .whoami: try PeopleCommands.whoami(conversation)
         }
     }
 }

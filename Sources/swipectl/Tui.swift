@@ -16,14 +16,18 @@ enum Tui {
     static let escapeWait = 0.03
 
     static func run(
-        socket: SocketChoice, ascii: Bool, rtl: Bool, recordDirectory: String?, confirmDelete: Bool,
-        peek: Bool, fullSwipe: FullSwipeStyle, environment: [String: String]
+        socket: SocketChoice, token: SignInToken?, ascii: Bool, rtl: Bool, recordDirectory: String?,
+        confirmDelete: Bool, peek: Bool, fullSwipe: FullSwipeStyle, environment: [String: String]
     ) throws(Failure) {
         // A directory given is checked before the screen is taken (the default, the current
         // directory, when `r` is pressed): a recording must have somewhere to go.
         if let recordDirectory, let why = TuiRecording.unwritable(recordDirectory) {
             throw Failure.usage("--record-dir \(recordDirectory): \(why)")
         }
+        // So is the token, on a connection of its own that signs in as every command does: a
+        // token refused ends the run with the same words, before the screen is taken. The front
+        // end's own connections sign in again (a refusal then is said on its status line).
+        if token != nil { _ = try Conversation(socket, json: false, token: token) }
         let connection: StreamConnection
         do {
             connection = try StreamConnection(socketPath: socket.path)
@@ -35,13 +39,14 @@ enum Tui {
             socket: socket.path, ascii: ascii, direction: rtl ? .rtl : .ltr,
             trueColor: colorterm == "truecolor" || colorterm == "24bit",
             recordDirectory: recordDirectory ?? ".", confirmDelete: confirmDelete, peekHint: peek,
-            crossingCues: true, fullSwipeStyle: fullSwipe)
+            crossingCues: true, fullSwipeStyle: fullSwipe, signsIn: token != nil)
         let signals = try TuiSignals()
         defer { signals.close() }
         let terminal = try TuiTerminal()
         defer { terminal.restore() }
         let size = terminal.size()
-        let app = TuiApp(options, connection: connection, columns: size.columns, lines: size.lines)
+        let app = TuiApp(
+            options, token: token?.value, connection: connection, columns: size.columns, lines: size.lines)
         try loop(app, terminal, signals)
     }
 

@@ -8,6 +8,8 @@ import Terminal
 
 final class TuiApp {
     let options: TuiOptions
+    /// The token each connection signs in with (the machine asks by `.signIn`, never holds it).
+    private let token: String?
     private var machine: TuiStateMachine
     private(set) var connection: StreamConnection?
     /// What each request in flight on `connection` is, by the id its reply echoes.
@@ -19,8 +21,9 @@ final class TuiApp {
     /// A change the next frame must show (besides motion).
     var dirty = true
 
-    init(_ options: TuiOptions, connection: StreamConnection, columns: Int, lines: Int) {
+    init(_ options: TuiOptions, token: String?, connection: StreamConnection, columns: Int, lines: Int) {
         self.options = options
+        self.token = token
         self.connection = connection
         machine = TuiStateMachine(options, columns: columns, lines: lines)
     }
@@ -53,6 +56,11 @@ final class TuiApp {
                 perform(machine.lost("it closed the connection", at: now), now)
             }
         } catch {
+            // A `bye` instead of hello (`revoked`: this user was given the role none) is the
+            // daemon's word, which the machine words as a `bye` event; anything else is a loss.
+            if error.kind == .closed, let reason = error.code {
+                return perform(machine.received(.bye(reason: reason), at: now), now)
+            }
             perform(machine.lost(error.message, at: now), now)
         }
     }
@@ -65,7 +73,10 @@ final class TuiApp {
     private func handle(_ message: StreamConnection.Message, _ now: Double) {
         switch message {
         case .hello(let hello):
-            perform(machine.hello(writer: hello.writer, seq: hello.seq, log: hello.log, at: now), now)
+            perform(
+                machine.hello(
+                    writer: hello.writer, seq: hello.seq, log: hello.log, user: hello.user, role: hello.role,
+                    at: now), now)
         case .reply(let id, let reply):
             guard let request = requests.removeValue(forKey: id) else { return }
             if case .recording = request { recording = reply.object["recording"] }
@@ -88,7 +99,7 @@ final class TuiApp {
                 // A send that failed dropped the connection: the machine has said so, and the
                 // requests after it have nowhere to go.
                 guard let connection else { continue }
-                let (op, arguments) = TuiWire.line(request)
+                let (op, arguments) = TuiWire.line(request, token: token)
                 do {
                     requests[try connection.send(op, arguments)] = request
                 } catch {

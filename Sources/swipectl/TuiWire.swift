@@ -7,9 +7,16 @@ import SwipedClient
 import Terminal
 
 enum TuiWire {
-    /// `request` as an op and its arguments.
-    static func line(_ request: TuiRequest) -> (op: String, arguments: [(String, JSON)]) {
-        switch request {
+    /// `request` as an op and its arguments; `token`: the one to sign in with, which only
+    /// `.signIn` sends (the machine asks for it only when swipectl has one).
+    static func line(_ request: TuiRequest, token: String? = nil) -> (op: String, arguments: [(String, JSON)])
+    {
+        if case .signIn = request {
+            guard let token else { preconditionFailure("a sign-in without a token (TuiOptions.signsIn)") }
+            return ("auth", [("token", .string(token))])
+        }
+        return switch request {
+        case .signIn: preconditionFailure("answered above")
         case .list: ("list", [])
         case .subscribe(let from): ("subscribe", [("from", .number(JSONNumber(Int64(clamping: from))))])
         case .viewport(let width, let direction):
@@ -72,9 +79,14 @@ enum TuiWire {
 
     /// The reply to `request`, decoded for it.
     static func reply(_ reply: Reply, to request: TuiRequest) -> TuiReply {
-        if let error = reply.error { return .refused(description: error.description, message: error.message) }
+        if let error = reply.error {
+            if error.code == "forbidden" { return .forbidden(message: error.message) }
+            return .refused(description: error.description, message: error.message)
+        }
         let o = reply.object
         switch request {
+        case .signIn:
+            return .signedIn(user: o.string("user"), role: o.string("role") ?? "?")
         case .list:
             return list(o)
         case .subscribe, .viewport, .closeAll, .configure:
@@ -177,6 +189,8 @@ enum TuiWire {
             return .row(row, removed: removed, cancelled: cancelled)
         case .bye(let reason):
             return .bye(reason: reason)
+        case .other(name: "role", let o):
+            return .role(user: o.string("user"), role: o.string("role") ?? "?")
         case .other(name: "peer-row", let o):
             guard let client = o.uint("client").map(Int.init) else { return .other }
             let viewport = o.object("viewport")

@@ -2,7 +2,7 @@
 
 enum Usage {
     static let text = """
-        Usage: swipectl [--socket PATH] [--json] COMMAND [ARGS...]
+        Usage: swipectl [--socket PATH] [--json] [--token-file FILE] COMMAND [ARGS...]
 
         Talks to swiped, the swipe-actions daemon, over its Unix socket (see protocol.md).
 
@@ -52,6 +52,24 @@ enum Usage {
                                     requests, latencies (p50/p99/p99.9), memory; exit 0
                                     healthy, 1 degraded (the store unavailable), 3
                                     unreachable, 4 a daemon without the status op
+          whoami                    who this connection is: user, role, and how (the Unix
+                                    user, or the token)
+          token create NAME --role reader|writer|admin [--expires DURATION]
+                                    make a token that signs in as NAME; DURATION: 30d,
+                                    12h, 90m, 3600s, 2w or seconds (default: never). The
+                                    token is the last line of stdout, shown this once; for
+                                    whom, its role, id and expiry go to stderr
+          token list                every token: NAME ROLE TOKEN-ID CREATED EXPIRES
+                                    LAST-USED (never the token itself)
+          token revoke NAME [--id TOKENID]
+                                    revoke NAME's tokens (or only that one); connections
+                                    signed in with them lose their rights within a second
+          role NAME [none|reader|writer|admin]
+                                    give NAME a role on every door (none: no rights at all),
+                                    or without ROLE say the role given
+          role NAME --clear         take back the role given: the door decides again
+          denials                   the latest refusals (at most 100), oldest first
+                                    (token, role and denials are for admins)
 
         MOVIE is a movie id, or the start of one title (any case) that no other title starts
         with; an exact title wins over longer ones.
@@ -61,12 +79,18 @@ enum Usage {
                           $XDG_RUNTIME_DIR/swiped.sock if it exists, else
                           /run/swiped/swiped.sock if it exists, else ./swiped.sock)
           --json          print the daemon's JSON lines as they came, one per line
+          --token-file FILE
+                          sign in with the token in FILE (- for standard input) right
+                          after connecting, and act as its person
+          --token TOKEN   the same with the token itself, which others on this machine
+                          may see in the process list: prefer $SWIPED_TOKEN or
+                          --token-file (default: $SWIPED_TOKEN, if set)
           -h, --help      print this text
           --version       print swipectl's version
 
-        Exit status: 0 done; 1 the daemon said no, MOVIE matched no movie or several, or
-        the gesture did not do what was asked (message on stderr); 2 usage error; 3 cannot reach the daemon (the message names
-        the socket and why).
+        Exit status: 0 done; 1 the daemon said no (a refused sign-in too), MOVIE matched no
+        movie or several, or the gesture did not do what was asked (message on stderr); 2
+        usage error; 3 cannot reach the daemon (the message names the socket and why).
 
         Examples:
           swipectl list
@@ -78,5 +102,7 @@ enum Usage {
           swipectl --json history --from 10 | jq .events
           swipectl call '{"op":"ping"}'
           swipectl status || echo "swiped is not healthy"
+          swipectl token create alice --role writer --expires 30d > alice.token
+          SWIPED_TOKEN=$(cat alice.token) swipectl whoami
         """
 }

@@ -112,14 +112,28 @@ enum Watch {
             let wait = backoff[min(attempt, backoff.count - 1)]
             if poll(&fd, 1, Int32(wait * 1000)) > 0 { return nil }
             attempt += 1
+            let next = backoff[min(attempt, backoff.count - 1)]
+            let again = "trying again in \(Swipe.format(next)) s (Ctrl-C stops)."
+            let connection: Conversation
             do {
-                return try conversation.reconnected()
+                connection = try conversation.reconnected()
             } catch {
-                let next = backoff[min(attempt, backoff.count - 1)]
-                Output.error(
-                    "\(Conversation.notAnswering(error, conversation.socket)); trying again in \(Swipe.format(next)) s (Ctrl-C stops)."
-                )
+                if Conversation.isRevoked(error) {
+                    throw Conversation.revoked(conversation.socket, ended: false)
+                }
+                Output.error("\(Conversation.notAnswering(error, conversation.socket)); \(again)")
+                continue
             }
+            // Signed in on every connection, as the first: a token refused now (revoked or
+            // expired meanwhile) ends the watch; a daemon lost again is tried again.
+            do {
+                try connection.signIn()
+            } catch {
+                guard error.status == .unreachable else { throw error }
+                Output.error("\(error.message); \(again)")
+                continue
+            }
+            return connection
         }
     }
 
@@ -148,8 +162,14 @@ enum Watch {
         case .movie(let change, let at):
             if let line = columns?.line(change, at: at) { Output.out(line + "\n") }
         case .bye(let reason):
+            if reason == "revoked" { throw Conversation.revoked(conversation.socket, ended: true) }
             throw Failure(
                 .unreachable, "the daemon at \(conversation.socket.path) ended the session: \(reason)")
+        case .other(name: "role", let o):
+            // Rights changed while watching (a role given, a token revoked): said, not fatal; a
+            // role that can no longer read ends with bye.
+            Output.error(
+                "this connection is \(PeopleCommands.who(o.string("user"), o.string("role") ?? "?")) now")
         case .row, .other:
             break
         }

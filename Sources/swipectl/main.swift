@@ -4,7 +4,7 @@
 #endif
 
 var environment: [String: String] = [:]
-for name in ["SWIPED_SOCKET", "XDG_RUNTIME_DIR", "COLORTERM"] {
+for name in ["SWIPED_SOCKET", "SWIPED_TOKEN", "XDG_RUNTIME_DIR", "COLORTERM"] {
     if let value = getenv(name) { environment[name] = String(cString: value) }
 }
 TerminalText.useLocale()

@@ -32,4 +32,35 @@ final class SwipectlCompletionTests: DaemonTestCase {
         }
         try tmux.send(keys: "C-c")
     }
+
+    /// Issue 45: `token` and its verbs, their options and the role names, then a command after
+    /// --token-file's file.
+    func testTabCompletesTheCommandsOnPeople() throws {
+        let dir = try TemporaryDirectory("swiped-completion")
+        let tmux = try Tmux(directory: dir)
+        defer { _ = try? tmux.stop() }
+        let bin = URL(fileURLWithPath: try Binaries.swipectl).deletingLastPathComponent().path
+        try tmux.start(
+            ["env", "PATH=\(bin):/usr/bin:/bin", "PS1=$ ", "bash", "--norc", "--noprofile", "-i"], width: 120,
+            height: 20)
+        try tmux.send(keys: "source '\(InstallTests.root)/contrib/completion/swipectl.bash'", "Enter")
+        try tmux.send(
+            keys: "swipectl --socket \(daemon.socket) tok", "Tab", "cr", "Tab", "alice --ro", "Tab", "wr",
+            "Tab")
+        let line = "$ swipectl --socket \(daemon.socket) token create alice --role writer"
+        try tmux.waitForScreen("token create completed") { $0.contains(line) }
+        // (Words that start with "-" go as bytes: send-keys would take them for its options.)
+        try tmux.send(bytes: "--ex")
+        try tmux.send(keys: "Tab", "2w > \(dir.file("alice.token"))", "Enter")
+        try tmux.waitForScreen("the token made") { $0.contains("swipectl: a token for alice, role writer") }
+        try tmux.send(
+            keys: "swipectl --socket \(daemon.socket) --token-f", "Tab", "\(dir.file("alice.tok"))", "Tab",
+            "who", "Tab")
+        try tmux.waitForScreen("whoami completed") { $0.contains("alice.token whoami") }
+        try tmux.send(keys: "Enter")
+        try tmux.waitForScreen("whoami ran") { $0.contains("user  alice") && $0.contains("role  writer") }
+        try tmux.send(keys: "swipectl --socket \(daemon.socket) role alice ad", "Tab")
+        try tmux.waitForScreen("a role completed") { $0.contains("role alice admin") }
+        try tmux.send(keys: "C-c")
+    }
 }

@@ -365,7 +365,8 @@ final class SwipectlTests: DaemonTestCase {
         let listed = text.index(before: errors.upperBound)..<text.endIndex
         for code in codes { XCTAssertNotNil(text.range(of: "\n  \(code) ", range: listed), code) }
         XCTAssertTrue(
-            text.contains("\n  bye (too-many-clients, slow-consumer, shutdown), to one connection: "), text)
+            text.contains(
+                "\n  bye (too-many-clients, slow-consumer, shutdown, revoked), to one connection: "), text)
     }
 
     // MARK: Own options and exit statuses
@@ -374,12 +375,16 @@ final class SwipectlTests: DaemonTestCase {
         let help = try swipectl("--help", socket: false)
         XCTAssertEqual(help.status, .exited(0))
         XCTAssertTrue(
-            help.standardOutput.hasPrefix("Usage: swipectl [--socket PATH] [--json] COMMAND"),
+            help.standardOutput.hasPrefix(
+                "Usage: swipectl [--socket PATH] [--json] [--token-file FILE] COMMAND"),
             help.standardOutput)
         for command in [
             "list", "add TITLE", "toggle-watched MOVIE", "toggle-friends MOVIE", "remove MOVIE",
             "restore MOVIE", "watch",
             "history", "swipe MOVIE --dx POINTS", "swipe MOVIE --open", "call JSON", "help", "Exit status",
+            "token create NAME --role reader|writer|admin [--expires DURATION]", "token list",
+            "token revoke NAME [--id TOKENID]", "role NAME [none|reader|writer|admin]", "role NAME --clear",
+            "denials", "whoami", "--token-file FILE", "--token TOKEN", "$SWIPED_TOKEN",
         ] {
             XCTAssertTrue(help.standardOutput.contains(command), command)
         }

@@ -445,6 +445,42 @@ final class LayoutTests: XCTestCase {
                 " swiped  ● connected  seq 12  writer  recording lost  ./swiped.sock"))
     }
 
+    /// Who the connection is (issue 45): its person and role, "read-only" in orange when it may
+    /// not change the list, the role alone for nobody in particular, and a name's bidi controls
+    /// escaped; a daemon before roles still says writer or read-only.
+    func testTheHeaderSaysWhoTheConnectionIsAndWhetherItIsReadOnly() {
+        var m = model()
+        m.user = "alice"
+        m.role = "writer"
+        XCTAssertEqual(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0),
+            " swiped  ● connected  seq 12  alice (writer)  ./swiped.sock ")
+        m.role = "reader"
+        m.writer = false
+        let grid = ScreenLayout.render(m, width: 70, height: 14)
+        XCTAssertEqual(
+            gridLine(grid, 0), " swiped  ● connected  seq 12  alice (reader)  read-only  ./swiped.sock")
+        XCTAssertEqual(grid[46, 0].text, "r")
+        XCTAssertEqual(grid[46, 0].style, Style(foreground: .indexed(214), bold: true))
+        m.user = nil
+        XCTAssertTrue(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0).hasPrefix(
+                " swiped  ● connected  seq 12  reader  read-only  ./"))
+        m.user = "e\u{202E}vil"
+        XCTAssertTrue(
+            gridLine(ScreenLayout.render(m, width: 80, height: 14), 0).contains(
+                "  e\\u{202E}vil (reader)  read-only"))
+        m.signingIn = true
+        XCTAssertTrue(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0).hasPrefix(
+                " swiped  ● connected  seq 12  signing in…  ./swiped.sock"))
+        m.signingIn = false
+        m.role = nil
+        XCTAssertTrue(
+            gridLine(ScreenLayout.render(m, width: 60, height: 14), 0).hasPrefix(
+                " swiped  ● connected  seq 12  read-only  ./swiped.sock"))
+    }
+
     /// Each row starts with its poster tile: the image's letter, white and bold, on its colour
     /// (true colour when the terminal has it, else the nearest of the 256), two cells wide.
     func testEachRowShowsItsImagesPosterTileBeforeItsTitle() {

@@ -45,8 +45,12 @@ help=$(swipectl --help)
 commands=$(sed -n '/^Commands:/,/^$/p' <<< "$help" | awk '/^  [a-z]/ { print $1 }' | sort -u | tr '\n' ' ' | sed 's/ $//')
 check "commands (swipectl --help)" "$commands" "$(complete_line 'swipectl ')"
 check "a command's start" "toggle-friends toggle-watched" "$(complete_line 'swipectl tog')"
-check "global options" "--help --json --socket --version" "$(complete_line 'swipectl --')"
-for command in $commands; do
+check "global options" "--help --json --socket --token --token-file --version" "$(complete_line 'swipectl --')"
+# `token`'s verbs are commands of two words (`token create …`), each with its own lines.
+verbs=$(grep -oE '^  token [a-z]+' <<< "$help" | awk '{ print $2 }' | sort -u | tr '\n' ' ' | sed 's/ $//')
+check "token's verbs (swipectl --help)" "$verbs" "$(complete_line 'swipectl token ')"
+for command in $(sed 's/\btoken\b//' <<< "$commands") $(for verb in $verbs; do echo "token_$verb"; done); do
+    command=${command/_/ }
     # Every --option that --help shows on the command's lines (`swipe …` is one of swipe's).
     expected=$(grep -E "^  $command( |$)" <<< "$help" | grep -oE -- '--[a-z-]+' | sort -u)
     offered=$(complete_line "swipectl $command --" | tr ' ' '\n')
@@ -54,6 +58,12 @@ for command in $commands; do
     check "$command's options offered" "" "${missing% }"
 done
 check "an option's values" "leading trailing" "$(complete_line 'swipectl swipe seven --open ')"
+check "tui's full-swipe styles" "close dismiss fill" "$(complete_line 'swipectl tui --full-swipe ')"
+check "token create's roles" "admin reader writer" "$(complete_line 'swipectl token create alice --role ')"
+check "role's roles, after the name" "admin none reader writer" "$(complete_line 'swipectl role alice ')"
+check "nothing for role's name" "" "$(complete_line 'swipectl role ')"
+check "a token file" "$(cd / && compgen -f -- /et)" "$(complete_line 'swipectl --token-file /et')"
+check "a command after --token's value" "whoami" "$(complete_line 'swipectl --token swp_x who')"
 
 # Movie ids, from a daemon on the socket the command line names.
 "$bindir/swiped" --socket "$work/s.sock" --state "$work/state" 2> "$work/swiped.log" &

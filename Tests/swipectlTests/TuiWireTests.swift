@@ -7,8 +7,8 @@ import XCTest
 @testable import swipectl
 
 /// `request` as the line StreamConnection writes for it (without its id).
-private func line(_ request: TuiRequest) -> String {
-    let (op, arguments) = TuiWire.line(request)
+private func line(_ request: TuiRequest, token: String? = nil) -> String {
+    let (op, arguments) = TuiWire.line(request, token: token)
     var out = JSONWriter()
     out.object { w in
         w.field("op", op)
@@ -78,6 +78,41 @@ final class TuiWireReplyTests: XCTestCase {
                 #"{"id":5,"ok":true,"fired":{"action":"watched","error":{"message":"gone"}}}"#,
                 to: .tap(movie: "m", action: "watched")),
             .row(nil, unreadable: "malformed row object", fired: TuiFired(action: "watched", error: "gone")))
+    }
+
+    /// Issue 45: the sign-in carries the token swipectl holds (the machine never sees it), its
+    /// reply says who; a `forbidden` is told apart from other refusals, and a `role` event
+    /// becomes the machine's.
+    func testTheSignInItsReplyForbiddenAndTheRoleEvent() throws {
+        XCTAssertEqual(line(.signIn(quiet: false), token: "swp_abc"), #"{"op":"auth","token":"swp_abc"}"#)
+        XCTAssertEqual(
+            try reply(#"{"id":1,"ok":true,"user":"alice","role":"writer"}"#, to: .signIn(quiet: true)),
+            .signedIn(user: "alice", role: "writer"))
+        XCTAssertEqual(
+            try reply(#"{"id":1,"ok":true,"user":null,"role":"reader"}"#, to: .signIn(quiet: true)),
+            .signedIn(user: nil, role: "reader"))
+        XCTAssertEqual(
+            try reply(
+                #"{"id":1,"ok":false,"error":{"code":"forbidden","message":"no such token (never made, or revoked)"}}"#,
+                to: .signIn(quiet: false)),
+            .forbidden(message: "no such token (never made, or revoked)"))
+        let needs = #""perform" needs the role writer; this connection is bob (reader)"#
+        XCTAssertEqual(
+            try reply(
+                #"{"id":2,"ok":false,"error":{"code":"forbidden","message":"\"perform\" needs the role writer; this connection is bob (reader)"}}"#,
+                to: .perform(movie: "m", action: "delete")),
+            .forbidden(message: needs))
+        XCTAssertEqual(
+            try reply(
+                #"{"id":3,"ok":false,"error":{"code":"overloaded","message":"slow down","retryAfter":40}}"#,
+                to: .add(title: "Heat")),
+            .refused(description: "overloaded: slow down", message: "slow down"))
+        let event = try SwipedClient.event(
+            try SwipedClient.object(Array(#"{"event":"role","user":"alice","role":"reader"}"#.utf8)))
+        XCTAssertEqual(TuiWire.event(event), .role(user: "alice", role: "reader"))
+        let anonymous = try SwipedClient.event(
+            try SwipedClient.object(Array(#"{"event":"role","user":null,"role":"reader"}"#.utf8)))
+        XCTAssertEqual(TuiWire.event(anonymous), .role(user: nil, role: "reader"))
     }
 
     func testOtherRequestsAsLines() {

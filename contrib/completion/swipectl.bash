@@ -38,29 +38,42 @@ _swipectl_removed_ids() {
 _swipectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status"
-    local global="--socket --json --help --version"
+    local commands="list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami"
+    local global="--socket --json --token --token-file --help --version"
+    # The options that take a value (the next word is not an operand).
+    local valued="--socket --token --token-file --image --from --limit --match --dx --vx --steps --open --tap --perform --record --expect --record-dir --full-swipe --role --expires --id"
 
-    # The words before the cursor: the command (the first operand) and the --socket given.
+    # The words before the cursor: the command (the first operand; `token` and its verb are
+    # one command of two words), its operands, and the --socket given.
     local command= socket= i word
+    local -a operands=()
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
             --socket) socket=${COMP_WORDS[i + 1]}; ((i++)) ;;
             --socket=*) socket=${word#--socket=} ;;
-            --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir)
-                ((i++)) ;;
-            -*) ;;
-            *) [[ -z $command ]] && command=$word ;;
+            -*=*) ;;
+            -*) [[ " $valued " == *" $word "* ]] && ((i++)) ;;
+            *)
+                if [[ -z $command ]]; then
+                    command=$word
+                elif [[ $command == token ]]; then
+                    command="token $word"
+                else
+                    operands+=("$word")
+                fi ;;
         esac
     done
 
     # The value of the option before the cursor.
     case $prev in
-        --socket) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --socket | --token-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --role) COMPREPLY=($(compgen -W "reader writer admin" -- "$cur")); return ;;
+        --token | --expires | --id) COMPREPLY=(); return ;;
         --record | --expect) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --open) COMPREPLY=($(compgen -W "leading trailing" -- "$cur")); return ;;
+        --full-swipe) COMPREPLY=($(compgen -W "fill close dismiss" -- "$cur")); return ;;
         --tap | --perform) COMPREPLY=($(compgen -W "watched watched-with-friends delete" -- "$cur")); return ;;
         --image | --from | --limit | --match | --dx | --vx | --steps) COMPREPLY=(); return ;;
     esac
@@ -83,24 +96,23 @@ _swipectl() {
         swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
         replay) options="--expect" ;;
         tui) options="--ascii --rtl --record-dir --confirm-delete --no-peek --full-swipe" ;;
+        "token create") options="--role --expires" ;;
+        "token revoke") options="--id" ;;
+        role) options="--clear" ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$options --json" -- "$cur"))
+        COMPREPLY=($(compgen -W "$options --json --token --token-file" -- "$cur"))
         return
     fi
 
-    # The command's operand: a movie, a file, or nothing to offer.
-    local operands=0
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        word=${COMP_WORDS[i]}
-        case $word in
-            --socket | --image | --from | --limit | --match | --dx | --vx | --steps | --open | --tap | --perform | --record | --expect | --record-dir | --full-swipe)
-                ((i++)) ;;
-            -*) ;;
-            *) ((operands++)) ;;
-        esac
-    done
-    ((operands > 1)) && return  # the command and its one operand are there already
+    # The command's operand: a movie, a file, token's verb, role's ROLE, or nothing to offer.
+    case $command in
+        token) COMPREPLY=($(compgen -W "create list revoke" -- "$cur")); return ;;
+        role)
+            ((${#operands[@]} == 1)) && COMPREPLY=($(compgen -W "none reader writer admin" -- "$cur"))
+            return ;;
+    esac
+    ((${#operands[@]} > 0)) && return  # its one operand is there already
     case $command in
         toggle-watched | toggle-friends | remove | swipe)
             COMPREPLY=($(compgen -W "$(_swipectl_movie_ids "$socket")" -- "$cur")) ;;

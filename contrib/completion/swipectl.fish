@@ -25,10 +25,19 @@ function __swipectl_removed_ids
              END { for (id in last) if (last[id] ~ /^removed/) print id }'
 end
 
-set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status
+# Whether the word before the cursor is role's NAME (ROLE comes next), options aside.
+function __swipectl_after_role_name
+    set -l words (string match -v -- '-*' (commandline -opc))
+    set -l i (contains -i -- role $words)
+    and test (count $words) -eq (math $i + 1)
+end
+
+set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami
 complete -c swipectl -f
 complete -c swipectl -l socket -r -F -d "the daemon's socket"
 complete -c swipectl -l json -d "print the daemon's JSON lines"
+complete -c swipectl -l token-file -r -F -d 'sign in with the token in FILE'
+complete -c swipectl -l token -x -d 'sign in with this token (prefer --token-file)'
 complete -c swipectl -s h -l help -d 'print the usage'
 complete -c swipectl -l version -d "print swipectl's version"
 complete -c swipectl -n "not __fish_seen_subcommand_from $commands" -a "$commands"
@@ -58,3 +67,9 @@ complete -c swipectl -n "__fish_seen_subcommand_from tui" -l confirm-delete -d '
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l no-peek -d 'no hint at start'
 complete -c swipectl -n "__fish_seen_subcommand_from tui" -l full-swipe -x -a 'fill close dismiss' -d 'what a full swipe does'
 complete -c swipectl -n "__fish_seen_subcommand_from restore" -a "(__swipectl_removed_ids)" -d "removed movie"
+complete -c swipectl -n "__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke" -a 'create list revoke'
+complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from create" -l role -x -a 'reader writer admin' -d 'what the token may do'
+complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from create" -l expires -x -d 'when it stops working: 30d, 12h, 90m, 2w'
+complete -c swipectl -n "__fish_seen_subcommand_from token; and __fish_seen_subcommand_from revoke" -l id -x -d 'only the token with this id'
+complete -c swipectl -n "__fish_seen_subcommand_from role; and __swipectl_after_role_name" -a 'none reader writer admin'
+complete -c swipectl -n "__fish_seen_subcommand_from role" -l clear -d 'take back the role given'

@@ -1,0 +1,112 @@
+// The command line's people (issue 45): the token to sign in with, and the commands on tokens
+// and roles. Names, roles and the expiry are checked as the daemon would check them (People's
+// PersonName, the op table's values and bounds), so that what it would refuse is a usage error
+// here, before anything is sent.
+import People
+import Wire
+
+extension Arguments {
+    /// `--token TOKEN` or `--token-file FILE`, checked for what can be told without reading it.
+    static func tokenSource(_ option: String, _ value: String) throws(Failure) -> TokenSource {
+        if option == "--token-file" {
+            guard !value.isEmpty else {
+                throw Failure.usage("--token-file needs a file (- for standard input)")
+            }
+            return .file(value)
+        }
+        guard !value.isEmpty else { throw Failure.usage("--token needs a token") }
+        return .given(try text("--token", value, for: .auth, "token")!)
+    }
+
+    /// The people command `name` names, from its operands and options; nil for the other commands.
+    static func peopleCommand(_ name: String, _ operands: [String], _ values: [String: String])
+        throws(Failure) -> Command?
+    {
+        switch name {
+        case "token create":
+            guard let given = values["--role"] else {
+                throw Failure.usage(
+                    "'token create' needs --role \(roleNames(.tokenCreate).joined(separator: "|"))")
+            }
+            return .tokenCreate(
+                name: try person(operands[0]), role: try role("--role", given, for: .tokenCreate),
+                expiresIn: try values["--expires"].map { (text) throws(Failure) in try duration(text) })
+        case "token list":
+            return .tokenList
+        case "token revoke":
+            return .tokenRevoke(
+                name: try person(operands[0]),
+                id: try text("--id", values["--id"], for: .tokenRevoke, "tokenId"))
+        case "role":
+            let person = try person(operands[0])
+            let clear = values["--clear"] != nil
+            guard operands.count > 1 else { return .role(name: person, clear ? .clear : .ask) }
+            if clear { throw Failure.usage("give ROLE or --clear, not both") }
+            return .role(name: person, .give(try role("ROLE", operands[1], for: .role)))
+        case "denials":
+            return .denials
+        case "whoami":
+            return .whoami
+        default:
+            return nil
+        }
+    }
+
+    /// NAME, a person's name as the daemon takes it.
+    private static func person(_ name: String) throws(Failure) -> String {
+        if let problem = PersonName.problem(name) { throw Failure.usage("NAME: \(problem)") }
+        return name
+    }
+
+    /// The role names `op`'s `role` takes, in the op table's order.
+    private static func roleNames(_ op: OpSpec.Kind) -> [String] {
+        guard case .string(_, let names?) = Ops.spec(op).arg("role").type else {
+            preconditionFailure("\(op.rawValue)'s role has no values")
+        }
+        return names
+    }
+
+    /// A role `op` takes.
+    private static func role(_ option: String, _ text: String, for op: OpSpec.Kind) throws(Failure)
+        -> AccessRole
+    {
+        let names = roleNames(op)
+        guard let role = AccessRole(rawValue: text), names.contains(text) else {
+            let choices = names.dropLast().joined(separator: ", ") + " or " + names.last!
+            throw Failure.usage("\(option) must be \(choices), not '\(text)'")
+        }
+        return role
+    }
+
+    /// The units `--expires` takes, in seconds.
+    static let durationUnits: [(unit: Character, seconds: Int64)] = [
+        ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 7 * 86_400),
+    ]
+
+    /// `--expires DURATION`: a whole number with a unit (`30d`, `12h`, `90m`, `3600s`, `2w`), or
+    /// alone in seconds; in seconds, within the bounds of `token-create`'s `expiresIn`.
+    static func duration(_ text: String) throws(Failure) -> Int64 {
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = text.last, let known = durationUnits.first(where: { $0.unit == last }) {
+            digits = digits.dropLast()
+            unit = known.seconds
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else {
+            throw Failure.usage(
+                "--expires must be a duration such as 30d, 12h, 90m, 3600s or 2w (a number alone is seconds), not '\(text)'"
+            )
+        }
+        let spec = Ops.spec(.tokenCreate).arg("expiresIn")
+        guard case .integer(let min?, let max?) = spec.type else {
+            preconditionFailure("token-create's expiresIn has no bounds")
+        }
+        // Too many digits for an Int64 is too long a time all the same.
+        let seconds = Int64(digits).map { $0.multipliedReportingOverflow(by: unit) }
+        guard let seconds, !seconds.overflow, spec.admits(seconds.partialValue) else {
+            throw Failure.usage(
+                "--expires must be from \(min) second to \(max / 86_400) days (\(max) s), not '\(text)'")
+        }
+        return seconds.partialValue
+    }
+}
