@@ -355,6 +355,9 @@ struct WebDoor {
     var base: BaseIdentity
     var identity: Identity
     var denials: [DenialReason] = []
+    /// The sign-in cookie was refused (its token gone or expired): the 101 clears it, `Secure`
+    /// when the value is true.
+    var clearCookie: Bool?
 }
 
 extension Server {
@@ -386,7 +389,9 @@ extension Server {
         if let token = SignInCookie.value(in: request.values("cookie")) {
             switch checkToken(token, address: address) {
             case .signedIn(let who, _): door.identity = who
-            case .refused(let reason): door.denials.append(reason)
+            case .refused(let reason):
+                door.denials.append(reason)
+                door.clearCookie = viaProxy && request.value("x-forwarded-proto")?.lowercased() == "https"
             case .wait: break  // anonymous: the page may try again
             }
         }
@@ -522,4 +527,10 @@ extension SignInCookie {
     }
 
     static func clearing(secure: Bool) -> String { setting("", maxAge: 0, secure: secure) }
+
+    /// A 101 response with the clearing header line added before its end.
+    static func clearing101(_ response: [UInt8], secure: Bool) -> [UInt8] {
+        precondition(response.count >= 4 && response.suffix(4).elementsEqual("\r\n\r\n".utf8), "not a head")
+        return Array(response.dropLast(2)) + Array((clearing(secure: secure) + "\r\n\r\n").utf8)
+    }
 }

@@ -140,7 +140,9 @@ extension Server {
                 maxLine: config.maxLine, maxQueue: config.maxQueue),
             latestSeq: store.latestSeq, log: store.logID, largeReplies: largeReplies)
         let link = FrameLink(limits: FrameLimits(maxMessage: 2 * config.maxLine))
-        link.prepend(response)
+        // A sign-in cookie whose token no longer works is cleared with the 101, so that the
+        // browser stops presenting it (each would count as a failed sign-in).
+        link.prepend(door.clearCookie.map { SignInCookie.clearing101(response, secure: $0) } ?? response)
         let web = WebTransport(link: link, remote: remote, origin: origin, now: loop.now)
         let c = Connection(
             fd: fd, peer: Peer(), session: session, base: door.base, address: door.address, web: web)

@@ -456,10 +456,17 @@ final class PageSignInTests: XCTestCase {
         let slowed = try Self.post(port, "/login", body: "swp_guess2")
         XCTAssertEqual(slowed.status, 429, slowed.head)
         XCTAssertTrue(slowed.head.contains("Retry-After: 1\r\n"), slowed.head)
-        // A bad cookie on the handshake: anonymous, and the denial says so.
+        // A bad cookie on the handshake: anonymous, the denial says so, and the 101 clears the
+        // cookie (the browser stops presenting it).
         usleep(150_000)
-        let (_, ws) = try WebSocketClient.open(port: port, extra: ["Cookie: swiped_token=swp_nothing"])
-        XCTAssertTrue(ws?.hello["user"] is NSNull)
+        let tcp = try TCPClient(port: port)
+        try tcp.send(
+            Array(WebSocketClient.handshake(port: port, extra: ["Cookie: swiped_token=swp_nothing"]).utf8))
+        let (status, head) = try tcp.readHead()
+        XCTAssertEqual(status, 101)
+        XCTAssertTrue(
+            head.contains("Set-Cookie: swiped_token=; Max-Age=0; HttpOnly; SameSite=Strict\r\n"), head)
+        XCTAssertTrue(try WebSocketClient(tcp).readJSON(timeout: .seconds(5))["user"] is NSNull)
         let admin = try daemon.connectWithHello().client
         let denials = try XCTUnwrap(try admin.request(["op": "denials"])["denials"] as? [[String: Any]])
         XCTAssertEqual(denials.filter { $0["reason"] as? String == "bad-token" }.count, 2, "\(denials)")
