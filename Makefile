@@ -132,17 +132,22 @@ alloc-guard:
 
 # --- Benchmarks ------------------------------------------------------------------------------
 # The load benchmarks (issue 6) need the C echo server, the machine's limit: Benchmarks/run.sh.
-bench: deps-bench release .build/bench/echo
+bench: deps-bench release .build/bench/echo .build/bench/wsload
 	$(RELEASE)/engine-bench
 	$(RELEASE)/log-bench
 	Benchmarks/run.sh
 	SWIPED_BUILD_DIR=$(RELEASE) Benchmarks/web-bench.py
 	Benchmarks/journal.sh $(RELEASE)
 	Benchmarks/postgres.sh
+	Benchmarks/websockets.sh
 	Benchmarks/data-moves.sh $(RELEASE)
 	$(RELEASE)/tui-bench --bin $(RELEASE)
 
 .build/bench/echo: Benchmarks/echo/echo.c
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
+
+.build/bench/wsload: Benchmarks/wsload/wsload.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 

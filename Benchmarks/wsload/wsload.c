@@ -5,10 +5,12 @@
 // (about 28,000 each). Every loop is bounded by a deadline: nothing waits for ever.
 //
 //   wsload --port P --clients N [--first-source I] [--sources K] [--subscribe] MODE
-//     --hold S          open N, greet (hello) and subscribe each; print when all are; wait for
-//                       a movie event on every one (or S seconds); print when the first and the
-//                       last came (CLOCK_MONOTONIC ns, comparable across processes); keep them
-//                       open until S seconds have passed since all were ready, then exit
+//     --hold S [--events K]
+//                       open N, greet (hello) and subscribe each; print when all are; for each
+//                       of the first K movie events (default 1), print when the first and the
+//                       last connection had it (CLOCK_MONOTONIC ns, comparable across
+//                       processes) once every connection had it; keep them open until S
+//                       seconds have passed since all were ready, then exit
 //     --storm           open N at once; print how long until every one had its hello, and how
 //                       many failed (refused, reset, 503)
 //     --drag S --window W
@@ -55,8 +57,10 @@ struct conn {
     enum state state;
     char in[8192];
     size_t have;
-    uint64_t event_ns;     // when its first movie event came (0: none yet)
+    unsigned events;       // movie events it had
     uint64_t sent_ns[64];  // drag: when each request in flight was sent, by id % 64
+    unsigned char out[8192];  // frames to write, written once per wake-up (`flush`)
+    size_t outlen;
     unsigned next_id, inflight;
 };
 
@@ -65,10 +69,31 @@ static int nconns, epfd;
 static const char *host = "127.0.0.1";
 static int port;
 static int subscribe_after_hello;
-static long greeted, ready, failed, events, replies;
-static uint64_t first_event_ns, last_event_ns;
+static long greeted, ready, failed, replies;
+#define MAX_EVENTS 16
+static int want_events = 1;
+static long events[MAX_EVENTS];  // connections that had event k
+static uint64_t first_event_ns[MAX_EVENTS], last_event_ns[MAX_EVENTS];
 static uint64_t *latencies;
 static size_t nlat, caplat;
+
+static void send_all(struct conn *c, const void *buf, size_t len);
+
+// Frames wait in `out` and go in one write per wake-up, as a browser's do when a page sends
+// several messages in one task: one system call for many requests, on both sides.
+static void queue(struct conn *c, const void *buf, size_t len) {
+    if (c->outlen + len > sizeof c->out) {
+        send_all(c, c->out, c->outlen);
+        c->outlen = 0;
+    }
+    memcpy(c->out + c->outlen, buf, len);
+    c->outlen += len;
+}
+
+static void flush(struct conn *c) {
+    if (c->outlen && c->state != DEAD) send_all(c, c->out, c->outlen);
+    c->outlen = 0;
+}
 
 static void send_all(struct conn *c, const void *buf, size_t len) {
     const char *p = buf;
@@ -106,7 +131,7 @@ static void send_text(struct conn *c, const char *text) {
     memcpy(frame + at, mask, 4);
     at += 4;
     for (size_t i = 0; i < len; i++) frame[at + i] = (unsigned char)text[i] ^ mask[i % 4];
-    send_all(c, frame, at + len);
+    queue(c, frame, at + len);
 }
 
 static void send_drag(struct conn *c) {
@@ -157,12 +182,12 @@ static void message(struct conn *c, const char *text, size_t len) {
         return;
     }
     if (len > 17 && memcmp(text, "{\"event\":\"movie\"", 16) == 0) {
-        if (!c->event_ns) {
+        unsigned k = c->events++;
+        if (k < MAX_EVENTS) {
             uint64_t t = now_ns();
-            c->event_ns = t;
-            events++;
-            if (!first_event_ns || t < first_event_ns) first_event_ns = t;
-            if (t > last_event_ns) last_event_ns = t;
+            events[k]++;
+            if (!first_event_ns[k] || t < first_event_ns[k]) first_event_ns[k] = t;
+            if (t > last_event_ns[k]) last_event_ns[k] = t;
         }
         return;
     }
@@ -181,7 +206,7 @@ static void readable(struct conn *c) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN) break;
         if (n <= 0) {
-            if (c->state != READY || !c->event_ns) failed++;
+            if (c->state != READY || (int)c->events < want_events) failed++;
             c->state = DEAD;
             close(c->fd);
             return;
@@ -228,7 +253,7 @@ static void readable(struct conn *c) {
                 pong[1] = 0x80 | (unsigned char)len;
                 memset(pong + 2, 0, 4);
                 memcpy(pong + 6, p + hdr, len);
-                send_all(c, pong, 6 + len);
+                queue(c, pong, 6 + len);
             } else if (op == 0x1 || op == 0x0) {
                 message(c, (const char *)p + hdr, len);
             }
@@ -296,12 +321,13 @@ static void run_until(uint64_t deadline, int (*done)(void)) {
             }
             if (c->state == CONNECTING && evs[k].events & EPOLLOUT) handshake(c);
             if (evs[k].events & EPOLLIN) readable(c);
+            if (c->state != DEAD) flush(c);
         }
     }
 }
 
 static int all_ready(void) { return ready + failed >= nconns; }
-static int all_events(void) { return events + failed >= nconns; }
+static int all_events(void) { return events[want_events - 1] + failed >= nconns; }
 static int never(void) { return 0; }
 
 static int cmp(const void *a, const void *b) {
@@ -352,6 +378,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--storm")) storm = 1;
         else if (!strcmp(a, "--drag") && v) drag = atof(argv[++i]);
         else if (!strcmp(a, "--window") && v) window = atoi(argv[++i]);
+        else if (!strcmp(a, "--events") && v) want_events = atoi(argv[++i]);
         else if (!strcmp(a, "--unix") && v) unix_path = argv[++i];
         else if (!strcmp(a, "--toggle") && v) toggle_movie = argv[++i];
         else {
@@ -361,7 +388,8 @@ int main(int argc, char **argv) {
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (unix_path && toggle_movie) return toggle(unix_path, toggle_movie);
-    if (!port || nconns <= 0 || (hold <= 0 && !storm && drag <= 0) || window < 1 || window > 64) {
+    if (!port || nconns <= 0 || (hold <= 0 && !storm && drag <= 0) || window < 1 || window > 64 ||
+        want_events < 1 || want_events > MAX_EVENTS) {
         fprintf(stderr, "wsload: needs --port, --clients N and one of --hold S, --storm, --drag S (window 1-64)\n");
         return 2;
     }
@@ -399,8 +427,10 @@ int main(int argc, char **argv) {
         return failed ? 1 : 0;
     }
     run_until(all + (uint64_t)(hold * 1e9), all_events);
-    printf("events clients=%d events=%ld first_ns=%llu last_ns=%llu failed=%ld\n", nconns, events,
-           (unsigned long long)first_event_ns, (unsigned long long)last_event_ns, failed);
+    for (int k = 0; k < want_events; k++) {
+        printf("event k=%d clients=%d had=%ld first_ns=%llu last_ns=%llu failed=%ld\n", k, nconns, events[k],
+               (unsigned long long)first_event_ns[k], (unsigned long long)last_event_ns[k], failed);
+    }
     run_until(all + (uint64_t)(hold * 1e9), never);
     return 0;
 }
