@@ -39,7 +39,7 @@ BENCH_DEBS   += libpq-dev postgresql
 # handshake's SHA-1 and base64 and the export's SHA-256.
 BUILD_DEBS   += libwslay-dev libssl-dev
 TEST_DEBS    += libwslay-dev libssl-dev
-BENCH_DEBS   += libwslay-dev libssl-dev
+BENCH_DEBS   += libwslay-dev libssl-dev websocketd
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
