@@ -247,7 +247,7 @@ final class Server<S: StoreFigures> {
         do throws(StartError) {
             for address in config.web {
                 do {
-                    fds.append(try TCPListen.bind(address, backlog: 4096))
+                    fds.append(try TCPListen.bind(address, backlog: 65_535))
                 } catch {
                     throw StartError(
                         "--web \(address): \(error)"

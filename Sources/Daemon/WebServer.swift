@@ -98,8 +98,10 @@ final class WebServer {
     private var now: UInt64 { loop.now &* 1000 }
 
     private func acceptAll(_ listener: Int32) {
-        // Several per wake-up, bounded: the protocol's clients come first.
-        for _ in 0..<16 {
+        // Several per wake-up, bounded: the protocol's clients come first. 64: a connect storm
+        // must be drained faster than it fills the kernel's queue (4,096), or the kernel drops
+        // the newcomers' SYNs and they come back only a second later (issue 44).
+        for _ in 0..<64 {
             if waiting.count >= limits.maxConnections, !makeRoom() { return }
             let c = swiped_accept(listener)
             if c < 0 {
@@ -194,6 +196,9 @@ final class WebServer {
             return
         }
         armTimer(w)
+        // A browser sends its head as soon as it is connected, before the daemon accepts: it is
+        // usually here already, and reading it now saves a wake-up per connection.
+        ready(w)
     }
 
     private func ready(_ w: Waiting) {
