@@ -8,8 +8,9 @@ public final class LogFileReader {
     public let path: String
     let conn: SQLiteConnection
     private var open = false
-    /// Whether the events have their `author` column (schema 3; read as NULL before it: a file
-    /// read here is never migrated).
+    /// The file's schema version (`PRAGMA user_version`): a file read here is never migrated.
+    public private(set) var schemaVersion = 0
+    /// Whether the events have their `author` column (schema 3; read as NULL before it).
     private var hasAuthors = false
 
     /// Opens `path` read-only and checks that it is a swiped log this build reads (its
@@ -33,6 +34,7 @@ public final class LogFileReader {
                     "\(path): swiped event log of schema version \(version); this build reads versions 1 to \(EventLog.schemaVersion)"
                 )
             }
+            schemaVersion = Int(version)
             if version >= 3 { hasAuthors = try EventLog.hasAuthorColumn(conn) }
         } catch {
             conn.close()
