@@ -224,7 +224,10 @@ let package = Package(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],
             swiftSettings: strict),
         .testTarget(
-            name: "DataToolsTests", dependencies: ["DataTools", "EventLog", "Movies", "TestSupport"],
+            name: "DataToolsTests",
+            dependencies: [
+                "DataTools", "EventLog", "Movies", "TestSupport", "StorePostgres", "StoreTestSupport",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "swipectlTests", dependencies: ["swipectl"], swiftSettings: strict),
         .testTarget(

@@ -6,6 +6,7 @@
 // on every line of an export and on damaged ones.
 import JSONCodec
 import Movies
+import People
 
 extension ExportFormat {
     static func fastEvent(_ line: ArraySlice<UInt8>) -> ExportedEvent? {
@@ -20,10 +21,16 @@ extension ExportFormat {
                 r.literal(#"},"at":"#), let atText = r.string(), let at = RFC3339.parse(atText)
             else { return nil }
             var undoes: UInt64?
+            var by: String?
             var key: String?
             if r.literal(#","undoes":"#) {
                 guard let u = r.number() else { return nil }
                 undoes = u
+            }
+            if r.literal(#","by":"#) {
+                // A name the general parser would refuse goes to it, to be refused with why.
+                guard let b = r.string(), PersonName.problem(b) == nil else { return nil }
+                by = b
             }
             if r.literal(#","key":"#) {
                 guard let k = r.string() else { return nil }
@@ -34,7 +41,8 @@ extension ExportFormat {
                 id: id, title: title, image: image, watched: watched, watchedWithFriends: friends,
                 version: version)
             return ExportedEvent(
-                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key)
+                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by),
+                key: key)
         }
     }
 

@@ -1,13 +1,14 @@
 // The export format (docs/export-format.md): JSON lines, a header, the events in seq order as
-// `history` shows them plus their key, (version 2) the people tables' tokens and role grants,
-// and a trailer that makes a cut or altered file evident.
+// `history` shows them (in version 2 with their author, `by`) plus their key, (version 2) the
+// people tables' tokens and role grants, and a trailer that makes a cut or altered file evident.
 import JSONCodec
 import Movies
 import People
 
 public enum ExportFormat {
     /// The format this build writes and the newest it reads (it reads 1 too). Version 2 (issue
-    /// 45) added the people lines (ExportFormat+People.swift) and their counts in the trailer.
+    /// 45) added the people lines (ExportFormat+People.swift) and their counts in the trailer,
+    /// and (issue 46) the events' authors, `by`.
     public static let version = 2
     public static let name = "swiped-export"
     /// The longest line a reader accepts, newline excluded: what `import` and `verify` hold of
@@ -15,7 +16,8 @@ public enum ExportFormat {
     /// event's line is at most about 26 KiB: a title of 1,024 bytes on the wire (Wire's
     /// `Limits.stringBytes`) that NFC may make 3,072, an image of 1,024 (`maxImageBytes`), a key
     /// of 128, an id of 64 and its suffix, every byte of them written as a 6-byte `\u00XX` at
-    /// worst, and about 300 bytes of names, numbers and time. The header's is at most about
+    /// worst, an author of 64 bytes (384 escaped), and about 300 bytes of names, numbers and
+    /// time. The header's is at most about
     /// 25 KiB (a source path of PATH_MAX, 4,096 bytes, escaped). 64 KiB leaves twice that.
     public static let maxLineBytes = 64 << 10
 
@@ -68,8 +70,8 @@ public enum ExportFormat {
         return w.bytes
     }
 
-    /// `{"seq":…,"kind":…,"movie":{…},"at":"…"[,"undoes":U][,"key":"…"]}` and a newline: the
-    /// event exactly as `history` writes it (protocol.md, "Event"), then its key.
+    /// `{"seq":…,"kind":…,"movie":{…},"at":"…"[,"undoes":U][,"by":"…"][,"key":"…"]}` and a
+    /// newline: the event exactly as `history` writes it (protocol.md, "Event"), then its key.
     public static func event(_ x: ExportedEvent, into w: inout JSONWriter) {
         let e = x.event
         w.literal(#"{"seq":"#)
@@ -93,6 +95,10 @@ public enum ExportFormat {
         if let undoes = e.undoes {
             w.literal(#","undoes":"#)
             w.uint64(undoes)
+        }
+        if let by = e.by {
+            w.literal(#","by":"#)
+            w.string(by)
         }
         if let key = x.key {
             w.literal(#","key":"#)
@@ -185,6 +191,7 @@ public enum ExportFormat {
         try mf.done()
         let at = try fields.time("at")
         let undoes: UInt64? = o["undoes"] == nil ? nil : try fields.uint("undoes")
+        let by: String? = o["by"] == nil ? nil : try author(&fields, version: version)
         let key: String? = o["key"] == nil ? nil : try fields.string("key")
         try fields.done()
         guard movie.version == seq else {
@@ -192,7 +199,16 @@ public enum ExportFormat {
         }
         return .event(
             ExportedEvent(
-                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes), key: key))
+                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by),
+                key: key))
+    }
+
+    /// An event's `by` (version 2): a person's name.
+    private static func author(_ fields: inout Fields, version: Int) throws(Fault) -> String {
+        guard version >= 2 else { throw Fault("an event with \"by\" in a version 1 export") }
+        let by = try fields.string("by")
+        if let why = PersonName.problem(by) { throw Fault("\"by\" is not a person's name: \(why)") }
+        return by
     }
 
     /// An object's members taken one by one; `done` refuses any left (a line has no others).

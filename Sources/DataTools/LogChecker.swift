@@ -1,6 +1,7 @@
 // The restore drill's fold (issue 32): every event must follow from the state before it, seqs
 // run from 1 without a gap, keys are unique, and what an event records of its movie is what the
-// fold makes of it. Pure: the readers (SQLite, PostgreSQL, an export) hand it rows.
+// fold makes of it; and the digest of what it folded, keys and authors included. Pure: the
+// readers (SQLite, PostgreSQL, an export) hand it rows.
 import EventLog
 import Movies
 
@@ -11,7 +12,7 @@ public struct Fault: Error, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// An event of an export: `history`'s event plus its idempotency key.
+/// An event of an export: `history`'s event (its `by` included) plus its idempotency key.
 public struct ExportedEvent: Equatable, Sendable {
     public var event: CommittedEvent
     public var key: String?
@@ -28,6 +29,9 @@ public struct LogChecker {
     public private(set) var events: UInt64 = 0
     private var keys = Set<String>()
     private var keyHash = SHA256()
+    /// The authors' part of the digest (issue 46), over the events that have one.
+    private var authorHash = SHA256()
+    private var hasAuthors = false
 
     public init() {}
 
@@ -42,14 +46,14 @@ public struct LogChecker {
         } catch {
             throw Fault("event \(row.seq) cannot be decoded: \(error.message)")
         }
-        let movie = try follow(event, seq: row.seq, key: row.key)
+        let movie = try follow(event, seq: row.seq, key: row.key, by: row.author)
         if let recorded, recorded.movie != movie {
             throw Fault(
                 "event \(row.seq) (\(row.kind) of \(String(reflecting: row.stream))) records the movie as \(recorded.movie), the log's fold makes it \(movie)"
             )
         }
         return CommittedEvent(
-            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes)
+            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes, by: row.author)
     }
 
     /// Folds an event of an export. Returns the row a store keeps for it (its payload records
@@ -77,17 +81,20 @@ public struct LogChecker {
                 throw Fault("event \(e.seq) undoes \(undoes), which is not an earlier event")
             }
         }
-        let movie = try follow(event, seq: e.seq, key: x.key)
+        let movie = try follow(event, seq: e.seq, key: x.key, by: e.by)
         guard movie == e.movie else {
             throw Fault("event \(e.seq) (\(e.kind)) says the movie is \(e.movie), the fold makes it \(movie)")
         }
         let payload =
             e.kind == MovieEvent.Kind.added ? event.payload : event.payload(after: movie, undoes: e.undoes)
-        return StoredEvent(seq: e.seq, stream: id, kind: e.kind, payload: payload, key: x.key, at: e.at)
+        return StoredEvent(
+            seq: e.seq, stream: id, kind: e.kind, payload: payload, key: x.key, at: e.at, author: e.by)
     }
 
     /// Checks that `event` may come next at `seq` and applies it; returns the movie after it.
-    private mutating func follow(_ event: MovieEvent, seq: UInt64, key: String?) throws(Fault) -> Movie {
+    private mutating func follow(_ event: MovieEvent, seq: UInt64, key: String?, by: String?) throws(Fault)
+        -> Movie
+    {
         let last = state.lastSeq
         guard seq == last + 1 else {
             throw Fault(
@@ -113,15 +120,11 @@ public struct LogChecker {
                 throw Fault(
                     "event \(seq) repeats the idempotency key \(String(reflecting: key)) of an earlier event")
             }
-            var b: [UInt8] = []
-            for shift in stride(from: 56, through: 0, by: -8) {
-                b.append(UInt8(truncatingIfNeeded: seq >> UInt64(shift)))
-            }
-            let k = Array(key.utf8)
-            for shift in stride(from: 24, through: 0, by: -8) {
-                b.append(UInt8(truncatingIfNeeded: k.count >> shift))
-            }
-            keyHash.update(b + k)
+            keyHash.update(LogChecker.entry(seq: seq, key.utf8))
+        }
+        if let by {
+            hasAuthors = true
+            authorHash.update(LogChecker.entry(seq: seq, by.utf8))
         }
         guard let movie = state.apply(event, seq: seq) else {
             preconditionFailure(
@@ -146,13 +149,34 @@ public struct LogChecker {
         }
     }
 
+    /// A key's or an author's part of the digest: the event's seq (8 bytes, big-endian), the
+    /// length of `text` (4 bytes, big-endian) and its bytes.
+    private static func entry(seq: UInt64, _ text: String.UTF8View) -> [UInt8] {
+        var b: [UInt8] = []
+        b.reserveCapacity(12 + text.count)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            b.append(UInt8(truncatingIfNeeded: seq >> UInt64(shift)))
+        }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            b.append(UInt8(truncatingIfNeeded: text.count >> shift))
+        }
+        b.append(contentsOf: text)
+        return b
+    }
+
     /// The digest of the state (docs/export-format.md, "The digest"): SHA-256 of the state's
-    /// MVS3 snapshot bytes followed by the SHA-256 of the keys, as `sha256:` and hex.
+    /// MVS3 snapshot bytes, then the SHA-256 of the keys, then, only when an event has an author
+    /// (issue 46), the SHA-256 of the authors; as `sha256:` and hex. A log without authors has
+    /// the digest it had before authors were kept.
     public var digest: String {
         var keysDone = keyHash
         var h = SHA256()
         h.update(state.snapshotBytes())
         h.update(keysDone.finish())
+        if hasAuthors {
+            var authorsDone = authorHash
+            h.update(authorsDone.finish())
+        }
         return "sha256:" + SHA256.hex(digest: h.finish())
     }
 }

@@ -45,7 +45,8 @@ extension Moves {
             do throws(Fault) {
                 let parsed: ExportFormat.Line
                 do throws(Fault) {
-                    if let fast = ExportFormat.fastEvent(line) {
+                    // A `by` in a version 1 file goes to the general parser, which refuses it.
+                    if let fast = ExportFormat.fastEvent(line), header.version >= 2 || fast.event.by == nil {
                         parsed = .event(fast)
                     } else {
                         parsed = try ExportFormat.parse(line, first: false, version: header.version)

@@ -197,7 +197,7 @@ public enum Moves {
                     try each(
                         StoredEvent(
                             seq: row.seq, stream: row.stream, kind: row.kind, payload: payload, key: row.key,
-                            at: row.at))
+                            at: row.at, author: row.author))
                     return true
                 } catch {
                     fault = error

@@ -3,13 +3,15 @@ import Glibc
 
 /// A durable, append-only event log in one SQLite file (WAL mode).
 ///
-/// Schema (`PRAGMA application_id` = `EventLog.applicationID`, `user_version` = 2):
+/// Schema (`PRAGMA application_id` = `EventLog.applicationID`, `user_version` = 3):
 ///
 ///     events(seq INTEGER PRIMARY KEY,      -- global, gapless, from 1
 ///            stream TEXT NOT NULL, kind TEXT NOT NULL, payload BLOB NOT NULL,
 ///            key TEXT,                     -- optional idempotency key
-///            at INTEGER NOT NULL)          -- µs since the Unix epoch (UTC)
+///            at INTEGER NOT NULL,          -- µs since the Unix epoch (UTC)
+///            author TEXT)                  -- who made it (issue 46), NULL when not known
 ///     events_by_key(key) UNIQUE WHERE key IS NOT NULL
+///     events_by_author(author, seq) WHERE author IS NOT NULL
 ///     streams(stream, seq) WITHOUT ROWID   -- a per-stream index of the older events
 ///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)
@@ -24,11 +26,14 @@ import Glibc
 /// was filled in arrears by earlier builds; `upto` says how far. `events(stream:upTo:)` reads
 /// the indexed part through `streams` and the rows after `upto` from `events` directly, so it
 /// is exact either way, and fast for the older events it exists for. Only events that carry a
-/// key are in the key index (a plain UNIQUE column would index every NULL).
+/// key are in the key index (a plain UNIQUE column would index every NULL), and only events
+/// that carry an author in the author index.
 ///
-/// Files of schema 1 (a UNIQUE `key` column and an `events_by_stream` index) are migrated to
-/// schema 2 when opened for writing, in one transaction: `streams` is filled from `events` and
-/// the old index dropped; the UNIQUE column stays (SQLite cannot drop it) and works the same.
+/// Files of schema 1 and 2 are migrated to schema 3 when opened (EventLog+Schema.swift), in one
+/// transaction: schema 1 gets `streams` filled from `events` and loses its old index (the
+/// UNIQUE key column stays: SQLite cannot drop it, and it works the same); both get the
+/// `author` column, NULL in every event they hold, and its index. A build that reads only
+/// schemas 1 and 2 refuses a file of schema 3: there is no way back.
 ///
 /// Opening checks the file first through a read-only connection: a damaged file or another
 /// application's database is refused with a typed error naming it, and is never modified.
@@ -37,8 +42,9 @@ import Glibc
 public final class EventLog {
     /// `PRAGMA application_id` of a swiped log: "SWPD".
     public static let applicationID: Int32 = 0x5357_5044
-    /// `PRAGMA user_version` of the schema this code writes and reads (it migrates version 1).
-    public static let schemaVersion: Int32 = 2
+    /// `PRAGMA user_version` of the schema this code writes and reads (it migrates versions 1
+    /// and 2; version 3, issue 46, added the events' `author`).
+    public static let schemaVersion: Int32 = 3
 
     public let path: String
     public let durability: Durability
@@ -81,134 +87,12 @@ public final class EventLog {
             throw .other("\(path): cannot switch to WAL mode (got \(mode))")
         }
         try conn.exec(durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-        if initialize { try createSchema() }
-        if !initialize && version == 1 { try migrateFromVersion1() }
+        if initialize {
+            try createSchema()
+        } else if version < EventLog.schemaVersion {
+            try migrate(from: version)
+        }
         lastAt = try conn.queryInt("SELECT at FROM events ORDER BY seq DESC LIMIT 1") ?? 0
-    }
-
-    /// Read-only look at an existing file. Returns whether it is an empty SQLite database that
-    /// may be initialised, and else the schema version of the swiped log it is; throws for
-    /// anything else.
-    private static func inspect(_ path: String) throws(LogError) -> (empty: Bool, version: Int32) {
-        let ro = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
-        defer { ro.close() }
-        let appID: Int64
-        let version: Int64
-        let objects: [String]
-        do throws(LogError) {
-            appID = try ro.queryInt("PRAGMA application_id") ?? 0
-            version = try ro.queryInt("PRAGMA user_version") ?? 0
-            objects = try ro.queryStrings("SELECT name FROM sqlite_master ORDER BY name")
-        } catch {
-            switch error {
-            case .corrupt:
-                throw .corrupt(
-                    "\(path): not a swiped event log: the file is damaged or is not an SQLite database (\(error.message))"
-                )
-            default:
-                throw error
-            }
-        }
-        if Int32(truncatingIfNeeded: appID) == applicationID {
-            guard version == 1 || version == Int64(schemaVersion) else {
-                throw .foreign(
-                    "\(path): swiped event log of schema version \(version); this build reads versions 1 and \(schemaVersion)"
-                )
-            }
-            let tables =
-                version == 1 ? ["events", "snapshots"] : ["events", "snapshots", "streams", "stream_index"]
-            for t in tables where !objects.contains(t) {
-                throw .corrupt("\(path): swiped event log without its \(t) table: the file is damaged")
-            }
-            if version == Int64(schemaVersion) { try checkStreamIndex(ro, path) }
-            return (false, Int32(version))
-        }
-        if appID == 0 && objects.isEmpty { return (true, schemaVersion) }
-        let hex = String(UInt32(truncatingIfNeeded: appID), radix: 16)
-        let tables = objects.prefix(5).joined(separator: ", ") + (objects.count > 5 ? ", …" : "")
-        throw .foreign(
-            "\(path): not a swiped event log: an SQLite database of another application (application_id 0x\(hex), tables: \(tables.isEmpty ? "none" : tables))"
-        )
-    }
-
-    /// `stream_index` must hold one row whose `upto` is within the log: without it, reads by
-    /// stream would miss the events after it (and an older build's next catch-up would go wrong).
-    private static func checkStreamIndex(_ ro: SQLiteConnection, _ path: String) throws(LogError) {
-        let rows = try ro.queryInt("SELECT count(*) FROM stream_index") ?? 0
-        let upto = try ro.queryInt("SELECT upto FROM stream_index") ?? -1
-        let latest = try ro.queryInt("SELECT coalesce(max(seq), 0) FROM events") ?? 0
-        guard rows == 1, upto >= 0, upto <= latest else {
-            throw .corrupt(
-                "\(path): swiped event log whose stream_index has \(rows) rows (upto \(upto), last event \(latest)): the file is damaged"
-            )
-        }
-    }
-
-    private func createSchema() throws(LogError) {
-        try conn.exec("BEGIN IMMEDIATE")
-        do throws(LogError) {
-            guard try conn.queryStrings("SELECT name FROM sqlite_master").isEmpty else {
-                throw LogError.foreign(
-                    "\(path): another process created tables in this file; not a swiped event log")
-            }
-            try conn.exec(
-                """
-                CREATE TABLE events(
-                    seq     INTEGER PRIMARY KEY,
-                    stream  TEXT    NOT NULL,
-                    kind    TEXT    NOT NULL,
-                    payload BLOB    NOT NULL,
-                    key     TEXT,
-                    at      INTEGER NOT NULL);
-                CREATE UNIQUE INDEX events_by_key ON events(key) WHERE key IS NOT NULL;
-                \(EventLog.streamTables)
-                CREATE TABLE snapshots(
-                    seq  INTEGER PRIMARY KEY,
-                    at   INTEGER NOT NULL,
-                    data BLOB    NOT NULL);
-                INSERT INTO stream_index(upto) VALUES(0);
-                \(EventLog.identitySQL)
-                \(EventLog.peopleTablesSQL)
-                PRAGMA application_id = \(EventLog.applicationID);
-                PRAGMA user_version = \(EventLog.schemaVersion);
-                """)
-            try conn.exec("COMMIT")
-        } catch {
-            rollback()
-            throw error
-        }
-    }
-
-    private static let streamTables = """
-        CREATE TABLE streams(
-            stream TEXT    NOT NULL,
-            seq    INTEGER NOT NULL,
-            PRIMARY KEY(stream, seq)) WITHOUT ROWID;
-        CREATE TABLE stream_index(upto INTEGER NOT NULL);
-        """
-
-    /// Schema 1 to 2, in one transaction (a crash leaves version 1, migrated again next time).
-    private func migrateFromVersion1() throws(LogError) {
-        try conn.exec("BEGIN IMMEDIATE")
-        do throws(LogError) {
-            // Another process may have migrated it between the look and the lock.
-            guard try conn.queryInt("PRAGMA user_version") == 1 else {
-                try conn.exec("COMMIT")
-                return
-            }
-            try conn.exec(
-                """
-                \(EventLog.streamTables)
-                INSERT INTO streams(stream, seq) SELECT stream, seq FROM events;
-                INSERT INTO stream_index(upto) SELECT coalesce(max(seq), 0) FROM events;
-                DROP INDEX IF EXISTS events_by_stream;
-                PRAGMA user_version = \(EventLog.schemaVersion);
-                """)
-            try conn.exec("COMMIT")
-        } catch {
-            rollback()
-            throw error
-        }
     }
 
     public func close() {
@@ -297,7 +181,7 @@ public final class EventLog {
             stored.append(
                 StoredEvent(
                     seq: seq + UInt64(i) + 1, stream: e.stream, kind: e.kind, payload: e.payload, key: e.key,
-                    at: now))
+                    at: now, author: e.author))
         }
         return stored
     }
@@ -319,11 +203,10 @@ public final class EventLog {
     private func insertStatement(rows: Int) throws(LogError) -> OpaquePointer {
         if let s = insertSQL[rows - 1] { return s }
         let values = (0..<rows).map { r in
-            "(" + (1...6).map { "?\(r * 6 + $0)" }.joined(separator: ", ") + ")"
+            "(" + (1...7).map { "?\(r * 7 + $0)" }.joined(separator: ", ") + ")"
         }
         let s = try conn.statement(
-            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES \(values.joined(separator: ", "))"
-        )
+            "INSERT INTO events(\(EventLog.columns)) VALUES \(values.joined(separator: ", "))")
         insertSQL[rows - 1] = s
         return s
     }
@@ -353,7 +236,7 @@ public final class EventLog {
         for (b, i) in places {
             size +=
                 batches[b][i].stream.utf8.count + batches[b][i].kind.utf8.count + batches[b][i].payload.count
-            size += batches[b][i].key?.utf8.count ?? 0
+            size += (batches[b][i].key?.utf8.count ?? 0) + (batches[b][i].author?.utf8.count ?? 0)
         }
         bound.removeAll(keepingCapacity: true)
         bound.reserveCapacity(size)
@@ -362,6 +245,7 @@ public final class EventLog {
             bound.append(contentsOf: batches[b][i].kind.utf8)
             bound.append(contentsOf: batches[b][i].payload)
             if let key = batches[b][i].key { bound.append(contentsOf: key.utf8) }
+            if let author = batches[b][i].author { bound.append(contentsOf: author.utf8) }
         }
         return bound.withUnsafeBufferPointer { bytes in
             // A zero-length text or blob must not be bound as NULL: a non-null pointer, 0 bytes.
@@ -372,7 +256,7 @@ public final class EventLog {
                 return (base + at, Int32(count))
             }
             for (row, (b, i)) in places.enumerated() {
-                let p = Int32(row * 6)
+                let p = Int32(row * 7)
                 let stream = next(batches[b][i].stream.utf8.count)
                 let kind = next(batches[b][i].kind.utf8.count)
                 let payload = next(batches[b][i].payload.count)
@@ -390,6 +274,14 @@ public final class EventLog {
                     sqlite3_bind_null(s, p + 5)
                 }
                 sqlite3_bind_int64(s, p + 6, now)
+                if let count = batches[b][i].author?.utf8.count {
+                    let author = next(count)
+                    sqlite3_bind_text(
+                        s, p + 7, author.0.assumingMemoryBound(to: CChar.self), author.1,
+                        swiped_sqlite_static())
+                } else {
+                    sqlite3_bind_null(s, p + 7)
+                }
             }
             var rc = sqlite3_step(s)
             if rc == SQLITE_ROW { rc = SQLITE_DONE }  // an INSERT has no row; as `run`
@@ -399,7 +291,7 @@ public final class EventLog {
         }
     }
 
-    private func rollback() {
+    func rollback() {
         if conn.inTransaction, let db = conn.db { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
     }
 
@@ -410,13 +302,14 @@ public final class EventLog {
         UInt64(try conn.queryInt("SELECT max(seq) FROM events") ?? 0)
     }
 
-    private static let columns = "seq, stream, kind, payload, key, at"
+    /// The columns of an event, in `row`'s order (and the INSERT's).
+    static let columns = "seq, stream, kind, payload, key, at, author"
 
     private func row(_ s: OpaquePointer) -> StoredEvent {
         StoredEvent(
             seq: UInt64(sqlite3_column_int64(s, 0)), stream: conn.text(s, 1) ?? "",
             kind: kind(s, 2), payload: conn.blob(s, 3), key: conn.text(s, 4),
-            at: sqlite3_column_int64(s, 5))
+            at: sqlite3_column_int64(s, 5), author: conn.text(s, 6))
     }
 
     /// Kinds repeat: reuse the String instead of allocating one per row (replay speed).
@@ -436,6 +329,24 @@ public final class EventLog {
         conn.bind(s, 2, Int64(max(0, limit)))
         var out: [StoredEvent] = []
         while try conn.step(s, "read events") { out.append(row(s)) }
+        return out
+    }
+
+    /// Up to `limit` events made by `author` with `after` < seq ≤ `upTo`, in order (through
+    /// the author index: a read of that person's events alone).
+    public func events(by author: String, after: UInt64, upTo: UInt64, limit: Int) throws(LogError)
+        -> [StoredEvent]
+    {
+        let s = try conn.statement(
+            "SELECT \(EventLog.columns) FROM events WHERE author = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4"
+        )
+        defer { sqlite3_reset(s) }
+        conn.bind(s, 1, author)
+        conn.bind(s, 2, Int64(clamping: after))
+        conn.bind(s, 3, Int64(clamping: upTo))
+        conn.bind(s, 4, Int64(max(0, limit)))
+        var out: [StoredEvent] = []
+        while try conn.step(s, "read events by author") { out.append(row(s)) }
         return out
     }
 

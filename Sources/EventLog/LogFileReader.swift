@@ -8,6 +8,10 @@ public final class LogFileReader {
     public let path: String
     let conn: SQLiteConnection
     private var open = false
+    /// The file's schema version (`PRAGMA user_version`): a file read here is never migrated.
+    public private(set) var schemaVersion = 0
+    /// Whether the events have their `author` column (schema 3; read as NULL before it).
+    private var hasAuthors = false
 
     /// Opens `path` read-only and checks that it is a swiped log this build reads (its
     /// application_id and schema version); nothing is written to it.
@@ -25,11 +29,13 @@ public final class LogFileReader {
             guard Int32(truncatingIfNeeded: appID) == EventLog.applicationID else {
                 throw LogError.foreign("\(path): not a swiped event log (application_id \(appID))")
             }
-            guard version == 1 || version == Int64(EventLog.schemaVersion) else {
+            guard version >= 1 && version <= Int64(EventLog.schemaVersion) else {
                 throw LogError.foreign(
-                    "\(path): swiped event log of schema version \(version); this build reads versions 1 and \(EventLog.schemaVersion)"
+                    "\(path): swiped event log of schema version \(version); this build reads versions 1 to \(EventLog.schemaVersion)"
                 )
             }
+            schemaVersion = Int(version)
+            if version >= 3 { hasAuthors = try EventLog.hasAuthorColumn(conn) }
         } catch {
             conn.close()
             if case .other(let m) = error, m.contains("not a database") { throw .corrupt(m) }
@@ -87,13 +93,15 @@ public final class LogFileReader {
 
     /// Streams every event in seq order; `body` returns false to stop.
     public func forEachEvent(_ body: (StoredEvent) -> Bool) throws(LogError) {
-        let s = try conn.statement("SELECT seq, stream, kind, payload, key, at FROM events ORDER BY seq")
+        let author = hasAuthors ? "author" : "NULL"
+        let s = try conn.statement(
+            "SELECT seq, stream, kind, payload, key, at, \(author) FROM events ORDER BY seq")
         defer { sqlite3_reset(s) }
         while try conn.step(s, "read events") {
             let e = StoredEvent(
                 seq: UInt64(bitPattern: sqlite3_column_int64(s, 0)), stream: conn.text(s, 1) ?? "",
                 kind: conn.text(s, 2) ?? "", payload: conn.blob(s, 3), key: conn.text(s, 4),
-                at: sqlite3_column_int64(s, 5))
+                at: sqlite3_column_int64(s, 5), author: conn.text(s, 6))
             if !body(e) { break }
         }
     }
@@ -111,7 +119,7 @@ public final class LogFileReader {
 }
 
 /// Writes the events of a log that exists elsewhere into a new, empty log file: their seqs,
-/// times and keys as they were (`swiped import`). The caller makes the file and renames it into
+/// times, keys and authors as they were (`swiped import`). The caller makes the file and renames it into
 /// place when all went well; the rows go in as they come, committed every `rowsPerCommit`, since
 /// nothing reads the file before the rename.
 public final class LogImporter {
@@ -127,13 +135,14 @@ public final class LogImporter {
     public func append(_ e: StoredEvent) throws(LogError) {
         if pending == 0 { try log.conn.execPrepared("BEGIN IMMEDIATE") }
         let s = try log.conn.statement(
-            "INSERT INTO events(seq, stream, kind, payload, key, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+            "INSERT INTO events(\(EventLog.columns)) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
         log.conn.bind(s, 1, Int64(bitPattern: e.seq))
         log.conn.bind(s, 2, e.stream)
         log.conn.bind(s, 3, e.kind)
         log.conn.bind(s, 4, e.payload)
         log.conn.bind(s, 5, e.key)
         log.conn.bind(s, 6, e.at)
+        log.conn.bind(s, 7, e.author)
         do throws(LogError) {
             try log.conn.run(s, "import event \(e.seq)")
         } catch {

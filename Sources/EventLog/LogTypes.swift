@@ -6,12 +6,17 @@ public struct NewEvent: Equatable, Hashable, Sendable {
     public var payload: [UInt8]
     /// Idempotency key, unique across the whole log when present.
     public var key: String?
+    /// Who made it (issue 46: the person whose connection caused it), nil when not known.
+    public var author: String?
 
-    public init(stream: String, kind: String, payload: [UInt8] = [], key: String? = nil) {
+    public init(
+        stream: String, kind: String, payload: [UInt8] = [], key: String? = nil, author: String? = nil
+    ) {
         self.stream = stream
         self.kind = kind
         self.payload = payload
         self.key = key
+        self.author = author
     }
 }
 
@@ -24,14 +29,21 @@ public struct StoredEvent: Equatable, Hashable, Sendable {
     public var key: String?
     /// Microseconds since 1970-01-01T00:00:00Z; never decreases along the log.
     public var at: Int64
+    /// Who made it (issue 46), nil for an event stored before authors were kept (schema 2 and
+    /// older) or made by nobody known.
+    public var author: String?
 
-    public init(seq: UInt64, stream: String, kind: String, payload: [UInt8], key: String?, at: Int64) {
+    public init(
+        seq: UInt64, stream: String, kind: String, payload: [UInt8], key: String?, at: Int64,
+        author: String? = nil
+    ) {
         self.seq = seq
         self.stream = stream
         self.kind = kind
         self.payload = payload
         self.key = key
         self.at = at
+        self.author = author
     }
 }
 

@@ -128,10 +128,6 @@ extension EventLog {
             throw error
         }
     }
-
-    private func rollback() {
-        if conn.inTransaction, let db = conn.db { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
-    }
 }
 
 extension SQLiteConnection {

@@ -104,6 +104,11 @@ public enum StoreRead: Equatable, Sendable {
     /// Committed events with seq > `after`, in order, at most `limit`, each with the movie as it
     /// was right after it: a `history` page, or a subscriber catching up.
     case events(after: UInt64, limit: Int)
+    /// The committed events made by `person` (`CommittedEvent.by`) with seq > `after`, in order,
+    /// at most `limit`, each with the movie as it was right after it: `history` with `"by"`
+    /// (issue 46), paged as `events` is (the next page is after the last seq of this one). An
+    /// event whose author is not known (made before authors were kept) is nobody's.
+    case eventsBy(person: String, after: UInt64, limit: Int)
 }
 
 /// Why a store operation failed. `code` has the wire's error code names.

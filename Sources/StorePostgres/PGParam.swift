@@ -3,6 +3,8 @@
 /// A parameter in PostgreSQL's binary form.
 package enum PGParam {
     case int64(Int64)
+    /// A text's bytes (its length is the parameter's).
+    case text(String)
     case int64s([Int64])
     case texts([String?])
     case byteas([[UInt8]])
@@ -18,6 +20,7 @@ package enum PGParam {
     var encodedCount: Int {
         switch self {
         case .int64: 8
+        case .text(let s): s.utf8.count
         case .int64s(let a): PGParam.arrayHeaderCount + a.count * 12
         case .texts(let a): a.reduce(PGParam.arrayHeaderCount) { $0 + 4 + ($1?.utf8.count ?? 0) }
         case .byteas(let a): a.reduce(PGParam.arrayHeaderCount) { $0 + 4 + $1.count }
@@ -51,6 +54,11 @@ package enum PGParam {
         switch self {
         case .int64(let v):
             put(v)
+        case .text(var s):
+            s.withUTF8 { bytes in
+                if let base = bytes.baseAddress { p.copyMemory(from: base, byteCount: bytes.count) }
+                at = bytes.count
+            }
         case .int64s(let a):
             header(oid: 20, count: a.count, hasNull: false)
             for v in a {

@@ -7,7 +7,7 @@
 /// range of n positions is the next n events), which a generic plan estimates as a small range
 /// of the primary key, where `seq > $1` alone is estimated as a third of the table.
 package enum PGStatement: CaseIterable {
-    case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, append
+    case begin, appendLock, headAndWALEnd, lockHead, head, eventsBetween, eventsWithKeys, eventsBy, append
     case commit, walFlushed, syncStandbys, flush, notify, listen, unlisten
 
     var name: String {
@@ -19,6 +19,7 @@ package enum PGStatement: CaseIterable {
         case .head: "swiped_head"
         case .eventsBetween: "swiped_events_between"
         case .eventsWithKeys: "swiped_events_with_keys"
+        case .eventsBy: "swiped_events_by"
         case .append: "swiped_append"
         case .commit: "swiped_commit"
         case .walFlushed: "swiped_wal_flushed"
@@ -52,16 +53,23 @@ package enum PGStatement: CaseIterable {
             "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE seq > $1::bigint AND seq <= $2::bigint ORDER BY seq"
         case .eventsWithKeys:
             "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE key = ANY($1::text[])"
+        case .eventsBy:
+            // One person's events in a range of positions, through the author index (whose
+            // condition, author IS NOT NULL, `author = $1` implies, also in a generic plan). The
+            // range is a row comparison, which only that index can serve: written on `seq`
+            // alone, the generic plan took it for a small range of the primary key and read
+            // every event after `$2`, filtering the person's out (PostgresAuthorTests).
+            "SELECT \(PostgresSchema.columns) FROM swiped_events WHERE author = $1::text AND (author, seq) > ($1::text, $2::bigint) AND (author, seq) <= ($1::text, $3::bigint) ORDER BY seq LIMIT $4::bigint"
         case .append:
             // One statement for any number of events (a column of each as an array) and the new
-            // head ($8): the INSERT and UPDATE of docs/postgres.md. It also makes this
+            // head ($9): the INSERT and UPDATE of docs/postgres.md. It also makes this
             // transaction's COMMIT not wait for the WAL flush (SET LOCAL), so that the head's
             // lock is released at once; `flush`, right behind COMMIT in the same pipeline, waits
             // for the flush, and `notify` then announces the head (docs/postgres.md, "The lock is not
             // held through the flush").
             """
-            WITH appended AS (INSERT INTO swiped_events (\(PostgresSchema.columns)) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])),
-            head AS (UPDATE swiped_head SET seq = $8::bigint WHERE id = 1)
+            WITH appended AS (INSERT INTO swiped_events (\(PostgresSchema.columns)) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $7::text[], $8::text[])),
+            head AS (UPDATE swiped_head SET seq = $9::bigint WHERE id = 1)
             SELECT set_config('synchronous_commit', 'off', true)
             """
         case .commit: "COMMIT"

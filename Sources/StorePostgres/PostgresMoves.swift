@@ -71,9 +71,12 @@ public final class PostgresLogAccess {
                 snapshots.append((s, d))
             }
             try head(Head(seq: seq, events: events, snapshots: snapshots))
+            // A database of schema 2 or older has no authors (a read never migrates it).
+            let authors = try conn.execute(PostgresLogAccess.hasAuthors).first?.rows.first?.first == "t"
             var bad: StoreError?
-            try conn.copyOut("SELECT seq, stream, kind, payload, at, key FROM swiped_events ORDER BY seq") {
-                r in
+            try conn.copyOut(
+                "SELECT seq, stream, kind, payload, at, key, \(authors ? "author" : "NULL") FROM swiped_events ORDER BY seq"
+            ) { r in
                 guard let s = r.int64(0), let stream = r.text(1), let kind = r.text(2),
                     let payload = r.field(3),
                     let at = r.int64(4)
@@ -84,7 +87,7 @@ public final class PostgresLogAccess {
                 return row(
                     StoredEvent(
                         seq: UInt64(bitPattern: s), stream: stream, kind: kind, payload: Array(payload),
-                        key: r.text(5), at: at))
+                        key: r.text(5), at: at, author: r.text(6)))
             }
             if let bad { throw bad }
             try people(try readPeople())
@@ -96,6 +99,12 @@ public final class PostgresLogAccess {
             throw StoreError(.internal, "\(error)")
         }
     }
+
+    /// Whether swiped_events has its `author` column (schema 3), as the search path finds it.
+    static let hasAuthors = """
+        SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'swiped_events'::regclass
+            AND attname = 'author' AND NOT attisdropped)
+        """
 
     /// The people tables, in the caller's transaction; nil when the database has none.
     private func readPeople() throws -> PeopleTables? {
@@ -147,7 +156,7 @@ public final class PostgresLogAccess {
     public func insert(_ e: StoredEvent) throws(StoreError) {
         precondition(importing, "insert outside an import")
         rows.append(
-            "(\(e.seq), \(conn.literal(e.stream)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(e.at), \(e.key.map(conn.literal) ?? "NULL"), NULL)"
+            "(\(e.seq), \(conn.literal(e.stream)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(e.at), \(e.key.map(conn.literal) ?? "NULL"), NULL, \(e.author.map(conn.literal) ?? "NULL"))"
         )
         if rows.count >= PostgresLogAccess.rowsPerInsert { try flushRows() }
     }

@@ -8,14 +8,16 @@ import StoreCore
 
 enum PostgresSchema {
     /// The newest schema this build knows. Version 2 (issue 45) added the people tables
-    /// (`peopleTables`); a database of version 1 gets them at the next start (`migrate`).
-    static let version = 2
+    /// (`peopleTables`), version 3 (issue 46) the events' `author` and its index
+    /// (`authorColumn`); a database of an older version gets what it lacks at the next start
+    /// (`migrate`), and a build that knows less refuses it from then on.
+    static let version = 3
     /// `pg_advisory_xact_lock`'s key for migrations: "swip" in ASCII.
     static let migrationLock = 0x7377_6970
     /// `pg_advisory_xact_lock`'s key for appends (`PGStatement.appendLock`): "swap" in ASCII.
     static let appendLock = 0x7377_6170
     /// The columns an event is read with, in `Row`'s order.
-    static let columns = "seq, stream, kind, payload, at, key, token"
+    static let columns = "seq, stream, kind, payload, at, key, token, author"
     /// Events read per query when catching up.
     static let page = 10_000
 
@@ -24,7 +26,8 @@ enum PostgresSchema {
         CREATE TABLE swiped_head (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL);
         CREATE TABLE swiped_events (seq bigint PRIMARY KEY, stream text NOT NULL,
             kind text NOT NULL, payload bytea NOT NULL, at bigint NOT NULL,
-            key text UNIQUE, token text);
+            key text UNIQUE, token text, author text);
+        \(authorIndex);
         CREATE TABLE swiped_snapshots (seq bigint PRIMARY KEY, data bytea NOT NULL);
         \(identityTable);
         \(peopleTables)
@@ -43,6 +46,18 @@ enum PostgresSchema {
             version bigint NOT NULL);
         INSERT INTO swiped_people_version VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
         """
+
+    /// Schema 3 (issue 46): who made each event, NULL for the events of a database of an older
+    /// schema (and for any an older build's daemon still running appends), and one person's
+    /// events in seq order, for `StoreRead.eventsBy`; only events with an author are in the
+    /// index, so the migration builds it empty. ADD COLUMN without a default rewrites nothing.
+    static let authorColumn = """
+        ALTER TABLE swiped_events ADD COLUMN IF NOT EXISTS author text;
+        \(authorIndex);
+        """
+
+    static let authorIndex =
+        "CREATE INDEX IF NOT EXISTS swiped_events_by_author ON swiped_events (author, seq) WHERE author IS NOT NULL"
 
     /// Every table of the schema, for `swiped import`'s refusal of a database that has any.
     static let tableNames = [
@@ -80,9 +95,11 @@ enum PostgresSchema {
                     "the database has swiped schema version \(found); this swiped knows up to \(version)")
             }
             guard found < 1 else {
-                // Version 1 to 2: the people tables (an older build refuses the database from
-                // then on: docs/postgres.md, "Schema creation and migration").
-                let step = found < 2 ? "\(peopleTables)\nUPDATE swiped_schema SET version = \(version);" : ""
+                // Version 1 to 2: the people tables; 2 to 3: the events' author (an older build
+                // refuses the database from then on: docs/postgres.md, "Schema creation and
+                // migration").
+                let steps = (found < 2 ? peopleTables : "") + (found < 3 ? authorColumn : "")
+                let step = found < version ? "\(steps)\nUPDATE swiped_schema SET version = \(version);" : ""
                 let id = try conn.execute(
                     """
                     \(step)
@@ -101,7 +118,7 @@ enum PostgresSchema {
             // autovacuum's first ANALYZE. With statistics, a bound past their histogram is
             // measured on the index (the planner's actual-range probe): an index scan at any size.
             let seeds = MovieState.seedCatalogue.enumerated().map { i, e in
-                "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL)"
+                "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL, NULL)"
             }
             let created = try conn.execute(
                 """
@@ -252,12 +269,12 @@ enum PostgresSchema {
             }
             try self.init(
                 seq: UInt64(s), stream: stream, kind: kind, payload: payload, at: at, key: r.text(i, 5),
-                token: r.text(i, 6))
+                token: r.text(i, 6), author: r.text(i, 7))
         }
 
         private init(
             seq: UInt64, stream: String, kind: String, payload: [UInt8], at: Int64, key: String?,
-            token: String?
+            token: String?, author: String?
         ) throws(StoreError) {
             do throws(MovieDecodingError) {
                 event = try MovieEvent(stream: stream, kind: kind, payload: payload)
@@ -266,7 +283,8 @@ enum PostgresSchema {
                 else {
                     throw MovieDecodingError("the payload does not record the movie")
                 }
-                committed = CommittedEvent(seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes)
+                committed = CommittedEvent(
+                    seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes, by: author)
             } catch {
                 throw StoreError(
                     .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")

@@ -233,20 +233,22 @@ public final class PostgresStore: Store {
     }
 
     public func read(_ request: StoreRead, token: UInt64) {
-        switch request {
-        case .events(let after, let limit):
-            if let r = ReadResult.withoutReading(
-                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
-            {
-                return answeredReads.append(r)
+        let (after, limit, person): (UInt64, Int, String?) =
+            switch request {
+            case .events(let after, let limit): (after, limit, nil)
+            case .eventsBy(let person, let after, let limit): (after, limit, person)
             }
-            if statusNote != nil {
-                return answeredReads.append(
-                    ReadResult(token: token, result: .failure(PostgresStore.unavailable)))
-            }
-            readsInFlight += 1
-            worker.read(.init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after))))
+        if let r = ReadResult.withoutReading(
+            token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+        {
+            return answeredReads.append(r)
         }
+        if statusNote != nil {
+            return answeredReads.append(ReadResult(token: token, result: .failure(PostgresStore.unavailable)))
+        }
+        readsInFlight += 1
+        worker.read(
+            .init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after)), person: person))
     }
 
     public func completions() -> Completions {

@@ -67,6 +67,7 @@ extension PostgresWorker {
         var ats: [Int64] = []
         var keys: [String?] = []
         var tokens: [String?] = []
+        var authors: [String?] = []
 
         init(capacity n: Int) {
             seqs.reserveCapacity(n)
@@ -76,13 +77,14 @@ extension PostgresWorker {
             ats.reserveCapacity(n)
             keys.reserveCapacity(n)
             tokens.reserveCapacity(n)
+            authors.reserveCapacity(n)
         }
 
         /// `append`'s parameters, with `head` the new head.
         func parameters(head: UInt64) -> [PGParam] {
             [
                 .int64s(seqs), .texts(streams), .texts(kinds), .byteas(payloads), .int64s(ats), .texts(keys),
-                .texts(tokens), .int64(Int64(head)),
+                .texts(tokens), .texts(authors), .int64(Int64(head)),
             ]
         }
     }
@@ -325,11 +327,13 @@ extension PostgresWorker {
             d.columns.ats.append(at)
             d.columns.keys.append(job.command.key)
             d.columns.tokens.append(attempt.token)
+            d.columns.authors.append(job.command.by)
             d.accepted.append(
                 Accepted(
                     attempt: attempt, event: event,
                     committed: CommittedEvent(
-                        seq: seq, kind: event.kind, movie: movie, at: at, undoes: job.command.undoes)))
+                        seq: seq, kind: event.kind, movie: movie, at: at, undoes: job.command.undoes,
+                        by: job.command.by)))
             if let key = job.command.key {
                 // A later command of the batch with the same key replays this one.
                 keyed[key] = PostgresSchema.Row(

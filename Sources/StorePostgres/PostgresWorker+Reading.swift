@@ -1,6 +1,7 @@
 // The PostgreSQL store thread reading the log: catching up with what other daemons appended
 // (on a notification, after a reconnection, on the safety net's timer), folding the rows into
-// its state, handing them to the loop once they are on disk, and answering `history` pages.
+// its state, handing them to the loop once they are on disk, and answering `history` pages (of
+// the whole log, or of one person's events).
 import EventLog
 import Movies
 import StoreCore
@@ -133,8 +134,9 @@ extension PostgresWorker {
         if state.lastSeq > handedOver && !failed { reloadTo = min(reloadTo ?? handedOver, handedOver) }
     }
 
-    /// Answers `history` pages. A page ends at the last position handed to the loop: a later
-    /// event may not be on disk yet, and the loop's own state has not reached it.
+    /// Answers `history` pages, of the whole log or of one person's events. A page ends at the
+    /// last position handed to the loop: a later event may not be on disk yet, and the loop's
+    /// own state has not reached it.
     func answer(_ rs: [Read]) {
         guard let conn else { return }
         var out: [Output] = []
@@ -144,10 +146,20 @@ extension PostgresWorker {
                 out.append(.read(ReadResult(token: r.token, result: .success([]))))
                 continue
             }
-            do throws(PGFailure) {
-                let rows = try conn.run([
+            let step: (PGStatement, [PGParam]) =
+                if let person = r.person {
+                    (
+                        .eventsBy,
+                        [
+                            .text(person), .int64(Int64(r.after)), .int64(Int64(handedOver)),
+                            .int64(Int64(count)),
+                        ]
+                    )
+                } else {
                     (.eventsBetween, PostgresWorker.range(after: r.after, count: count))
-                ])
+                }
+            do throws(PGFailure) {
+                let rows = try conn.run([step])
                 var page: [CommittedEvent] = []
                 var bad: StoreError?
                 for i in 0..<(rows.first??.count ?? 0) {

@@ -59,6 +59,8 @@ final class PostgresWorker: @unchecked Sendable {
         var token: UInt64
         var after: UInt64
         var limit: Int
+        /// One person's events only (`StoreRead.eventsBy`).
+        var person: String? = nil
     }
 
     /// Readable exactly while outputs wait (rung and reset under `lock`).

@@ -1,10 +1,10 @@
-// The SQLite store's reads (`history` pages, subscribers catching up) run here, on a thread of
-// their own with their own connection, so that the event loop never waits for the disk: a page
-// of 256 events of an old log may need its movies folded from their streams, and a cold page
-// cache makes any read a disk read. WAL lets this connection read while the writer commits; it
-// sees only committed transactions, and the store clamps each page to its committed state's
-// latestSeq when it hands the page over (the reader may already see a commit whose completion
-// the loop has not collected yet).
+// The SQLite store's reads (`history` pages, one person's changes, subscribers catching up) run
+// here, on a thread of their own with their own connection, so that the event loop never waits
+// for the disk: a page of 256 events of an old log may need its movies folded from their
+// streams, and a cold page cache makes any read a disk read. WAL lets this connection read while
+// the writer commits; it sees only committed transactions, and the store clamps each page to its
+// committed state's latestSeq when it hands the page over (the reader may already see a commit
+// whose completion the loop has not collected yet).
 import CSQLite
 import EventLog
 import Foundation
@@ -16,6 +16,10 @@ final class SQLiteReader: @unchecked Sendable {
         var token: UInt64
         var after: UInt64
         var limit: Int
+        /// One person's events only (`StoreRead.eventsBy`), up to `upTo` (the committed state's
+        /// latestSeq when it was asked).
+        var person: String? = nil
+        var upTo: UInt64 = .max
     }
 
     /// Readable exactly while answers wait (written and reset under `cond`, as the committer's).
@@ -108,7 +112,11 @@ final class SQLiteReader: @unchecked Sendable {
         do throws(StoreError) {
             let stored: [StoredEvent]
             do throws(LogError) {
-                stored = try log.events(after: job.after, limit: job.limit)
+                if let person = job.person {
+                    stored = try log.events(by: person, after: job.after, upTo: job.upTo, limit: job.limit)
+                } else {
+                    stored = try log.events(after: job.after, limit: job.limit)
+                }
             } catch {
                 throw StoreError(error)
             }

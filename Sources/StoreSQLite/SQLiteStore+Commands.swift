@@ -20,17 +20,24 @@ extension SQLiteStore {
     }
 
     public func read(_ request: StoreRead, token: UInt64) {
-        switch request {
-        case .events(let after, let limit):
-            // Closed, or nothing to read: answered without a round trip to the reader.
-            if let r = ReadResult.withoutReading(
-                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
-            {
-                return answeredReads.append(r)
+        let (after, limit, person): (UInt64, Int, String?) =
+            switch request {
+            case .events(let after, let limit): (after, limit, nil)
+            case .eventsBy(let person, let after, let limit): (after, limit, person)
             }
-            readsInFlight += 1
-            reader.submit(.init(token: token, after: after, limit: min(limit, Int(state.lastSeq - after))))
+        // Closed, or nothing to read: answered without a round trip to the reader.
+        if let r = ReadResult.withoutReading(
+            token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+        {
+            return answeredReads.append(r)
         }
+        readsInFlight += 1
+        // One person's events are read up to the committed state's seq (the reader may see
+        // later commits already), where a page of the whole log is bounded by its limit.
+        reader.submit(
+            .init(
+                token: token, after: after, limit: min(limit, Int(state.lastSeq - after)), person: person,
+                upTo: state.lastSeq))
     }
 
     public func completions() -> Completions {
@@ -117,7 +124,7 @@ extension SQLiteStore {
             events.append(
                 NewEvent(
                     stream: event.movieID, kind: event.kind, payload: payload,
-                    key: commands.queued[i].command.key))
+                    key: commands.queued[i].command.key, author: commands.queued[i].command.by))
         }
         committer.submit(events, token: batchToken)
         var entries: [Entry] = []
@@ -172,7 +179,7 @@ extension SQLiteStore {
             }
             let ce = CommittedEvent(
                 seq: seq, kind: stored[i].kind, movie: movie, at: stored[i].at,
-                undoes: batch[i].command.undoes)
+                undoes: batch[i].command.undoes, by: batch[i].command.by)
             out.committed.append(ce)
             Entry.report(.success(ce), token: batch[i].token, waiters: batch[i].waiters, into: &out)
         }

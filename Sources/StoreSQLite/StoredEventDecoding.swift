@@ -1,5 +1,6 @@
 // Stored rows of the SQLite log back into committed events, each with the movie as it was right
-// after it. Used on the loop thread (an idempotent replay) and on the reader thread (pages).
+// after it and who made it. Used on the loop thread (an idempotent replay) and on the reader
+// thread (pages).
 import EventLog
 import Movies
 import StoreCore
@@ -26,11 +27,12 @@ enum StoredEventDecoding {
             }
             if let r = recorded {
                 out.append(
-                    CommittedEvent(seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes))
+                    CommittedEvent(
+                        seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes, by: e.author))
                 continue
             }
             if let m = current(e.stream), m.version == e.seq {
-                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at, by: e.author))
                 continue
             }
             if folded[e.stream]?[e.seq] == nil {
@@ -40,7 +42,7 @@ enum StoredEventDecoding {
             guard let m = folded[e.stream]?[e.seq] else {
                 throw StoreError(.internal, "\(log.path): event \(e.seq) does not apply to movie \(e.stream)")
             }
-            out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at))
+            out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at, by: e.author))
         }
         return out
     }

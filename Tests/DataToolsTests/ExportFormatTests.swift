@@ -8,12 +8,14 @@ import XCTest
 @testable import DataTools
 
 final class ExportFormatTests: XCTestCase {
-    func event(_ seq: UInt64, title: String, key: String?, undoes: UInt64? = nil) -> ExportedEvent {
+    func event(_ seq: UInt64, title: String, key: String?, undoes: UInt64? = nil, by: String? = nil)
+        -> ExportedEvent
+    {
         ExportedEvent(
             event: CommittedEvent(
                 seq: seq, kind: "watched-toggled",
                 movie: Movie(id: "m_\(seq)", title: title, image: "i", watched: seq % 2 == 0, version: seq),
-                at: 1_764_000_000_123_456 + Int64(seq), undoes: undoes),
+                at: 1_764_000_000_123_456 + Int64(seq), undoes: undoes, by: by),
             key: key)
     }
 
@@ -22,10 +24,11 @@ final class ExportFormatTests: XCTestCase {
     func testFastPathAgreesWithTheParser() throws {
         var rng = SplitMix64(seed: 3232)
         let titles = ["Alien", "Amélie \"q\"", "tab\there", "日本", "back\\slash", "", "x\u{1}y"]
+        let people = [nil, "alice", "zoë@example.org", "b\"q\\", nil, "日本"]
         for seq in 1...2000 {
             let x = event(
                 UInt64(seq), title: titles[seq % titles.count], key: seq % 3 == 0 ? "k-\(seq)" : nil,
-                undoes: seq % 5 == 0 ? UInt64(seq - 1) : nil)
+                undoes: seq % 5 == 0 ? UInt64(seq - 1) : nil, by: people[seq % people.count])
             var w = JSONWriter()
             ExportFormat.event(x, into: &w)
             var line = Array(w.bytes.dropLast())
@@ -41,5 +44,13 @@ final class ExportFormatTests: XCTestCase {
         var plain = JSONWriter()
         ExportFormat.event(event(7, title: "Alien", key: "k"), into: &plain)
         XCTAssertNotNil(ExportFormat.fastEvent(plain.bytes.dropLast()), "the common line takes the fast path")
+        var signed = JSONWriter()
+        ExportFormat.event(event(7, title: "Alien", key: "k", undoes: 3, by: "alice"), into: &signed)
+        XCTAssertEqual(
+            String(decoding: signed.bytes, as: UTF8.self),
+            #"{"seq":7,"kind":"watched-toggled","movie":{"id":"m_7","title":"Alien","image":"i","watched":false,"watchedWithFriends":false,"version":7},"at":"2025-11-24T16:00:00.123463Z","undoes":3,"by":"alice","key":"k"}"#
+                + "\n")
+        XCTAssertNotNil(
+            ExportFormat.fastEvent(signed.bytes.dropLast()), "a signed line takes the fast path too")
     }
 }

@@ -10,21 +10,29 @@ import XCTest
 @testable import DataTools
 
 /// A SQLite log written through EventLog: the seed, then `changes` random adds, keyed toggles,
-/// removes and restores (a few marked as undos), each with the payload the daemon writes.
-func makeLog(directory: String, changes: Int, seed: UInt64 = 32) throws -> MovieState {
+/// removes and restores (a few marked as undos), each with the payload the daemon writes; the
+/// changes are made by `authors` in turn (issue 46; nil: nobody known), the seed by nobody.
+func makeLog(directory: String, changes: Int, seed: UInt64 = 32, authors: [String?] = [nil]) throws
+    -> MovieState
+{
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let log = try EventLog(path: directory + "/events.sqlite3", durability: .normal)
     defer { log.close() }
     var state = MovieState()
     var rng = SplitMix64(seed: seed)
-    func append(_ e: MovieEvent, key: String? = nil, undoes: UInt64? = nil) throws {
+    var made = 0
+    func append(_ e: MovieEvent, key: String? = nil, undoes: UInt64? = nil, seeding: Bool = false) throws {
         var probe = state
         guard let after = probe.apply(e, seq: state.lastSeq + 1) else { return }
         let payload = e.kind == MovieEvent.Kind.added ? e.payload : e.payload(after: after, undoes: undoes)
-        let stored = try log.append([NewEvent(stream: e.movieID, kind: e.kind, payload: payload, key: key)])
+        let author = seeding ? nil : authors[made % authors.count]
+        let stored = try log.append([
+            NewEvent(stream: e.movieID, kind: e.kind, payload: payload, key: key, author: author)
+        ])
+        if !seeding { made += 1 }
         state.apply(e, seq: stored[0].seq)
     }
-    for e in MovieState.seedCatalogue { try append(e) }
+    for e in MovieState.seedCatalogue { try append(e, seeding: true) }
     for i in 0..<changes {
         let movies = state.movies
         let roll = Int.random(in: 0..<10, using: &rng)

@@ -35,7 +35,7 @@ final class LogIdentityTests: XCTestCase {
         XCTAssertEqual(try old.logID(), id)
         old.close()
         XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "SELECT log FROM identity"), [id])
-        XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["2"])
+        XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["3"])
     }
 
     /// An import writes a new file: a new log, whatever the source's id.

@@ -4,7 +4,8 @@ import XCTest
 
 /// Schema 2: the key index holds only keyed events, the per-stream index holds the events up to
 /// `stream_index.upto` (filled by the migration of schema 1 files; appends leave it alone), and
-/// reads by stream are exact on both sides of that mark.
+/// reads by stream are exact on both sides of that mark. Schema 3 (issue 46): each event's
+/// author, NULL in the events of files migrated from 1 and 2, and an index of them.
 final class SchemaTests: XCTestCase {
     private func ev(_ stream: String, key: String? = nil) -> NewEvent {
         NewEvent(stream: stream, kind: "k", payload: Array(stream.utf8), key: key)
@@ -35,6 +36,38 @@ final class SchemaTests: XCTestCase {
             \(rows)
             PRAGMA application_id = \(EventLog.applicationID);
             PRAGMA user_version = 1;
+            """)
+    }
+
+    /// A file of schema 2, as the release before issue 46 wrote it (its people tables left to
+    /// the people store, as a file from before issue 45 has none), holding what `rows` inserts.
+    private func schema2File(_ path: String, _ rows: String) throws {
+        try runSQL(
+            path,
+            """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE events(
+                seq     INTEGER PRIMARY KEY,
+                stream  TEXT    NOT NULL,
+                kind    TEXT    NOT NULL,
+                payload BLOB    NOT NULL,
+                key     TEXT,
+                at      INTEGER NOT NULL);
+            CREATE UNIQUE INDEX events_by_key ON events(key) WHERE key IS NOT NULL;
+            CREATE TABLE streams(
+                stream TEXT    NOT NULL,
+                seq    INTEGER NOT NULL,
+                PRIMARY KEY(stream, seq)) WITHOUT ROWID;
+            CREATE TABLE stream_index(upto INTEGER NOT NULL);
+            CREATE TABLE snapshots(
+                seq  INTEGER PRIMARY KEY,
+                at   INTEGER NOT NULL,
+                data BLOB    NOT NULL);
+            INSERT INTO stream_index(upto) VALUES(0);
+            CREATE TABLE identity(log TEXT NOT NULL); INSERT INTO identity(log) VALUES('0123456789abcdef0123456789abcdef');
+            \(rows)
+            PRAGMA application_id = \(EventLog.applicationID);
+            PRAGMA user_version = 2;
             """)
     }
 
@@ -121,7 +154,7 @@ final class SchemaTests: XCTestCase {
             path: path,
             sql: "EXPLAIN QUERY PLAN SELECT seq, stream, kind, payload, key, at FROM events WHERE key = 'k1'")
         XCTAssertTrue(plan.contains { $0.contains("USING INDEX events_by_key") }, "\(plan)")
-        XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["2"])
+        XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["3"])
     }
 
     /// A file of schema 1, as the previous release wrote it, is migrated on open: same events,
@@ -141,11 +174,13 @@ final class SchemaTests: XCTestCase {
             XCTAssertEqual(try log.latestSeq(), 3)
             XCTAssertEqual(try log.events(stream: "a", upTo: 3).map(\.seq), [1, 3])
             XCTAssertEqual(try log.events(stream: "a", upTo: 3).map(\.payload), [[1], []])
+            XCTAssertEqual(
+                try log.events(stream: "a", upTo: 3).map(\.author), [nil, nil], "straight to schema 3")
             XCTAssertEqual(try log.event(forKey: "key-2")?.seq, 2)
             XCTAssertEqual(try log.latestSnapshot()?.data, [0xCA, 0xFE])
             XCTAssertThrowsError(try log.append([ev("c", key: "key-2")]))
             log.close()
-            XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["2"])
+            XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["3"])
             XCTAssertEqual(try upto(path), 3)
             XCTAssertEqual(
                 try SQLiteScript.rows(path: path, sql: "SELECT stream, seq FROM streams ORDER BY seq"),
@@ -160,6 +195,85 @@ final class SchemaTests: XCTestCase {
         defer { log.close() }
         let more = try log.append([ev("a"), ev("b")])
         XCTAssertEqual(try log.events(stream: "a", upTo: .max).map(\.seq), [1, 3, more[0].seq])
+    }
+
+    /// A file of schema 2 is migrated on open: the same events, keys, snapshot and id, none of
+    /// them with an author; appends keep theirs, and one person's events are read through the
+    /// author index. Reopening changes nothing more; a file read without migrating
+    /// (LogFileReader, as `export` and `verify` read) says no author either.
+    func testSchema2FileIsMigratedInPlaceItsEventsByNobody() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        try schema2File(
+            path,
+            """
+            INSERT INTO events VALUES(1, 'a', 'k', x'01', NULL, 10);
+            INSERT INTO events VALUES(2, 'b', 'k', x'02', 'key-2', 20);
+            INSERT INTO snapshots VALUES(2, 25, x'cafe');
+            """)
+        let reader = try LogFileReader(path: path)
+        var seen: [StoredEvent] = []
+        try reader.forEachEvent {
+            seen.append($0)
+            return true
+        }
+        reader.close()
+        XCTAssertEqual(seen.map(\.seq), [1, 2])
+        XCTAssertEqual(seen.map(\.author), [nil, nil])
+        XCTAssertEqual(
+            try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["2"], "a read migrated")
+        for round in 0..<2 {
+            let log = try EventLog(path: path)
+            XCTAssertEqual(try SQLiteScript.rows(path: path, sql: "PRAGMA user_version"), ["3"])
+            XCTAssertEqual(try log.events(after: 0, limit: 10).prefix(2).map(\.author), [nil, nil])
+            XCTAssertEqual(try log.events(after: 0, limit: 10).prefix(2).map(\.payload), [[1], [2]])
+            XCTAssertEqual(try log.event(forKey: "key-2")?.seq, 2)
+            XCTAssertNil(try log.event(forKey: "key-2")?.author)
+            XCTAssertEqual(try log.latestSnapshot()?.data, [0xCA, 0xFE])
+            XCTAssertEqual(try log.logID(), "0123456789abcdef0123456789abcdef")
+            if round == 0 {
+                let more = try log.append([
+                    NewEvent(stream: "a", kind: "k", payload: [3], author: "alice"),
+                    NewEvent(stream: "b", kind: "k", payload: [4], key: "key-4"),
+                    NewEvent(stream: "a", kind: "k", payload: [5], key: "key-5", author: "zoë@example.org"),
+                ])
+                XCTAssertEqual(more.map(\.author), ["alice", nil, "zoë@example.org"])
+            }
+            XCTAssertEqual(
+                try log.events(after: 0, limit: 10).map(\.author),
+                [nil, nil, "alice", nil, "zoë@example.org"])
+            XCTAssertEqual(try log.event(forKey: "key-5")?.author, "zoë@example.org")
+            XCTAssertEqual(try log.events(by: "alice", after: 0, upTo: .max, limit: 10).map(\.seq), [3])
+            XCTAssertEqual(
+                try log.events(by: "zoë@example.org", after: 0, upTo: 5, limit: 10).map(\.seq), [5])
+            XCTAssertEqual(try log.events(by: "zoë@example.org", after: 0, upTo: 4, limit: 10), [])
+            log.close()
+        }
+        let plan = try SQLiteScript.rows(
+            path: path,
+            sql:
+                "EXPLAIN QUERY PLAN SELECT * FROM events WHERE author = 'alice' AND seq > 0 AND seq <= 9 ORDER BY seq LIMIT 5"
+        )
+        XCTAssertTrue(plan.contains { $0.contains("USING INDEX events_by_author") }, "\(plan)")
+        XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "sorted again: \(plan)")
+        XCTAssertEqual(
+            try SQLiteScript.rows(
+                path: path,
+                sql: "SELECT count(*) FROM events INDEXED BY events_by_author WHERE author IS NOT NULL"),
+            ["2"])
+    }
+
+    /// A file that says schema 3 but whose events have no author column is refused as damaged,
+    /// and left as it is.
+    func testSchema3WithoutTheAuthorColumnIsRefused() throws {
+        let path = makeTempDir(self) + "/events.sqlite3"
+        try schema2File(path, "INSERT INTO events VALUES(1, 'a', 'k', x'01', NULL, 10);")
+        try runSQL(path, "PRAGMA user_version = 3;")
+        let before = fileBytes(path)
+        XCTAssertThrowsError(try EventLog(path: path)) { e in
+            guard case .corrupt(let m) = e as? LogError else { return XCTFail("\(e)") }
+            XCTAssertTrue(m.contains(path) && m.contains("author"), m)
+        }
+        XCTAssertEqual(fileBytes(path), before, "the file was modified")
     }
 
     /// `streams` holds exactly the events up to `upto`, and reads by stream equal the filter.

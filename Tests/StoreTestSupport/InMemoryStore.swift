@@ -22,7 +22,7 @@ public final class InMemoryStore: Store {
     /// Flushed, not yet committed.
     private var flushed: [CommandQueue.Entry] = []
     private var answeredReads: [ReadResult] = []
-    private var reads: [(token: UInt64, after: UInt64, limit: Int)] = []
+    private var reads: [(token: UInt64, request: StoreRead)] = []
     private var fatal: StoreError?
     private var closed = false
     private var submitted = 0
@@ -98,16 +98,17 @@ public final class InMemoryStore: Store {
     }
 
     public func read(_ request: StoreRead, token: UInt64) {
-        switch request {
-        case .events(let after, let limit):
-            if let r = ReadResult.withoutReading(
-                token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
-            {
-                return answeredReads.append(r)
+        let (after, limit) =
+            switch request {
+            case .events(let after, let limit), .eventsBy(_, let after, let limit): (after, limit)
             }
-            reads.append((token, after, limit))
-            doorbell.ring()
+        if let r = ReadResult.withoutReading(
+            token: token, after: after, limit: limit, closed: closed, latestSeq: state.lastSeq)
+        {
+            return answeredReads.append(r)
         }
+        reads.append((token, request))
+        doorbell.ring()
     }
 
     public func flush() {
@@ -124,8 +125,14 @@ public final class InMemoryStore: Store {
         doorbell.reset()
         if !holdsCommits && !flushed.isEmpty { commitFlushed(&out) }
         for r in reads {
-            let page = log.drop { $0.seq <= r.after }.prefix(r.limit)
-            out.reads.append(ReadResult(token: r.token, result: .success(Array(page))))
+            let page =
+                switch r.request {
+                case .events(let after, let limit):
+                    Array(log.drop { $0.seq <= after }.prefix(limit))
+                case .eventsBy(let person, let after, let limit):
+                    Array(log.drop { $0.seq <= after }.lazy.filter { $0.by == person }.prefix(limit))
+                }
+            out.reads.append(ReadResult(token: r.token, result: .success(page)))
         }
         reads = []
         reported += out.commands.count
@@ -182,7 +189,7 @@ public final class InMemoryStore: Store {
                     continue
                 }
             }
-            let ce = commit(event, key: entry.command.key, undoes: entry.command.undoes)
+            let ce = commit(event, key: entry.command.key, undoes: entry.command.undoes, by: entry.command.by)
             out.committed.append(ce)
             entry.report(.success(ce), into: &out)
         }
@@ -190,13 +197,15 @@ public final class InMemoryStore: Store {
     }
 
     @discardableResult
-    private func commit(_ event: MovieEvent, key: String?, undoes: UInt64? = nil) -> CommittedEvent {
+    private func commit(_ event: MovieEvent, key: String?, undoes: UInt64? = nil, by: String? = nil)
+        -> CommittedEvent
+    {
         let seq = state.lastSeq + 1
         guard let movie = state.apply(event, seq: seq) else {
             preconditionFailure("decided event \(event) does not apply to the committed state")
         }
         lastAt = max(lastAt, SystemClock.wallMicroseconds())
-        let ce = CommittedEvent(seq: seq, kind: event.kind, movie: movie, at: lastAt, undoes: undoes)
+        let ce = CommittedEvent(seq: seq, kind: event.kind, movie: movie, at: lastAt, undoes: undoes, by: by)
         log.append(ce)
         if let key { keys[key] = (seq, event) }
         return ce

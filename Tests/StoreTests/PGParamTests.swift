@@ -17,6 +17,7 @@ final class PGParamTests: XCTestCase {
         }
         switch p {
         case .int64(let v): return be(v)
+        case .text(let s): return Array(s.utf8)
         case .int64s(let a): return array(20, a.map { be($0) })
         case .texts(let a): return array(25, a.map { $0.map { Array($0.utf8) } })
         case .byteas(let a): return array(17, a)
@@ -33,6 +34,7 @@ final class PGParamTests: XCTestCase {
     func testEveryParameterIsWrittenAsTheReferenceBuildsIt() {
         let cases: [PGParam] = [
             .int64(0), .int64(-1), .int64(Int64.max), .int64(0x0102_0304_0506_0708),
+            .text(""), .text("alice"), .text("zoë@example.org"),
             .int64s([]), .int64s([1]), .int64s([Int64.min, -2, 0, 3, Int64.max]),
             .texts([]), .texts([nil]),
             .texts(["", "matrix", "Amélie", "🎬 a title longer than sixteen bytes", nil, "x"]),

@@ -37,7 +37,9 @@ final class PeopleStoreTests: XCTestCase {
         // And back: B takes the person's access away, A knows within a second.
         XCTAssertEqual(try b.make(.setRole(name: "alice", role: AccessRole.none)).result?.get(), 1)
         XCTAssertEqual(try b.make(.revokeTokens(name: "alice", id: nil)).result?.get(), 1)
-        let revoked = a.waitForTables(seconds: 2) { $0.tokens.isEmpty && $0.grants["alice"] == AccessRole.none }
+        let revoked = a.waitForTables(seconds: 2) {
+            $0.tokens.isEmpty && $0.grants["alice"] == AccessRole.none
+        }
         XCTAssertLessThan(try XCTUnwrap(revoked, "A never saw B's revocation"), 1)
         XCTAssertEqual(a.tables, b.tables)
         // The same id made on both at once: one is made, the other a conflict.
@@ -67,7 +69,7 @@ final class PeopleStoreTests: XCTestCase {
         // A people store may open first: it creates the whole schema, seed included.
         let first = try PostgresPeopleStore(conninfo: db.conninfo)
         first.close()
-        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "3")
         XCTAssertEqual(try cluster.psql("SELECT count(*) FROM swiped_events", database: db.name), "10")
         // Back to schema 1, as a database an older build made.
         _ = try cluster.psql(
@@ -76,7 +78,7 @@ final class PeopleStoreTests: XCTestCase {
         let store = try PostgresStore.open(conninfo: db.conninfo)
         XCTAssertEqual(store.latestSeq, 10)
         store.close()
-        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "2")
+        XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_schema", database: db.name), "3")
         XCTAssertEqual(try cluster.psql("SELECT version FROM swiped_people_version", database: db.name), "0")
         let people = try PostgresPeopleStore(conninfo: db.conninfo)
         defer { people.close() }

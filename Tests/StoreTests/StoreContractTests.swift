@@ -21,6 +21,21 @@ final class StoreContractTests: XCTestCase {
         ("PostgresStore", { try PostgresStore.open(conninfo: SharedCluster.newDatabase($0)) }),
     ]
 
+    /// The implementations that keep their log beyond the process: where a new log is (a state
+    /// directory, a database's connection string), and how a daemon opens it, again and again.
+    static let durable:
+        [(
+            name: String, place: @Sendable (XCTestCase) throws -> String,
+            open: @Sendable (String) throws -> any Store
+        )] =
+            [
+                ("SQLiteStore", { makeStateDirectory($0) }, { try SQLiteStore.open(directory: $0) }),
+                (
+                    "PostgresStore", { try SharedCluster.newDatabase($0) },
+                    { try PostgresStore.open(conninfo: $0) }
+                ),
+            ]
+
     override class func tearDown() {
         SharedCluster.destroy()
         super.tearDown()
@@ -405,5 +420,139 @@ final class StoreContractTests: XCTestCase {
             XCTAssertEqual(page[2], back)
             XCTAssertEqual(page[3], gone)
         }
+    }
+
+    // MARK: - Authors (issue 46)
+
+    /// `by` goes from the command to its event and comes back from every way an event is read:
+    /// the outcome, the committed events fanned out, pages of the log, and a key replayed (the
+    /// original event with its original author, whoever sends the key again).
+    func testAnEventKeepsItsAuthorThroughCommitsReadsAndKeyReplays() throws {
+        try forEachStore { store in
+            let toggle = MovieCommand(.toggleWatched(movie: "seven"), key: "k1", by: "alice")
+            let alice = try XCTUnwrap(store.submitOK(toggle))
+            XCTAssertEqual(alice.by, "alice")
+            let anonymous = try XCTUnwrap(store.submitOK(MovieCommand(.toggleWatched(movie: "matrix"))))
+            XCTAssertNil(anonymous.by)
+            // The same key from another person while the first is pending: the first's event.
+            store.submit(
+                MovieCommand(.add(title: "Alien", image: nil), key: "k2", by: "zoë@example.org"), token: 1)
+            store.submit(MovieCommand(.add(title: "Alien", image: nil), key: "k2", by: "bob"), token: 2)
+            let c = store.settle(results: 2)
+            XCTAssertEqual(c.committed.map(\.by), ["zoë@example.org"])
+            let added = try XCTUnwrap(c.committed.first)
+            XCTAssertEqual(try c.resultByToken[1]?.get(), added)
+            XCTAssertEqual(try c.resultByToken[2]?.get(), added)
+            // An undo is whoever undid's.
+            let undo = try XCTUnwrap(
+                store.submitOK(
+                    MovieCommand(
+                        .undo(
+                            Undo(
+                                movie: "seven", original: alice.seq, compensation: .toggleWatched, version: 11
+                            )),
+                        by: "bob")))
+            XCTAssertEqual(undo.by, "bob")
+            XCTAssertEqual(undo.undoes, alice.seq)
+            let written = [alice, anonymous, added, undo]
+            XCTAssertEqual(written.map(\.by), ["alice", nil, "zoë@example.org", "bob"])
+            XCTAssertEqual(try store.events(after: 10, limit: 100), written)
+            XCTAssertEqual(try store.events(after: 11, limit: 2), Array(written[1...2]))
+            XCTAssertEqual(try store.events(after: 0, limit: 10).map(\.by), Array(repeating: nil, count: 10))
+            // Sent again later, by anyone or nobody: the original event, with its author.
+            for by in ["alice", "bob", nil] as [String?] {
+                let again = store.immediate(MovieCommand(.toggleWatched(movie: "seven"), key: "k1", by: by))
+                XCTAssertEqual(again?.replayed, true)
+                XCTAssertEqual(try again?.result.get(), alice)
+            }
+            let addAgain = store.immediate(MovieCommand(.add(title: "Alien", image: nil), key: "k2"))
+            XCTAssertEqual(try addAgain?.result.get().by, "zoë@example.org")
+        }
+    }
+
+    /// `.eventsBy`: one person's changes, in seq order, paged as `.events` is; an event nobody is
+    /// known to have made is nobody's.
+    func testEventsByPagesOnePersonsChanges() throws {
+        try forEachStore { store in
+            let people: [String?] = ["alice", "bob", nil, "alice", "alice", "bob", nil, "alice"]
+            var written: [CommittedEvent] = []
+            for (i, by) in people.enumerated() {
+                let movie = i % 2 == 0 ? "seven" : "inception"
+                written +=
+                    store.submitOK(MovieCommand(.toggleWatched(movie: movie), by: by)).map { [$0] } ?? []
+            }
+            let alices = written.filter { $0.by == "alice" }
+            XCTAssertEqual(alices.map(\.seq), [11, 14, 15, 18])
+            XCTAssertEqual(try store.events(by: "alice", after: 0, limit: 100), alices)
+            // The next page starts after the last seq of the one before.
+            let first = try store.events(by: "alice", after: 0, limit: 3)
+            XCTAssertEqual(first, Array(alices.prefix(3)))
+            XCTAssertEqual(try store.events(by: "alice", after: first.last!.seq, limit: 3), [alices[3]])
+            XCTAssertEqual(try store.events(by: "alice", after: 11, limit: 1), [alices[1]])
+            XCTAssertEqual(try store.events(by: "alice", after: 12, limit: 100), Array(alices[1...]))
+            XCTAssertEqual(try store.events(by: "alice", after: 18, limit: 100), [])
+            XCTAssertEqual(try store.events(by: "alice", after: 1000, limit: 100), [])
+            XCTAssertEqual(try store.events(by: "alice", after: 0, limit: 0), [])
+            XCTAssertEqual(try store.events(by: "bob", after: 0, limit: 100).map(\.seq), [12, 16])
+            XCTAssertEqual(
+                try store.events(by: "bob", after: 0, limit: 100).map(\.movie.id), ["inception", "inception"])
+            // Someone who changed nothing, another spelling, and names that might stand for
+            // "nobody": none finds a thing.
+            for name in ["carol", "Alice", "alice ", "", "nil", "null", "NULL"] {
+                XCTAssertEqual(try store.events(by: name, after: 0, limit: 100), [], name)
+            }
+            // A read after an outcome includes it, and never goes past the committed state.
+            for n in 1...5 {
+                store.submit(MovieCommand(.toggleWatched(movie: "matrix"), by: "carol"), token: 1)
+                store.flush()
+                store.read(.eventsBy(person: "carol", after: 10, limit: 100), token: 2)
+                var page: [CommittedEvent]?
+                var outcome: CommittedEvent?
+                let deadline = Date().addingTimeInterval(5)
+                while page == nil || outcome == nil, Date() < deadline {
+                    let c = store.completions()
+                    if let r = c.reads.first {
+                        page = try r.result.get()
+                        XCTAssertLessThanOrEqual(
+                            page?.last?.seq ?? 0, store.latestSeq, "a read past the state")
+                    }
+                    if let o = c.commands.first { outcome = try o.result.get() }
+                    var p = pollfd(fd: store.completionFD, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&p, 1, 20)
+                }
+                XCTAssertEqual(outcome?.by, "carol")
+                XCTAssertGreaterThanOrEqual(page?.count ?? 0, n - 1)
+                XCTAssertEqual(try store.events(by: "carol", after: 10, limit: 100).count, n)
+                XCTAssertEqual(try store.events(by: "carol", after: 10, limit: 100).last, outcome)
+            }
+        }
+    }
+
+    /// What a log keeps of its authors is there after a restart: in pages, in one person's
+    /// pages, and in a key's replay found in the log (not in what the store remembered).
+    func testAuthorsAreThereAfterARestart() throws {
+        for (name, place, open) in StoreContractTests.durable {
+            implementation = name
+            let location = try place(self)
+            let toggle = MovieCommand(.toggleWatched(movie: "seven"), key: "k1", by: "alice")
+            let first = try open(location)
+            let written = [
+                first.submitOK(toggle), first.submitOK(MovieCommand(.remove(movie: "inception"))),
+                first.submitOK(MovieCommand(.add(title: "Alien", image: nil), by: "bob")),
+            ].compactMap { $0 }
+            XCTAssertEqual(written.map(\.by), ["alice", nil, "bob"])
+            first.close()
+            let store = try open(location)
+            defer { store.close() }
+            XCTAssertEqual(try store.events(after: 10, limit: 10), written)
+            XCTAssertEqual(try store.events(by: "bob", after: 0, limit: 10), [written[2]])
+            let again = store.outcome(MovieCommand(.toggleWatched(movie: "seven"), key: "k1", by: "carol"))
+            XCTAssertEqual(again?.replayed, true)
+            XCTAssertEqual(try again?.result.get(), written[0])
+            let more = try XCTUnwrap(
+                store.submitOK(MovieCommand(.toggleWatched(movie: "seven"), by: "alice")))
+            XCTAssertEqual(try store.events(by: "alice", after: 0, limit: 10), [written[0], more])
+        }
+        implementation = ""
     }
 }

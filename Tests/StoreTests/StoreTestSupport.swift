@@ -117,7 +117,20 @@ extension Store {
     func events(after: UInt64, limit: Int, file: StaticString = #filePath, line: UInt = #line)
         throws -> [CommittedEvent]
     {
-        read(.events(after: after, limit: limit), token: 7)
+        try page(.events(after: after, limit: limit), file: file, line: line)
+    }
+
+    /// Reads a page of one person's events (`StoreRead.eventsBy`) and waits for it.
+    func events(
+        by person: String, after: UInt64, limit: Int, file: StaticString = #filePath, line: UInt = #line
+    )
+        throws -> [CommittedEvent]
+    {
+        try page(.eventsBy(person: person, after: after, limit: limit), file: file, line: line)
+    }
+
+    private func page(_ request: StoreRead, file: StaticString, line: UInt) throws -> [CommittedEvent] {
+        read(request, token: 7)
         let c = settle(results: 0, reads: 1, file: file, line: line)
         guard let r = c.reads.first else { return [] }
         XCTAssertEqual(r.token, 7, file: file, line: line)
