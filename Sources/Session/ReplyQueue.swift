@@ -44,7 +44,7 @@ enum UndoNote: Equatable {
 /// this client's own mutation sees it (read-your-writes).
 enum LateReply: Equatable {
     case list(id: [UInt8]?, ListQuery)
-    case history(id: [UInt8]?, from: UInt64, limit: Int)
+    case history(id: [UInt8]?, from: UInt64, limit: Int, by: String?)
     /// The subscription starts when its reply is written, so that the reply comes first. Only
     /// the newest (un)subscribe of a pipeline decides: each has its generation.
     case subscribe(id: [UInt8]?, from: UInt64?, generation: UInt64)

@@ -76,8 +76,8 @@ extension Session {
             endSubscription(&sink)
             subscriptionGeneration += 1
             replies.send { Encode.ok(&$0, id: id) }
-        case .history(let from, let limit):
-            late(.history(id: id, from: from, limit: limit), state, &sink)
+        case .history(let from, let limit, let by):
+            late(.history(id: id, from: from, limit: limit, by: by), state, &sink)
         case .viewport(let width, let direction):
             viewport(width: width, direction: direction, id: id, &sink)
         case .configure(let change):
@@ -153,7 +153,8 @@ extension Session {
         switch reply {
         case .mutation(let id, _):
             switch result {
-            case .success(let event): Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, by: event.by)
+            case .success(let event):
+                Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, by: event.by)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
         case .fired(let id, _, let row, let form, let action, let crossed):
@@ -237,7 +238,8 @@ extension Session {
         replies.replaceFirst(
             with: .command(ticket: ticket, .undo(id: id, original: lookup.seq, originalBy: originalBy)))
         sink.append(
-            .submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key, by: identity.user)))
+            .submit(ticket: ticket, op: "undo", MovieCommand(.undo(undo), key: lookup.key, by: identity.user))
+        )
     }
 
     // MARK: - Replies worded when due
@@ -256,10 +258,14 @@ extension Session {
             case .list(let id, let query):
                 // A long reply is worded as the output drains: the replies behind it wait.
                 if startList(id: id, query, state, &sink) { return }
-            case .history(let id, let from, let limit):
+            case .history(let id, let from, let limit, let by):
                 let ticket = sink.takeTicket()
                 replies.replaceFirst(with: .read(ticket: ticket, id: id))
-                sink.append(.read(ticket: ticket, .events(after: from, limit: limit)))
+                let read: StoreRead =
+                    if let by { .eventsBy(person: by, after: from, limit: limit) } else {
+                        .events(after: from, limit: limit)
+                    }
+                sink.append(.read(ticket: ticket, read))
                 return
             case .undo(let id, let key, let seq?):
                 // The change named by its seq: read from the log, then undone (`undoRead`).
@@ -290,10 +296,12 @@ extension Session {
                     continue
                 }
                 let ticket = sink.takeTicket()
-                let command = MovieCommand(undo.map { .undo($0) } ?? .undoNothing, key: key, by: identity.user)
+                let command = MovieCommand(
+                    undo.map { .undo($0) } ?? .undoNothing, key: key, by: identity.user)
                 let originalBy = undo.flatMap { undoHistory?.author(of: $0.original) }
                 replies.replaceFirst(
-                    with: .command(ticket: ticket, .undo(id: id, original: undo?.original, originalBy: originalBy)))
+                    with: .command(
+                        ticket: ticket, .undo(id: id, original: undo?.original, originalBy: originalBy)))
                 sink.append(.submit(ticket: ticket, op: "undo", command))
                 return
             case .subscribe(let id, let from, let generation):

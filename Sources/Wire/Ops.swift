@@ -186,6 +186,9 @@ public enum Ops {
                     ArgSpec.sequence("from", default: 0, "events after this seq"),
                     ArgSpec(
                         "limit", .integer(min: 1, max: 1000), default: 100, "the most events in the reply"),
+                    ArgSpec(
+                        "by", .string(bytes: 1...PersonName.maxBytes),
+                        "a person's name: only the events they made (left out: everyone's)"),
                 ],
                 summary: "stored events in order")
         case .viewport:

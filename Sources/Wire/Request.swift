@@ -89,7 +89,8 @@ public enum Request: Equatable, Sendable {
     case undo(options: MutationOptions, seq: UInt64?)
     case subscribe(from: UInt64?)
     case unsubscribe
-    case history(from: UInt64, limit: Int)
+    /// `by`: only that person's changes (issue 46).
+    case history(from: UInt64, limit: Int, by: String? = nil)
     case viewport(width: Double?, direction: Direction?)
     case configure(LayoutChange)
     case drag(movie: String, dx: Double, dy: Double? = nil)
@@ -330,7 +331,9 @@ struct Arguments {
         case .subscribe: return .subscribe(from: try integer("from").map { UInt64($0) })
         case .unsubscribe: return .unsubscribe
         case .history:
-            return .history(from: UInt64(try integer("from")!), limit: Int(try integer("limit")!))
+            let by = try string("by")
+            if let by, let problem = PersonName.problem(by) { throw .badRequest("\"by\": \(problem)") }
+            return .history(from: UInt64(try integer("from")!), limit: Int(try integer("limit")!), by: by)
         case .viewport:
             return .viewport(
                 width: try number("width"),

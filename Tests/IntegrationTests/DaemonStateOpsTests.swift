@@ -60,7 +60,7 @@ final class DaemonStateOpsTests: DaemonClientTestCase {
             "toggle-watched-with-friends": ["movie", "expect", "key"],
             "remove": ["movie", "expect", "key"],
             "restore": ["movie", "expect", "key"], "undo": ["seq", "key"],
-            "subscribe": ["from"], "history": ["from", "limit"],
+            "subscribe": ["from"], "history": ["from", "limit", "by"],
             "viewport": ["width", "direction"],
             "configure": [
                 "leading", "trailing", "allowsFullSwipeLeading", "allowsFullSwipeTrailing", "buttonWidth",

@@ -276,3 +276,87 @@ final class SessionPeopleTests: XCTestCase {
         XCTAssertEqual(g.read().last, #"{"event":"bye","reason":"revoked"}"#)
     }
 }
+
+/// Every change signed by its author (issue 46), in the Session: each command it submits carries
+/// the person, the reply and the events say them, `history` takes `by`, `undo` says whose change.
+final class SessionAuthorTests: XCTestCase {
+    func harness(_ who: Identity) -> SessionHarness {
+        let h = SessionHarness(SessionConfig(client: 7, identity: who))
+        _ = h.read()
+        return h
+    }
+
+    func submitted(_ actions: [SessionAction]) -> [MovieCommand] {
+        actions.compactMap { if case .submit(_, _, let c) = $0 { c } else { nil } }
+    }
+
+    func testEveryCommandCarriesItsAuthorAndTheReplySaysIt() {
+        let alice = Identity(user: "alice", role: .writer, door: .token(id: "a1"))
+        let h = harness(alice)
+        h.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        XCTAssertEqual(submitted(h.takeActions()).map(\.by), ["alice"])
+        h.settle()
+        let reply = h.read()[0]
+        XCTAssertTrue(reply.hasSuffix(#","by":"alice"}"#), reply)
+        // A gesture's bound action is whoever swiped's.
+        h.send(#"{"op":"perform","movie":"seven","action":"watched"}"#)
+        XCTAssertEqual(submitted(h.takeActions()).map(\.by), ["alice"])
+        h.settle()
+        _ = h.read()
+        // An undo is whoever undid's, and says whose change it undid.
+        h.send(#"{"op":"undo"}"#)
+        h.settle()
+        let undo = h.json(h.read()[0])
+        XCTAssertEqual(undo["by"] as? String, "alice")
+        XCTAssertEqual(undo["undoesBy"] as? String, "alice")
+        // An anonymous writer signs nothing: no by at all (not null).
+        let anonymous = harness(.anonymous(.writer))
+        anonymous.send(#"{"op":"toggle-watched","movie":"inception"}"#)
+        XCTAssertEqual(submitted(anonymous.takeActions()).map(\.by), [nil])
+        anonymous.settle()
+        XCTAssertFalse(anonymous.read()[0].contains(#""by""#))
+    }
+
+    func testUndoOfAnotherPersonsChangeSaysWhose() {
+        let alice = harness(Identity(user: "alice", role: .writer, door: .unix(uid: 1001)))
+        alice.send(#"{"op":"toggle-watched","movie":"matrix"}"#)
+        alice.settle()
+        let seq = alice.json(alice.read()[0])["seq"] as? Int ?? 0
+        let bob = SessionHarness(
+            SessionConfig(client: 8, identity: Identity(user: "bob", role: .writer, door: .unix(uid: 1002))),
+            store: alice.store)
+        _ = bob.read()
+        bob.send(#"{"op":"undo","seq":\#(seq)}"#)
+        bob.settle()
+        let undo = bob.json(bob.read()[0])
+        XCTAssertEqual(undo["undoes"] as? Int, seq)
+        XCTAssertEqual(undo["by"] as? String, "bob")
+        XCTAssertEqual(undo["undoesBy"] as? String, "alice")
+    }
+
+    func testHistoryByAPersonAsksTheStoreForTheirChangesOnly() {
+        let alice = harness(Identity(user: "alice", role: .writer, door: .unix(uid: 1001)))
+        for movie in ["matrix", "seven", "inception"] {
+            _ = alice.exchange(#"{"op":"toggle-watched","movie":"\#(movie)"}"#)
+        }
+        let bob = SessionHarness(
+            SessionConfig(client: 8, identity: Identity(user: "bob", role: .writer, door: .unix(uid: 1002))),
+            store: alice.store)
+        _ = bob.read()
+        _ = bob.exchange(#"{"op":"remove","movie":"matrix"}"#)
+        bob.send(#"{"op":"history","by":"alice","from":0,"limit":2}"#)
+        XCTAssertTrue(
+            bob.takeActions().contains {
+                if case .read(_, .eventsBy("alice", 0, 2)) = $0 { true } else { false }
+            })
+        bob.settle()
+        let page = bob.json(bob.read()[0])["events"] as? [[String: Any]] ?? []
+        XCTAssertEqual(page.map { $0["by"] as? String }, ["alice", "alice"])
+        XCTAssertEqual(page.map { ($0["movie"] as? [String: Any])?["id"] as? String }, ["matrix", "seven"])
+        let all =
+            bob.json(bob.exchange(#"{"op":"history","from":10}"#)[0])["events"] as? [[String: Any]] ?? []
+        XCTAssertEqual(all.map { $0["by"] as? String }, ["alice", "alice", "alice", "bob"])
+        let none = bob.json(bob.exchange(#"{"op":"history","by":"carol"}"#)[0])["events"] as? [Any]
+        XCTAssertEqual(none?.count, 0)
+    }
+}

@@ -200,11 +200,20 @@ final class OpsTests: XCTestCase {
     /// Defaults the decoder applies are the declared ones.
     func testHistoryTakesItsDeclaredDefaults() {
         let history = Ops.spec(.history).args
-        XCTAssertEqual(history.map(\.defaultValue), [0, 100])
-        guard case .success(.history(let from, let limit)) = decode(#"{"op":"history"}"#).result else {
+        XCTAssertEqual(history.map(\.defaultValue), [0, 100, nil])
+        guard case .success(.history(let from, let limit, let by)) = decode(#"{"op":"history"}"#).result
+        else {
             return XCTFail("history refused")
         }
         XCTAssertEqual(from, 0)
         XCTAssertEqual(limit, 100)
+        XCTAssertNil(by)
+        guard case .success(.history(_, _, "alice")) = decode(#"{"op":"history","by":"alice"}"#).result else {
+            return XCTFail("history by refused")
+        }
+        guard case .failure(let e) = decode(#"{"op":"history","by":"a b"}"#).result else {
+            return XCTFail("a name with a space accepted")
+        }
+        XCTAssertTrue(e.message.contains("\"by\""), e.message)
     }
 }
