@@ -251,7 +251,7 @@ final class SchemaTests: XCTestCase {
         let plan = try SQLiteScript.rows(
             path: path,
             sql:
-                "EXPLAIN QUERY PLAN SELECT * FROM events WHERE author = 'alice' AND seq > 0 AND seq <= 9 ORDER BY seq LIMIT 5"
+                "EXPLAIN QUERY PLAN SELECT * FROM events WHERE author = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4"
         )
         XCTAssertTrue(plan.contains { $0.contains("USING INDEX events_by_author") }, "\(plan)")
         XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "sorted again: \(plan)")
