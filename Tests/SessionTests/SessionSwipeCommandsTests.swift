@@ -77,7 +77,7 @@ final class SessionSwipeCommandsTests: XCTestCase {
         h.send(#"{"op":"perform","movie":"matrix","action":"watched"}"#)
         XCTAssertEqual(
             h.takeActions(),
-            [.submit(ticket: 1, op: "perform", MovieCommand(.toggleWatched(movie: "matrix")))])
+            [.submit(ticket: 1, op: "perform", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))])
         h.settle()
         let lines = h.read()
         XCTAssertEqual((h.json(lines[0])["fired"] as? [String: Any])?["seq"] as? Int, 11)
@@ -100,7 +100,7 @@ final class SessionSwipeCommandsTests: XCTestCase {
             h.takeActions(),
             [
                 .cancel(.confirmRow("seven")),
-                .submit(ticket: 1, op: "tap", MovieCommand(.remove(movie: "seven"))),
+                .submit(ticket: 1, op: "tap", MovieCommand(.remove(movie: "seven"), by: "tester")),
             ])
         h.settle()
         let lines = h.read()
@@ -122,7 +122,7 @@ final class SessionSwipeCommandsTests: XCTestCase {
             h.takeActions(),
             [
                 .cancel(.confirmRow("seven")),
-                .submit(ticket: 1, op: "perform", MovieCommand(.remove(movie: "seven"))),
+                .submit(ticket: 1, op: "perform", MovieCommand(.remove(movie: "seven"), by: "tester")),
             ])
     }
 

@@ -69,7 +69,7 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"toggle-watched","movie":"matrix","id":"a"}"#)
         XCTAssertEqual(
             h.takeActions(),
-            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix")))])
+            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))])
         XCTAssertEqual(h.read(), [], "the reply waits for the commit")
         XCTAssertEqual(h.session.backlog, 1024, "a waiting reply counts against the cap")
         // The store commits; the session learns the outcome as a fact.
@@ -154,7 +154,7 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"history","from":10,"id":4}"#)
         XCTAssertEqual(
             h.takeActions(),
-            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix")))])
+            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))])
         XCTAssertEqual(h.read(), [], "nothing overtakes the pending mutation")
         h.store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         h.store.flush()
@@ -403,7 +403,7 @@ final class SessionTests: XCTestCase {
             h.takeActions(),
             [
                 .arm(.closeRow("matrix"), microseconds: 500_000),
-                .submit(ticket: 1, op: "release", MovieCommand(.toggleWatched(movie: "matrix"))),
+                .submit(ticket: 1, op: "release", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester")),
             ])
         h.settle()
         let lines = h.read()
@@ -665,7 +665,11 @@ final class SessionTests: XCTestCase {
         let other = SessionHarness(SessionConfig(client: 8, identity: .tester(.writer)), store: h.store)
         other.nextToken = 1000
         _ = other.read()
-        XCTAssertEqual(other.exchange(#"{"op":"undo","key":"u1"}"#), first, "a new connection")
+        // On a new connection the replay is the first reply but for `undoesBy`, which only
+        // the connection that undid knew (protocol.md, undo).
+        XCTAssertEqual(
+            other.exchange(#"{"op":"undo","key":"u1"}"#),
+            first.map { $0.replacingOccurrences(of: #","undoesBy":"tester""#, with: "") }, "a new connection")
         XCTAssertEqual(
             error(other.exchange(#"{"op":"undo","key":"u2"}"#)[0], other)["reason"] as? String,
             "nothing-to-undo")
