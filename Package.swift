@@ -89,7 +89,8 @@ let package = Package(
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
-        .target(name: "WebSocket", dependencies: ["HTTPScrape", "CWslay", "CCrypto"], swiftSettings: hotPath),
+        .target(
+            name: "WebSocket", dependencies: ["HTTPScrape", "CWslay", "CCrypto"], swiftSettings: hotPath),
         .target(name: "People", swiftSettings: strict),
         .target(
             name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics", "People"],

@@ -11,7 +11,8 @@ public struct CommittedEvent: Equatable, Hashable, Sendable {
     /// before authors were kept, or by an anonymous browser.
     public var by: String?
 
-    public init(seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil) {
+    public init(seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil)
+    {
         self.seq = seq
         self.kind = kind
         self.movie = movie

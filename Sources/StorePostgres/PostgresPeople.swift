@@ -96,7 +96,8 @@ enum PostgresPeople {
         var made: [TokenRecord] = []
         for r in tokens.rows {
             func time(_ i: Int) -> UInt64? { r[i].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) } }
-            guard r.count == 7, let id = r[0], let name = r[1], let role = r[2].flatMap(AccessRole.init(rawValue:)),
+            guard r.count == 7, let id = r[0], let name = r[1],
+                let role = r[2].flatMap(AccessRole.init(rawValue:)),
                 let hash = r[3].flatMap(PGBytes.decode), hash.count == 32, let created = time(4),
                 r[5] == nil || time(5) != nil, r[6] == nil || time(6) != nil
             else {

@@ -29,6 +29,7 @@
 // (`close(code:reason:)`) waits until every line before it is out: wslay sends control frames
 // ahead of data, and a close that overtook a `bye` would lose it.
 import CWslay
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -314,9 +315,12 @@ public final class FrameLink {
         let available = UnsafeRawBufferPointer(rebasing: source[taken...])
         // memchr, not `firstIndex(of:)`: the generic scan cost ≈ 8 instructions a byte, 28 % of
         // a WebSocket drag's instructions (callgrind, BENCHMARKS.md, "Many browsers").
-        let end = available.isEmpty
+        let end =
+            available.isEmpty
             ? nil
-            : memchr(available.baseAddress!, 0x0A, available.count).map { $0 - UnsafeMutableRawPointer(mutating: available.baseAddress!) }
+            : memchr(available.baseAddress!, 0x0A, available.count).map {
+                $0 - UnsafeMutableRawPointer(mutating: available.baseAddress!)
+            }
         let n = min(length, end ?? available.count)
         if n > 0 { UnsafeMutableRawPointer(out).copyMemory(from: available.baseAddress!, byteCount: n) }
         taken += n

@@ -107,7 +107,8 @@ public enum Encode {
             }
         }
         if !written {
-            return plainMutation(&out, id: id, seq: seq, movie: movie, undoes: undoes, by: by, undoesBy: undoesBy)
+            return plainMutation(
+                &out, id: id, seq: seq, movie: movie, undoes: undoes, by: by, undoesBy: undoesBy)
         }
         authors(&out, by: by, undoesBy: undoesBy)
         end(&out)

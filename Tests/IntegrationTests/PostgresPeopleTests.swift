@@ -36,7 +36,8 @@ final class PostgresPeopleTests: PostgresTestCase {
         let demoted = try ws.readEvent(timeout: .seconds(1))
         XCTAssertEqual(demoted["role"] as? String, "reader", "\(demoted)")
         XCTAssertEqual(
-            LineClient.errorCode(of: try ws.request(["op": "toggle-watched", "movie": "matrix"])), "forbidden")
+            LineClient.errorCode(of: try ws.request(["op": "toggle-watched", "movie": "matrix"])), "forbidden"
+        )
         try first.request(["op": "role", "name": "alice", "role": NSNull()])
         XCTAssertEqual(try ws.readEvent(timeout: .seconds(1))["role"] as? String, "writer")
 
@@ -49,7 +50,8 @@ final class PostgresPeopleTests: PostgresTestCase {
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(1))
         XCTAssertEqual(try ws.readEvent(timeout: .seconds(1))["role"] as? String, "reader")
         XCTAssertEqual(
-            LineClient.errorCode(of: try ws.request(["op": "toggle-watched", "movie": "matrix"])), "forbidden")
+            LineClient.errorCode(of: try ws.request(["op": "toggle-watched", "movie": "matrix"])), "forbidden"
+        )
         // Both daemons list the same tokens: none now.
         let second = try daemons[1].connectWithHello().client
         XCTAssertEqual((try second.request(["op": "token-list"])["tokens"] as? [Any])?.count, 0)

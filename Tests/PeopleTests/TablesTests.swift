@@ -11,14 +11,19 @@ import Testing
     }
 
     @Test func mayWriteIsWriterOrAbove() {
-        #expect(AccessRole.allCases.map { Identity(user: "a", role: $0, door: .proxy).mayWrite } == [false, false, true, true])
+        #expect(
+            AccessRole.allCases.map { Identity(user: "a", role: $0, door: .proxy).mayWrite } == [
+                false, false, true, true,
+            ])
     }
 }
 
 @Suite struct TablesTests {
     static let alice = TokenRecord(
-        id: "a1", name: "alice", role: .writer, hash: [UInt8](repeating: 1, count: 32), created: 10, expires: 100)
-    static let bob = TokenRecord(id: "b1", name: "bob", role: .reader, hash: [UInt8](repeating: 2, count: 32), created: 20)
+        id: "a1", name: "alice", role: .writer, hash: [UInt8](repeating: 1, count: 32), created: 10,
+        expires: 100)
+    static let bob = TokenRecord(
+        id: "b1", name: "bob", role: .reader, hash: [UInt8](repeating: 2, count: 32), created: 20)
 
     @Test func aTokenIsFoundByItsHashOnly() {
         let t = PeopleTables(tokens: [Self.alice, Self.bob])

@@ -69,7 +69,11 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"toggle-watched","movie":"matrix","id":"a"}"#)
         XCTAssertEqual(
             h.takeActions(),
-            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))])
+            [
+                .submit(
+                    ticket: 1, op: "toggle-watched",
+                    MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))
+            ])
         XCTAssertEqual(h.read(), [], "the reply waits for the commit")
         XCTAssertEqual(h.session.backlog, 1024, "a waiting reply counts against the cap")
         // The store commits; the session learns the outcome as a fact.
@@ -154,7 +158,11 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"history","from":10,"id":4}"#)
         XCTAssertEqual(
             h.takeActions(),
-            [.submit(ticket: 1, op: "toggle-watched", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))])
+            [
+                .submit(
+                    ticket: 1, op: "toggle-watched",
+                    MovieCommand(.toggleWatched(movie: "matrix"), by: "tester"))
+            ])
         XCTAssertEqual(h.read(), [], "nothing overtakes the pending mutation")
         h.store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         h.store.flush()
@@ -403,7 +411,8 @@ final class SessionTests: XCTestCase {
             h.takeActions(),
             [
                 .arm(.closeRow("matrix"), microseconds: 500_000),
-                .submit(ticket: 1, op: "release", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester")),
+                .submit(
+                    ticket: 1, op: "release", MovieCommand(.toggleWatched(movie: "matrix"), by: "tester")),
             ])
         h.settle()
         let lines = h.read()

@@ -37,7 +37,9 @@ public final class InMemoryPeopleStore: PeopleStore {
 
     /// What `change` makes of `tables`: the rule every people store follows (the SQL stores
     /// say it in SQL; StoreTests checks them against this).
-    public static func apply(_ change: PeopleChange, to tables: PeopleTables) -> (PeopleTables, Result<Int, StoreError>) {
+    public static func apply(_ change: PeopleChange, to tables: PeopleTables) -> (
+        PeopleTables, Result<Int, StoreError>
+    ) {
         var tokens = tables.tokens
         var grants = tables.grants
         let touched: Int
