@@ -2,7 +2,7 @@
 // This tab is one client of the daemon (one swipe engine); the daemon decides every gesture,
 // the page sends the finger's movement and draws the Row each reply carries.
 import { Connection } from "./connection.js";
-import { RowView } from "./rows.js";
+import { LAST_CHANGE, RowView } from "./rows.js";
 import { MovieList } from "./model.js";
 
 const params = new URLSearchParams(location.search);
@@ -139,9 +139,7 @@ async function onHello(hello, isReconnect) {
   if (typeof hello.log === "string") logId = hello.log;
   if (isReconnect && listedBefore && !catchUp) {
     console.warn("swiped: the daemon serves another log now (imported or restored); listing again");
-    hideToast();
-    toastAction = null;
-    clearTimeout(toastTimer);
+    endToast();
     removedTitles.clear();
   }
   // A new connection is a new swipe engine: every row is closed there.
@@ -206,17 +204,17 @@ function onEvent(message) {
     if (message.seq <= lastSeq) return;  // already applied (the list included it)
     lastSeq = message.seq;
     const movie = message.movie;
-    if (message.kind === "removed") removeMovie(movie.id);
-    else if (removing.has(movie.id)) {
-      // Back (restored) while its row still goes away: it stays.
-      keepMovie(movie.id);
-      updateMovie(movie);
-    } else if (model.get(movie.id) === undefined) {
-      // A restored movie goes back to its old place, which the event does not say: the model
-      // knows it when this page saw it go (model.js), without listing again.
-      if (message.kind === "added") addMovie(movie);
-      else restoreMovie(movie);
-    } else updateMovie(movie);
+    const author = authorOf(message);
+    // The row says who changed it last (rows.js): nothing when the daemon names nobody.
+    movie[LAST_CHANGE] = lastChange(message, author);
+    if (message.kind === "removed") {
+      removeMovie(movie.id);
+      othersRemoval(movie, message.seq, author);
+    } else {
+      // Back, by whoever: the Undo offered for its removal has nothing left to undo.
+      if (message.kind === "restored" && toastRemoval?.movie === movie.id) endToast();
+      restoreOrUpdate(movie, message.kind);
+    }
   } else if (message.event === "row") {
     if (message.removed) removeMovie(message.row.movie);
     else showRow(message.row);
@@ -231,6 +229,64 @@ function onEvent(message) {
     if (message.reason === "revoked") accessRevoked();
   }
   // Other events (a later protocol 1's) are ignored, as protocol.md asks.
+}
+
+/** A movie event other than a removal: the movie added, back, or changed in place. */
+function restoreOrUpdate(movie, kind) {
+  if (removing.has(movie.id)) {
+    // Back (restored) while its row still goes away: it stays.
+    keepMovie(movie.id);
+    updateMovie(movie);
+  } else if (model.get(movie.id) === undefined) {
+    // A restored movie goes back to its old place, which the event does not say: the model
+    // knows it when this page saw it go (model.js), without listing again.
+    if (kind === "added") addMovie(movie);
+    else restoreMovie(movie);
+  } else updateMovie(movie);
+}
+
+// --- Who made each change (issue 46) ----------------------------------------------------------------
+// Each `movie` event names its author (`by`), unless the daemon names nobody for it: a change made
+// before authors were kept, or an anonymous page's. A row says who changed it last ("watched by
+// bob"), and another person's removal is said in the toast, with Undo for a page that may write.
+const YOU = Symbol("you");
+const SOMEONE = Symbol("someone");
+
+/** Who made a movie event, as this page says it: YOU for this page's person (the same name from
+ * any door is the same person: alice's terminal is alice), another person's name, SOMEONE when the
+ * daemon names nobody for it though it names this page (an anonymous page's change), or null when
+ * nothing can be told (an anonymous page cannot tell its own changes from another anonymous
+ * page's, and a daemon before people names nobody). */
+function authorOf(message) {
+  if (typeof message.by === "string") return message.by === user ? YOU : message.by;
+  return user !== null ? SOMEONE : null;
+}
+
+/** The row's line for its last change, "watched by bob", or null when nobody is named for it. */
+function lastChange(message, author) {
+  if (author === null || author === SOMEONE) return null;
+  const movie = message.movie;
+  const did = {
+    "added": "added",
+    "watched-toggled": movie.watched ? "watched" : "unwatched",
+    "watched-with-friends-toggled": movie.watchedWithFriends ? "watched with friends" : "unwatched with friends",
+    "restored": "restored",
+  }[message.kind] ?? "changed";
+  return `${did} by ${author === YOU ? "you" : author}`;
+}
+
+/** Another person's removal: said in the toast ("alice removed “Inception”"), with Undo (`restore`
+ * with the removal's seq, as for this page's own delete) when this page may write. It never takes
+ * the place of the Undo of this page's own delete while that shows: someone else's change does not
+ * take a person's own undo away. */
+function othersRemoval(movie, seq, author) {
+  if (author === null || author === YOU) return;
+  if (toastRemoval?.own && !toastEl.hidden) return;
+  const who = author === SOMEONE ? "Someone" : author;
+  const undo = writer ? () => conn.request("restore", { movie: movie.id, expect: seq }).then((r) => {
+    if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
+  }) : null;
+  toast(`${who} removed “${movie.title}”`, undo, { movie: movie.id, own: false });
 }
 
 function complain(what, reply) {
@@ -822,7 +878,7 @@ function handleFire(reply, movie, vx) {
   else if (fired?.action === "delete" && typeof fired.seq === "number") {
     toast(`Deleted “${titleOf(movie)}”`, () => conn.request("restore", { movie, expect: fired.seq }).then((r) => {
       if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
-    }));
+    }), { movie, own: true });
   }
 }
 
@@ -1081,9 +1137,11 @@ async function sendAsk() {
 // --- Toast ----------------------------------------------------------------------------------------
 let toastTimer = 0;
 let toastAction = null;
-function toast(text, undo = null) {
+let toastRemoval = null;  // the removal the toast is about: {movie, own} (own: this page's delete), or null
+function toast(text, undo = null, removal = null) {
   toastText.textContent = text;
   toastAction = undo;
+  toastRemoval = removal;
   if (undo === null) leaveToast();
   toastUndo.hidden = undo === null;
   toastEl.hidden = false;
@@ -1091,10 +1149,18 @@ function toast(text, undo = null) {
   // above it rather than stay under it (issue 49; style.css, body.toasting).
   document.body.classList.add("toasting");
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { leaveToast(); hideToast(); toastAction = null; }, 5000);
+  toastTimer = setTimeout(endToast, 5000);
+}
+/** The toast goes, and what it offered with it. */
+function endToast() {
+  leaveToast();
+  hideToast();
+  toastAction = null;
+  clearTimeout(toastTimer);
 }
 function hideToast() {
   toastEl.hidden = true;
+  toastRemoval = null;
   document.body.classList.remove("toasting");
 }
 /** Before Undo goes away with the focus on it: the focus goes back to the list's Tab stop (the
@@ -1117,10 +1183,7 @@ document.addEventListener("keydown", (e) => {
 });
 toastUndo.addEventListener("click", () => {
   const action = toastAction;
-  leaveToast();
-  hideToast();
-  toastAction = null;
-  clearTimeout(toastTimer);
+  endToast();
   if (action) action();
 });
 

@@ -107,6 +107,11 @@ export function stepSpring(position, velocity, target, spring, dt) {
   return [x, v];
 }
 
+/** Where a movie object carries the row's line about its last change ("watched by bob", issue
+ * 46), which app.js puts there from the `movie` event that made it: the Movie the daemon sends
+ * does not say who changed it, so a row shows it for changes made while the page is open. */
+export const LAST_CHANGE = Symbol("lastChange");
+
 /** The spring a row settles with when its Row carries none (a compact row). */
 const DEFAULT_SPRING = { response: 0.5, dampingFraction: 0.85 };
 
@@ -162,11 +167,18 @@ export class RowView {
     this.posterEl.className = "poster";
     this.posterEl.setAttribute("aria-hidden", "true");
     this.posterImage = null;
+    // The title, and under it in small print who changed the movie last (hidden when nobody).
+    this.textEl = document.createElement("span");
+    this.textEl.className = "text";
     this.titleEl = document.createElement("span");
     this.titleEl.className = "title";
+    this.bylineEl = document.createElement("span");
+    this.bylineEl.className = "byline";
+    this.bylineEl.hidden = true;
+    this.textEl.append(this.titleEl, this.bylineEl);
     this.flagsEl = document.createElement("span");
     this.flagsEl.className = "flags";
-    this.contentEl.append(this.posterEl, this.titleEl, this.flagsEl);
+    this.contentEl.append(this.posterEl, this.textEl, this.flagsEl);
     // The action cells: no role of its own, so that the row owns the cells (a group between them
     // would break the grid).
     this.actionsEl = document.createElement("div");
@@ -240,9 +252,16 @@ export class RowView {
       if (movie.watched) this.flagsEl.append(flagIcon("eye", "watched"));
       if (movie.watchedWithFriends) this.flagsEl.append(flagIcon("person.3", "watched with friends"));
     }
+    const byline = movie[LAST_CHANGE] ?? "";
+    if (this.bylineEl.textContent !== byline) {
+      this.bylineEl.textContent = byline;
+      this.bylineEl.hidden = byline === "";
+    }
     const said = [movie.title];
     if (movie.watched) said.push("watched");
     if (movie.watchedWithFriends) said.push("watched with friends");
+    // The cell's name is its label, which the line under the title is part of too.
+    if (byline) said.push(byline);
     this.contentEl.setAttribute("aria-label", said.join(", "));
     this.setActions(this.row?.accessibilityActions ?? actions);
   }

@@ -67,7 +67,9 @@ extension SwipedClient {
             version: version)
     }
 
-    /// An event object (`history` item or `movie` event), with its `at` text as sent.
+    /// An event object (`history` item or `movie` event), with its `at` text as sent. `by`, who
+    /// made it (issue 46), is nil when the daemon left it out (an event of an older build, or an
+    /// anonymous browser's).
     public static func committedEvent(_ o: JSONObject) throws(ClientError) -> (CommittedEvent, String) {
         guard let seq = o.uint("seq"), let kind = o.string("kind"), let movie = o["movie"],
             let at = o.string("at")
@@ -77,7 +79,7 @@ extension SwipedClient {
         return (
             CommittedEvent(
                 seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0,
-                undoes: o.uint("undoes")), at
+                undoes: o.uint("undoes"), by: o.string("by")), at
         )
     }
 

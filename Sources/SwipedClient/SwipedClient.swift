@@ -268,14 +268,17 @@ public final class SwipedClient {
         try mutation(try call("restore", mutationArgs(movie, expect, key)))
     }
 
-    /// Undoes this connection's latest change not yet undone; `undoes` is that change's seq.
-    public func undo(key: String? = nil) throws(ClientError) -> (seq: UInt64, movie: Movie, undoes: UInt64) {
+    /// Undoes this connection's latest change not yet undone; `undoes` is that change's seq,
+    /// `undoesBy` who made it (nil when the daemon does not say: an event without `by`).
+    public func undo(key: String? = nil) throws(ClientError) -> (
+        seq: UInt64, movie: Movie, undoes: UInt64, undoesBy: String?
+    ) {
         let reply = try call("undo", key.map { [("key", JSON.string($0))] } ?? [])
         let (seq, movie) = try mutation(reply)
         guard let undoes = reply.uint("undoes") else {
             throw ClientError(.protocol, "undo reply without undoes")
         }
-        return (seq, movie, undoes)
+        return (seq, movie, undoes, reply.string("undoesBy"))
     }
 
     @discardableResult
@@ -287,10 +290,13 @@ public final class SwipedClient {
 
     public func unsubscribe() throws(ClientError) { try call("unsubscribe") }
 
-    public func history(from: UInt64 = 0, limit: Int = 100) throws(ClientError) -> (
+    /// The events after `from`, at most `limit`; with `by`, only that person's (issue 46).
+    public func history(from: UInt64 = 0, limit: Int = 100, by: String? = nil) throws(ClientError) -> (
         seq: UInt64, events: [CommittedEvent]
     ) {
-        let reply = try call("history", [("from", .integer(from)), ("limit", .integer(UInt64(limit)))])
+        var arguments: [(String, JSON)] = [("from", .integer(from)), ("limit", .integer(UInt64(limit)))]
+        if let by { arguments.append(("by", .string(by))) }
+        let reply = try call("history", arguments)
         guard let seq = reply.uint("seq"), case .array(let items)? = reply["events"] else {
             throw ClientError(.protocol, "history reply without seq and events")
         }

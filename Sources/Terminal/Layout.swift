@@ -402,7 +402,7 @@ public enum ScreenLayout {
         "← →  h l   open the right / left buttons",
         "Enter      fire the outer showing button",
         "w  f  d    watched, with friends, delete",
-        "u          undo a delete (for 5 s)",
+        "u          undo a delete, anyone's (for 5 s)",
         "a          add a movie       Esc  close rows",
         "r          record; again: stop, save to a file",
         "s          share your rows with others",

@@ -27,7 +27,8 @@ public enum TuiRequest: Equatable, Sendable {
     /// Replies to this connection's drags list the thresholds they cross (rule 12).
     case crossings(on: Bool)
     case add(title: String)
-    case restore(movie: String, expect: UInt64, title: String)
+    /// `removedBy`: whose removal it undoes (said when it was someone else's).
+    case restore(movie: String, expect: UInt64, title: String, removedBy: TuiAuthor = .me)
     case record(on: Bool)
     case recording
     /// `quiet`: asked again on a new connection, not by a key (the reconnect says its say).
@@ -63,6 +64,34 @@ extension TuiRequest {
         layout.fullSwipeStyleLeading = style
         layout.fullSwipeStyleTrailing = style
         return layout
+    }
+}
+
+/// Who made a change, as the front end words it (issue 46: events say `by`).
+public enum TuiAuthor: Equatable, Sendable {
+    /// This front end's person: a delete it fired, or an event whose `by` is its own name.
+    case me
+    /// Another person, by name.
+    case person(String)
+    /// A person the daemon names nobody for: an anonymous browser (`--web-anonymous writer`).
+    case someone
+
+    /// As a sentence starts with it: the name as it is, "You" or "Someone".
+    public var subject: String {
+        switch self {
+        case .me: return "You"
+        case .person(let name): return name
+        case .someone: return "Someone"
+        }
+    }
+
+    /// As it is said inside a sentence: the name, "you" or "someone".
+    public var name: String {
+        switch self {
+        case .me: return "you"
+        case .person(let name): return name
+        case .someone: return "someone"
+        }
     }
 }
 

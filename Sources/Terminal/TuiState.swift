@@ -99,18 +99,21 @@ public struct TuiState: Equatable, Sendable {
         }
     }
 
-    /// A delete `u` can undo until `until`.
+    /// A delete `u` can undo until `until`: this front end's own, or another person's (`by`,
+    /// issue 46).
     public struct Undo: Equatable, Sendable {
         public var movie: String
         public var title: String
         public var seq: UInt64
         public var until: Double
+        public var by: TuiAuthor
 
-        public init(movie: String, title: String, seq: UInt64, until: Double) {
+        public init(movie: String, title: String, seq: UInt64, until: Double, by: TuiAuthor = .me) {
             self.movie = movie
             self.title = title
             self.seq = seq
             self.until = until
+            self.by = by
         }
     }
 
@@ -169,6 +172,9 @@ public struct TuiState: Equatable, Sendable {
     public var pendingUndo: UInt64?
     /// When the status line's message ends.
     public var statusUntil: Double?
+    /// Whether the status line's message is another person's change (issue 46), which the next
+    /// such change may replace; a message of the front end's own is never replaced by one.
+    public var statusIsNews = false
     /// Reconnect attempts since the last hello.
     public var attempt = 0
     public var reconnectAt: Double?

@@ -27,6 +27,7 @@ extension TuiStateMachine {
         state.renders.removeAll()
         state.model.connection = .reconnecting(attempt: state.attempt + 1)
         state.model.status = "Lost the daemon (\(why)); reconnecting…"
+        state.statusIsNews = false
         // The daemon keeps a recording per connection: it went with this one.
         if state.model.recording == .on || state.model.recording == .saving {
             state.model.recording = .lost
@@ -181,8 +182,11 @@ extension TuiStateMachine {
             if !crossed.isEmpty, let row { crossing(crossed, row, now) }
         case (.add(let title), .ok):
             say("Added “\(title)”", now)
-        case (.restore(_, _, let title), .ok):
+        case (.restore(_, _, let title, .me), .ok):
             say("Restored “\(title)”", now)
+        case (.restore(_, _, let title, let removedBy), .ok):
+            // Issue 46: another person's removal undone says whose it was.
+            say("Restored “\(title)”, which \(removedBy.name) removed", now)
         case (.record(on: false), .ok):
             state.recordedRows = state.transcript ?? []
             state.transcript = nil
@@ -320,6 +324,8 @@ extension TuiStateMachine {
         state.model.seq = committed.seq
         let movie = committed.movie
         let index = state.positions[movie.id]
+        // Said before the list changes: a removal's title is the entry's until it collapses.
+        news(committed, now)
         switch committed.kind {
         case MovieEvent.Kind.added:
             if index == nil {

@@ -174,7 +174,7 @@ extension TuiStateMachine {
         guard let undo = state.undo, now < undo.until else { return say("Nothing to undo", now) }
         state.undo = nil
         state.model.status = nil
-        send(.restore(movie: undo.movie, expect: undo.seq, title: undo.title), now)
+        send(.restore(movie: undo.movie, expect: undo.seq, title: undo.title, removedBy: undo.by), now)
     }
 
     mutating func closeAll(_ now: Double) {

@@ -43,6 +43,7 @@ public struct TuiStateMachine: Sendable {
 
     mutating func say(_ text: String, error: Bool = false, _ now: Double) {
         state.undo = nil
+        state.statusIsNews = false
         state.model.status = text
         state.model.statusIsError = error
         state.statusUntil = now + Self.statusTime
@@ -98,7 +99,10 @@ public struct TuiStateMachine: Sendable {
         state.model.firstRow = first
         state.model.search = searchLine
         if let undo = state.undo, now < undo.until {
-            state.model.status = "Deleted “\(undo.title)” — press u to undo"
+            state.model.status =
+                undo.by == .me
+                ? "Deleted “\(undo.title)” — press u to undo"
+                : "\(undo.by.subject) removed “\(undo.title)” — press u to undo"
             state.model.statusIsError = false
         } else if let until = state.statusUntil, now >= until {
             state.model.status = nil

@@ -52,9 +52,10 @@ extension Arguments {
         }
     }
 
-    /// NAME, a person's name as the daemon takes it.
-    private static func person(_ name: String) throws(Failure) -> String {
-        if let problem = PersonName.problem(name) { throw Failure.usage("NAME: \(problem)") }
+    /// NAME, a person's name as the daemon takes it; `what` names it in the message (the
+    /// operand NAME, or `history`'s --by).
+    static func person(_ name: String, _ what: String = "NAME") throws(Failure) -> String {
+        if let problem = PersonName.problem(name) { throw Failure.usage("\(what): \(problem)") }
         return name
     }
 

@@ -22,7 +22,8 @@ enum Command: Equatable {
     case undo(seq: UInt64)
     /// `once`: end when the daemon goes away instead of connecting again.
     case watch(from: UInt64?, once: Bool)
-    case history(from: UInt64?, limit: UInt64?)
+    /// `by`: only that person's changes (issue 46; the `history` op's `by`).
+    case history(from: UInt64?, limit: UInt64?, by: String? = nil)
     /// One raw request line, sent as is.
     case call(line: String)
     /// The daemon's ops (the `help` op), not swipectl's own usage.
@@ -112,7 +113,7 @@ enum Arguments {
         ("restore", ["MOVIE"], []),
         ("undo", ["SEQ"], []),
         ("watch", [], ["--from", "--once"]),
-        ("history", [], ["--from", "--limit"]),
+        ("history", [], ["--from", "--limit", "--by"]),
         ("call", ["JSON"], []),
         ("help", [], []),
         ("status", [], []),
@@ -184,7 +185,7 @@ enum Arguments {
                 values[name] = ""
             case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
                 "--perform", "--record", "--expect", "--record-dir", "--full-swipe", "--role", "--expires",
-                "--id":
+                "--id", "--by":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -264,7 +265,8 @@ enum Arguments {
         case "history":
             return .history(
                 from: try number("--from", values["--from"], for: .history, "from"),
-                limit: try number("--limit", values["--limit"], for: .history, "limit"))
+                limit: try number("--limit", values["--limit"], for: .history, "limit"),
+                by: try values["--by"].map { (name) throws(Failure) in try person(name, "--by") })
         case "call":
             guard !operand.contains("\n") else { throw Failure.usage("JSON must be one line (one request)") }
             return .call(line: operand)

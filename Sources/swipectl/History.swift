@@ -5,16 +5,20 @@ import SwipedClient
 import Wire
 
 enum History {
-    static func run(_ conversation: Conversation, from: UInt64?, limit: UInt64?) throws(Failure) {
+    /// `by`: only that person's changes (the op's `by`), paged the same way.
+    static func run(_ conversation: Conversation, from: UInt64?, limit: UInt64?, by: String? = nil)
+        throws(Failure)
+    {
         var arguments: [(String, JSON)] = []
         if let from { arguments.append(("from", .number(JSONNumber(Int64(clamping: from))))) }
         if let limit { arguments.append(("limit", .number(JSONNumber(Int64(clamping: limit))))) }
+        if let by { arguments.append(("by", .string(by))) }
         let reply = try conversation.request("history", arguments)
         if conversation.json { return }
         guard let latest = reply.uint("seq"), case .array(let items)? = reply["events"] else {
             throw conversation.lost(ClientError(.protocol, "history reply without seq and events"))
         }
-        var table = Table("SEQ", "TIME", "CHANGE", "ID", "TITLE")
+        var table = Table("SEQ", "TIME", "BY", "CHANGE", "ID", "TITLE")
         var last = from ?? 0
         for item in items {
             guard case .object(let object) = item else {
@@ -28,18 +32,43 @@ enum History {
                 throw conversation.lost(ClientError(.protocol, "malformed history event: \(error.message)"))
             }
             table.append(
-                String(event.seq), time(at), change(event), event.movie.id,
+                String(event.seq), time(at), author(event), change(event), event.movie.id,
                 TerminalText.escaped(event.movie.title))
             last = event.seq
         }
-        if let width = TerminalText.terminalColumns() { table.fit(columns: [4, 3], toWidth: width) }
+        // The title first, then the id, then a long name.
+        if let width = TerminalText.terminalColumns() { table.fit(columns: [5, 4, 2], toWidth: width) }
         var text = table.text
         if Output.isTerminal {
-            text += "\n\(items.count) change\(items.count == 1 ? "" : "s"); latest seq \(latest)."
-            if last < latest { text += " More with: swipectl history --from \(last)" }
-            text += "\n"
+            text += summary(items.count, latest: latest, last: last, limit: limit, by: by)
         }
         Output.out(text)
+    }
+
+    /// The lines under the table on a terminal: how many, and the command for the next page (of
+    /// the same size).
+    /// Without `by`, a next page is there when the last seq shown is before the latest; with it,
+    /// only a full page can have one (the daemon gives every change of that person's it has, up
+    /// to the limit), so a full page offers the next.
+    static func summary(_ count: Int, latest: UInt64, last: UInt64, limit: UInt64?, by: String?) -> String {
+        var text = "\n\(count) change\(count == 1 ? "" : "s")"
+        if let by { text += " by \(TerminalText.escaped(by))" }
+        text += "; latest seq \(latest)."
+        let more = by == nil ? last < latest : UInt64(count) == (limit ?? 100) && last < latest
+        if more {
+            text += " More with: swipectl history"
+            if let by { text += " --by \(Conversation.shellQuoted(by))" }
+            text += " --from \(last)"
+            if let limit { text += " --limit \(limit)" }
+        }
+        return text + "\n"
+    }
+
+    /// The BY cell: who made the event, or `-` when the daemon does not say (an event of an older
+    /// build, or an anonymous browser's): a dash rather than nothing, so that the columns stay
+    /// words for `awk` and `cut -w`.
+    static func author(_ event: CommittedEvent) -> String {
+        event.by.map(TerminalText.escaped) ?? "-"
     }
 
     /// What an event did, from its kind and the movie right after it, and what it undid.
@@ -68,29 +97,30 @@ enum History {
 
 }
 
-/// `watch`'s lines: the columns of `history`'s table (SEQ, TIME, CHANGE, ID, TITLE), two cells
-/// apart. A stream cannot be measured before it is printed, so each column starts as wide as
-/// what it will usually hold (the seq of now, the longest change, the longest id of the list at
-/// the start) and only grows: a wider cell widens its column from that line on.
+/// `watch`'s lines: the columns of `history`'s table (SEQ, TIME, BY, CHANGE, ID, TITLE), two
+/// cells apart. A stream cannot be measured before it is printed, so each column starts as wide
+/// as what it will usually hold (the seq of now, a Unix user name's 8 cells, the longest change,
+/// the longest id of the list at the start) and only grows: a wider cell widens its column from
+/// that line on.
 struct WatchColumns {
-    /// The cells of SEQ, TIME, CHANGE and ID (TITLE, the last, is never padded).
+    /// The cells of SEQ, TIME, BY, CHANGE and ID (TITLE, the last, is never padded).
     private(set) var widths: [Int]
 
     init(latestSeq: UInt64, ids: [String]) {
         widths = [
-            max(3, String(latestSeq).count), TerminalText.width("2026-11-30T04:43:34Z"),
+            max(3, String(latestSeq).count), TerminalText.width("2026-11-30T04:43:34Z"), 8,
             WatchColumns.widestChange, ids.map(TerminalText.width).max() ?? 2,
         ]
-        widths[3] = max(widths[3], 2)
+        widths[4] = max(widths[4], 2)
     }
 
     /// The column titles, aligned as the lines are.
-    var header: String { row(["SEQ", "TIME", "CHANGE", "ID", "TITLE"]) }
+    var header: String { row(["SEQ", "TIME", "BY", "CHANGE", "ID", "TITLE"]) }
 
     /// One event's line.
     mutating func line(_ event: CommittedEvent, at: String) -> String {
         let cells = [
-            String(event.seq), History.time(at), History.change(event), event.movie.id,
+            String(event.seq), History.time(at), History.author(event), History.change(event), event.movie.id,
             TerminalText.escaped(event.movie.title),
         ]
         for column in widths.indices {

@@ -82,9 +82,13 @@ enum MovieCommands {
     }
 
     /// `undo` of the change at `seq`; says what the undo did, read back from the log (the
-    /// reply has the movie after it, not what changed).
+    /// reply has the movie after it, not what changed), and whose change it was (the reply's
+    /// `undoesBy`, issue 46; left out when the daemon does not say).
     static func undo(_ conversation: Conversation, seq: UInt64) throws(Failure) {
-        let (undoSeq, movie) = try mutation(conversation, "undo", [("seq", .number(JSONNumber(Int(seq))))])
+        var undoesBy: String?
+        let (undoSeq, movie) = try mutation(
+            conversation, "undo", [("seq", .number(JSONNumber(Int(seq))))],
+            reply: { undoesBy = $0.string("undoesBy") })
         if conversation.json { return }
         let page = try conversation.request(
             "history", [("from", .number(JSONNumber(Int(undoSeq - 1)))), ("limit", .number(JSONNumber(1)))],
@@ -104,8 +108,9 @@ enum MovieCommands {
             did = movie.watchedWithFriends ? "watched with friends" : "not with friends"
         default: did = "changed"
         }
+        let whose = undoesBy.map { " (by \(TerminalText.escaped($0)))" } ?? ""
         Output.out(
-            "Undid seq \(seq): \(movie.id) \"\(TerminalText.escaped(movie.title))\" \(did) (seq \(undoSeq)).\n"
+            "Undid seq \(seq)\(whose): \(movie.id) \"\(TerminalText.escaped(movie.title))\" \(did) (seq \(undoSeq)).\n"
         )
     }
 
@@ -172,10 +177,11 @@ enum MovieCommands {
         return movies
     }
 
-    /// A mutation's reply as (seq, movie). A not-found for a MOVIE that matched no title says so.
+    /// A mutation's reply as (seq, movie); `reply` is given the whole reply, for what else it
+    /// says. A not-found for a MOVIE that matched no title says so.
     private static func mutation(
         _ conversation: Conversation, _ op: String, _ arguments: [(String, JSON)],
-        unmatched name: String? = nil
+        unmatched name: String? = nil, reply read: (JSONObject) -> Void = { _ in }
     ) throws(Failure) -> (UInt64, Movie) {
         let reply: JSONObject
         do {
@@ -192,6 +198,7 @@ enum MovieCommands {
         guard let seq = reply.uint("seq"), let value = reply["movie"] else {
             throw conversation.lost(ClientError(.protocol, "\(op) reply without seq and movie"))
         }
+        read(reply)
         do throws(ClientError) {
             return (seq, try SwipedClient.movie(value))
         } catch {

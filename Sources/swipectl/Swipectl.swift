@@ -50,7 +50,8 @@ enum Swipectl {
         case .restore(let movie): try MovieCommands.restore(conversation, movie)
         case .undo(let seq): try MovieCommands.undo(conversation, seq: seq)
         case .watch(let from, let once): try Watch.run(conversation, from: from, once: once)
-        case .history(let from, let limit): try History.run(conversation, from: from, limit: limit)
+        case .history(let from, let limit, let by):
+            try History.run(conversation, from: from, limit: limit, by: by)
         case .call(let line): try Call.run(conversation, line: line)
         case .help: try DaemonHelp.run(conversation)
         case .swipe(let movie, let gesture, let verbose):

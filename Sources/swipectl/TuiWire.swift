@@ -34,7 +34,7 @@ enum TuiWire {
         case .peek(let movie): ("peek", [("movie", .string(movie))])
         case .crossings(let on): ("options", [("crossings", .bool(on))])
         case .add(let title): ("add", [("title", .string(title))])
-        case .restore(let movie, let expect, _):
+        case .restore(let movie, let expect, _, _):
             (
                 "restore",
                 [("movie", .string(movie)), ("expect", .number(JSONNumber(Int64(clamping: expect))))]

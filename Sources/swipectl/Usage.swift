@@ -18,13 +18,17 @@ enum Usage {
           restore MOVIE             bring a removed movie back as it was (MOVIE: its id)
           undo SEQ                  undo the change at SEQ (see history), whoever made it,
                                     unless the movie changed since; says what it did
+                                    and whose change it was
           watch [--from SEQ] [--once]
-                                    print every change as it happens, until Ctrl-C
+                                    print every change as it happens (SEQ TIME BY
+                                    CHANGE ID TITLE; BY is who made it, - when not
+                                    known), until Ctrl-C
                                     (with --from, first the changes after SEQ); when
                                     the daemon restarts, connect again and go on where
                                     it stopped (with --once, exit 3 instead)
-          history [--from SEQ] [--limit N]
-                                    stored changes after SEQ (default 0), at most N (default 100)
+          history [--from SEQ] [--limit N] [--by NAME]
+                                    stored changes after SEQ (default 0), at most N (default
+                                    100), with who made each (BY); only NAME's with --by
           swipe MOVIE --dx POINTS [--vx PT/S] [--steps N] [--verbose]
                                     drag the movie's row (steps of at most 20 points), release,
                                     and print the row and what fired
@@ -100,6 +104,7 @@ enum Usage {
           swipectl swipe seven --dx -300
           swipectl swipe matrix --open trailing --tap delete
           swipectl --json history --from 10 | jq .events
+          swipectl history --by alice
           swipectl call '{"op":"ping"}'
           swipectl status || echo "swiped is not healthy"
           swipectl token create alice --role writer --expires 30d > alice.token

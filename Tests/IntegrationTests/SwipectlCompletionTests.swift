@@ -31,6 +31,12 @@ final class SwipectlCompletionTests: DaemonTestCase {
             $0.contains("--socket \(daemon.socket) restore seven")
         }
         try tmux.send(keys: "C-c")
+        // Issue 46: history --by offers the people who made the latest changes.
+        try tmux.send(keys: "swipectl --socket \(daemon.socket) history --by r", "Tab")
+        try tmux.waitForScreen("an author offered") {
+            $0.contains("--socket \(daemon.socket) history --by root")
+        }
+        try tmux.send(keys: "C-c")
     }
 
     /// Issue 45: `token` and its verbs, their options and the role names, then a command after

@@ -134,10 +134,12 @@ final class SwipectlTests: DaemonTestCase {
     }
 
     /// `swipectl undo SEQ` (issue 49): each call is a connection of its own, so it names the
-    /// change; it says what the undo did, and refuses a movie changed since.
+    /// change; it says what the undo did and whose change it was (issue 46: root's here, the
+    /// seed's nobody's), and refuses a movie changed since.
     func testUndoASeqSaysWhatItDid() throws {
         _ = try daemon.ok("remove", "seven")  // 11
-        XCTAssertEqual(try daemon.ok("undo", "11"), "Undid seq 11: seven \"Se7en\" restored (seq 12).\n")
+        XCTAssertEqual(
+            try daemon.ok("undo", "11"), "Undid seq 11 (by root): seven \"Se7en\" restored (seq 12).\n")
         _ = try daemon.ok("toggle-watched", "matrix")  // 13: watched
         _ = try daemon.ok("toggle-watched", "matrix")  // 14: unwatched
         let changed = try daemon.swipectl(["undo", "13"])
@@ -145,7 +147,8 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertTrue(
             changed.standardError.contains("changed-since")
                 || changed.standardError.contains("changed by someone else"), changed.standardError)
-        XCTAssertEqual(try daemon.ok("undo", "14"), "Undid seq 14: matrix \"The Matrix\" watched (seq 15).\n")
+        XCTAssertEqual(
+            try daemon.ok("undo", "14"), "Undid seq 14 (by root): matrix \"The Matrix\" watched (seq 15).\n")
         let redo = try daemon.swipectl(["undo", "15"])
         XCTAssertEqual(redo.status, .exited(1))
         XCTAssertTrue(redo.standardError.contains("there is no redo"), redo.standardError)
@@ -153,6 +156,10 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(usage.status, .exited(2), usage.standardError)
         XCTAssertEqual(
             try daemon.ok("--json", "history", "--from", "15"), #"{"ok":true,"seq":15,"events":[]}"# + "\n")
+        // The seed's events say nobody: an undo of one says no name.
+        XCTAssertEqual(
+            try daemon.ok("undo", "10"), "Undid seq 10: the_green_mile \"The Green Mile\" removed (seq 16).\n"
+        )
     }
 
     func testAnAmbiguousTitleListsTheCandidatesAndChangesNothing() throws {
@@ -231,8 +238,8 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertNotNil(
             lines[0].range(of: #"^11 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  "#, options: .regularExpression),
             lines[0])
-        // Aligned columns: the change, the id and the title start at the same offset on every
-        // line, whatever the lengths of the cells before them.
+        // Aligned columns: who, the change, the id and the title start at the same offset on
+        // every line, whatever the lengths of the cells before them.
         let rows = [
             ("watched", "matrix", "The Matrix"), ("removed", "inception", "Inception"),
             ("watched with friends", "godfather", "The Godfather"),
@@ -240,10 +247,12 @@ final class SwipectlTests: DaemonTestCase {
         var starts: [[Int]] = []
         for (line, (change, id, title)) in zip(lines, rows) {
             XCTAssertTrue(line.hasSuffix("  " + title), line)
-            let change = try XCTUnwrap(line.range(of: "Z  " + change + " "), line)
+            let by = try XCTUnwrap(line.range(of: "Z  root "), line)
+            let change = try XCTUnwrap(line.range(of: "  " + change + " "), line)
             let id = try XCTUnwrap(line.range(of: "  " + id + "  "), line)
             starts.append([
-                change.lowerBound.utf16Offset(in: line), id.lowerBound.utf16Offset(in: line),
+                by.lowerBound.utf16Offset(in: line), change.lowerBound.utf16Offset(in: line),
+                id.lowerBound.utf16Offset(in: line),
                 line.utf16.count - title.utf16.count,
             ])
         }
@@ -286,9 +295,10 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(lines.count, 3, table)
         XCTAssertEqual(
             lines[0].split(separator: " ", omittingEmptySubsequences: true),
-            ["SEQ", "TIME", "CHANGE", "ID", "TITLE"])
+            ["SEQ", "TIME", "BY", "CHANGE", "ID", "TITLE"])
+        // The seed's events say nobody: a dash, a word still for awk.
         XCTAssertTrue(
-            lines[1].hasPrefix("9 ") && lines[1].contains("  added ")
+            lines[1].hasPrefix("9 ") && lines[1].contains("Z  -   added ")
                 && lines[1].hasSuffix("Saving Private Ryan"), lines[1])
         XCTAssertTrue(lines[2].hasPrefix("10 ") && lines[2].hasSuffix("The Green Mile"), lines[2])
 
@@ -296,7 +306,7 @@ final class SwipectlTests: DaemonTestCase {
         XCTAssertEqual(reply["seq"] as? Int, 11)
         let events = try XCTUnwrap(reply["events"] as? [[String: Any]])
         XCTAssertEqual(events.map { $0["kind"] as? String }, ["watched-toggled"])
-        XCTAssertTrue(try ok("history").contains("  watched  seven  "))
+        XCTAssertTrue(try ok("history").contains("  root  watched  seven  "))
 
         // swipectl checks the range the op table declares (1 to 1000) before it asks.
         let zero = try swipectl("history", "--limit", "0")

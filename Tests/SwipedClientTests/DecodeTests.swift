@@ -35,6 +35,16 @@ final class DecodeTests: XCTestCase {
         XCTAssertEqual(change.seq, 12)
         XCTAssertEqual(change.kind, "restored")
         XCTAssertEqual(change.undoes, 11)
+        XCTAssertNil(change.by, "an event without by (an older build's, an anonymous page's) has none")
+        // Issue 46: who made it, when the daemon says.
+        let signed = try object(
+            #"{"event":"movie","seq":13,"kind":"removed","at":"2026-11-30T04:43:35Z","movie":\#(movie),"by":"alice"}"#
+        )
+        guard case .movie(let removal, _) = try SwipedClient.event(signed) else {
+            return XCTFail("not a movie event")
+        }
+        XCTAssertEqual(removal.by, "alice")
+        XCTAssertNil(removal.undoes)
         XCTAssertEqual(
             change.movie, Movie(id: "seven", title: "Se7en", image: "seven", watched: true, version: 12))
         // A movie with a field missing, or of the wrong type, is malformed.

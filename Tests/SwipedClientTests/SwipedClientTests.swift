@@ -52,4 +52,36 @@ final class SwipedClientTests: XCTestCase {
         }
         _ = silent.finish()
     }
+
+    /// Issue 46: `history` asks for one person's changes with `by`, its events say who made each,
+    /// and `undo` says whose change it undid (nil when the reply does not say).
+    func testHistoryByAPersonAndWhoseChangeAnUndoUndid() throws {
+        let daemon = try FakeDaemon()
+        let movie =
+            #"{"id":"seven","title":"Se7en","image":"seven","watched":false,"watchedWithFriends":false,"version":12}"#
+        daemon.serve([
+            .write(hello), .readLine,
+            .write(
+                #"{"id":1,"ok":true,"seq":12,"events":[{"seq":12,"kind":"removed","movie":\#(movie),"at":"2026-11-30T04:43:34Z","by":"alice"}]}"#
+                    + "\n"),
+            .readLine,
+            .write(
+                #"{"id":2,"ok":true,"seq":13,"movie":\#(movie),"undoes":12,"by":"root","undoesBy":"alice"}"#
+                    + "\n"),
+            .readLine, .write(#"{"id":3,"ok":true,"seq":14,"movie":\#(movie),"undoes":5}"# + "\n"), .close,
+        ])
+        let client = try SwipedClient(socketPath: daemon.path, timeout: 5)
+        let (_, events) = try client.history(from: 11, limit: 5, by: "alice")
+        XCTAssertEqual(events.map(\.by), ["alice"])
+        let undone = try client.undo()
+        XCTAssertEqual(undone.undoes, 12)
+        XCTAssertEqual(undone.undoesBy, "alice")
+        XCTAssertNil(try client.undo().undoesBy, "an undo of an event without by")
+        XCTAssertEqual(
+            daemon.finish(),
+            [
+                #"{"id":1,"op":"history","from":11,"limit":5,"by":"alice"}"#, #"{"id":2,"op":"undo"}"#,
+                #"{"id":3,"op":"undo"}"#,
+            ])
+    }
 }

@@ -275,7 +275,7 @@ final class LayoutTests: XCTestCase {
         m.prompt = nil
         m.help = true
         let help = ScreenLayout.render(m, width: 60, height: 16).text
-        XCTAssertTrue(help.contains("u          undo a delete (for 5 s)"), help)
+        XCTAssertTrue(help.contains("u          undo a delete, anyone's (for 5 s)"), help)
         XCTAssertTrue(help.contains("^ v  j k   select a row"), help)
     }
 

@@ -84,6 +84,13 @@ swipectl --socket "$work/s.sock" restore matrix > /dev/null
 swipectl --socket "$work/s.sock" remove inception > /dev/null
 swipectl --socket "$work/s.sock" undo 15 > /dev/null
 check "removed movies for restore" "dark_knight seven" "$(complete_line "swipectl --socket $work/s.sock restore ")"
+# history --by: the people who made the last 1,000 changes (root here, and alice through a
+# token), not the seed's "-".
+check "nobody but root yet" "root" "$(complete_line "swipectl --socket $work/s.sock history --by ")"
+alice=$(swipectl --socket "$work/s.sock" token create alice --role writer 2> /dev/null | tail -1)
+swipectl --socket "$work/s.sock" --token "$alice" toggle-watched "The God" > /dev/null
+check "the authors for --by" "alice root" "$(complete_line "swipectl --socket $work/s.sock history --by ")"
+check "an author's start" "alice" "$(complete_line "swipectl --socket $work/s.sock history --by a")"
 
 # A socket that accepts and never answers (a daemon that hangs): Tab gives up after 1 s.
 python3 -c '

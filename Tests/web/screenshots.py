@@ -1,7 +1,8 @@
 """Regenerates the web guide's screenshots (docs/web.md, `make screenshots`): the list, an open
 row, a full swipe, (issue 18) another client's finger as a ghost while this page records, and
-(issue 29) a row asking before it deletes, and (issue 45) signing in: the dialog over a reader's
-read-only page, and the page signed in.
+(issue 29) a row asking before it deletes, (issue 45) signing in: the dialog over a reader's
+read-only page, and the page signed in, and (issue 46) who changed what: a row's last change and
+another person's removal in the toast.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 
@@ -110,6 +111,18 @@ def main(out):
             page.wait_online()
             time.sleep(0.3)
             save(driver, out, "web-signed-in.png")
+
+            # Issue 46: who did it. bob (a token of his) marks The Dark Knight watched, then root
+            # removes Inception: the row says bob's change, the toast root's removal.
+            with daemon.client() as bob:
+                with daemon.client() as admin:
+                    bob.request("auth", token=admin.request("token-create", name="bob", role="writer")["token"])
+                bob.request("toggle-watched", movie="dark_knight")
+            daemon.swipectl("remove", "inception")
+            wait_until(lambda: driver.find_element("id", "toast-text").text == "root removed “Inception”",
+                       what="the toast naming root")
+            time.sleep(0.5)  # the removed row collapses
+            save(driver, out, "web-authors.png")
         finally:
             driver.quit()
     finally:

@@ -1852,6 +1852,113 @@ class SignInTests(RolesTestCase):
         self.assertFalse(self.shown("gate"))
 
 
+class AuthorTests(RolesTestCase):
+    """Issue 46: who made each change, on the page, with the daemon as `make web` runs it (an
+    anonymous page a writer) and named people signed in with tokens: another person's removal is
+    said in the Undo toast with their name, and a row says who changed it last."""
+    anonymous = "writer"
+
+    def byline(self, movie):
+        """The row's line about its last change, or None when it shows none."""
+        return self.page.js(f"""const b = document.querySelector('#list .row[data-movie="{movie}"] .byline');
+            return b && !b.hidden ? b.textContent : null""")
+
+    def label(self, movie):
+        return self.page.row(movie).find_element("css selector", ".content").get_attribute("aria-label")
+
+    def as_person(self, name, role, op, **args):
+        """A change made by `name` (a token of theirs, over the Unix socket)."""
+        with self.daemon.client() as client:
+            signed = client.request("auth", token=self.token(name, role=role))
+            self.assertEqual(signed.get("user"), name, signed)
+            reply = client.request(op, **args)
+        self.assertTrue(reply.get("ok"), reply)
+        return reply
+
+    def last_event(self):
+        with self.daemon.client() as client:
+            latest = client.request("history", limit=1)["seq"]
+            return client.request("history", **{"from": latest - 1})["events"][0]
+
+    def test_another_persons_removal_is_named_in_the_toast_and_its_undo_restores_it(self):
+        self.sign_in(self.token("alice"), expect="Signed in as alice (writer)")
+        self.daemon.swipectl("remove", "inception")  # root, over the Unix socket
+        wait_until(lambda: not self.page.has_row("inception"), what="the row gone")
+        wait_until(lambda: self.toast() == "root removed “Inception”", what="the toast naming root")
+        self.assertTrue(self.shown("toast-undo"))
+        click_undo(self.driver)
+        wait_until(lambda: "inception" in self.movies(), what="inception restored")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="back at its place")
+        restored = self.last_event()
+        self.assertEqual((restored["kind"], restored["by"]), ("restored", "alice"))
+        wait_until(lambda: self.byline("inception") == "restored by you", what="the row saying who restored it")
+        self.assertFalse(self.shown("toast"), "the Undo is gone with the removal it undid")
+
+        # The page's own delete keeps its words, and another person's removal meanwhile does not
+        # take its Undo away.
+        self.page.drag("seven", -330, kind="mouse")
+        wait_until(lambda: self.toast() == "Deleted “Se7en”", what="the page's own delete")
+        self.daemon.swipectl("remove", "matrix")
+        wait_until(lambda: not self.page.has_row("matrix"), what="matrix gone")
+        self.assertEqual(self.toast(), "Deleted “Se7en”")
+        click_undo(self.driver)
+        wait_until(lambda: "seven" in self.movies(), what="seven back")
+        # A removal restored by someone else first: its Undo goes, having nothing left to undo.
+        self.as_person("bob", "writer", "remove", movie="pulp_fiction")
+        wait_until(lambda: self.toast() == "bob removed “Pulp Fiction”", what="the toast naming bob")
+        self.daemon.swipectl("restore", "pulp_fiction")
+        wait_until(lambda: not self.shown("toast"), what="the toast gone with the removal")
+        self.daemon.swipectl("restore", "matrix")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="every movie back")
+
+    def test_a_reader_is_told_who_removed_a_movie_without_an_undo(self):
+        self.sign_in(self.token("carol", role="reader"), expect="Signed in as carol (reader)")
+        self.daemon.swipectl("remove", "seven")
+        wait_until(lambda: self.toast() == "root removed “Se7en”", what="the toast naming root")
+        self.assertFalse(self.shown("toast-undo"), "a reader may not restore")
+        self.daemon.swipectl("restore", "seven")
+        wait_until(lambda: self.page.titles() == SEED_TITLES, what="seven back")
+
+    def test_a_row_says_who_changed_it_last(self):
+        # Anonymous: root's change is root's; the page's own change names nobody (the daemon
+        # names nobody for an anonymous page), so the line goes rather than say root's still.
+        self.daemon.swipectl("toggle-watched", "dark_knight")
+        wait_until(lambda: self.byline("dark_knight") == "watched by root", what="root's change on the row")
+        self.assertEqual(self.label("dark_knight"), "The Dark Knight, watched, watched by root")
+        self.assertIsNone(self.byline("godfather"), "a row nobody changed since the page listed says nothing")
+        self.page.drag("dark_knight", 330, kind="mouse")
+        wait_until(lambda: not self.movies()["dark_knight"]["watched"], what="the page's own toggle")
+        wait_until(lambda: self.byline("dark_knight") is None, what="the line gone")
+        self.assertEqual(self.label("dark_knight"), "The Dark Knight")
+
+        # Signed in: the page's own change is "you", another person's their name.
+        self.sign_in(self.token("alice"), expect="Signed in as alice (writer)")
+        wait_until(lambda: self.page.phase("dark_knight") == "closed", what="the row closed")
+        self.page.drag("dark_knight", 330, kind="mouse")
+        wait_until(lambda: self.byline("dark_knight") == "watched by you", what="alice's own change")
+        self.as_person("bob", "writer", "toggle-watched-with-friends", movie="dark_knight")
+        wait_until(lambda: self.byline("dark_knight") == "watched with friends by bob", what="bob's change")
+        self.as_person("bob", "writer", "toggle-watched", movie="dark_knight")
+        wait_until(lambda: self.byline("dark_knight") == "unwatched by bob", what="bob's unwatch")
+        self.as_person("bob", "writer", "add", title="Heat")
+        wait_until(lambda: self.byline("heat") == "added by bob", what="an added movie's line")
+        # Under the title, in its row, small: the row keeps its height.
+        title, line = (self.page.rect(self.page.row("dark_knight").find_element("css selector", sel))
+                       for sel in (".title", ".byline"))
+        row = self.page.rect(self.page.row("dark_knight"))
+        self.assertGreater(line[1], title[1])
+        self.assertLessEqual(line[1] + line[3], row[1] + row[3])
+        self.assertEqual(row[3], 56)
+        checker = axe(self.driver)
+        checker.inject()
+        KeyboardAndAccessibilityTests.axe_violations(self, checker, "rows saying who changed them")
+        # The list does not say who: a reload shows no line.
+        self.page.load()
+        self.assertIsNone(self.byline("dark_knight"))
+        self.as_person("bob", "writer", "toggle-watched-with-friends", movie="dark_knight")
+        self.as_person("bob", "writer", "remove", movie="heat")
+
+
 class SignInUnderAPrefixTests(RolesTestCase):
     """The sign-in behind nginx under /swiped/ (BehindAProxyTests' settings): login and logout
     are relative, so they reach the daemon, and the cookie, pathless, is the prefix's."""

@@ -19,20 +19,32 @@ _swipectl_movie_ids() {
     timeout 1 swipectl "${socket[@]}" list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
-# The movies removed in the last 1,000 changes and not restored since, for `restore`: from
-# `history`'s columns (CHANGE may hold spaces, so they are cut at the header's positions), each
-# movie's last change kept. Two requests, each given up after 1 s.
-_swipectl_removed_ids() {
+# `history`'s table of the last 1,000 changes: two requests (the latest seq, then the page),
+# each given up after 1 s.
+_swipectl_recent_history() {
     local -a socket=()
     [[ -n $1 ]] && socket=(--socket "$1")
     local latest
     latest=$(timeout 1 swipectl "${socket[@]}" --json history --limit 1 2>/dev/null | grep -o '"seq":[0-9]*' | head -1)
     latest=${latest#\"seq\":}
     [[ -n $latest ]] || return
-    timeout 1 swipectl "${socket[@]}" history --from $((latest > 1000 ? latest - 1000 : 0)) --limit 1000 2>/dev/null |
+    timeout 1 swipectl "${socket[@]}" history --from $((latest > 1000 ? latest - 1000 : 0)) --limit 1000 2>/dev/null
+}
+
+# The movies removed in the last 1,000 changes and not restored since, for `restore`: from
+# `history`'s columns (CHANGE may hold spaces, so they are cut at the header's positions), each
+# movie's last change kept.
+_swipectl_removed_ids() {
+    _swipectl_recent_history "$1" |
         awk 'NR == 1 { c = index($0, "CHANGE"); i = index($0, " ID ") + 1; next }
              { ch = substr($0, c, i - c); sub(/ +$/, "", ch); id = substr($0, i); sub(/ .*/, "", id); last[id] = ch }
              END { for (id in last) if (last[id] ~ /^removed/) print id }'
+}
+
+# The people who made the last 1,000 changes, for `history --by`: BY, the third column (SEQ, TIME
+# and a name hold no space), without the "-" of the changes nobody is named for.
+_swipectl_authors() {
+    _swipectl_recent_history "$1" | awk 'NR > 1 && $3 != "-" && !seen[$3]++ { print $3 }'
 }
 
 _swipectl() {
@@ -41,7 +53,7 @@ _swipectl() {
     local commands="list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami"
     local global="--socket --json --token --token-file --help --version"
     # The options that take a value (the next word is not an operand).
-    local valued="--socket --token --token-file --image --from --limit --match --dx --vx --steps --open --tap --perform --record --expect --record-dir --full-swipe --role --expires --id"
+    local valued="--socket --token --token-file --image --from --limit --match --dx --vx --steps --open --tap --perform --record --expect --record-dir --full-swipe --role --expires --id --by"
 
     # The words before the cursor: the command (the first operand; `token` and its verb are
     # one command of two words), its operands, and the --socket given.
@@ -69,6 +81,7 @@ _swipectl() {
     case $prev in
         --socket | --token-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --role) COMPREPLY=($(compgen -W "reader writer admin" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "$(_swipectl_authors "$socket")" -- "$cur")); return ;;
         --token | --expires | --id) COMPREPLY=(); return ;;
         --record | --expect) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -92,7 +105,7 @@ _swipectl() {
         list) options="--from --limit --match" ;;
         add) options="--image" ;;
         watch) options="--from --once" ;;
-        history) options="--from --limit" ;;
+        history) options="--from --limit --by" ;;
         swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
         replay) options="--expect" ;;
         tui) options="--ascii --rtl --record-dir --confirm-delete --no-peek --full-swipe" ;;

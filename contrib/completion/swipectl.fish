@@ -9,8 +9,8 @@ function __swipectl_movie_ids
     timeout 1 swipectl $socket list --limit 1000 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
-# The movies removed in the last 1,000 changes and not restored since (swipectl.bash says how).
-function __swipectl_removed_ids
+# `history`'s table of the last 1,000 changes (swipectl.bash says how).
+function __swipectl_recent_history
     set -l socket
     set -l tokens (commandline -opc)
     set -l i (contains -i -- --socket $tokens)
@@ -19,10 +19,20 @@ function __swipectl_removed_ids
     test -n "$latest"; or return
     set -l from 0
     test $latest -gt 1000; and set from (math $latest - 1000)
-    timeout 1 swipectl $socket history --from $from --limit 1000 2>/dev/null |
+    timeout 1 swipectl $socket history --from $from --limit 1000 2>/dev/null
+end
+
+# The movies removed in the last 1,000 changes and not restored since (swipectl.bash says how).
+function __swipectl_removed_ids
+    __swipectl_recent_history |
         awk 'NR == 1 { c = index($0, "CHANGE"); i = index($0, " ID ") + 1; next }
              { ch = substr($0, c, i - c); sub(/ +$/, "", ch); id = substr($0, i); sub(/ .*/, "", id); last[id] = ch }
              END { for (id in last) if (last[id] ~ /^removed/) print id }'
+end
+
+# The people who made the last 1,000 changes, for `history --by` (swipectl.bash says how).
+function __swipectl_authors
+    __swipectl_recent_history | awk 'NR > 1 && $3 != "-" && !seen[$3]++ { print $3 }'
 end
 
 # Whether the word before the cursor is role's NAME (ROLE comes next), options aside.
@@ -50,6 +60,7 @@ complete -c swipectl -n "__fish_seen_subcommand_from watch" -l from -x -d 'after
 complete -c swipectl -n "__fish_seen_subcommand_from watch" -l once -d 'exit 3 when the daemon goes'
 complete -c swipectl -n "__fish_seen_subcommand_from history" -l from -x -d 'after this seq'
 complete -c swipectl -n "__fish_seen_subcommand_from history" -l limit -x -d 'at most this many'
+complete -c swipectl -n "__fish_seen_subcommand_from history" -l by -x -a "(__swipectl_authors)" -d 'only the changes this person made'
 complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l dx -x -d 'drag by points'
 complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l vx -x -d 'release velocity'
 complete -c swipectl -n "__fish_seen_subcommand_from swipe" -l steps -x -d 'equal steps'
