@@ -24,12 +24,13 @@ final class DaemonShellClientsTests: XCTestCase {
         XCTAssertTrue(lines[0].hasPrefix(#"{"event":"hello","protocol":1,"server":"swiped/"#), lines[0])
         XCTAssertNotNil(
             lines[0].range(
-                of: #","seq":10,"writer":true,"log":"[0-9a-f]{32}"\}$"#, options: .regularExpression),
+                of: #","seq":10,"writer":true,"user":"root","role":"admin","log":"[0-9a-f]{32}"\}$"#,
+                options: .regularExpression),
             lines[0])
         XCTAssertEqual(lines[1], #"{"id":1,"ok":true}"#)
         XCTAssertEqual(
             lines[2],
-            #"{"ok":true,"seq":11,"movie":{"id":"matrix","title":"The Matrix","image":"matrix","watched":true,"watchedWithFriends":false,"version":11}}"#
+            #"{"ok":true,"seq":11,"movie":{"id":"matrix","title":"The Matrix","image":"matrix","watched":true,"watchedWithFriends":false,"version":11},"by":"root"}"#
         )
         XCTAssertTrue(
             lines[3].hasPrefix(
