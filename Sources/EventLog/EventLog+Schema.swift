@@ -90,7 +90,6 @@ extension EventLog {
                     at      INTEGER NOT NULL,
                     author  TEXT);
                 CREATE UNIQUE INDEX events_by_key ON events(key) WHERE key IS NOT NULL;
-                \(EventLog.authorIndex)
                 \(EventLog.streamTables)
                 CREATE TABLE snapshots(
                     seq  INTEGER PRIMARY KEY,
@@ -117,16 +116,17 @@ extension EventLog {
         CREATE TABLE stream_index(upto INTEGER NOT NULL);
         """
 
-    /// One person's events in seq order (`events(by:after:upTo:limit:)`); only events that
-    /// have an author are in it, so a log of events made before authors costs nothing.
-    private static let authorIndex =
-        "CREATE INDEX events_by_author ON events(author, seq) WHERE author IS NOT NULL;"
+    // No index of authors: one person's events (`events(by:after:upTo:limit:)`) are read by a
+    // scan of the seq range, on the reader's thread. An index of (author, seq) cost every
+    // durable toggle ≈ 8 % of its throughput (16 × 1, interleaved runs, BENCHMARKS.md, "Who did
+    // it"), for a query an admin asks now and then; the scan of a log of 1,000,000 events for
+    // a person who made none of them is measured there too.
 
     /// An older schema to this build's, in one transaction (a crash leaves the version it had,
     /// migrated again next time). Schema 1 to 2: `streams` filled from `events` and the old
     /// index dropped (the UNIQUE key column stays: SQLite cannot drop it, and it works the
-    /// same). Schema 2 to 3 (issue 46): the `author` column, NULL in every event before, and
-    /// its index. A build that knows only 1 and 2 refuses the file from then on.
+    /// same). Schema 2 to 3 (issue 46): the `author` column, NULL in every event before. A
+    /// build that knows only 1 and 2 refuses the file from then on.
     func migrate(from version: Int32) throws(LogError) {
         let turn = turns.take()
         defer { turns.give(turn) }
@@ -150,7 +150,6 @@ extension EventLog {
             try conn.exec(
                 """
                 ALTER TABLE events ADD COLUMN author TEXT;
-                \(EventLog.authorIndex)
                 PRAGMA user_version = \(EventLog.schemaVersion);
                 """)
             try conn.exec("COMMIT")

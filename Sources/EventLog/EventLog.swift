@@ -11,7 +11,6 @@ import Glibc
 ///            at INTEGER NOT NULL,          -- µs since the Unix epoch (UTC)
 ///            author TEXT)                  -- who made it (issue 46), NULL when not known
 ///     events_by_key(key) UNIQUE WHERE key IS NOT NULL
-///     events_by_author(author, seq) WHERE author IS NOT NULL
 ///     streams(stream, seq) WITHOUT ROWID   -- a per-stream index of the older events
 ///     stream_index(upto)                   -- streams holds every event with seq <= upto
 ///     snapshots(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, data BLOB NOT NULL)

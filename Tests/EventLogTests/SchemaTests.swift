@@ -253,13 +253,13 @@ final class SchemaTests: XCTestCase {
             sql:
                 "EXPLAIN QUERY PLAN SELECT * FROM events WHERE author = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT ?4"
         )
-        XCTAssertTrue(plan.contains { $0.contains("USING INDEX events_by_author") }, "\(plan)")
+        // A scan of the seq range (no index of authors: its upkeep cost durable toggles ≈ 8 %),
+        // in seq order as it is read, never sorted again.
+        XCTAssertTrue(plan.contains { $0.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(plan)")
         XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "sorted again: \(plan)")
         XCTAssertEqual(
-            try SQLiteScript.rows(
-                path: path,
-                sql: "SELECT count(*) FROM events INDEXED BY events_by_author WHERE author IS NOT NULL"),
-            ["2"])
+            try SQLiteScript.rows(path: path, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_author'"),
+            ["0"])
     }
 
     /// A file that says schema 3 but whose events have no author column is refused as damaged,

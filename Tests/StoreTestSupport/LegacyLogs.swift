@@ -8,7 +8,7 @@ public enum LegacyLogs {
     }
 
     /// Turns the closed SQLite log at `path` (schema 3) into a log of schema 2, as the release
-    /// before issue 46 wrote it: no `author` column (every author is lost), no author index,
+    /// before issue 46 wrote it: no `author` column (every author is lost),
     /// `user_version` 2. The events, keys, snapshots, id and people tables stay as they are.
     public static func downgradeToSchema2(_ path: String) throws {
         var db: OpaquePointer?
@@ -16,7 +16,7 @@ public enum LegacyLogs {
         defer { sqlite3_close(db) }
         let sql = """
             BEGIN;
-            DROP INDEX events_by_author;
+            DROP INDEX IF EXISTS events_by_author;
             ALTER TABLE events DROP COLUMN author;
             PRAGMA user_version = 2;
             COMMIT;
