@@ -5,7 +5,7 @@
 // `.adopted`). One timer per connection for its deadline. Never blocks: every socket is
 // non-blocking, a head not sent in time is answered 408 (a slowloris), and at most
 // `limits.maxConnections` wait at once. Past that, a head that has been coming in for
-// `limits.evictAfter` is evicted (408) for the next connection, so that slow heads cannot keep
+// `limits.evictAfter` (2 s) is evicted (408) for the next connection, so that slow heads cannot keep
 // a browser out; when every place holds a fresh head (a connect storm), accepting pauses until
 // a place frees or the stalest head grows old enough, and the newcomers wait in the kernel's
 // backlog rather than be refused. Only when the pause itself fails does a newcomer get 503.

@@ -70,7 +70,7 @@ final class WebLimitsTests: XCTestCase {
     }
 
     /// 300 slow heads (past the 256 that may wait) still let a browser in within 1 s once they
-    /// have waited a second: the stalest head gives its place (408), the newcomer is never the
+    /// have waited 2 s: the stalest head gives its place (408), the newcomer is never the
     /// one refused.
     func testSlowHeadsCannotKeepABrowserOut() throws {
         let (daemon, port) = try startDaemon()
@@ -80,7 +80,7 @@ final class WebLimitsTests: XCTestCase {
             try c.send(Array("GET / HTTP/1.1\r\n".utf8))
             slow.append(c)
         }
-        usleep(1_200_000)  // past WebLimits.evictAfter: they are slow heads now
+        usleep(2_200_000)  // past WebLimits.evictAfter: they are slow heads now
         let started = ContinuousClock.now
         let page = try WebListenerTests.get(port, "/")
         XCTAssertEqual(page.status, 200)
