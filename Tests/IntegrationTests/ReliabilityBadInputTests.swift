@@ -23,7 +23,17 @@ final class ReliabilityBadInputTests: XCTestCase {
     /// The ops and their arguments, as `help` says.
     struct OpInfo {
         var name: String
-        var args: [(name: String, type: String, required: Bool)]
+        var args: [Arg]
+    }
+
+    /// An argument as `help` declares it: with a valid value of its own (the first of the values
+    /// it takes, when it names them), and whether `null` is one.
+    struct Arg {
+        var name: String
+        var type: String
+        var required: Bool
+        var valid: String
+        var nullable: Bool
     }
 
     static func validValue(_ type: String) -> String {
@@ -244,7 +254,7 @@ final class ReliabilityBadInputTests: XCTestCase {
             {
                 var members = [#""op":"\#(op.name)""#, #""id":\#(id)"#]
                 for arg in required where arg.name != override?.name {
-                    members.append(#""\#(arg.name)":\#(validValue(arg.type))"#)
+                    members.append(#""\#(arg.name)":\#(arg.valid)"#)
                 }
                 if let override { members.append(#""\#(override.name)":\#(override.value)"#) }
                 for (k, v) in extra { members.append(#""\#(k)":\#(v)"#) }
@@ -253,7 +263,7 @@ final class ReliabilityBadInputTests: XCTestCase {
                 return "{" + members.joined(separator: ",") + "}"
             }
             for arg in op.args where arg.type != "any" {
-                for wrong in wrongValues(arg.type) {
+                for wrong in wrongValues(arg.type) where !(arg.nullable && wrong == "null") {
                     nextID += 1
                     add(
                         line((arg.name, wrong), id: nextID), "bad-request", id: nextID, mentions: arg.name,
@@ -269,7 +279,7 @@ final class ReliabilityBadInputTests: XCTestCase {
                 nextID += 1
                 add(
                     line(
-                        nil, extra: [(arg.name, validValue(arg.type)), (arg.name, validValue(arg.type))],
+                        nil, extra: [(arg.name, arg.valid), (arg.name, arg.valid)],
                         id: nextID),
                     "bad-request", id: nextID, mentions: arg.name, "\(op.name): duplicate \(arg.name)")
             }
@@ -277,7 +287,7 @@ final class ReliabilityBadInputTests: XCTestCase {
                 nextID += 1
                 var members = [#""op":"\#(op.name)""#, #""id":\#(nextID)"#]
                 for other in required where other.name != arg.name {
-                    members.append(#""\#(other.name)":\#(validValue(other.type))"#)
+                    members.append(#""\#(other.name)":\#(other.valid)"#)
                 }
                 add(
                     "{" + members.joined(separator: ",") + "}", "bad-request", id: nextID, mentions: arg.name,
@@ -322,10 +332,13 @@ final class ReliabilityBadInputTests: XCTestCase {
             OpInfo(
                 name: op["op"] as? String ?? "?",
                 args: (op["args"] as? [[String: Any]] ?? []).map {
-                    (
-                        $0["name"] as? String ?? "?", $0["type"] as? String ?? "?",
-                        $0["required"] as? Bool ?? false
-                    )
+                    let type = $0["type"] as? String ?? "?"
+                    return Arg(
+                        name: $0["name"] as? String ?? "?", type: type,
+                        required: $0["required"] as? Bool ?? false,
+                        valid: ($0["values"] as? [String])?.first.map { "\"\($0)\"" }
+                            ?? Self.validValue(type),
+                        nullable: $0["nullable"] as? Bool ?? false)
                 })
         }
         XCTAssertGreaterThanOrEqual(ops.count, 17, "help lists fewer ops than protocol.md")
