@@ -16,10 +16,10 @@ final class SQLiteReader: @unchecked Sendable {
         var token: UInt64
         var after: UInt64
         var limit: Int
-        /// One person's events only (`StoreRead.eventsBy`), up to `upTo` (the committed state's
+        /// One person's events only (`StoreRead.eventsBy`), up to `through` (the committed state's
         /// latestSeq when it was asked).
         var person: String? = nil
-        var upTo: UInt64 = .max
+        var through: UInt64 = .max
     }
 
     /// Readable exactly while answers wait (written and reset under `cond`, as the committer's).
@@ -113,7 +113,7 @@ final class SQLiteReader: @unchecked Sendable {
             let stored: [StoredEvent]
             do throws(LogError) {
                 if let person = job.person {
-                    stored = try log.events(by: person, after: job.after, upTo: job.upTo, limit: job.limit)
+                    stored = try log.events(by: person, after: job.after, upTo: job.through, limit: job.limit)
                 } else {
                     stored = try log.events(after: job.after, limit: job.limit)
                 }

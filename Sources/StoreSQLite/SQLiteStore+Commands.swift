@@ -37,7 +37,7 @@ extension SQLiteStore {
         reader.submit(
             .init(
                 token: token, after: after, limit: min(limit, Int(state.lastSeq - after)), person: person,
-                upTo: state.lastSeq))
+                through: state.lastSeq))
     }
 
     public func completions() -> Completions {
