@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "MoviesTests", dependencies: ["Movies"], swiftSettings: strict),
+        .testTarget(name: "MoviesTests", dependencies: ["Movies", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PeopleTests", dependencies: ["People"], swiftSettings: strict),
         .testTarget(
             name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport", "StoreTestSupport"],

@@ -23,9 +23,19 @@ extension ExportFormat {
             var undoes: UInt64?
             var by: String?
             var key: String?
+            var to: ListPlace?
+            var from: ListPlace?
             if r.literal(#","undoes":"#) {
                 guard let u = r.number() else { return nil }
                 undoes = u
+            }
+            if r.literal(#","after":"#) {
+                guard let p = r.place() else { return nil }
+                to = p
+            }
+            if r.literal(#","from":"#) {
+                guard let p = r.place() else { return nil }
+                from = p
             }
             if r.literal(#","by":"#) {
                 // A name the general parser would refuse goes to it, to be refused with why.
@@ -41,7 +51,8 @@ extension ExportFormat {
                 id: id, title: title, image: image, watched: watched, watchedWithFriends: friends,
                 version: version)
             return ExportedEvent(
-                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by),
+                event: CommittedEvent(
+                    seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by, to: to, from: from),
                 key: key)
         }
     }
@@ -78,6 +89,12 @@ extension ExportFormat {
             // A number ends where a JSON number ends: not at `.`, `e` or `E`.
             if at < b.count, b[at] == 0x2E || b[at] == 0x65 || b[at] == 0x45 { return nil }
             return v
+        }
+
+        /// A place (`after`, `from`): null for the first, or a movie id.
+        mutating func place() -> ListPlace? {
+            if literal("null") { return .first }
+            return string().map(ListPlace.after)
         }
 
         mutating func bool() -> Bool? {

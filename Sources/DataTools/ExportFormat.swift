@@ -9,7 +9,7 @@ public enum ExportFormat {
     /// The format this build writes and the newest it reads (it reads 1 too). Version 2 (issue
     /// 45) added the people lines (ExportFormat+People.swift) and their counts in the trailer,
     /// and (issue 46) the events' authors, `by`.
-    public static let version = 2
+    public static let version = 3
     public static let name = "swiped-export"
     /// The longest line a reader accepts, newline excluded: what `import` and `verify` hold of
     /// one line at most, whatever they are given (a 256 MiB line used to be read whole). An
@@ -70,7 +70,8 @@ public enum ExportFormat {
         return w.bytes
     }
 
-    /// `{"seq":…,"kind":…,"movie":{…},"at":"…"[,"undoes":U][,"by":"…"][,"key":"…"]}` and a
+    /// `{"seq":…,"kind":…,"movie":{…},"at":"…"[,"undoes":U][,"after":A][,"from":F][,"by":"…"]`
+    /// `[,"key":"…"]}` and a
     /// newline: the event exactly as `history` writes it (protocol.md, "Event"), then its key.
     public static func event(_ x: ExportedEvent, into w: inout JSONWriter) {
         let e = x.event
@@ -96,6 +97,8 @@ public enum ExportFormat {
             w.literal(#","undoes":"#)
             w.uint64(undoes)
         }
+        if let to = e.to { place(to, #","after":"#, into: &w) }
+        if let from = e.from { place(from, #","from":"#, into: &w) }
         if let by = e.by {
             w.literal(#","by":"#)
             w.string(by)
@@ -105,6 +108,14 @@ public enum ExportFormat {
             w.string(key)
         }
         w.literal("}\n")
+    }
+
+    private static func place(_ p: ListPlace, _ name: StaticString, into w: inout JSONWriter) {
+        w.literal(name)
+        switch p {
+        case .first: w.literal("null")
+        case .after(let id): w.string(id)
+        }
     }
 
     public static func trailer(_ t: Trailer) -> [UInt8] {
@@ -191,6 +202,8 @@ public enum ExportFormat {
         try mf.done()
         let at = try fields.time("at")
         let undoes: UInt64? = o["undoes"] == nil ? nil : try fields.uint("undoes")
+        let to = try place(&fields, "after", version: version)
+        let from = try place(&fields, "from", version: version)
         let by: String? = o["by"] == nil ? nil : try author(&fields, version: version)
         let key: String? = o["key"] == nil ? nil : try fields.string("key")
         try fields.done()
@@ -199,8 +212,23 @@ public enum ExportFormat {
         }
         return .event(
             ExportedEvent(
-                event: CommittedEvent(seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by),
+                event: CommittedEvent(
+                    seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by, to: to, from: from),
                 key: key))
+    }
+
+    /// An event's `after` or `from` (version 3, issue 48): a movie id, or null for the first
+    /// place; nil when the line has none.
+    private static func place(_ fields: inout Fields, _ name: String, version: Int) throws(Fault)
+        -> ListPlace?
+    {
+        guard let value = fields.take(name) else { return nil }
+        guard version >= 3 else { throw Fault("an event with \"\(name)\" in a version \(version) export") }
+        switch value {
+        case .null: return .first
+        case .string(let id): return .after(id)
+        default: throw Fault("\"\(name)\" must be a movie id or null")
+        }
     }
 
     /// An event's `by` (version 2): a person's name.

@@ -38,7 +38,7 @@ public struct LogChecker {
     /// Folds a row of a store. Returns the event as `history` shows it.
     public mutating func fold(_ row: StoredEvent) throws(Fault) -> CommittedEvent {
         let event: MovieEvent
-        let recorded: (movie: Movie, undoes: UInt64?)?
+        let recorded: MovieEvent.Recorded?
         do throws(MovieDecodingError) {
             event = try MovieEvent(stream: row.stream, kind: row.kind, payload: row.payload)
             recorded = try MovieEvent.recorded(
@@ -53,7 +53,8 @@ public struct LogChecker {
             )
         }
         return CommittedEvent(
-            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes, by: row.author)
+            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes, by: row.author,
+            to: event.to, from: event.from)
     }
 
     /// Folds an event of an export. Returns the row a store keeps for it (its payload records
@@ -67,7 +68,13 @@ public struct LogChecker {
         case MovieEvent.Kind.watchedToggled: event = .watchedToggled(id: id)
         case MovieEvent.Kind.watchedWithFriendsToggled: event = .watchedWithFriendsToggled(id: id)
         case MovieEvent.Kind.removed: event = .removed(id: id)
-        case MovieEvent.Kind.restored: event = .restored(id: id)
+        case MovieEvent.Kind.restored: event = .restored(id: id, to: e.to)
+        case MovieEvent.Kind.moved:
+            guard let to = e.to, let from = e.from else {
+                throw Fault(
+                    "event \(e.seq) moves \(String(reflecting: id)) without saying from where to where")
+            }
+            event = .moved(id: id, to: to, from: from)
         default: throw Fault("unknown event kind \(String(reflecting: e.kind)) at seq \(e.seq)")
         }
         guard MovieEvent.isValidID(id) else {
@@ -113,6 +120,8 @@ public struct LogChecker {
                 ? "\(event.kind) of \(String(reflecting: id)), which is not in the list" : nil
         case .restored:
             why = state.removed[id] == nil ? "restores \(String(reflecting: id)), which is not removed" : nil
+        case .moved(_, let to, let from):
+            why = LogChecker.whyNot(moving: id, to: to, from: from, state)
         }
         if let why { throw Fault("event \(seq) does not follow from the state before it: it \(why)") }
         if let key {
@@ -130,8 +139,30 @@ public struct LogChecker {
             preconditionFailure(
                 "event \(seq) \(event) passed the checks but did not apply to \(state.lastSeq)")
         }
+        // Where a restored movie says it went is where its key put it.
+        if case .restored(_, let to?) = event, let i = state.offset(of: id), state.place(at: i) != to {
+            throw Fault(
+                "event \(seq) says it restored \(String(reflecting: id)) \(to), the fold puts it \(state.place(at: i))"
+            )
+        }
         events += 1
         return movie
+    }
+
+    /// Why a move cannot come next: its movie or the one it goes after is not in the list, or it
+    /// was not where it says it came from.
+    private static func whyNot(moving id: String, to: ListPlace, from: ListPlace, _ state: MovieState)
+        -> String?
+    {
+        guard let i = state.offset(of: id) else {
+            return "moves \(String(reflecting: id)), which is not in the list"
+        }
+        if case .after(let other) = to, other == id || state.offset(of: other) == nil {
+            return
+                "moves \(String(reflecting: id)) after \(String(reflecting: other)), which is not in the list"
+        }
+        let was = state.place(at: i)
+        return was == from ? nil : "moves \(String(reflecting: id)) from \(from), but it was \(was)"
     }
 
     /// Whether `snapshot` (bytes of `MovieState.snapshotBytes()`) is the state now; a snapshot of
@@ -165,7 +196,7 @@ public struct LogChecker {
     }
 
     /// The digest of the state (docs/export-format.md, "The digest"): SHA-256 of the state's
-    /// MVS3 snapshot bytes, then the SHA-256 of the keys, then, only when an event has an author
+    /// snapshot bytes (MVS3, or MVS4 once a move made a key of more than one digit), then the SHA-256 of the keys, then, only when an event has an author
     /// (issue 46), the SHA-256 of the authors; as `sha256:` and hex. A log without authors has
     /// the digest it had before authors were kept.
     public var digest: String {

@@ -45,8 +45,12 @@ extension Moves {
             do throws(Fault) {
                 let parsed: ExportFormat.Line
                 do throws(Fault) {
-                    // A `by` in a version 1 file goes to the general parser, which refuses it.
-                    if let fast = ExportFormat.fastEvent(line), header.version >= 2 || fast.event.by == nil {
+                    // A `by` in a version 1 file, or a place before version 3, goes to the general
+                    // parser, which refuses it.
+                    if let fast = ExportFormat.fastEvent(line),
+                        header.version >= 2 || fast.event.by == nil,
+                        header.version >= 3 || (fast.event.to == nil && fast.event.from == nil)
+                    {
                         parsed = .event(fast)
                     } else {
                         parsed = try ExportFormat.parse(line, first: false, version: header.version)

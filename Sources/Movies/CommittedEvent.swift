@@ -10,14 +10,23 @@ public struct CommittedEvent: Equatable, Hashable, Sendable {
     /// Who made it (issue 46): the person whose connection caused it; nil for an event made
     /// before authors were kept, or by an anonymous browser.
     public var by: String?
+    /// Where a `moved` or `restored` event put its movie (issue 48; wire: `after`); nil for the
+    /// other kinds and for a `restored` event written before moves existed.
+    public var to: ListPlace?
+    /// Where a `moved` event took its movie from (wire: `from`); nil for the other kinds.
+    public var from: ListPlace?
 
-    public init(seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil)
-    {
+    public init(
+        seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil,
+        to: ListPlace? = nil, from: ListPlace? = nil
+    ) {
         self.seq = seq
         self.kind = kind
         self.movie = movie
         self.at = at
         self.undoes = undoes
         self.by = by
+        self.to = to
+        self.from = from
     }
 }

@@ -7,6 +7,8 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case remove(movie: String)
         /// Brings a removed movie back as it was, at its place in list order.
         case restore(movie: String)
+        /// Moves a movie to a place in list order (issue 48): after a movie, or first.
+        case move(movie: String, to: ListPlace)
         /// Appends the event that compensates an earlier one (issue 14, section 2).
         case undo(Undo)
         /// An `undo` from a connection with no change of its own left to undo. Decided, it is a
@@ -41,6 +43,7 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
         case .toggleWatchedWithFriends: return MovieEvent.Kind.watchedWithFriendsToggled
         case .remove: return MovieEvent.Kind.removed
         case .restore: return MovieEvent.Kind.restored
+        case .move: return MovieEvent.Kind.moved
         case .undo(let u): return u.compensation.kind
         case .undoNothing: return nil
         }
@@ -50,7 +53,8 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
     public var movieID: String? {
         switch op {
         case .add: return nil
-        case .toggleWatched(let m), .toggleWatchedWithFriends(let m), .remove(let m), .restore(let m):
+        case .toggleWatched(let m), .toggleWatchedWithFriends(let m), .remove(let m), .restore(let m),
+            .move(let m, _):
             return m
         case .undo(let u): return u.movie
         case .undoNothing: return nil
@@ -62,7 +66,7 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
     public var isUndo: Bool {
         switch op {
         case .undo, .undoNothing: true
-        case .add, .toggleWatched, .toggleWatchedWithFriends, .remove, .restore: false
+        case .add, .toggleWatched, .toggleWatchedWithFriends, .remove, .restore, .move: false
         }
     }
 
@@ -80,15 +84,22 @@ public struct Undo: Equatable, Hashable, Sendable {
     /// The event that compensates an event of a kind.
     public enum Compensation: Equatable, Hashable, Sendable {
         case toggleWatched, toggleWatchedWithFriends, remove, restore
+        /// A move back to where the movie was (issue 48): after the movie it followed then, or
+        /// where that movie's place is when it has gone since (`MovieState.place(of:)`).
+        case reorder(to: ListPlace)
 
-        /// The compensation of an event of `kind` (`added` → remove, a toggle → the same toggle,
-        /// `removed` → restore, `restored` → remove); nil for a kind that cannot be undone.
-        public init?(undoing kind: String) {
-            switch kind {
+        /// The compensation of `event` (`added` → remove, a toggle → the same toggle, `removed`
+        /// → restore, `restored` → remove, `moved` → a move back to its `from`); nil for an
+        /// event that cannot be undone (of a kind this build does not know).
+        public init?(undoing event: CommittedEvent) {
+            switch event.kind {
             case MovieEvent.Kind.added, MovieEvent.Kind.restored: self = .remove
             case MovieEvent.Kind.watchedToggled: self = .toggleWatched
             case MovieEvent.Kind.watchedWithFriendsToggled: self = .toggleWatchedWithFriends
             case MovieEvent.Kind.removed: self = .restore
+            case MovieEvent.Kind.moved:
+                guard let from = event.from else { return nil }
+                self = .reorder(to: from)
             default: return nil
             }
         }
@@ -100,6 +111,7 @@ public struct Undo: Equatable, Hashable, Sendable {
             case .toggleWatchedWithFriends: MovieEvent.Kind.watchedWithFriendsToggled
             case .remove: MovieEvent.Kind.removed
             case .restore: MovieEvent.Kind.restored
+            case .reorder: MovieEvent.Kind.moved
             }
         }
     }

@@ -4,8 +4,14 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
     case watchedToggled(id: String)
     case watchedWithFriendsToggled(id: String)
     case removed(id: String)
-    /// A removed movie back as it was when removed, at its place in list order.
-    case restored(id: String)
+    /// A removed movie back as it was when removed, at its place in list order (its key's:
+    /// `OrderKey`); `to` is where that was, the movie it went after (nil: not recorded, as in
+    /// the events written before moves existed). The fold places it by its key, which `to`
+    /// describes: a `restored` event of `decide` always has one.
+    case restored(id: String, to: ListPlace?)
+    /// A movie moved to `to` (issue 48): after a movie in the list, or first. `from` is where it
+    /// was (what its `undo` takes it back to); the fold does not need it.
+    case moved(id: String, to: ListPlace, from: ListPlace)
 
     /// The kind strings of the log and of the wire.
     public enum Kind {
@@ -14,6 +20,7 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
         public static let watchedWithFriendsToggled = "watched-with-friends-toggled"
         public static let removed = "removed"
         public static let restored = "restored"
+        public static let moved = "moved"
     }
 
     public var kind: String {
@@ -23,15 +30,32 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
         case .watchedWithFriendsToggled: return Kind.watchedWithFriendsToggled
         case .removed: return Kind.removed
         case .restored: return Kind.restored
+        case .moved: return Kind.moved
         }
     }
 
     public var movieID: String {
         switch self {
         case .added(let id, _, _), .watchedToggled(let id), .watchedWithFriendsToggled(let id),
-            .removed(let id), .restored(let id):
+            .removed(let id), .restored(let id, _), .moved(let id, _, _):
             return id
         }
+    }
+
+    /// Where a `moved` or `restored` event puts its movie (nil for the other kinds, and for a
+    /// `restored` event from before moves existed).
+    public var to: ListPlace? {
+        switch self {
+        case .restored(_, let to): to
+        case .moved(_, let to, _): to
+        case .added, .watchedToggled, .watchedWithFriendsToggled, .removed: nil
+        }
+    }
+
+    /// Where a `moved` event takes its movie from (nil for the other kinds).
+    public var from: ListPlace? {
+        if case .moved(_, _, let from) = self { return from }
+        return nil
     }
 }
 
@@ -54,7 +78,7 @@ extension MovieEvent {
             w.string(title)
             w.string(image)
             return w.bytes
-        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored:
+        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored, .moved:
             return []
         }
     }
@@ -64,60 +88,87 @@ extension MovieEvent {
     /// event appended by an `undo`, the seq of the event it undoes (8 bytes). The fold does not
     /// need them (a toggle is a toggle); `history` and subscribers catching up read each event's
     /// movie from it in O(1) instead of folding the movie's stream again.
+    ///
+    /// A `moved` event, and a `restored` one that says where it went (issue 48), write the seq
+    /// of the event undone always (0 when none: no event has seq 0), then `to` and, for `moved`,
+    /// `from` (`ListPlace`'s bytes). Their tails are so at least 9 bytes long, where a tail of
+    /// before is 0 or 8: a reader tells the two apart by length.
     public func payload(after movie: Movie, undoes: UInt64? = nil) -> [UInt8] {
         switch self {
         case .added:
             return payload
-        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored:
-            // Written in place, in one allocation: this runs for every toggle the daemon commits
-            // (the same bytes as ByteWriter's string, string, u8, u8 and u64). Appended into an
-            // empty array rather than made by `init(unsafeUninitializedCapacity:)`, which is not
-            // specialised and looked the array's storage type up at run time, about 360
-            // instructions per event (callgrind).
-            var title = movie.title
-            var image = movie.image
-            // The flags, not the movie, go into the closures: capturing the movie copied it.
-            let watched: UInt8 = movie.watched ? 1 : 0
-            let friends: UInt8 = movie.watchedWithFriends ? 1 : 0
-            let tail = undoes == nil ? 0 : 8
-            var payload: [UInt8] = []
-            title.withUTF8 { t in
-                image.withUTF8 { i in
-                    payload.append(addingCapacity: 10 + t.count + i.count + tail) { span in
-                        span.withUnsafeMutableBufferPointer { out, count in
-                            var k = 0
-                            func length(_ n: Int) {
-                                for shift in stride(from: 24, through: 0, by: -8) {
-                                    out[k] = UInt8(truncatingIfNeeded: n >> shift)
-                                    k += 1
-                                }
+        case .restored(_, let to?):
+            return MovieEvent.placedPayload(movie, undoes: undoes, to: to, from: nil)
+        case .moved(_, let to, let from):
+            return MovieEvent.placedPayload(movie, undoes: undoes, to: to, from: from)
+        case .watchedToggled, .watchedWithFriendsToggled, .removed, .restored(_, nil):
+            return MovieEvent.statePayload(movie, undoes: undoes)
+        }
+    }
+
+    private static func placedPayload(_ movie: Movie, undoes: UInt64?, to: ListPlace, from: ListPlace?)
+        -> [UInt8]
+    {
+        var w = ByteWriter()
+        w.string(movie.title)
+        w.string(movie.image)
+        w.u8(movie.watched ? 1 : 0)
+        w.u8(movie.watchedWithFriends ? 1 : 0)
+        w.u64(undoes ?? 0)
+        to.write(&w)
+        from?.write(&w)
+        return w.bytes
+    }
+
+    private static func statePayload(_ movie: Movie, undoes: UInt64?) -> [UInt8] {
+        // Written in place, in one allocation: this runs for every toggle the daemon commits
+        // (the same bytes as ByteWriter's string, string, u8, u8 and u64). Appended into an
+        // empty array rather than made by `init(unsafeUninitializedCapacity:)`, which is not
+        // specialised and looked the array's storage type up at run time, about 360
+        // instructions per event (callgrind).
+        var title = movie.title
+        var image = movie.image
+        // The flags, not the movie, go into the closures: capturing the movie copied it.
+        let watched: UInt8 = movie.watched ? 1 : 0
+        let friends: UInt8 = movie.watchedWithFriends ? 1 : 0
+        let tail = undoes == nil ? 0 : 8
+        var payload: [UInt8] = []
+        title.withUTF8 { t in
+            image.withUTF8 { i in
+                payload.append(addingCapacity: 10 + t.count + i.count + tail) { span in
+                    span.withUnsafeMutableBufferPointer { out, count in
+                        var k = 0
+                        func length(_ n: Int) {
+                            for shift in stride(from: 24, through: 0, by: -8) {
+                                out[k] = UInt8(truncatingIfNeeded: n >> shift)
+                                k += 1
                             }
-                            func bytes(_ b: UnsafeBufferPointer<UInt8>) {
-                                if let base = b.baseAddress {
-                                    (out.baseAddress! + k).initialize(from: base, count: b.count)
-                                }
-                                k += b.count
-                            }
-                            length(t.count)
-                            bytes(t)
-                            length(i.count)
-                            bytes(i)
-                            out[k] = watched
-                            out[k + 1] = friends
-                            k += 2
-                            if let undoes {
-                                for shift in stride(from: 56, through: 0, by: -8) {
-                                    out[k] = UInt8(truncatingIfNeeded: undoes >> UInt64(shift))
-                                    k += 1
-                                }
-                            }
-                            count = k
                         }
+                        func bytes(_ b: UnsafeBufferPointer<UInt8>) {
+                            if let base = b.baseAddress {
+                                (out.baseAddress! + k).initialize(from: base, count: b.count)
+                            }
+                            k += b.count
+                        }
+                        length(t.count)
+                        bytes(t)
+                        length(i.count)
+                        bytes(i)
+                        out[k] = watched
+                        out[k + 1] = friends
+                        k += 2
+                        if let undoes {
+                            for shift in stride(from: 56, through: 0, by: -8) {
+                                out[k] = UInt8(truncatingIfNeeded: undoes >> UInt64(shift))
+                                k += 1
+                            }
+                        }
+                        count = k
                     }
                 }
             }
-            return payload
         }
+        return payload
     }
 
     /// The movie right after the event at `seq`, when the payload says it (see
@@ -128,34 +179,69 @@ extension MovieEvent {
         try recorded(stream: stream, kind: kind, payload: payload, seq: seq)?.movie
     }
 
-    /// What the payload records besides the event itself: the movie right after it, and the seq
-    /// of the event it undoes (nil when it undoes none). Nil for an empty payload.
+    /// What a payload records besides the event itself.
+    public struct Recorded: Equatable, Sendable {
+        /// The movie right after the event.
+        public var movie: Movie
+        /// The seq of the event it undoes, nil when it undoes none.
+        public var undoes: UInt64?
+        /// Where a `moved` or `restored` event put the movie (nil: not recorded).
+        public var to: ListPlace?
+        /// Where a `moved` event took the movie from.
+        public var from: ListPlace?
+    }
+
+    /// What the payload records besides the event itself (`Recorded`). Nil for an empty payload.
     public static func recorded(
         stream: String, kind: String, payload: [UInt8], seq: UInt64
-    ) throws(MovieDecodingError) -> (movie: Movie, undoes: UInt64?)? {
-        guard !payload.isEmpty else { return nil }
+    ) throws(MovieDecodingError) -> Recorded? {
+        guard !payload.isEmpty else {
+            if kind == Kind.moved { throw MovieDecodingError("a moved event without its places") }
+            return nil
+        }
         var r = ByteReader(payload)
         let title = try r.string("title")
         let image = try r.string("image")
         if kind == Kind.added {
             try r.end()
-            return (Movie(id: stream, title: title, image: image, version: seq), nil)
+            return Recorded(movie: Movie(id: stream, title: title, image: image, version: seq))
         }
         let watched = try r.u8("watched")
         let friends = try r.u8("watchedWithFriends")
-        let undoes: UInt64? = r.at == r.bytes.count ? nil : try r.u64("undoes")
-        try r.end()
+        let (undoes, to, from) = try readTail(&r, kind: kind)
         guard watched <= 1, friends <= 1 else { throw MovieDecodingError("flags must be 0 or 1") }
         let movie = Movie(
             id: stream, title: title, image: image, watched: watched == 1,
             watchedWithFriends: friends == 1, version: seq)
-        return (movie, undoes)
+        return Recorded(movie: movie, undoes: undoes, to: to, from: from)
+    }
+
+    /// What follows the flags: nothing or the seq undone (8 bytes) as before moves; for `moved`
+    /// and a `restored` that says where it went, the seq undone (0: none) and the places.
+    private static func readTail(_ r: inout ByteReader, kind: String) throws(MovieDecodingError) -> (
+        undoes: UInt64?, to: ListPlace?, from: ListPlace?
+    ) {
+        let left = r.bytes.count - r.at
+        let placed = kind == Kind.moved || (kind == Kind.restored && left > 8)
+        guard placed else {
+            let undoes: UInt64? = left == 0 ? nil : try r.u64("undoes")
+            try r.end()
+            return (undoes, nil, nil)
+        }
+        let seq = try r.u64("undoes")
+        let to = try ListPlace.read(&r, "to")
+        let from = kind == Kind.moved ? try ListPlace.read(&r, "from") : nil
+        try r.end()
+        return (seq == 0 ? nil : seq, to, from)
     }
 
     /// `recorded`'s checks of a payload, without making the movie: the same errors, thrown
     /// for the same payloads (`MovieEventTests` compares the two).
     static func checkRecorded(kind: String, payload: [UInt8]) throws(MovieDecodingError) {
-        guard !payload.isEmpty else { return }
+        guard !payload.isEmpty else {
+            if kind == Kind.moved { throw MovieDecodingError("a moved event without its places") }
+            return
+        }
         var r = ByteReader(payload)
         try r.skipString("title")
         try r.skipString("image")
@@ -165,8 +251,7 @@ extension MovieEvent {
         }
         let watched = try r.u8("watched")
         let friends = try r.u8("watchedWithFriends")
-        if r.at != r.bytes.count { _ = try r.u64("undoes") }
-        try r.end()
+        _ = try readTail(&r, kind: kind)
         guard watched <= 1, friends <= 1 else { throw MovieDecodingError("flags must be 0 or 1") }
     }
 
@@ -182,14 +267,23 @@ extension MovieEvent {
             let image = try r.string("image")
             try r.end()
             self = .added(id: stream, title: title, image: image)
-        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed, Kind.restored:
+        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed:
             // Empty, or the movie's state after the event (validated here, used by history).
             try MovieEvent.checkRecorded(kind: kind, payload: payload)
             switch kind {
             case Kind.watchedToggled: self = .watchedToggled(id: stream)
             case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: stream)
-            case Kind.removed: self = .removed(id: stream)
-            default: self = .restored(id: stream)
+            default: self = .removed(id: stream)
+            }
+        case Kind.restored, Kind.moved:
+            // The places are the event's own (the fold reads a move's), so they are decoded.
+            let recorded = try MovieEvent.recorded(stream: stream, kind: kind, payload: payload, seq: 1)
+            if kind == Kind.restored {
+                self = .restored(id: stream, to: recorded?.to)
+            } else if let to = recorded?.to, let from = recorded?.from {
+                self = .moved(id: stream, to: to, from: from)
+            } else {
+                throw MovieDecodingError("a moved event without its places")
             }
         default:
             throw MovieDecodingError("unknown event kind \(String(reflecting: kind))")

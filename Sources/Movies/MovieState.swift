@@ -1,42 +1,68 @@
-/// The catalogue: the fold of the movie events, in insertion order.
+/// The catalogue: the fold of the movie events, in list order.
 ///
 /// `decide` validates a command against this state and names the one event it would write;
 /// `apply` folds a stored event in. Neither does I/O.
+///
+/// List order is the order of the movies' keys (`OrderKey`, issue 48). Movies are kept in an
+/// array in that order, so that `list` streams a copy-on-write array; each live movie has a
+/// handle, stable while it lives, and `positions` says where each handle is: a toggle finds its
+/// movie by one hash of its id, and a move or a removal renumbers the movies it shifts by their
+/// handles, without hashing their ids. A move shifts the movies between its two places by one
+/// (a memmove of 64 bytes a movie, `MovieState+Order.swift`): O(distance), which at 100,000
+/// movies is at most a few hundred microseconds (BENCHMARKS.md, "Reordering").
 public struct MovieState: Equatable, Sendable {
-    /// Movies in insertion order.
-    public private(set) var movies: [Movie] = []
-    /// Position of each movie in `movies`.
-    private var index: [String: Int] = [:]
-    /// The seq of the `added` event of each movie of `movies`, in the same order: a movie's
-    /// place in list order, which a restored movie takes again. Increasing.
-    private var order: [UInt64] = []
+    /// Movies in list order.
+    public internal(set) var movies: [Movie] = []
+    /// The key of each movie of `movies`, in the same order: strictly increasing.
+    var keys: [OrderKey] = []
+    /// The handle of each movie of `movies`, in the same order.
+    var handles: [Int] = []
+    /// Each live movie's handle, by id.
+    var index: [String: Int] = [:]
+    /// Where each handle's movie is in `movies`; -1 for a handle free for the next movie.
+    var positions: [Int] = []
+    /// Handles of movies that went, for the next ones to come.
+    var freeHandles: [Int] = []
     /// Every removed movie, by id: its last state (`version` is the seq of its removal, so
-    /// that a command or a gesture on it can say when it went) and its place, for `restore`.
+    /// that a command or a gesture on it can say when it went) and its key, for `restore`.
     /// With the ids in `index`, every id that ever existed: ids are never reused.
-    public private(set) var removed: [String: RemovedMovie] = [:]
+    public internal(set) var removed: [String: RemovedMovie] = [:]
     /// Sequence number of the last event folded in (0 when empty).
-    public private(set) var lastSeq: UInt64 = 0
+    public internal(set) var lastSeq: UInt64 = 0
     /// Next suffix to try per slug base (a hint, not state: not compared, not persisted).
-    private var suffixHint: [String: Int] = [:]
+    var suffixHint: [String: Int] = [:]
 
     public static let maxTitleLength = 200
     public static let maxImageBytes = 1024
 
     public init() {}
 
-    public func movie(_ id: String) -> Movie? { index[id].map { movies[$0] } }
+    /// Where the live movie `id` is in `movies`.
+    @inline(__always)
+    public func offset(of id: String) -> Int? { index[id].map { positions[$0] } }
+
+    public func movie(_ id: String) -> Movie? { offset(of: id).map { movies[$0] } }
+
+    /// Where the live movie at `offset` is, by its neighbour: first, or after the movie before it.
+    public func place(at offset: Int) -> ListPlace { offset == 0 ? .first : .after(movies[offset - 1].id) }
 
     /// Where the movies after `id` in list order start in `movies`: after it when it is in the
     /// list, at the place `restore` would give it back when it was removed (so a page boundary
     /// stays put when its movie goes); nil for an id that never existed. For `list`'s `after`.
     public func position(after id: String) -> Int? {
-        if let i = index[id] { return i + 1 }
+        if let i = offset(of: id) { return i + 1 }
         guard let gone = removed[id] else { return nil }
+        return slot(for: gone.key)
+    }
+
+    /// Where a movie of key `key` goes among the live movies: after every one whose key is not
+    /// greater (`keys` is increasing).
+    func slot(for key: OrderKey) -> Int {
         var low = 0
-        var high = order.count
+        var high = keys.count
         while low < high {
             let mid = (low + high) / 2
-            if order[mid] < gone.addedSeq { low = mid + 1 } else { high = mid }
+            if keys[mid] <= key { low = mid + 1 } else { high = mid }
         }
         return low
     }
@@ -47,8 +73,13 @@ public struct MovieState: Equatable, Sendable {
     /// The seq of the removal of every removed id.
     public var removedAt: [String: UInt64] { removed.mapValues(\.movie.version) }
 
+    /// The live movies' keys, in list order (for tests and `verify`).
+    public var orderKeys: [OrderKey] { keys }
+
+    /// Handles are how the state finds a movie, not what it is: two states of the same movies,
+    /// keys, removed movies and seq are equal however their handles were given out.
     public static func == (a: MovieState, b: MovieState) -> Bool {
-        a.movies == b.movies && a.order == b.order && a.removed == b.removed && a.lastSeq == b.lastSeq
+        a.movies == b.movies && a.keys == b.keys && a.removed == b.removed && a.lastSeq == b.lastSeq
     }
 
     // MARK: - Decide
@@ -92,7 +123,20 @@ public struct MovieState: Equatable, Sendable {
                     "movie \(MovieState.quoted(id)) was removed at seq \(gone.movie.version), not \(expect) as expected"
                 )
             }
-            return .restored(id: id)
+            return .restored(id: id, to: restorePlace(of: gone))
+        case .move(let id, let to):
+            guard let i = offset(of: id) else { throw notFound(id) }
+            try check(id, at: movies[i].version, command.expect)
+            if case .after(let other) = to {
+                guard other != id else {
+                    throw .badRequest("a movie cannot go after itself (\(MovieState.quoted(id)))")
+                }
+                guard index[other] != nil else {
+                    let why = notFound(other).message
+                    throw .notFound("after: \(why)")
+                }
+            }
+            return .moved(id: id, to: to, from: place(at: i))
         case .undo(let undo):
             return try decide(undo)
         case .undoNothing:
@@ -104,7 +148,7 @@ public struct MovieState: Equatable, Sendable {
     public static let nothingToUndo = "this connection has no change left to undo"
 
     private func check(_ id: String, _ expect: UInt64?) throws(CommandError) {
-        guard let i = index[id] else { throw notFound(id) }
+        guard let i = offset(of: id) else { throw notFound(id) }
         try check(id, at: movies[i].version, expect)
     }
 
@@ -125,7 +169,8 @@ public struct MovieState: Equatable, Sendable {
         let seq = lastSeq + 1
         switch command.op {
         case .toggleWatched(let id), .toggleWatchedWithFriends(let id):
-            guard let i = index[id] else { throw notFound(id) }
+            guard let h = index[id] else { throw notFound(id) }
+            let i = positions[h]
             try check(id, at: movies[i].version, command.expect)
             lastSeq = seq
             movies[i].version = seq
@@ -135,30 +180,34 @@ public struct MovieState: Equatable, Sendable {
             }
             movies[i].watchedWithFriends.toggle()
             return (.watchedWithFriendsToggled(id: id), movies[i])
-        case .add, .remove, .restore, .undo, .undoNothing:
+        case .add, .remove, .restore, .move, .undo, .undoNothing:
             let event = try decide(command)
             return (event, apply(event, seq: seq))
         }
     }
 
     /// The compensating event of `undo`, when the movie is still at the version the undo expects
-    /// (live for a toggle or a remove, removed for a restore).
+    /// (live for a toggle, a remove or a move, removed for a restore).
     private func decide(_ undo: Undo) throws(CommandError) -> MovieEvent {
         let id = undo.movie
         let now: UInt64
-        if let live = movie(id) {
-            now = live.version
+        if let i = offset(of: id) {
+            now = movies[i].version
             if now == undo.version {
                 switch undo.compensation {
                 case .toggleWatched: return .watchedToggled(id: id)
                 case .toggleWatchedWithFriends: return .watchedWithFriendsToggled(id: id)
                 case .remove: return .removed(id: id)
+                case .reorder(let to):
+                    return .moved(id: id, to: placeBack(id, at: i, to: to), from: place(at: i))
                 case .restore: break
                 }
             }
         } else if let gone = removed[id] {
             now = gone.movie.version
-            if now == undo.version && undo.compensation == .restore { return .restored(id: id) }
+            if now == undo.version && undo.compensation == .restore {
+                return .restored(id: id, to: restorePlace(of: gone))
+            }
         } else {
             throw notFound(id)
         }
@@ -169,69 +218,6 @@ public struct MovieState: Equatable, Sendable {
     }
 
     static func quoted(_ id: String) -> String { "\"\(MessageText.truncated(id))\"" }
-
-    // MARK: - Fold
-
-    /// Folds a stored event in and returns the movie after it (for `removed`, its last state with
-    /// `version = seq`). An event that does not fit (toggle of an unknown id, second `added` of an
-    /// id) changes nothing but `lastSeq` and returns nil; `decide` never produces one.
-    @discardableResult
-    public mutating func apply(_ event: MovieEvent, seq: UInt64) -> Movie? {
-        lastSeq = max(lastSeq, seq)
-        switch event {
-        case .added(let id, let title, let image):
-            guard index[id] == nil else { return nil }
-            let movie = Movie(id: id, title: title, image: image, version: seq)
-            index[id] = movies.count
-            movies.append(movie)
-            order.append(seq)
-            removed[id] = nil  // not from `decide`, which never adds a used id
-            noteSuffix(of: id)
-            return movie
-        case .watchedToggled(let id):
-            guard let i = index[id] else { return nil }
-            movies[i].watched.toggle()
-            movies[i].version = seq
-            return movies[i]
-        case .watchedWithFriendsToggled(let id):
-            guard let i = index[id] else { return nil }
-            movies[i].watchedWithFriends.toggle()
-            movies[i].version = seq
-            return movies[i]
-        case .removed(let id):
-            guard let i = index.removeValue(forKey: id) else { return nil }
-            var movie = movies.remove(at: i)
-            movie.version = seq
-            for j in i..<movies.count { index[movies[j].id] = j }
-            removed[id] = RemovedMovie(movie: movie, addedSeq: order.remove(at: i))
-            return movie
-        case .restored(let id):
-            guard index[id] == nil, let gone = removed.removeValue(forKey: id) else { return nil }
-            var movie = gone.movie
-            movie.version = seq
-            // Its old place: after every movie added before it (`order` is increasing).
-            var low = 0
-            var high = order.count
-            while low < high {
-                let mid = (low + high) / 2
-                if order[mid] < gone.addedSeq { low = mid + 1 } else { high = mid }
-            }
-            movies.insert(movie, at: low)
-            order.insert(gone.addedSeq, at: low)
-            for j in low..<movies.count { index[movies[j].id] = j }
-            return movie
-        }
-    }
-
-    /// The next suffix to try for `base`, when an id with a suffix was seen.
-    func nextSuffix(for base: String) -> Int? { suffixHint[base] }
-
-    private mutating func noteSuffix(of id: String) {
-        guard let us = id.utf8.lastIndex(of: 0x5F) else { return }
-        let base = String(id[..<us])
-        guard let n = Int(id[id.index(after: us)...]), n >= 2 else { return }
-        if (suffixHint[base] ?? 2) <= n { suffixHint[base] = n + 1 }
-    }
 
     // MARK: - Seed
 
@@ -249,112 +235,11 @@ public struct MovieState: Equatable, Sendable {
 public struct RemovedMovie: Equatable, Sendable {
     /// Its last state; `version` is the seq of its removal.
     public var movie: Movie
-    /// The seq of its `added` event: its place in list order.
-    public var addedSeq: UInt64
+    /// Its key when it went: where it comes back (`MovieState.slot(for:)`).
+    public var key: OrderKey
 
-    public init(movie: Movie, addedSeq: UInt64) {
+    public init(movie: Movie, key: OrderKey) {
         self.movie = movie
-        self.addedSeq = addedSeq
-    }
-}
-
-// MARK: - Snapshot
-
-extension MovieState {
-    private static let snapshotMagic: [UInt8] = Array("MVS3".utf8)
-
-    /// Compact bytes of the whole state: "MVS3", lastSeq, the movies in order (each with the
-    /// seq of its `added`), the removed movies (sorted by id) each with its last state, the seq
-    /// of its removal and the seq of its `added`.
-    public func snapshotBytes() -> [UInt8] {
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: MovieState.snapshotMagic)
-        w.u64(lastSeq)
-        w.u32(UInt32(movies.count))
-        for (m, added) in zip(movies, order) { MovieState.write(m, added: added, &w) }
-        w.u32(UInt32(removed.count))
-        for (_, gone) in removed.sorted(by: { $0.key < $1.key }) {
-            MovieState.write(gone.movie, added: gone.addedSeq, &w)
-        }
-        return w.bytes
-    }
-
-    private static func write(_ m: Movie, added: UInt64, _ w: inout ByteWriter) {
-        w.string(m.id)
-        w.string(m.title)
-        w.string(m.image)
-        w.u8((m.watched ? 1 : 0) | (m.watchedWithFriends ? 2 : 0))
-        w.u64(m.version)
-        w.u64(added)
-    }
-
-    /// Rebuilds a state from `snapshotBytes()`; rejects anything else with a typed error.
-    ///
-    /// A snapshot of an earlier format is rejected too: MVS1 (before issue 13) has the removed
-    /// ids but not when they were removed, MVS2 (before issue 14) has when but not what they
-    /// were nor where, and `restore` needs both. The SQLite store then ignores it and replays
-    /// the whole log, as for any snapshot it cannot use (once: the replay is snapshotted again,
-    /// in MVS3, when it is long, and on close in any case). The log has everything.
-    public init(snapshot bytes: [UInt8]) throws(MovieDecodingError) {
-        var r = ByteReader(bytes)
-        let magic = Array(try r.take(4, "snapshot magic"))
-        if magic == Array("MVS1".utf8) || magic == Array("MVS2".utf8) {
-            throw MovieDecodingError(
-                "an \(String(decoding: magic, as: UTF8.self)) snapshot from an earlier build, without the removed movies' last state and place; the log has them"
-            )
-        }
-        guard magic == MovieState.snapshotMagic else {
-            throw MovieDecodingError("not a movie snapshot (bad magic)")
-        }
-        self.init()
-        lastSeq = try r.u64("snapshot seq")
-        let count = try r.u32("movie count")
-        for _ in 0..<count {
-            let (movie, added) = try MovieState.read(&r, "movie", lastSeq: lastSeq)
-            guard index[movie.id] == nil, added > (order.last ?? 0) else {
-                throw MovieDecodingError(
-                    "duplicate or misplaced movie \(String(reflecting: movie.id)) in snapshot")
-            }
-            index[movie.id] = movies.count
-            movies.append(movie)
-            order.append(added)
-            noteSuffix(of: movie.id)
-        }
-        let gone = try r.u32("removed movie count")
-        for _ in 0..<gone {
-            let (movie, added) = try MovieState.read(&r, "removed movie", lastSeq: lastSeq)
-            guard !isUsed(movie.id), added < movie.version else {
-                throw MovieDecodingError(
-                    "duplicate or misplaced removed movie \(String(reflecting: movie.id)) in snapshot")
-            }
-            removed[movie.id] = RemovedMovie(movie: movie, addedSeq: added)
-            noteSuffix(of: movie.id)
-        }
-        try r.end()
-    }
-
-    private static func read(_ r: inout ByteReader, _ what: String, lastSeq: UInt64)
-        throws(MovieDecodingError)
-        -> (Movie, UInt64)
-    {
-        let id = try r.string("\(what) id")
-        guard MovieState.isValidID(id) else {
-            throw MovieDecodingError("bad \(what) id \(String(reflecting: id)) in snapshot")
-        }
-        let title = try r.string("title")
-        let image = try r.string("image")
-        let flags = try r.u8("flags")
-        guard flags < 4 else { throw MovieDecodingError("bad flags \(flags) in snapshot") }
-        let version = try r.u64("version")
-        let added = try r.u64("added seq")
-        guard added > 0, added <= version, version <= lastSeq else {
-            throw MovieDecodingError(
-                "\(what) \(String(reflecting: id)) added at \(added), version \(version), snapshot seq \(lastSeq)"
-            )
-        }
-        let movie = Movie(
-            id: id, title: title, image: image, watched: flags & 1 != 0, watchedWithFriends: flags & 2 != 0,
-            version: version)
-        return (movie, added)
+        self.key = key
     }
 }

@@ -74,7 +74,7 @@ extension Session {
         case .role(let name, let change): what = .role(name: name, change)
         case .denials: what = .denials
         case .ping, .help, .options, .list, .add, .toggleWatched, .toggleWatchedWithFriends, .remove,
-            .restore,
+            .restore, .move,
             .undo, .subscribe, .unsubscribe, .history, .viewport, .configure, .drag, .release, .tap, .open,
             .perform, .peek, .close, .rows, .record, .recording, .share, .peers, .status:
             preconditionFailure("client \(config.client): \(request.kind) is not an op of people")

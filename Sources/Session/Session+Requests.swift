@@ -68,6 +68,8 @@ extension Session {
             mutate(.remove(movie: movie), options, id: id, op: op, &sink)
         case .restore(let movie, let options):
             mutate(.restore(movie: movie), options, id: id, op: op, &sink)
+        case .move(let movie, let to, let options):
+            mutate(.move(movie: movie, to: to), options, id: id, op: op, &sink)
         case .undo(let options, let seq):
             late(.undo(id: id, key: options.key, seq: seq), state, &sink)
         case .subscribe(let from):
@@ -154,7 +156,9 @@ extension Session {
         case .mutation(let id, _):
             switch result {
             case .success(let event):
-                Encode.mutation(&out, id: id, seq: event.seq, movie: event.movie, by: event.by)
+                Encode.mutation(
+                    &out, id: id, seq: event.seq, movie: event.movie, by: event.by, to: event.to,
+                    from: event.from)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
         case .fired(let id, _, let row, let form, let action, let crossed):
@@ -173,7 +177,7 @@ extension Session {
             case .success(let event):
                 Encode.mutation(
                     &out, id: id, seq: event.seq, movie: event.movie, undoes: event.undoes, by: event.by,
-                    undoesBy: originalBy)
+                    undoesBy: originalBy, to: event.to, from: event.from)
             case .failure(let error): Encode.error(&out, id: id, error)
             }
         }
@@ -220,7 +224,7 @@ extension Session {
                     "seq \(lookup.seq) is the undo of seq \(undone): an undo is not undone (there is no redo)"
                 )
             }
-            guard let compensation = Undo.Compensation(undoing: event.kind) else {
+            guard let compensation = Undo.Compensation(undoing: event) else {
                 throw WireError(.badRequest, "seq \(lookup.seq) (\(event.kind)) cannot be undone")
             }
             // The movie must still be as that change left it: its version is the change's seq.

@@ -58,7 +58,7 @@ struct UndoHistory {
     /// second change: this connection's changes are answered in seq order, so a new one always
     /// has a seq above the newest recorded.
     mutating func record(_ event: CommittedEvent) {
-        guard let compensation = Undo.Compensation(undoing: event.kind) else { return }
+        guard let compensation = Undo.Compensation(undoing: event) else { return }
         if newest >= 0, event.seq <= ring[newest].seq { return }
         let entry = Entry(
             seq: event.seq, movie: event.movie.id, compensation: compensation, state: .live, by: event.by)

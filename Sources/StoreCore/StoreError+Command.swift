@@ -50,8 +50,11 @@ extension MovieCommand {
             guard case .removed(let id) = event else { return false }
             return m == id
         case .restore(let m):
-            guard case .restored(let id) = event else { return false }
+            guard case .restored(let id, _) = event else { return false }
             return m == id
+        case .move(let m, let to):
+            guard case .moved(let id, let place, _) = event else { return false }
+            return m == id && to == place
         case .undo, .undoNothing:
             preconditionFailure("an undo past isUndo: \(self)")
         }

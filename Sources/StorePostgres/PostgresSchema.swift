@@ -284,7 +284,9 @@ enum PostgresSchema {
                     throw MovieDecodingError("the payload does not record the movie")
                 }
                 committed = CommittedEvent(
-                    seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes, by: author)
+                    seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes, by: author,
+                    to: rec.to,
+                    from: rec.from)
             } catch {
                 throw StoreError(
                     .storage, "event \(seq) in swiped_events cannot be decoded: \(error.message)")

@@ -333,7 +333,7 @@ extension PostgresWorker {
                     attempt: attempt, event: event,
                     committed: CommittedEvent(
                         seq: seq, kind: event.kind, movie: movie, at: at, undoes: job.command.undoes,
-                        by: job.command.by)))
+                        by: job.command.by, to: event.to, from: event.from)))
             if let key = job.command.key {
                 // A later command of the batch with the same key replays this one.
                 keyed[key] = PostgresSchema.Row(

@@ -179,7 +179,7 @@ extension SQLiteStore {
             }
             let ce = CommittedEvent(
                 seq: seq, kind: stored[i].kind, movie: movie, at: stored[i].at,
-                undoes: batch[i].command.undoes, by: batch[i].command.by)
+                undoes: batch[i].command.undoes, by: batch[i].command.by, to: event.to, from: event.from)
             out.committed.append(ce)
             Entry.report(.success(ce), token: batch[i].token, waiters: batch[i].waiters, into: &out)
         }

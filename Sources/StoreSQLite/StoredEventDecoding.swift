@@ -18,7 +18,7 @@ enum StoredEventDecoding {
         for e in stored {
             // nil: an empty payload, written before the movie was recorded with its event (the
             // fold below finds it); a payload that does not decode is damage, said as such.
-            let recorded: (movie: Movie, undoes: UInt64?)?
+            let recorded: MovieEvent.Recorded?
             do throws(MovieDecodingError) {
                 recorded = try MovieEvent.recorded(
                     stream: e.stream, kind: e.kind, payload: e.payload, seq: e.seq)
@@ -28,7 +28,8 @@ enum StoredEventDecoding {
             if let r = recorded {
                 out.append(
                     CommittedEvent(
-                        seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes, by: e.author))
+                        seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes, by: e.author,
+                        to: r.to, from: r.from))
                 continue
             }
             if let m = current(e.stream), m.version == e.seq {

@@ -79,8 +79,18 @@ extension SwipedClient {
         return (
             CommittedEvent(
                 seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0,
-                undoes: o.uint("undoes"), by: o.string("by")), at
+                undoes: o.uint("undoes"), by: o.string("by"), to: place(o, "after"), from: place(o, "from")),
+            at
         )
+    }
+
+    /// A `moved` or `restored` event's place (issue 48): an id, first for null, nil when absent.
+    static func place(_ o: JSONObject, _ name: String) -> ListPlace? {
+        switch o[name] {
+        case .null?: .first
+        case .string(let id)?: .after(id)
+        default: nil
+        }
     }
 
     /// An object the daemon sent on its own (it has an `event` key).

@@ -89,7 +89,7 @@ public enum Encode {
     /// it, escaped as any string.
     public static func mutation(
         _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64? = nil,
-        by: String? = nil, undoesBy: String? = nil
+        by: String? = nil, undoesBy: String? = nil, to: ListPlace? = nil, from: ListPlace? = nil
     ) {
         let flags = MovieScalars(movie)
         let written = withPlainStrings(movie) { movieID, title, image in
@@ -108,10 +108,28 @@ public enum Encode {
         }
         if !written {
             return plainMutation(
-                &out, id: id, seq: seq, movie: movie, undoes: undoes, by: by, undoesBy: undoesBy)
+                &out, id: id, seq: seq, movie: movie, undoes: undoes, by: by, undoesBy: undoesBy, to: to,
+                from: from)
         }
+        places(&out, to: to, from: from)
         authors(&out, by: by, undoesBy: undoesBy)
         end(&out)
+    }
+
+    /// `"after"` and `"from"` of a move, and `"after"` of a restore (issue 48): a movie's id, or
+    /// null for the first place.
+    @inline(__always)
+    static func places(_ out: inout JSONWriter, to: ListPlace?, from: ListPlace?) {
+        if let to { place(&out, "after", to) }
+        if let from { place(&out, "from", from) }
+    }
+
+    private static func place(_ out: inout JSONWriter, _ name: StaticString, _ place: ListPlace) {
+        key(&out, name)
+        switch place {
+        case .first: out.literal("null")
+        case .after(let id): out.string(id)
+        }
     }
 
     @inline(__always)
@@ -129,7 +147,7 @@ public enum Encode {
     /// `mutation`, a part at a time, escaping the movie's strings.
     static func plainMutation(
         _ out: inout JSONWriter, id: [UInt8]?, seq: UInt64, movie: Movie, undoes: UInt64?, by: String? = nil,
-        undoesBy: String? = nil
+        undoesBy: String? = nil, to: ListPlace? = nil, from: ListPlace? = nil
     ) {
         begin(&out, id: id, ok: true)
         key(&out, "seq")
@@ -140,6 +158,7 @@ public enum Encode {
             key(&out, "undoes")
             out.uint64(undoes)
         }
+        places(&out, to: to, from: from)
         authors(&out, by: by, undoesBy: undoesBy)
         end(&out)
     }
@@ -379,6 +398,7 @@ public enum Encode {
             key(&out, "undoes")
             out.uint64(undoes)
         }
+        places(&out, to: e.to, from: e.from)
         if let by = e.by {
             key(&out, "by")
             out.string(by)

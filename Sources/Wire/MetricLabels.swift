@@ -19,31 +19,32 @@ extension OpSpec.Kind {
         case .toggleWatchedWithFriends: 6
         case .remove: 7
         case .restore: 8
-        case .undo: 9
-        case .subscribe: 10
-        case .unsubscribe: 11
-        case .history: 12
-        case .viewport: 13
-        case .configure: 14
-        case .drag: 15
-        case .release: 16
-        case .tap: 17
-        case .close: 18
-        case .rows: 19
-        case .open: 20
-        case .perform: 21
-        case .peek: 22
-        case .record: 23
-        case .recording: 24
-        case .share: 25
-        case .peers: 26
-        case .status: 27
-        case .auth: 28
-        case .tokenCreate: 29
-        case .tokenList: 30
-        case .tokenRevoke: 31
-        case .role: 32
-        case .denials: 33
+        case .move: 9
+        case .undo: 10
+        case .subscribe: 11
+        case .unsubscribe: 12
+        case .history: 13
+        case .viewport: 14
+        case .configure: 15
+        case .drag: 16
+        case .release: 17
+        case .tap: 18
+        case .close: 19
+        case .rows: 20
+        case .open: 21
+        case .perform: 22
+        case .peek: 23
+        case .record: 24
+        case .recording: 25
+        case .share: 26
+        case .peers: 27
+        case .status: 28
+        case .auth: 29
+        case .tokenCreate: 30
+        case .tokenList: 31
+        case .tokenRevoke: 32
+        case .role: 33
+        case .denials: 34
         }
     }
 

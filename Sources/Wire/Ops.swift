@@ -31,7 +31,7 @@ public final class OpSpec: Sendable {
         case toggleWatched = "toggle-watched"
         case toggleWatchedWithFriends = "toggle-watched-with-friends"
         case remove
-        case restore, undo
+        case restore, move, undo
         case subscribe, unsubscribe, history, viewport, configure, drag, release, tap, close, rows
         case open, perform, peek
         case record, recording, share, peers
@@ -156,6 +156,17 @@ public enum Ops {
                     key,
                 ],
                 summary: "brings a removed movie back as it was, at its place in the list")
+        case .move:
+            OpSpec(
+                kind, scope: .state, mutates: true,
+                args: [
+                    movie,
+                    ArgSpec(
+                        "after", .string(bytes: Limits.stringBytes), required: true, nullable: true,
+                        "the movie it goes after: a movie id, or null for the first place"),
+                    expect, key,
+                ],
+                summary: "moves a movie to another place in the list: right after a movie, or first")
         case .undo:
             OpSpec(
                 kind, scope: .state, mutates: true,

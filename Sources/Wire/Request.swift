@@ -84,6 +84,8 @@ public enum Request: Equatable, Sendable {
     case toggleWatchedWithFriends(movie: String, options: MutationOptions)
     case remove(movie: String, options: MutationOptions)
     case restore(movie: String, options: MutationOptions)
+    /// `to`: after a movie, or first (`"after":null`).
+    case move(movie: String, to: ListPlace, options: MutationOptions)
     /// `options.key` only: an undo expects nothing the client names. `seq`: the change to
     /// undo, any connection's (nil: this connection's latest not yet undone).
     case undo(options: MutationOptions, seq: UInt64?)
@@ -126,6 +128,7 @@ public enum Request: Equatable, Sendable {
         case .toggleWatchedWithFriends: .toggleWatchedWithFriends
         case .remove: .remove
         case .restore: .restore
+        case .move: .move
         case .undo: .undo
         case .subscribe: .subscribe
         case .unsubscribe: .unsubscribe
@@ -305,7 +308,8 @@ struct Arguments {
 
     func build() throws(WireError) -> Request {
         for (index, arg) in op.args.enumerated() where arg.required && values[index] == nil {
-            throw .badRequest("op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.name))")
+            throw .badRequest(
+                "op \"\(op.name)\" needs \"\(arg.name)\" (\(arg.type.name)\(arg.nullable ? " or null" : ""))")
         }
         switch op.kind {
         case .ping: return .ping
@@ -366,6 +370,11 @@ struct Arguments {
         case .close: return .close(movie: try string("movie"))
         case .rows: return .rows
         case .restore: return .restore(movie: try string("movie")!, options: try mutationOptions())
+        case .move:
+            // Required and nullable: null is the first place, not an argument left out.
+            let after: String? = if case .null? = self["after"].value { nil } else { try string("after")! }
+            return .move(
+                movie: try string("movie")!, to: ListPlace(after: after), options: try mutationOptions())
         case .undo:
             return .undo(
                 options: MutationOptions(key: try string("key")), seq: try integer("seq").map { UInt64($0) })

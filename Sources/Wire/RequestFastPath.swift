@@ -179,7 +179,8 @@ struct FastArguments {
         case .remove:
             guard let (movie, options) = movieMutation() else { return nil }
             return .remove(movie: movie, options: options)
-        case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .undo, .open, .perform,
+        case .options, .add, .subscribe, .history, .viewport, .configure, .restore, .move, .undo, .open,
+            .perform,
             .peek, .record, .recording, .share, .peers, .status, .auth, .tokenCreate, .tokenList,
             .tokenRevoke,
             .role, .denials:

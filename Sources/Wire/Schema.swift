@@ -95,7 +95,7 @@ public enum Schema {
                 .string(values: [
                     MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled,
                     MovieEvent.Kind.watchedWithFriendsToggled, MovieEvent.Kind.removed,
-                    MovieEvent.Kind.restored,
+                    MovieEvent.Kind.restored, MovieEvent.Kind.moved,
                 ]), required: true, "what happened; a client shows a kind it does not know by its movie"),
             ArgSpec(
                 "movie", .object("movie"), required: true,
@@ -104,6 +104,14 @@ public enum Schema {
             ArgSpec(
                 "undoes", .integer(min: 1),
                 "the seq of the event this one compensates (written by undo); left out otherwise"),
+            ArgSpec(
+                "after", .string(), nullable: true,
+                "moved and restored: the movie it now comes right after, null when it is first; left out for the other kinds, and for a restored event from before moves existed"
+            ),
+            ArgSpec(
+                "from", .string(), nullable: true,
+                "moved: the movie it came right after before the move (what its undo takes it back to), null when it was first; left out for the other kinds"
+            ),
             ArgSpec(
                 "by", .string(),
                 "who made it: the person whose connection caused it (for a gesture's bound action, whoever swiped; for an undo, whoever undid); left out for a change made before authors were kept, or by an anonymous browser"

@@ -284,7 +284,7 @@ final class AuthorMovesTests: XCTestCase {
         _ = try makeLog(directory: dir + "/a", changes: 0)
         _ = try Moves.export(.state(dir + "/a"), toFile: dir + "/a.jsonl", replace: false, now: 1)
         var all = lines(dir + "/a.jsonl").map(String.init)
-        all[0] = all[0].replacingOccurrences(of: #""version":2"#, with: #""version":1"#)
+        all[0] = all[0].replacingOccurrences(of: #""version":3"#, with: #""version":1"#)
         all[3] = all[3].replacingOccurrences(of: #""}"#, with: #"","by":"alice"}"#)
         XCTAssertTrue(all[3].hasSuffix(#","by":"alice"}"#), all[3])
         _ = FileManager.default.createFile(

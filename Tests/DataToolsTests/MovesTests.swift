@@ -12,9 +12,11 @@ import XCTest
 /// A SQLite log written through EventLog: the seed, then `changes` random adds, keyed toggles,
 /// removes and restores (a few marked as undos), each with the payload the daemon writes; the
 /// changes are made by `authors` in turn (issue 46; nil: nobody known), the seed by nobody.
-func makeLog(directory: String, changes: Int, seed: UInt64 = 32, authors: [String?] = [nil]) throws
-    -> MovieState
-{
+/// `reorder`: moves too (issue 48), each decided as the daemon decides it, so the log's order
+/// is no longer the order of the adds.
+func makeLog(
+    directory: String, changes: Int, seed: UInt64 = 32, authors: [String?] = [nil], reorder: Bool = false
+) throws -> MovieState {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let log = try EventLog(path: directory + "/events.sqlite3", durability: .normal)
     defer { log.close() }
@@ -35,7 +37,7 @@ func makeLog(directory: String, changes: Int, seed: UInt64 = 32, authors: [Strin
     for e in MovieState.seedCatalogue { try append(e, seeding: true) }
     for i in 0..<changes {
         let movies = state.movies
-        let roll = Int.random(in: 0..<10, using: &rng)
+        let roll = Int.random(in: 0..<(reorder ? 13 : 10), using: &rng)
         switch roll {
         case 0...1:
             let title = "Film \(i) ünïcode \"quoted\""
@@ -48,7 +50,14 @@ func makeLog(directory: String, changes: Int, seed: UInt64 = 32, authors: [Strin
         case 7 where movies.count > 3:
             try append(.removed(id: movies.randomElement(using: &rng)!.id), key: "remove-\(i)")
         case 8...9 where !state.removed.isEmpty:
-            try append(.restored(id: state.removed.keys.sorted().randomElement(using: &rng)!))
+            let id = state.removed.keys.sorted().randomElement(using: &rng)!
+            try append(state.decide(MovieCommand(.restore(movie: id))))
+        case 10...12 where movies.count > 1:
+            let m = movies.randomElement(using: &rng)!
+            let other = movies.randomElement(using: &rng)!
+            let to: ListPlace = other.id == m.id ? .first : .after(other.id)
+            try append(
+                state.decide(MovieCommand(.move(movie: m.id, to: to))), undoes: i % 5 == 0 ? m.version : nil)
         default:
             break
         }
@@ -192,7 +201,7 @@ final class MovesTests: XCTestCase {
         var newer = lines
         newer[0] = Array(
             String(decoding: lines[0], as: UTF8.self).replacingOccurrences(
-                of: #""version":2"#, with: #""version":3"#
+                of: #""version":3"#, with: #""version":4"#
             ).utf8)
         var notJSON = lines
         notJSON[40] = Array("{\"seq\":".utf8)

@@ -105,7 +105,7 @@ final class PeopleMovesTests: XCTestCase {
                 source: source.source, seq: source.seq, events: source.events, digest: source.digest,
                 tokens: 2, grants: 3))
         let lines = text(dir + "/a.jsonl").split(separator: "\n")
-        XCTAssertTrue(lines[0].contains(#""version":2"#), String(lines[0]))
+        XCTAssertTrue(lines[0].contains(#""version":3"#), String(lines[0]))
         XCTAssertEqual(
             peopleLines(dir + "/a.jsonl"),
             [
@@ -204,7 +204,7 @@ final class PeopleMovesTests: XCTestCase {
         tokenAfterGrant.swapAt(grant - 1, grant)
         var duplicate = lines
         duplicate.insert(lines[first], at: first + 1)
-        let v1 = edit(0, #""version":2"#, #""version":1"#)
+        let v1 = edit(0, #""version":3"#, #""version":1"#)
         let cases: [(String, [String], String)] = [
             ("a token in version 1", v1, "line \(first + 1): a token line in a version 1 export"),
             ("an event after them", eventAfter, "line \(first + 1): an event after the people lines"),

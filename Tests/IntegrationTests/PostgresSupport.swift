@@ -195,7 +195,13 @@ func checkFold(_ events: [CommittedEvent], limit: Int = 10) -> (state: MovieStat
         case MovieEvent.Kind.watchedToggled: folded = .watchedToggled(id: id)
         case MovieEvent.Kind.watchedWithFriendsToggled: folded = .watchedWithFriendsToggled(id: id)
         case MovieEvent.Kind.removed: folded = .removed(id: id)
-        case MovieEvent.Kind.restored: folded = .restored(id: id)
+        case MovieEvent.Kind.restored: folded = .restored(id: id, to: event.to)
+        case MovieEvent.Kind.moved:
+            guard let to = event.to, let from = event.from else {
+                problem("seq \(event.seq): a move without its places")
+                continue
+            }
+            folded = .moved(id: id, to: to, from: from)
         default:
             problem("seq \(event.seq): unknown kind \(event.kind)")
             continue

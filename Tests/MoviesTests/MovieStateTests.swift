@@ -236,11 +236,12 @@ final class MovieStateTests: XCTestCase {
         s.apply(.removed(id: "matrix"), seq: 12)
         s.apply(.removed(id: "inception"), seq: 13)
         s.apply(.added(id: "alien", title: "Alien", image: "alien"), seq: 14)
-        XCTAssertEqual(s.removed["matrix"]?.addedSeq, 6)
+        XCTAssertEqual(s.removed["matrix"]?.key, OrderKey(added: 6))
         XCTAssertEqual(s.removed["matrix"]?.movie.watched, true)
         XCTAssertEqual(
-            try s.decide(MovieCommand(.restore(movie: "matrix"), expect: 12)), .restored(id: "matrix"))
-        let back = s.apply(.restored(id: "matrix"), seq: 15)
+            try s.decide(MovieCommand(.restore(movie: "matrix"), expect: 12)),
+            .restored(id: "matrix", to: .after("forrest_gump")))
+        let back = s.apply(.restored(id: "matrix", to: .after("forrest_gump")), seq: 15)
         XCTAssertEqual(
             back, Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 15))
         XCTAssertEqual(
@@ -252,10 +253,11 @@ final class MovieStateTests: XCTestCase {
         XCTAssertEqual(s.movie("matrix")?.version, 15)
         XCTAssertNil(s.removed["matrix"])
         XCTAssertEqual(s.removedAt, ["inception": 13])
-        s.apply(.restored(id: "inception"), seq: 16)
+        s.apply(.restored(id: "inception", to: nil), seq: 16)
         XCTAssertEqual(s.movies[4].id, "inception", "before matrix, as it was added before it")
         XCTAssertEqual(s.movies[5].id, "matrix")
-        XCTAssertNil(s.apply(.restored(id: "inception"), seq: 17), "a live movie is not restored twice")
+        XCTAssertNil(
+            s.apply(.restored(id: "inception", to: nil), seq: 17), "a live movie is not restored twice")
         XCTAssertEqual(s.movies.count, 11)
         // The fold after a restore is the fold of a snapshot of it.
         XCTAssertEqual(try MovieState(snapshot: s.snapshotBytes()), s)
@@ -293,26 +295,33 @@ final class MovieStateTests: XCTestCase {
                 "movie \"matrix\" was changed by someone else since (at seq 11); seq 6 is not undone"))
         expectError(s, undo("matrix", 11, .restore, at: 11), .conflict(.changedSince, ""))
         s.apply(.removed(id: "seven"), seq: 12)
-        XCTAssertEqual(try s.decide(undo("seven", 12, .restore, at: 12)), .restored(id: "seven"))
+        XCTAssertEqual(
+            try s.decide(undo("seven", 12, .restore, at: 12)), .restored(id: "seven", to: .after("matrix")))
         expectError(s, undo("seven", 7, .toggleWatched, at: 12), .conflict(.changedSince, ""))
         expectError(s, undo("seven", 12, .restore, at: 11), .conflict(.changedSince, ""))
         expectError(s, undo("alien", 12, .remove, at: 12), .notFound("no movie with id \"alien\""))
         XCTAssertEqual(try s.decide(undo("godfather", 1, .remove, at: 1)), .removed(id: "godfather"))
         XCTAssertEqual(undo("x", 3, .remove, at: 4).undoes, 3)
         XCTAssertEqual(undo("x", 3, .restore, at: 4).kind, "restored")
-        XCTAssertEqual(Undo.Compensation(undoing: "added"), .remove)
-        XCTAssertEqual(Undo.Compensation(undoing: "restored"), .remove)
-        XCTAssertEqual(Undo.Compensation(undoing: "removed"), .restore)
-        XCTAssertEqual(Undo.Compensation(undoing: "watched-toggled"), .toggleWatched)
-        XCTAssertNil(Undo.Compensation(undoing: "renamed"))
+        func of(_ kind: String, from: ListPlace? = nil) -> CommittedEvent {
+            CommittedEvent(seq: 3, kind: kind, movie: s.movies[0], at: 0, from: from)
+        }
+        XCTAssertEqual(Undo.Compensation(undoing: of("added")), .remove)
+        XCTAssertEqual(Undo.Compensation(undoing: of("restored")), .remove)
+        XCTAssertEqual(Undo.Compensation(undoing: of("removed")), .restore)
+        XCTAssertEqual(Undo.Compensation(undoing: of("watched-toggled")), .toggleWatched)
+        XCTAssertEqual(Undo.Compensation(undoing: of("moved", from: .first)), .reorder(to: .first))
+        XCTAssertNil(Undo.Compensation(undoing: of("moved")), "a move that does not say where it was from")
+        XCTAssertNil(Undo.Compensation(undoing: of("renamed")))
     }
 
     func testARestoredEventAndAnUndoRecordTheMovieAndTheSeqUndone() throws {
         let movie = Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 15)
-        let payload = MovieEvent.restored(id: "matrix").payload(after: movie, undoes: 12)
+        let payload = MovieEvent.restored(id: "matrix", to: nil).payload(after: movie, undoes: 12)
         XCTAssertEqual(payload.count, 4 + 10 + 4 + 6 + 2 + 8)
         XCTAssertEqual(
-            try MovieEvent(stream: "matrix", kind: "restored", payload: payload), .restored(id: "matrix"))
+            try MovieEvent(stream: "matrix", kind: "restored", payload: payload),
+            .restored(id: "matrix", to: nil))
         let r = try XCTUnwrap(
             MovieEvent.recorded(stream: "matrix", kind: "restored", payload: payload, seq: 15))
         XCTAssertEqual(r.movie, movie)

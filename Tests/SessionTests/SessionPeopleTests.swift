@@ -17,7 +17,8 @@ final class SessionPeopleTests: XCTestCase {
         .toggleWatched: #"{"op":"toggle-watched","movie":"matrix"}"#,
         .toggleWatchedWithFriends: #"{"op":"toggle-watched-with-friends","movie":"matrix"}"#,
         .remove: #"{"op":"remove","movie":"matrix"}"#, .restore: #"{"op":"restore","movie":"matrix"}"#,
-        .undo: #"{"op":"undo"}"#, .subscribe: #"{"op":"subscribe"}"#, .unsubscribe: #"{"op":"unsubscribe"}"#,
+        .move: #"{"op":"move","movie":"matrix","after":null}"#, .undo: #"{"op":"undo"}"#,
+        .subscribe: #"{"op":"subscribe"}"#, .unsubscribe: #"{"op":"unsubscribe"}"#,
         .history: #"{"op":"history"}"#, .viewport: #"{"op":"viewport","width":400}"#,
         .configure: #"{"op":"configure"}"#, .drag: #"{"op":"drag","movie":"matrix","dx":-30}"#,
         .release: #"{"op":"release","movie":"matrix","dx":-30}"#,
@@ -81,9 +82,9 @@ final class SessionPeopleTests: XCTestCase {
                 }
             }
         }
-        // none refuses all but ping, help and auth; reader the 6 changes, the 5 admin ops and
+        // none refuses all but ping, help and auth; reader the 7 changes, the 5 admin ops and
         // the bound action `perform` fires; writer the admin ops.
-        XCTAssertEqual(refusals, (34 - 3) + (6 + 5 + 1) + 5)
+        XCTAssertEqual(refusals, (35 - 3) + (7 + 5 + 1) + 5)
     }
 
     func testTheTableOfRights() {
@@ -91,7 +92,7 @@ final class SessionPeopleTests: XCTestCase {
         XCTAssertEqual(Set(byRole[AccessRole.none]!), [.ping, .help, .auth])
         XCTAssertEqual(
             Set(byRole[.writer]!),
-            [.add, .toggleWatched, .toggleWatchedWithFriends, .remove, .restore, .undo])
+            [.add, .toggleWatched, .toggleWatchedWithFriends, .remove, .restore, .move, .undo])
         XCTAssertEqual(Set(byRole[.admin]!), [.tokenCreate, .tokenList, .tokenRevoke, .role, .denials])
         // Gestures are a reader's: only the bound action they fire needs a writer.
         XCTAssertEqual(Ops.needs(.release), .reader)

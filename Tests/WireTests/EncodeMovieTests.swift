@@ -68,8 +68,9 @@ final class EncodeMovieTests: XCTestCase {
         for e in MovieState.seedCatalogue { state.apply(e, seq: state.lastSeq + 1) }
         state.apply(.added(id: "a_quote", title: "A \"Quote\"", image: "q\\img"), seq: state.lastSeq + 1)
         let events: [MovieEvent] = [
-            .watchedToggled(id: "matrix"), .removed(id: "matrix"), .restored(id: "matrix"),
-            .watchedWithFriendsToggled(id: "a_quote"), .removed(id: "a_quote"), .restored(id: "a_quote"),
+            .watchedToggled(id: "matrix"), .removed(id: "matrix"), .restored(id: "matrix", to: nil),
+            .watchedWithFriendsToggled(id: "a_quote"), .removed(id: "a_quote"),
+            .restored(id: "a_quote", to: nil),
         ]
         for event in events {
             let seq = state.lastSeq + 1

@@ -72,7 +72,8 @@ final class RequestFastPathTests: XCTestCase {
 
     /// The ops the fast path leaves to the full decoder.
     static let fullDecoderOnly: Set<OpSpec.Kind> = [
-        .options, .add, .restore, .undo, .subscribe, .history, .viewport, .configure, .open, .perform, .peek,
+        .options, .add, .restore, .move, .undo, .subscribe, .history, .viewport, .configure, .open, .perform,
+        .peek,
         .status,
         .record, .recording, .share, .peers, .auth, .tokenCreate, .tokenList, .tokenRevoke, .role, .denials,
     ]
