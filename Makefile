@@ -141,6 +141,7 @@ bench: deps-bench release .build/bench/echo .build/bench/wsload
 	Benchmarks/postgres.sh
 	Benchmarks/websockets.sh
 	Benchmarks/data-moves.sh $(RELEASE)
+	Benchmarks/reorder.sh $(RELEASE)
 	$(RELEASE)/tui-bench --bin $(RELEASE)
 
 .build/bench/echo: Benchmarks/echo/echo.c

@@ -147,6 +147,9 @@ let package = Package(
             name: "log-bench", dependencies: ["EventLog", "Movies", "StoreTestSupport"],
             path: "Benchmarks/log-bench", swiftSettings: strict),
         .executableTarget(
+            name: "reorder-bench", dependencies: ["Movies"], path: "Benchmarks/reorder-bench",
+            swiftSettings: strict),
+        .executableTarget(
             name: "loadgen", dependencies: ["EventLog", "Movies", "CSystemd"],
             path: "Benchmarks/loadgen", swiftSettings: strict),
         .executableTarget(
