@@ -1,6 +1,6 @@
 // The fold (`apply`) and list order: where a movie goes when it is added, removed, restored or
-// moved (issue 48), and the array surgery that keeps `movies`, `keys`, `handles` and
-// `positions` in step. `decide` (MovieState.swift) names the events; this file places them.
+// moved (issue 48), and the array surgery that keeps `movies`, `slots` and `positions` in
+// step. `decide` (MovieState.swift) names the events; this file places them.
 extension MovieState {
     /// Folds a stored event in and returns the movie after it (for `removed`, its last state with
     /// `version = seq`). An event that does not fit (toggle of an unknown id, second `added` of an
@@ -17,7 +17,7 @@ extension MovieState {
             // unless a log's seqs are out of order: then the next key after the last still keeps
             // the keys increasing.
             var key = OrderKey(added: seq)
-            if let last = keys.last, key <= last { key = OrderKey.between(last, nil) }
+            if let last = slots.last?.key, key <= last { key = OrderKey.between(last, nil) }
             insert(movie, key, at: movies.count)
             removed[id] = nil  // not from `decide`, which never adds a used id
             noteSuffix(of: id)
@@ -46,7 +46,9 @@ extension MovieState {
             let s = slot(for: gone.key)
             var key = gone.key
             // A movie moved since into exactly its place holds its key: it goes right after.
-            if s > 0 && keys[s - 1] == key { key = OrderKey.between(key, s < keys.count ? keys[s] : nil) }
+            if s > 0 && slots[s - 1].key == key {
+                key = OrderKey.between(key, s < slots.count ? slots[s].key : nil)
+            }
             insert(movie, key, at: s)
             return movie
         case .moved(let id, let to, _):
@@ -58,10 +60,10 @@ extension MovieState {
                 t = a < i ? a + 1 : a
             }
             // Its neighbours there, by their offsets with it still in the list.
-            let low = t == 0 ? nil : keys[t - 1 < i ? t - 1 : t]
-            let high = t == movies.count - 1 ? nil : keys[t < i ? t : t + 1]
+            let low = t == 0 ? nil : slots[t - 1 < i ? t - 1 : t].key
+            let high = t == movies.count - 1 ? nil : slots[t < i ? t : t + 1].key
             relocate(from: i, to: t)
-            keys[t] = OrderKey.between(low, high)
+            slots[t].key = OrderKey.between(low, high)
             movies[t].version = seq
             return movies[t]
         }
@@ -87,38 +89,36 @@ extension MovieState {
     /// Inserts a live movie at `s`, with a handle.
     private mutating func insert(_ movie: Movie, _ key: OrderKey, at s: Int) {
         let h: Int
-        if let free = freeHandles.popLast() {
-            h = free
+        if freeHandle >= 0 {
+            h = freeHandle
+            freeHandle = -2 - positions[h]
         } else {
             h = positions.count
             positions.append(-1)
         }
         movies.insert(movie, at: s)
-        keys.insert(key, at: s)
-        handles.insert(h, at: s)
+        slots.insert(Slot(key: key, handle: h), at: s)
         index[movie.id] = h
-        for j in s..<movies.count { positions[handles[j]] = j }
+        for j in s..<movies.count { positions[slots[j].handle] = j }
     }
 
     /// Takes the live movie at `i` out; its handle is free again.
     private mutating func remove(at i: Int) -> (Movie, OrderKey) {
-        let h = handles.remove(at: i)
+        let slot = slots.remove(at: i)
         let movie = movies.remove(at: i)
-        let key = keys.remove(at: i)
         index[movie.id] = nil
-        positions[h] = -1
-        freeHandles.append(h)
-        for j in i..<movies.count { positions[handles[j]] = j }
-        return (movie, key)
+        positions[slot.handle] = -2 - freeHandle
+        freeHandle = slot.handle
+        for j in i..<movies.count { positions[slots[j].handle] = j }
+        return (movie, slot.key)
     }
 
     /// Moves the movie at `i` to `t`, shifting those between by one.
     private mutating func relocate(from i: Int, to t: Int) {
         guard i != t else { return }
         MovieState.shift(&movies, from: i, to: t)
-        MovieState.shift(&keys, from: i, to: t)
-        MovieState.shift(&handles, from: i, to: t)
-        for j in min(i, t)...max(i, t) { positions[handles[j]] = j }
+        MovieState.shift(&slots, from: i, to: t)
+        for j in min(i, t)...max(i, t) { positions[slots[j].handle] = j }
     }
 
     /// `a[i]` to `a[t]`, the elements between moved over by one: a memmove, not an assignment per

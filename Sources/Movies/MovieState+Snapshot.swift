@@ -13,12 +13,13 @@ extension MovieState {
     /// its number of tail digits (4 bytes) and each digit in the second. So a log without moves
     /// keeps the snapshot bytes, and the digest, it had before moves existed.
     public func snapshotBytes() -> [UInt8] {
-        let long = !(keys.allSatisfy { $0.tail.isEmpty } && removed.values.allSatisfy { $0.key.tail.isEmpty })
+        let long =
+            !(slots.allSatisfy { $0.key.tail.isEmpty } && removed.values.allSatisfy { $0.key.tail.isEmpty })
         var w = ByteWriter()
         w.bytes.append(contentsOf: long ? MovieState.mvs4 : MovieState.mvs3)
         w.u64(lastSeq)
         w.u32(UInt32(movies.count))
-        for (m, key) in zip(movies, keys) { MovieState.write(m, key, long: long, &w) }
+        for (m, slot) in zip(movies, slots) { MovieState.write(m, slot.key, long: long, &w) }
         w.u32(UInt32(removed.count))
         for (_, gone) in removed.sorted(by: { $0.key < $1.key }) {
             MovieState.write(gone.movie, gone.key, long: long, &w)
@@ -59,7 +60,7 @@ extension MovieState {
         let count = try r.u32("movie count")
         for _ in 0..<count {
             let (movie, key) = try MovieState.read(&r, "movie", long: long, lastSeq: lastSeq)
-            guard index[movie.id] == nil, keys.last.map({ $0 < key }) ?? true else {
+            guard index[movie.id] == nil, slots.last.map({ $0.key < key }) ?? true else {
                 throw MovieDecodingError(
                     "duplicate or misplaced movie \(String(reflecting: movie.id)) in snapshot")
             }
