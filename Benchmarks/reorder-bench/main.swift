@@ -7,10 +7,11 @@
 // ways. Benchmarks/reorder.sh runs it and the daemon's own figures (BENCHMARKS.md, "Reordering").
 //
 //   .build/release/reorder-bench [--movies N] [--moves M]
+import Movies
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Movies
 
 func now() -> UInt64 {
     var ts = timespec()
@@ -93,7 +94,9 @@ for _ in 0..<2_000 {
     let after = projected.movies[Int.random(in: 0..<projected.movies.count, using: &rng)].id
     let t0 = now()
     let start = projected.position(after: after)!
-    for m in projected.movies[start..<min(start + 100, projected.movies.count)] { sink &+= m.title.utf8.count }
+    for m in projected.movies[start..<min(start + 100, projected.movies.count)] {
+        sink &+= m.title.utf8.count
+    }
     pages.append(now() - t0)
 }
 describe("a list page of 100 after a random movie (finding it and reading the page)", pages)
