@@ -30,7 +30,7 @@ extension TuiStateMachine {
         switch event {
         case .mouse(let mouse): self.mouse(mouse, now)
         case .key(let key): self.key(key, now)
-        case .modeReport, .alt, .unknown: break
+        case .modeReport, .alt, .shift, .unknown: break
         }
     }
 
