@@ -85,7 +85,7 @@ extension SwipedClient {
     }
 
     /// A `moved` or `restored` event's place (issue 48): an id, first for null, nil when absent.
-    static func place(_ o: JSONObject, _ name: String) -> ListPlace? {
+    public static func place(_ o: JSONObject, _ name: String) -> ListPlace? {
         switch o[name] {
         case .null?: .first
         case .string(let id)?: .after(id)

@@ -52,6 +52,10 @@ public enum InputEvent: Equatable, Sendable {
     case mouse(MouseEvent)
     /// Alt (Meta) with a key: ESC followed by it.
     case alt(Key)
+    /// Shift with a cursor key (xterm's `ESC [ 1 ; 2 A` for Shift+↑): the keys with a character
+    /// of their own come shifted as that character (K, not k). With other modifiers (Ctrl,
+    /// Alt), a cursor key is read as itself, as before.
+    case shift(Key)
     /// The terminal's answer to DECRQM (`ESC [ ? mode $ p`): `ESC [ ? mode ; value $ y`, value 1
     /// or 2 when it knows the mode (set, reset), 3 or 4 when it is fixed, 0 when it does not.
     case modeReport(mode: Int, value: Int)
@@ -233,6 +237,10 @@ public struct InputParser: Sendable {
             default: key = nil
             }
         default: key = nil
+        }
+        // A modifier is the second parameter: 2 is Shift alone (xterm, and tmux after it).
+        if let key, numbers.count == 2, numbers[1] == 2, (0x41...0x48).contains(final) {
+            return .event(.shift(key), end: j + 1)
         }
         return .event(key.map(InputEvent.key) ?? .unknown(sequence), end: j + 1)
     }

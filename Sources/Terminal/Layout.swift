@@ -38,9 +38,11 @@ public enum ScreenLayout {
             return grid
         }
         header(model, &grid)
-        for (index, top, lines) in placements(model, height: height) {
+        let placed = placements(model, height: height)
+        for (index, top, lines) in placed {
             row(model, index, top: top, lines: lines, &grid)
         }
+        if let drop = model.drop { self.drop(before: drop, placed, model, &grid) }
         footer(model, &grid)
         if model.help { help(model, &grid) }
         return grid
@@ -116,9 +118,34 @@ public enum ScreenLayout {
             let button = buttonColumns(row, width: width, scale: scale(columns: width)).first {
                 $0.columns.contains(x)
             }
+            if y - top < 2, button == nil, x == gripColumn(row, model.direction, width: width) {
+                return .grip(index: index)
+            }
             return .row(index: index, button: y - top < 2 ? button?.button.action : nil)
         }
         return .none
+    }
+
+    /// The row under line `y`, when a row is there: its list index.
+    public static func row(at y: Int, _ model: ScreenModel, height: Int) -> Int? {
+        placements(model, height: height).first { y >= $0.top && y < $0.top + $0.lines }?.index
+    }
+
+    /// The column of a row's grip (issue 48), on its first two lines: the content's trailing
+    /// edge (its right in ltr, its left in rtl), the column that a title cut short leaves
+    /// spare, where the reorder control of a list is on iOS; it slides with the content. Nil
+    /// when no content shows.
+    public static func gripColumn(_ row: RowView, _ direction: Direction, width: Int) -> Int? {
+        let content = contentColumns(row, width: width)
+        guard !content.isEmpty else { return nil }
+        return direction == .rtl ? content.lowerBound : content.upperBound - 1
+    }
+
+    /// The columns a row's content covers at its offset. A spring may carry the content past
+    /// either edge (overshoot after a full swipe).
+    static func contentColumns(_ row: RowView, width: Int) -> Range<Int> {
+        let shift = Int((row.offset / scale(columns: width)).rounded())
+        return min(width, max(0, shift))..<max(0, min(width, width + shift))
     }
 
     // MARK: - Parts
@@ -178,9 +205,7 @@ public enum ScreenLayout {
         let row = model.rows[index - model.firstRow]
         let width = grid.width
         let scale = scale(columns: width)
-        let shift = Int((row.offset / scale).rounded())
-        // A spring may carry the content past either edge (overshoot after a full swipe).
-        let content = min(width, max(0, shift))..<max(0, min(width, width + shift))
+        let content = contentColumns(row, width: width)
         let selected = model.selected == index
         let base = Style(background: selected ? .indexed(236) : nil)
         // Line 0: the title; line 1: the indicators; line 2: the rule under the row.
@@ -189,6 +214,13 @@ public enum ScreenLayout {
         }
         let tile = rowText(
             model, row, selected: selected, top: top, lines: lines, content: content, &grid)
+        if let x = gripColumn(row, model.direction, width: width) {
+            // Faint at rest; lit while it is held.
+            let held = model.dragged == index
+            let style = Style(
+                foreground: held ? dropColor : nil, background: base.background, bold: held, faint: !held)
+            for l in 0..<min(lines, 2) { grid.put(model.ascii ? "=" : "⠿", x: x, y: top + l, style) }
+        }
         for (button, columns) in buttonColumns(row, width: width, scale: scale) where !columns.isEmpty {
             let fill = Style(
                 foreground: Palette.onTint(button.tint, trueColor: model.trueColor),
@@ -327,6 +359,27 @@ public enum ScreenLayout {
         }
     }
 
+    /// The colour of a held grip and of the line where its row would go.
+    static let dropColor = Color.indexed(39)
+
+    /// Where a dragged row would go (issue 48): a bold line across the rule between the rows
+    /// at `before - 1` and `before` (the header's rule above the first row shown), when on
+    /// screen.
+    private static func drop(
+        before: Int, _ placed: [(index: Int, top: Int, lines: Int)], _ model: ScreenModel, _ grid: inout Grid
+    ) {
+        var line: Int?
+        if let above = placed.first(where: { $0.index == before - 1 }), above.lines == linesPerRow {
+            line = above.top + linesPerRow - 1
+        } else if placed.first?.index == before {
+            line = headerLines - 1
+        }
+        guard let line else { return }
+        grid.put(
+            String(repeating: model.ascii ? "=" : "━", count: grid.width), x: 0, y: line,
+            Style(foreground: dropColor, bold: true))
+    }
+
     private static func footer(_ model: ScreenModel, _ grid: inout Grid) {
         let statusLine = grid.height - 2
         let keysLine = grid.height - 1
@@ -371,10 +424,12 @@ public enum ScreenLayout {
 
     /// The keys the footer names, in their order, and which to leave out first when the line
     /// is too narrow for all of them (1 first, then 2…; 0: never). `?` names them all.
-    /// (PgUp, PgDn, Home and End are in `?` only.)
+    /// (PgUp, PgDn, Home and End are in `?` only.) Moving a row (⇧ with ↑ ↓, issue 48) makes
+    /// way last, after the recording: in 80 columns it takes r's place.
     private static func footerKeys(ascii: Bool) -> [(text: String, dropOrder: Int)] {
         [
-            (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "h/l open" : "←→ open", 0),
+            (ascii ? "j/k select" : "↑↓ select", 0), (ascii ? "J/K move" : "⇧ move", 5),
+            (ascii ? "h/l open" : "←→ open", 0),
             (ascii ? "Enter fire" : "⏎ fire", 0), ("/ search", 0), ("w f d", 2), ("a add", 3), ("r rec", 4),
             ("s share", 0),
             ("g ghosts", 0),
@@ -386,7 +441,7 @@ public enum ScreenLayout {
     public static func keys(_ model: ScreenModel, width: Int) -> String {
         var keys = footerKeys(ascii: model.ascii)
         var line: String { " " + keys.map(\.text).joined(separator: "  ") }
-        for order in 1...4 where TextWidth.width(line) > width {
+        for order in 1...5 where TextWidth.width(line) > width {
             keys.removeAll { $0.dropOrder == order }
         }
         return line
@@ -395,8 +450,10 @@ public enum ScreenLayout {
     public static let helpLines = [
         "Mouse: drag a row sideways, let go to open it",
         "       or (far enough) to fire its outer button;",
-        "       click a button to fire it, elsewhere to close.",
+        "       click a button to fire it, elsewhere to close;",
+        "       drag its ⠿ grip up or down to move it.",
         "↑ ↓  j k   select a row      wheel  scroll",
+        "⇧↑ ⇧↓ K J  move the row up, down",
         "PgUp PgDn  a page up, down   Home End  first, last",
         "/          search titles: n N next, previous match",
         "← →  h l   open the right / left buttons",
@@ -431,8 +488,9 @@ public enum ScreenLayout {
     }
 
     private static func asciiHelp(_ line: String) -> String {
-        line.replacingOccurrences("↑ ↓", "^ v").replacingOccurrences("← →", "< >").replacingOccurrences(
-            "—", "-")
+        line.replacingOccurrences("⇧↑ ⇧↓", "S-^ v").replacingOccurrences("↑ ↓", "^ v")
+            .replacingOccurrences("← →", "< >").replacingOccurrences("—", "-").replacingOccurrences(
+                "⠿", "=")
     }
 }
 

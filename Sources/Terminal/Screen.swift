@@ -163,6 +163,11 @@ public struct ScreenModel: Equatable, Sendable {
     public var fullSwipeStyle = FullSwipeStyle.fill
     /// The search (`/`) while there is one.
     public var search: SearchLine?
+    /// While a row's grip is held (issue 48): the row's list index, drawn with its grip lit.
+    public var dragged: Int?
+    /// Where the dragged row would go when let go, marked on the line there: before the row at
+    /// this list index (the row count: after the last); nil when it would stay.
+    public var drop: Int?
 
     public init(daemon: String) { self.daemon = daemon }
 }
@@ -172,4 +177,6 @@ public enum Hit: Equatable, Sendable {
     case none
     /// Row `index`; `button`: the action whose revealed button is there.
     case row(index: Int, button: String?)
+    /// Row `index`'s grip, which moves it up or down the list (issue 48).
+    case grip(index: Int)
 }

@@ -27,6 +27,9 @@ public enum TuiRequest: Equatable, Sendable {
     /// Replies to this connection's drags list the thresholds they cross (rule 12).
     case crossings(on: Bool)
     case add(title: String)
+    /// `move` (issue 48): right after the movie `after`, first when nil; `expect`: the version
+    /// the row shows.
+    case move(movie: String, after: String?, expect: UInt64)
     /// `removedBy`: whose removal it undoes (said when it was someone else's).
     case restore(movie: String, expect: UInt64, title: String, removedBy: TuiAuthor = .me)
     case record(on: Bool)
@@ -157,6 +160,8 @@ public enum TuiReply: Equatable, Sendable {
     case row(
         RowRender?, unreadable: String? = nil, fired: TuiFired? = nil, pending: String? = nil,
         crossed: [Crossing] = [])
+    /// `move`'s: the seq of its `moved` event.
+    case moved(seq: UInt64)
     /// `recording`'s: nil when the reply holds none.
     case recording(TuiRecordingSummary?)
     /// `peers`' (with `watch: true`): each sharing connection's open rows; `unreadable`: the

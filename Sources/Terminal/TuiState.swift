@@ -117,6 +117,34 @@ public struct TuiState: Equatable, Sendable {
         }
     }
 
+    /// A move this front end asked for (issue 48; TuiStateMachine+Order.swift), until its
+    /// `moved` event arrives: the keys pressed meanwhile wait for it, so that each move is sent
+    /// from the place the last one put the row in, with the version it gave the movie.
+    public struct Move: Equatable, Sendable {
+        /// The move's seq, once its reply says it: the event with that seq ends it.
+        public var seq: UInt64?
+        /// How many rows further the keys asked for meanwhile (+ down, − up): one move, sent
+        /// when this one has ended.
+        public var steps: Int
+
+        public init(seq: UInt64? = nil, steps: Int = 0) {
+            self.seq = seq
+            self.steps = steps
+        }
+    }
+
+    /// A row's grip held down (issue 48): let go, the row takes the place of the row at `target`.
+    public struct Grip: Equatable, Sendable {
+        public var movie: String
+        /// The list index of the row under the pointer (the row's own: it stays).
+        public var target: Int
+
+        public init(movie: String, target: Int) {
+            self.movie = movie
+            self.target = target
+        }
+    }
+
     /// `/`: a search of the titles (TuiStateMachine+Search.swift).
     public struct Search: Equatable, Sendable {
         /// What was typed.
@@ -166,6 +194,10 @@ public struct TuiState: Equatable, Sendable {
     /// The log's id the last hello said (nil until one says it).
     public var log: String?
     public var press: Press?
+    /// The grip held down, while a row is being dragged to another place (issue 48).
+    public var grip: Grip?
+    /// The moves asked for and not yet seen in the list, by movie.
+    public var moves: [String: Move] = [:]
     public var undo: Undo?
     /// A delete whose `removed` event has not arrived yet (replies and events may come in
     /// either order): the undo hint starts when it does.

@@ -46,14 +46,17 @@ extension TuiStateMachine {
             state.statusUntil = nil
         } else {
             state.undo = nil
-            state.model.status = Self.words(event, by: author)
+            // A move says where, by the title of the movie it now comes after (issue 48).
+            let after = event.to?.after.flatMap { state.positions[$0] }.map { state.entries[$0].movie.title }
+            state.model.status = Self.words(event, by: author, after: after)
             state.statusUntil = now + Self.statusTime
         }
         redraw()
     }
 
-    /// What `author` did, in a sentence: "alice removed “Inception”".
-    static func words(_ event: CommittedEvent, by author: TuiAuthor) -> String {
+    /// What `author` did, in a sentence: "alice removed “Inception”", "bob moved “Se7en” after
+    /// “The Matrix”" (`after`: that movie's title; its id when it is not known).
+    static func words(_ event: CommittedEvent, by author: TuiAuthor, after: String? = nil) -> String {
         let title = "“\(event.movie.title)”"
         let did: String
         switch event.kind {
@@ -64,6 +67,12 @@ extension TuiStateMachine {
             did = "marked \(title) \(event.movie.watchedWithFriends ? "watched" : "not watched") with friends"
         case MovieEvent.Kind.removed: did = "removed \(title)"
         case MovieEvent.Kind.restored: did = "restored \(title)"
+        case MovieEvent.Kind.moved:
+            switch event.to {
+            case .first?: did = "moved \(title) to the top"
+            case .after(let id)?: did = "moved \(title) after “\(after ?? id)”"
+            case nil: did = "moved \(title)"
+            }
         default: did = "changed \(title)"  // a kind a later protocol 1 adds
         }
         return "\(author.subject) \(did)"

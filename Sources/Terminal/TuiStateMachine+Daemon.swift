@@ -23,6 +23,10 @@ extension TuiStateMachine {
         emit(.disconnect)
         state.connected = false
         state.press = nil
+        state.grip = nil
+        // Their replies will not come; the list read again on the next connection shows where
+        // the rows are.
+        state.moves = [:]
         for id in state.renders.keys { state.motions[id]?.retarget(0, spring: Self.settle, at: now) }
         state.renders.removeAll()
         state.model.connection = .reconnecting(attempt: state.attempt + 1)
@@ -134,6 +138,8 @@ extension TuiStateMachine {
             if forbidden(request, message, now) { return }
             reply = .refused(description: "forbidden: \(message)", message: message)
         }
+        // (Its own switch: one more pair here is more than the compiler checks in time.)
+        if case .move(let movie, _, _) = request { return moveAnswered(movie, reply, now) }
         switch (request, reply) {
         case (.signIn(let quiet), .signedIn(let user, let role)):
             signedIn(user: user, role: role, quiet: quiet, now)
@@ -206,7 +212,7 @@ extension TuiStateMachine {
         case (.crossings, .ok):
             break
         case (_, .unreadable), (_, .list), (_, .ok), (_, .recording), (_, .peers), (_, .signedIn),
-            (_, .forbidden):
+            (_, .forbidden), (_, .moved):
             // swipectl decodes each reply for its request: any other pair is its mistake
             // (`.forbidden` is made a refusal above).
             preconditionFailure("a \(reply) reply to \(request)")
@@ -225,6 +231,7 @@ extension TuiStateMachine {
             state.lastSeq = seq
             state.model.seq = seq
             clampSelection()
+            settleMoves(now)
         }
         if subscribing { send(.subscribe(from: seq), now) }
         if state.model.selected == nil && !state.entries.isEmpty { state.model.selected = 0 }
@@ -349,12 +356,15 @@ extension TuiStateMachine {
                     movie: movie.id, title: movie.title, seq: committed.seq, until: now + Self.undoTime)
             }
         case MovieEvent.Kind.restored:
-            // Back at its old place, which only the daemon knows: ask for the list again.
-            send(.list, now)
+            // Back where the event says (TuiStateMachine+Order.swift).
+            restored(movie, to: committed.to, at: index, now)
+        case MovieEvent.Kind.moved:
+            moved(movie, to: committed.to, at: index, now)
         default:
             // The kinds that change a movie in place (and any later protocol 1 adds: the list
             // read again shows them as the daemon does).
             if let index { state.entries[index].movie = movie } else { send(.list, now) }
         }
+        settleMoves(now)
     }
 }

@@ -23,14 +23,17 @@ extension TuiStateMachine {
             prompt(event, now)
             return
         }
-        if state.search?.typing == true, case .key(let key) = event {
-            searchKey(key, now)
-            return
+        if state.search?.typing == true {
+            if case .key(let key) = event { return searchKey(key, now) }
+            // Typing a search, the keys that would change the list do nothing.
+            if case .shift = event { return }
         }
         switch event {
         case .mouse(let mouse): self.mouse(mouse, now)
         case .key(let key): self.key(key, now)
-        case .modeReport, .alt, .unknown: break
+        case .shift(.up): moveSelected(by: -1, now)
+        case .shift(.down): moveSelected(by: 1, now)
+        case .shift, .modeReport, .alt, .unknown: break
         }
     }
 
@@ -39,6 +42,8 @@ extension TuiStateMachine {
         case .character("q"), .control("c"): emit(.quit)
         case .up, .character("k"): select(by: -1)
         case .down, .character("j"): select(by: 1)
+        case .character("K"): moveSelected(by: -1, now)
+        case .character("J"): moveSelected(by: 1, now)
         case .pageUp: select(by: -ScreenLayout.visibleRows(lines: state.lines))
         case .pageDown: select(by: ScreenLayout.visibleRows(lines: state.lines))
         case .home: select(to: 0)
@@ -100,6 +105,10 @@ extension TuiStateMachine {
         case .press(button: 0):
             let hit = ScreenLayout.hit(
                 state.model, width: state.columns, height: state.lines, x: mouse.column, y: mouse.line)
+            state.grip = nil
+            if case .grip(let index) = hit, state.entries[index].removedAt == nil {
+                return gripPressed(index)
+            }
             guard case .row(let index, let button) = hit, state.entries[index].removedAt == nil else {
                 state.press = nil
                 return
@@ -108,6 +117,7 @@ extension TuiStateMachine {
             state.press = TuiState.Press(
                 movie: state.entries[index].movie.id, column: mouse.column, button: button)
         case .motion(button: 0):
+            if state.grip != nil { return gripDragged(toLine: mouse.line) }
             guard var p = state.press else { return }
             let dx = Double(mouse.column - p.column) * scale
             guard dx != p.lastDX else { return }
@@ -118,6 +128,7 @@ extension TuiStateMachine {
             state.press = p
             send(.drag(movie: p.movie, dx: dx), now)
         case .release(button: 0):
+            if state.grip != nil { return gripReleased(now) }
             guard let p = state.press else { return }
             state.press = nil
             if p.dragged {

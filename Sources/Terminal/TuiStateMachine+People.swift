@@ -58,6 +58,9 @@ extension TuiStateMachine {
             what = "“\(Self.label(action))”"
             closeRefused(movie, now)
         case .add: what = "Adding a movie"
+        case .move(let movie, _, _):
+            what = "Moving a movie"
+            state.moves[movie] = nil
         case .restore: what = "Undoing the delete"
         case .signIn, .list, .subscribe, .viewport, .drag, .open, .close, .closeAll, .peek, .crossings,
             .record, .recording, .share, .peers, .configure:

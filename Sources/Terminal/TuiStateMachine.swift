@@ -98,6 +98,8 @@ public struct TuiStateMachine: Sendable {
         state.model.rows = rows
         state.model.firstRow = first
         state.model.search = searchLine
+        state.model.dragged = state.grip.flatMap { state.positions[$0.movie] }
+        state.model.drop = dropGap
         if let undo = state.undo, now < undo.until {
             state.model.status =
                 undo.by == .me

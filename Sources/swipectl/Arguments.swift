@@ -2,6 +2,7 @@
 // command (as with systemctl); `--` ends them, for a title that starts with '-'. An option
 // that becomes an op's argument is checked against the range Wire's op table declares for it
 // (compiled in): what the daemon would refuse is a usage error here, worded as the daemon would.
+import Movies
 import People
 import SwipeEngine
 import Wire
@@ -17,6 +18,9 @@ enum Command: Equatable {
     case remove(movie: String)
     /// MOVIE is the id of a removed movie (removed movies are not in `list` to match titles in).
     case restore(movie: String)
+    /// MOVIE to another place in list order (issue 48): right after another movie (`--after
+    /// MOVIE`, resolved as MOVIE is), or first (`--first`).
+    case move(movie: String, to: ListPlace)
     /// The change at seq SEQ, whoever made it (the `undo` op's `seq`: each swipectl call is a
     /// connection of its own, which has no change of its own to undo).
     case undo(seq: UInt64)
@@ -111,6 +115,7 @@ enum Arguments {
         ("toggle-friends", ["MOVIE"], []),
         ("remove", ["MOVIE"], []),
         ("restore", ["MOVIE"], []),
+        ("move", ["MOVIE"], ["--after", "--first"]),
         ("undo", ["SEQ"], []),
         ("watch", [], ["--from", "--once"]),
         ("history", [], ["--from", "--limit", "--by"]),
@@ -180,12 +185,13 @@ enum Arguments {
             case "--token", "--token-file":
                 if token != nil { throw Failure.usage("give one --token or --token-file") }
                 token = try tokenSource(name, try value())
-            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek", "--clear":
+            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek", "--clear",
+                "--first":
                 try noValue()
                 values[name] = ""
             case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
                 "--perform", "--record", "--expect", "--record-dir", "--full-swipe", "--role", "--expires",
-                "--id", "--by":
+                "--id", "--by", "--after":
                 if values[name] != nil { throw Failure.usage("\(name) given twice") }
                 values[name] = try value()
             default:
@@ -257,6 +263,15 @@ enum Arguments {
         case "toggle-friends": return .toggleFriends(movie: operand)
         case "remove": return .remove(movie: operand)
         case "restore": return .restore(movie: operand)
+        case "move":
+            // Exactly one of the two: the op's `after` is required, so that a forgotten place is
+            // not read as "first" (protocol.md, `move`).
+            switch (try text("--after", values["--after"], for: .move, "after"), values["--first"]) {
+            case (let other?, nil): return .move(movie: operand, to: .after(other))
+            case (nil, _?): return .move(movie: operand, to: .first)
+            case (_?, _?): throw Failure.usage("give one of --after and --first")
+            case (nil, nil): throw Failure.usage("'move' needs --after MOVIE or --first")
+            }
         case "undo": return .undo(seq: try number("SEQ", operand, for: .undo, "seq")!)
         case "watch":
             return .watch(

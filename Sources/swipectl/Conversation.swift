@@ -75,11 +75,13 @@ final class Conversation {
     }
 
     /// The daemon's "no" (status 1). A command on a removed movie also says how to bring it
-    /// back: the daemon's not-found names the seq of its removal (Movies' NotFound.swift).
+    /// back: the daemon's not-found names the seq of its removal (Movies' NotFound.swift), and
+    /// starts with `after:` when it is about `move`'s `after`, not its `movie`.
     static func refusal(_ error: ClientError, _ arguments: [(String, JSON)]) -> Failure {
         var failure = Failure(.refused, error.description)
+        let argument = error.message.hasPrefix("after: ") ? "after" : "movie"
         if error.code == ErrorCode.notFound.rawValue, error.message.contains(" was removed at seq "),
-            case .string(let movie)? = arguments.first(where: { $0.0 == "movie" })?.1
+            case .string(let movie)? = arguments.first(where: { $0.0 == argument })?.1
         {
             let word = (movie.hasPrefix("-") ? "-- " : "") + shellQuoted(movie)
             failure.message += "\nbring it back with `swipectl restore \(word)`"

@@ -85,7 +85,18 @@ enum History {
             return event.movie.watchedWithFriends ? "watched with friends" : "unwatched with friends"
         case MovieEvent.Kind.removed: return "removed"
         case MovieEvent.Kind.restored: return "restored"
+        // Where it went, by the id of the movie it now comes after (issue 48): ids are what the
+        // ID column and every command take, and hold no spaces.
+        case MovieEvent.Kind.moved: return event.to.map { "moved " + words($0) } ?? "moved"
         default: return event.kind
+        }
+    }
+
+    /// A place in list order as the changes say it: "after matrix", "to the top".
+    static func words(_ place: ListPlace) -> String {
+        switch place {
+        case .first: return "to the top"
+        case .after(let id): return "after \(TerminalText.escaped(id))"
         }
     }
 
@@ -144,7 +155,7 @@ struct WatchColumns {
     static let widestChange: Int = {
         let kinds = [
             MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled, MovieEvent.Kind.watchedWithFriendsToggled,
-            MovieEvent.Kind.removed, MovieEvent.Kind.restored,
+            MovieEvent.Kind.removed, MovieEvent.Kind.restored, MovieEvent.Kind.moved,
         ]
         return kinds.flatMap { kind in
             [false, true].map { flag in

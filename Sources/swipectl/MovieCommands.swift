@@ -1,4 +1,4 @@
-// list, add, toggle-watched, toggle-friends, remove, restore.
+// list, add, toggle-watched, toggle-friends, remove, restore, move, undo.
 import JSONCodec
 import Movies
 import SwipedClient
@@ -54,7 +54,7 @@ enum MovieCommands {
     static func toggle(_ conversation: Conversation, _ flag: Flag, _ name: String) throws(Failure) {
         let (id, known) = try resolve(conversation, name)
         let (seq, movie) = try mutation(
-            conversation, flag.op, [("movie", .string(id))], unmatched: known ? nil : name)
+            conversation, flag.op, [("movie", .string(id))], unmatched: known ? [:] : ["movie": name])
         if conversation.json { return }
         let state: String
         switch flag {
@@ -68,7 +68,7 @@ enum MovieCommands {
     static func remove(_ conversation: Conversation, _ name: String) throws(Failure) {
         let (id, known) = try resolve(conversation, name)
         let (seq, movie) = try mutation(
-            conversation, "remove", [("movie", .string(id))], unmatched: known ? nil : name)
+            conversation, "remove", [("movie", .string(id))], unmatched: known ? [:] : ["movie": name])
         if conversation.json { return }
         Output.out("Removed \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
     }
@@ -79,6 +79,27 @@ enum MovieCommands {
         let (seq, movie) = try mutation(conversation, "restore", [("movie", .string(id))])
         if conversation.json { return }
         Output.out("Restored \(movie.id) \"\(TerminalText.escaped(movie.title))\" (seq \(seq)).\n")
+    }
+
+    /// `move` (issue 48): MOVIE, and the movie it goes after, are resolved as every MOVIE is; the
+    /// reply says where it went (its `after`, an id), which is what is said.
+    static func move(_ conversation: Conversation, _ name: String, to place: ListPlace) throws(Failure) {
+        let (id, known) = try resolve(conversation, name)
+        var after = JSON.null
+        var unmatched = known ? [String: String]() : ["movie": name]
+        if case .after(let other) = place {
+            let (otherID, otherKnown) = try resolve(conversation, other)
+            after = .string(otherID)
+            if !otherKnown { unmatched["after"] = other }
+        }
+        var went = place
+        let (seq, movie) = try mutation(
+            conversation, "move", [("movie", .string(id)), ("after", after)], unmatched: unmatched,
+            reply: { went = SwipedClient.place($0, "after") ?? place })
+        if conversation.json { return }
+        Output.out(
+            "Moved \(movie.id) \"\(TerminalText.escaped(movie.title))\" \(History.words(went)) (seq \(seq)).\n"
+        )
     }
 
     /// `undo` of the change at `seq`; says what the undo did, read back from the log (the
@@ -94,15 +115,18 @@ enum MovieCommands {
             "history", [("from", .number(JSONNumber(Int(undoSeq - 1)))), ("limit", .number(JSONNumber(1)))],
             echo: false)
         var kind: String?
+        var place: ListPlace?
         if case .array(let events)? = page["events"], case .object(let event)? = events.first,
             event.uint("seq") == undoSeq
         {
             kind = event.string("kind")
+            place = SwipedClient.place(event, "after")
         }
         let did: String
         switch kind {
         case "removed": did = "removed"
         case "restored": did = "restored"
+        case "moved": did = "moved back " + (place.map(History.words) ?? "")
         case "watched-toggled": did = movie.watched ? "watched" : "unwatched"
         case "watched-with-friends-toggled":
             did = movie.watchedWithFriends ? "watched with friends" : "not with friends"
@@ -178,17 +202,20 @@ enum MovieCommands {
     }
 
     /// A mutation's reply as (seq, movie); `reply` is given the whole reply, for what else it
-    /// says. A not-found for a MOVIE that matched no title says so.
+    /// says. `unmatched`: the text given for each argument that names a movie (`movie`, `move`'s
+    /// `after`) and matched no title: a not-found for it says so (the daemon's message says
+    /// which argument it is about: `after:` first for `after`, protocol.md).
     private static func mutation(
         _ conversation: Conversation, _ op: String, _ arguments: [(String, JSON)],
-        unmatched name: String? = nil, reply read: (JSONObject) -> Void = { _ in }
+        unmatched names: [String: String] = [:], reply read: (JSONObject) -> Void = { _ in }
     ) throws(Failure) -> (UInt64, Movie) {
         let reply: JSONObject
         do {
             reply = try conversation.request(op, arguments)
         } catch {
             var failure = error
-            if let name, failure.status == .refused, failure.message.hasPrefix("not-found:"),
+            let about = failure.message.hasPrefix("not-found: after:") ? "after" : "movie"
+            if let name = names[about], failure.status == .refused, failure.message.hasPrefix("not-found:"),
                 !failure.movieRemoved
             {
                 failure.message += "\nno title starts with '\(name)' either (see `swipectl list`)"

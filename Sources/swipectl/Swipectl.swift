@@ -48,6 +48,7 @@ enum Swipectl {
         case .toggleFriends(let movie): try MovieCommands.toggle(conversation, .friends, movie)
         case .remove(let movie): try MovieCommands.remove(conversation, movie)
         case .restore(let movie): try MovieCommands.restore(conversation, movie)
+        case .move(let movie, let place): try MovieCommands.move(conversation, movie, to: place)
         case .undo(let seq): try MovieCommands.undo(conversation, seq: seq)
         case .watch(let from, let once): try Watch.run(conversation, from: from, once: once)
         case .history(let from, let limit, let by):

@@ -34,6 +34,14 @@ enum TuiWire {
         case .peek(let movie): ("peek", [("movie", .string(movie))])
         case .crossings(let on): ("options", [("crossings", .bool(on))])
         case .add(let title): ("add", [("title", .string(title))])
+        case .move(let movie, let after, let expect):
+            (
+                "move",
+                [
+                    ("movie", .string(movie)), ("after", after.map(JSON.string) ?? .null),
+                    ("expect", .number(JSONNumber(Int64(clamping: expect)))),
+                ]
+            )
         case .restore(let movie, let expect, _, _):
             (
                 "restore",
@@ -104,6 +112,8 @@ enum TuiWire {
                 })
         case .peers(let watch, _):
             return watch ? peers(o) : .peers([:])
+        case .move:
+            return o.uint("seq").map(TuiReply.moved) ?? .unreadable("a move reply without seq")
         case .add, .restore, .record(on: false), .share, .crossings:
             return .ok
         }

@@ -16,6 +16,8 @@ enum Usage {
           toggle-friends MOVIE      flip the movie's watched-with-friends flag
           remove MOVIE              remove the movie
           restore MOVIE             bring a removed movie back as it was (MOVIE: its id)
+          move MOVIE --after MOVIE  put the movie right after the other one in the list
+          move MOVIE --first        put the movie first in the list
           undo SEQ                  undo the change at SEQ (see history), whoever made it,
                                     unless the movie changed since; says what it did
                                     and whose change it was
@@ -101,6 +103,7 @@ enum Usage {
           swipectl list --match godfather --limit 20
           swipectl toggle-watched matrix
           swipectl toggle-friends 'the god'
+          swipectl move se7en --after 'the green mile'
           swipectl swipe seven --dx -300
           swipectl swipe matrix --open trailing --tap delete
           swipectl --json history --from 10 | jq .events

@@ -37,6 +37,18 @@ final class SwipectlCompletionTests: DaemonTestCase {
             $0.contains("--socket \(daemon.socket) history --by root")
         }
         try tmux.send(keys: "C-c")
+        // Issue 48: move offers a movie, then another after --after.
+        try tmux.send(keys: "swipectl --socket \(daemon.socket) move pu", "Tab")
+        try tmux.waitForScreen("the movie to move") {
+            $0.contains("--socket \(daemon.socket) move pulp_fiction")
+        }
+        // (Words that start with "-" go as bytes: send-keys would take them for its options.)
+        try tmux.send(bytes: "--af")
+        try tmux.send(keys: "Tab", "the_g", "Tab", "Enter")
+        try tmux.waitForScreen("the move ran") {
+            $0.contains("move pulp_fiction --after the_green_mile\n")
+                && $0.contains("Moved pulp_fiction \"Pulp Fiction\" after the_green_mile (seq 13).")
+        }
     }
 
     /// Issue 45: `token` and its verbs, their options and the role names, then a command after

@@ -17,6 +17,14 @@ final class InputParserTests: XCTestCase {
         ("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D", [.key(.up), .key(.down), .key(.right), .key(.left)]),
         ("\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD", [.key(.up), .key(.down), .key(.right), .key(.left)]),
         ("\u{1B}[1;5A", [.key(.up)]),
+        // Shift with a cursor key (issue 48: Shift+↑ ↓ move a row); with Alt or Ctrl, the key.
+        (
+            "\u{1B}[1;2A\u{1B}[1;2B\u{1B}[1;2C\u{1B}[1;2D",
+            [.shift(.up), .shift(.down), .shift(.right), .shift(.left)]
+        ),
+        ("\u{1B}[1;2H\u{1B}[1;2F", [.shift(.home), .shift(.end)]),
+        ("\u{1B}[1;3A\u{1B}[1;6B\u{1B}[5;2~", [.key(.up), .key(.down), .key(.pageUp)]),
+        ("\u{1B}[2A", [.key(.up)]),
         ("\u{1B}[H\u{1B}[F\u{1B}OH\u{1B}OF", [.key(.home), .key(.end), .key(.home), .key(.end)]),
         (
             "\u{1B}[5~\u{1B}[6~\u{1B}[3~\u{1B}[2~",

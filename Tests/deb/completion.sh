@@ -74,6 +74,11 @@ check "movie ids" "$ids" "$(complete_line "swipectl --socket $work/s.sock toggle
 check "movie ids, with --socket=" "seven" "$(complete_line "swipectl --socket=$work/s.sock swipe se")"
 check "no second movie" "" "$(complete_line "swipectl --socket $work/s.sock remove seven ")"
 check "no movie for add" "" "$(complete_line "swipectl --socket $work/s.sock add ")"
+# move (issue 48): a movie, then another after --after (ids hold no spaces), none after --first.
+check "movie ids for move" "$ids" "$(complete_line "swipectl --socket $work/s.sock move ")"
+check "movie ids after --after" "the_green_mile" "$(complete_line "swipectl --socket $work/s.sock move seven --after th")"
+check "move's options" "--after --first --json --token --token-file" "$(complete_line "swipectl --socket $work/s.sock move seven --")"
+check "no second movie for move" "" "$(complete_line "swipectl --socket $work/s.sock move seven --first ")"
 # restore: the movies removed and not restored since (a title with spaces and an undo's
 # "(undoes N)" in the CHANGE column must not shift the ids).
 check "nothing removed: nothing to restore" "" "$(complete_line "swipectl --socket $work/s.sock restore ")"

@@ -37,6 +37,17 @@ final class TuiWireTests: XCTestCase {
                 + #","trailing":[{"action":"delete","label":"Delete","icon":"trash","tint":"red","role":"destructive"}],"#
                 + end)
     }
+
+    /// `move` (issue 48): `after` an id or null for the first place (required), and the version
+    /// the row shows as `expect`.
+    func testMoveSendsItsPlaceAndTheVersionTheRowShows() {
+        XCTAssertEqual(
+            line(.move(movie: "seven", after: "matrix", expect: 11)),
+            #"{"op":"move","movie":"seven","after":"matrix","expect":11}"#)
+        XCTAssertEqual(
+            line(.move(movie: "seven", after: nil, expect: 3)),
+            #"{"op":"move","movie":"seven","after":null,"expect":3}"#)
+    }
 }
 
 /// Replies decoded for the request they answer, as the state machine takes them.
@@ -58,6 +69,14 @@ final class TuiWireReplyTests: XCTestCase {
         XCTAssertEqual(
             try reply(#"{"id":2,"ok":true,"closed":["a","b"]}"#, to: .closeAll), .closed(["a", "b"]))
         XCTAssertEqual(try reply(#"{"id":2,"ok":true}"#, to: .record(on: true)), .closed([]))
+        let move = TuiRequest.move(movie: "seven", after: nil, expect: 3)
+        XCTAssertEqual(
+            try reply(#"{"id":3,"ok":true,"seq":12,"movie":{},"after":null,"from":"matrix"}"#, to: move),
+            .moved(seq: 12))
+        XCTAssertEqual(try reply(#"{"id":3,"ok":true}"#, to: move), .unreadable("a move reply without seq"))
+        XCTAssertEqual(
+            try reply(#"{"id":3,"ok":false,"error":{"code":"forbidden","message":"no"}}"#, to: move),
+            .forbidden(message: "no"))
         XCTAssertEqual(try reply(#"{"id":2,"ok":true}"#, to: .record(on: false)), .ok)
         XCTAssertEqual(
             try reply(#"{"id":3,"ok":true,"recording":{"inputs":2,"cut":true}}"#, to: .recording),

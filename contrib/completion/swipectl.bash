@@ -50,10 +50,10 @@ _swipectl_authors() {
 _swipectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami"
+    local commands="list add toggle-watched toggle-friends remove restore move undo watch history swipe tui replay call help status token role denials whoami"
     local global="--socket --json --token --token-file --help --version"
     # The options that take a value (the next word is not an operand).
-    local valued="--socket --token --token-file --image --from --limit --match --dx --vx --steps --open --tap --perform --record --expect --record-dir --full-swipe --role --expires --id --by"
+    local valued="--socket --token --token-file --image --from --limit --match --dx --vx --steps --open --tap --perform --record --expect --record-dir --full-swipe --role --expires --id --by --after"
 
     # The words before the cursor: the command (the first operand; `token` and its verb are
     # one command of two words), its operands, and the --socket given.
@@ -82,6 +82,7 @@ _swipectl() {
         --socket | --token-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --role) COMPREPLY=($(compgen -W "reader writer admin" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "$(_swipectl_authors "$socket")" -- "$cur")); return ;;
+        --after) COMPREPLY=($(compgen -W "$(_swipectl_movie_ids "$socket")" -- "$cur")); return ;;
         --token | --expires | --id) COMPREPLY=(); return ;;
         --record | --expect) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record-dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -104,6 +105,7 @@ _swipectl() {
     case $command in
         list) options="--from --limit --match" ;;
         add) options="--image" ;;
+        move) options="--after --first" ;;
         watch) options="--from --once" ;;
         history) options="--from --limit --by" ;;
         swipe) options="--dx --vx --steps --open --tap --perform --verbose --record" ;;
@@ -127,7 +129,7 @@ _swipectl() {
     esac
     ((${#operands[@]} > 0)) && return  # its one operand is there already
     case $command in
-        toggle-watched | toggle-friends | remove | swipe)
+        toggle-watched | toggle-friends | remove | move | swipe)
             COMPREPLY=($(compgen -W "$(_swipectl_movie_ids "$socket")" -- "$cur")) ;;
         restore) COMPREPLY=($(compgen -W "$(_swipectl_removed_ids "$socket")" -- "$cur")) ;;
         replay) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;

@@ -42,7 +42,7 @@ function __swipectl_after_role_name
     and test (count $words) -eq (math $i + 1)
 end
 
-set -l commands list add toggle-watched toggle-friends remove restore undo watch history swipe tui replay call help status token role denials whoami
+set -l commands list add toggle-watched toggle-friends remove restore move undo watch history swipe tui replay call help status token role denials whoami
 complete -c swipectl -f
 complete -c swipectl -l socket -r -F -d "the daemon's socket"
 complete -c swipectl -l json -d "print the daemon's JSON lines"
@@ -51,7 +51,9 @@ complete -c swipectl -l token -x -d 'sign in with this token (prefer --token-fil
 complete -c swipectl -s h -l help -d 'print the usage'
 complete -c swipectl -l version -d "print swipectl's version"
 complete -c swipectl -n "not __fish_seen_subcommand_from $commands" -a "$commands"
-complete -c swipectl -n "__fish_seen_subcommand_from toggle-watched toggle-friends remove swipe" -a "(__swipectl_movie_ids)"
+complete -c swipectl -n "__fish_seen_subcommand_from toggle-watched toggle-friends remove move swipe" -a "(__swipectl_movie_ids)"
+complete -c swipectl -n "__fish_seen_subcommand_from move" -l after -x -a "(__swipectl_movie_ids)" -d 'right after this movie'
+complete -c swipectl -n "__fish_seen_subcommand_from move" -l first -d 'first in the list'
 complete -c swipectl -n "__fish_seen_subcommand_from list" -l from -x -a "(__swipectl_movie_ids)" -d 'after this movie'
 complete -c swipectl -n "__fish_seen_subcommand_from list" -l limit -x -d 'at most this many'
 complete -c swipectl -n "__fish_seen_subcommand_from list" -l match -x -d 'titles containing this'
