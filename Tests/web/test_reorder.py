@@ -26,16 +26,20 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 # Every line the page sends, kept in the page (a wrapper installed before its scripts run); with
-# `spoilExpect` set, a `move` is sent expecting version 1, which the daemon refuses (conflict).
-WIRE = """window.sentLines = []; window.spoilExpect = false;
+# `spoilExpect` set, a `move` is sent expecting version 1, which the daemon refuses (conflict);
+# while `heldMoves` is an array, a `move` waits there until sendHeldMoves().
+WIRE = """window.sentLines = []; window.spoilExpect = false; window.heldMoves = null;
     const Original = WebSocket;
     window.WebSocket = class extends Original {
       send(data) {
         const m = JSON.parse(data);
         if (spoilExpect && m.op === 'move') { m.expect = 1; data = JSON.stringify(m); }
-        sentLines.push(data); return super.send(data);
+        sentLines.push(data);
+        if (heldMoves && m.op === 'move') { heldMoves.push([this, data]); return; }
+        return super.send(data);
       }
-    };"""
+    };
+    window.sendHeldMoves = () => { const held = heldMoves; heldMoves = null; for (const [s, d] of held) Original.prototype.send.call(s, d); };"""
 
 
 class ReorderTestCase(WebTestCase):
@@ -294,6 +298,27 @@ class ReorderTests(ReorderTestCase):
         expected = self.order()
         self.assertEqual(expected[expected.index("matrix") - 1], restored["after"])
         wait_until(lambda: self.page_order() == expected, timeout=2, what="the Matrix where the daemon put it")
+
+    def test_another_clients_move_while_the_pages_own_is_on_its_way(self):
+        # The page's move (the Godfather after the Dark Knight) held on its way; meanwhile another
+        # client puts Pulp Fiction after the Godfather, which the daemon applies first. The page
+        # shows both at once, and ends with the daemon's order: its own move made again on top of
+        # the other's (applied on top of its own, it would end with the Dark Knight first).
+        self.page.js("heldMoves = []")
+        self.page.focus_movie("godfather")
+        ActionChains(self.driver).key_down(Keys.ALT).send_keys(Keys.ARROW_DOWN).key_up(Keys.ALT).perform()
+        wait_until(lambda: self.page_order()[:3] == ["dark_knight", "godfather", "pulp_fiction"], what="the page's own move shown")
+        with self.daemon.client() as client:
+            self.assertTrue(client.request("move", movie="pulp_fiction", after="godfather")["ok"])
+        expected = ["pulp_fiction", "dark_knight", "godfather", *MOVIE_IDS[3:]]
+        wait_until(lambda: self.page_order() == expected, what="the other's move under the page's own")
+        self.assertEqual(self.order(), ["godfather", "pulp_fiction", "dark_knight", *MOVIE_IDS[3:]])
+        self.page.js("sendHeldMoves()")
+        wait_until(lambda: self.said() == "Moved “The Godfather” to position 3 of 10.", what="the move said")
+        self.wait_order(expected, "both moves")
+        self.assertEqual(self.page.focused(), ("godfather", "movie"))
+        self.page.load()
+        self.assertEqual(self.page_order(), expected)
 
     def test_a_refused_move_is_put_back_and_said(self):
         self.page.js("spoilExpect = true")  # the move expects version 1: conflict
