@@ -295,7 +295,7 @@ web-built:
 test-web: deps-web-test
 	$(SWIFT) build --product swiped
 	$(SWIFT) build --product swipectl
-	SWIPED_BUILD_DIR=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest -v Tests/web/test_web.py Tests/web/test_gestures.py Tests/web/test_nginx.py
+	SWIPED_BUILD_DIR=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest -v Tests/web/test_web.py Tests/web/test_gestures.py Tests/web/test_reorder.py Tests/web/test_nginx.py
 
 screenshots: deps-web-test
 	$(SWIFT) build --product swiped

@@ -210,10 +210,13 @@ function onEvent(message) {
     if (message.kind === "removed") {
       removeMovie(movie.id);
       othersRemoval(movie, message.seq, author);
+    } else if (message.kind === "moved") {
+      // Issue 48: right after `after` (null: first), whoever moved it, this page included.
+      movedMovie(movie, message.after ?? null);
     } else {
       // Back, by whoever: the Undo offered for its removal has nothing left to undo.
       if (message.kind === "restored" && toastRemoval?.movie === movie.id) endToast();
-      restoreOrUpdate(movie, message.kind);
+      restoreOrUpdate(movie, message.kind, message.after);
     }
   } else if (message.event === "row") {
     if (message.removed) removeMovie(message.row.movie);
@@ -231,17 +234,19 @@ function onEvent(message) {
   // Other events (a later protocol 1's) are ignored, as protocol.md asks.
 }
 
-/** A movie event other than a removal: the movie added, back, or changed in place. */
-function restoreOrUpdate(movie, kind) {
+/** A movie event other than a removal or a move: the movie added, back, or changed in place.
+ * `after`: where a restored movie went back (a daemon before moves says nothing: undefined). */
+function restoreOrUpdate(movie, kind, after) {
   if (removing.has(movie.id)) {
-    // Back (restored) while its row still goes away: it stays.
+    // Back (restored) while its row still goes away: it stays, where the event says.
     keepMovie(movie.id);
     updateMovie(movie);
+    if (after !== undefined && asDaemon(() => placeMovie(movie.id, after)) !== undefined) render();
   } else if (model.get(movie.id) === undefined) {
-    // A restored movie goes back to its old place, which the event does not say: the model
-    // knows it when this page saw it go (model.js), without listing again.
+    // A restored movie goes back where the event says, without listing again; an older daemon's
+    // event does not say, and the model knows the old place when this page saw it go (model.js).
     if (kind === "added") addMovie(movie);
-    else restoreMovie(movie);
+    else restoreMovie(movie, after);
   } else updateMovie(movie);
 }
 
@@ -271,6 +276,7 @@ function lastChange(message, author) {
     "watched-toggled": movie.watched ? "watched" : "unwatched",
     "watched-with-friends-toggled": movie.watchedWithFriends ? "watched with friends" : "unwatched with friends",
     "restored": "restored",
+    "moved": "moved",
   }[message.kind] ?? "changed";
   return `${did} by ${author === YOU ? "you" : author}`;
 }
@@ -403,23 +409,30 @@ function render() {
     if (n === 0) list.setAttribute("aria-hidden", "true");
     else list.removeAttribute("aria-hidden");
   }
-  // The rows kept are in list order already: only new ones are inserted (moving a row with the
-  // focus in it would drop the focus).
+  // The rows kept are in list order already, unless a movie moved (issue 48): new ones are
+  // inserted, and rows out of order moved with moveBefore where the browser has it, which keeps
+  // the focus in a row it moves (insertBefore drops it: it is given back).
+  const focused = document.activeElement;
   let next = topSpacer.nextElementSibling;
   for (const el of els) {
     if (el === next) next = next.nextElementSibling;
+    else if (el.parentNode === list && list.moveBefore) list.moveBefore(el, next);
     else list.insertBefore(el, next);
   }
+  if (document.activeElement !== focused && list.contains(focused)) focused.focus({ preventScroll: true });
   windowStart = start;
   windowEnd = end;
+  if (reorder?.moved) drawReorder();
 }
 
 /** The movies whose rows stay in the DOM wherever the list is scrolled: the Tab stop's (the
- * focus is in it when it is in the list: focusin) and the dragged one's. */
+ * focus is in it when it is in the list: focusin), the swiped one's and the one moved by its
+ * handle (issue 48). */
 function pinnedMovies() {
   const movies = [];
   if (current) movies.push(current.movie);
   if (gesture) movies.push(gesture.view.movie);
+  if (reorder) movies.push(reorder.view.movie);
   return movies;
 }
 
@@ -471,6 +484,7 @@ function showList(movies) {
   for (const timer of removing.values()) clearTimeout(timer);
   removing.clear();
   const focused = list.contains(document.activeElement);
+  localMoves = [];  // the list says where everything is now; their replies change nothing
   model.reset(movies);
   // The Tab stop stays on its movie when the new list has it (the objects are new: a movie's place
   // is looked up by the new one's), else goes to the first row (render).
@@ -565,9 +579,16 @@ function addMovie(movie) {
   showCount();
 }
 
-function restoreMovie(movie) {
-  const { index, known } = model.restore(movie);
-  if (!known) console.info(`swiped: "${movie.id}" was restored; removed before this page listed, its place is not known here: shown at the end until the page lists again`);
+/** A movie back: right after `after` (null: first), as a `restored` event says; where it was
+ * when the event says nothing (an older daemon's). */
+function restoreMovie(movie, after) {
+  asDaemon(() => {
+    if (after !== undefined && model.restoreAfter(movie, after) !== undefined) return;
+    if (after !== undefined) console.warn(`swiped: "${movie.id}" was restored after "${after}", which this page does not hold`);
+    const { known } = model.restore(movie);
+    if (!known) console.info(`swiped: "${movie.id}" was restored; removed before this page listed, its place is not known here: shown at the end until the page lists again`);
+  });
+  const index = model.shownIndexOf(movie);
   if (index >= 0 && index < Math.floor(list.scrollTop / ROW_HEIGHT)) keepAnchored(+1);
   drawGhost(movie.id);
   render();
@@ -575,7 +596,18 @@ function restoreMovie(movie) {
 }
 
 function updateMovie(movie) {
-  if (model.update(movie) !== undefined) render();  // a row in the DOM shows it now; others when they come
+  if (model.update(movie) === undefined) return;
+  showsNow(movie);
+  render();  // a row in the DOM shows it now; others when they come
+}
+
+/** The model holds `movie` in place of the object it held under its id: the Tab stop and the row
+ * that shows it take it too, so that each is placed by the rank the model gives it (a move
+ * changes it: model.js). */
+function showsNow(movie) {
+  if (current?.movie.id === movie.id) current.movie = movie;
+  const view = views.get(movie.id);
+  if (view && view.movie !== movie) view.setMovie(movie, actionsFor(movie));
 }
 
 /** Titles of movies removed while this page was open, for the Undo toast (its reply may come
@@ -592,6 +624,7 @@ function removeMovie(id) {
   for (const peer of peers.values()) peer.rows.delete(id);  // its ghost goes with it (a restore starts clean)
   ghosts.delete(id);
   if (gesture?.view.movie.id === id) gesture = null;
+  if (reorder?.view.movie.id === id) endReorder(false);
   const view = views.get(id);
   const index = model.shownIndexOf(movie);
   // The Tab stop, and the focus when it is there, go to the next row (or the one before at the
@@ -623,7 +656,7 @@ function markRemoving(view) {
  * on screen moves; else a row above the screen keeps the rows on screen where they are. */
 function drop(id, animated) {
   const wasInFlow = animated && views.has(id) && !views.get(id).el.classList.contains("pinned");
-  const index = model.remove(id);
+  const index = asDaemon(() => model.remove(id));
   if (index === undefined) return;
   if (!wasInFlow && index >= 0 && (index + 1) * ROW_HEIGHT <= list.scrollTop) keepAnchored(-1);
   render();
@@ -686,11 +719,13 @@ function showCount() {
 // would cancel a confirmation, the daemon's rule 10).
 const SLOP = 8;
 let gesture = null;
+let reorder = null;  // a row moved up or down by its handle (issue 48, "Reordering")
 
 list.addEventListener("pointerdown", (e) => {
-  if (gesture || !e.isPrimary || (e.pointerType === "mouse" && e.button !== 0)) return;
+  if (gesture || reorder || !e.isPrimary || (e.pointerType === "mouse" && e.button !== 0)) return;
   const li = e.target.closest(".row");
-  if (!li || e.target.closest(".a11y-actions")) return;
+  // The handle moves the row up and down (issue 48, "Reordering"), never sideways.
+  if (!li || e.target.closest(".a11y-actions, .handle")) return;
   const view = views.get(li.dataset.movie);
   if (!view || view.removing) return;
   stopFling();
@@ -837,7 +872,9 @@ list.addEventListener("click", (e) => {
   if (!view) return;
   const button = e.target.closest(".buttons button");
   const perform = e.target.closest("[data-perform]");
-  if (button && button.dataset.action) {
+  if (e.target.closest(".handle")) {
+    handleTapped(view);
+  } else if (button && button.dataset.action) {
     if (view.row?.phase === "peeking") return;
     const movie = view.movie.id;
     conn.request("tap", { movie, action: button.dataset.action }).then((reply) => handleFire(reply, movie));
@@ -880,6 +917,297 @@ function handleFire(reply, movie, vx) {
       if (!r.ok) toast(`Undo failed: ${r.error?.message ?? "not connected"}`);
     }), { movie, own: true });
   }
+}
+
+// --- Reordering (issue 48) ----------------------------------------------------------------------
+// A person moves a movie up or down the list with a finger, the mouse or a pen on its row's handle
+// (a swipe starts anywhere else on the row, never on the handle), or with Alt+↑ and Alt+↓ on its
+// row. While a pointer moves it, the row follows the pointer over the others (its place left
+// empty) and a line shows where it will land; near the list's top or bottom edge the list scrolls,
+// faster the nearer the edge and the longer the pointer stays there. The row is pinned (render)
+// for the whole gesture, so that rows come and go around it as the list scrolls while it stays.
+// Escape, or the browser taking the pointer (pointercancel), puts it back.
+//
+// The page sends `move` with `after`, the movie it then comes right after (null: first), and
+// `expect`, its version, and shows the move at once. Until the daemon's `moved` event for it is
+// in, the move is this page's own (localMoves, in the order made), shown on top of the list as
+// the daemon has it: every event that places movies (moved, restored, a removal leaving the
+// model) is applied with this page's own moves taken back first and made again after (asDaemon),
+// so that the page ends with the daemon's order whatever others moved meanwhile (protocol.md,
+// "List order"). Moves are sent one at a time, so that each `expect` is the version the last one
+// made. A move refused (a reader, the movie changed or removed meanwhile, the movie it was to
+// follow gone) is taken back, with those of the same movie made after it, and the toast says why.
+// Each move done is said to screen readers: "Moved “Se7en” to position 3 of 10."
+
+/** This page's moves whose `moved` event is not in yet: {id, after, from, applied, seq}; `from`
+ * where the movie was when last made (what taking it back restores), `seq` the reply's. */
+let localMoves = [];
+let moveChain = Promise.resolve();
+
+/** Moves the movie in the model (model.move), keeping the rows on screen where they are when it
+ * goes from above them to below, or back. Returns model.move's answer. */
+function placeMovie(id, after) {
+  const moved = model.move(id, after);
+  if (moved === undefined) return undefined;
+  const above = (index) => index >= 0 && (index + 1) * ROW_HEIGHT <= list.scrollTop;
+  const was = above(moved.was);
+  const is = above(moved.index);
+  if (was && !is) keepAnchored(-1);
+  else if (!was && is) keepAnchored(+1);
+  return moved;
+}
+
+/** Runs `change`, which places movies as the daemon did (an event), on the list as the daemon
+ * has it: this page's own moves are taken back first, and made again after, but for those whose
+ * event is now in. Returns what `change` returns. */
+function asDaemon(change) {
+  if (localMoves.length === 0) return change();
+  takeBackFrom(0);
+  const result = change();
+  localMoves = localMoves.filter((m) => m.seq === null || m.seq > lastSeq);
+  makeAgain(localMoves);
+  return result;
+}
+
+/** Takes back this page's moves from localMoves[at] on, the last first. */
+function takeBackFrom(at) {
+  for (let i = localMoves.length - 1; i >= at; i--) {
+    const m = localMoves[i];
+    if (m.applied) placeMovie(m.id, m.from);
+    m.applied = false;
+  }
+}
+
+/** Makes `moves` again, in order; one whose movie or `after` is gone meanwhile is not made (its
+ * reply says why). */
+function makeAgain(moves) {
+  for (const m of moves) {
+    const moved = placeMovie(m.id, m.after);
+    m.applied = moved !== undefined;
+    if (moved) m.from = moved.from;
+  }
+}
+
+/** A `moved` event: right after `after` (null: first), at once, whoever moved it (this page's own
+ * move too, which it then stops showing on its own). Open rows stay open, wherever they go. */
+function movedMovie(movie, after) {
+  asDaemon(() => {
+    if (model.update(movie) === undefined) return console.warn(`swiped: "${movie.id}" moved, but this page does not hold it`);
+    if (placeMovie(movie.id, after) === undefined) console.warn(`swiped: "${movie.id}" moved after "${after}", which this page does not hold`);
+  });
+  showsNow(movie);
+  render();
+}
+
+/** This page moves `movie` right after `after` (an id; null: first): shown at once, sent in turn. */
+function moveMovie(movie, after) {
+  const moved = placeMovie(movie.id, after);
+  if (moved === undefined) return;
+  localMoves.push({ id: movie.id, after, from: moved.from, applied: true, seq: null });
+  const entry = localMoves[localMoves.length - 1];
+  render();
+  moveChain = moveChain.then(() => sendMove(entry)).catch((error) => console.error("swiped: move:", error));
+}
+
+async function sendMove(entry) {
+  if (!localMoves.includes(entry)) return;  // taken back meanwhile (a move before it refused), or listed again
+  const movie = model.get(entry.id);
+  const args = { movie: entry.id, after: entry.after };
+  if (movie) args.expect = movie.version;
+  const reply = await conn.request("move", args);
+  if (!localMoves.includes(entry)) return;
+  if (!reply.ok) {
+    refuseMove(entry, reply.error ?? {});
+    return;
+  }
+  entry.seq = reply.seq;
+  // The next move of it expects this version, whether or not the event is in yet.
+  const now = model.get(entry.id);
+  if (now && now.version < reply.movie.version) now.version = reply.movie.version;
+  if (reply.seq <= lastSeq) localMoves.splice(localMoves.indexOf(entry), 1);  // its event came first
+  if (now) {
+    const index = model.shownIndexOf(now);
+    if (index >= 0) announce(`Moved “${now.title}” to position ${numbers.format(index + 1)} of ${numbers.format(model.shown.length)}.`);
+  }
+}
+
+/** A move the daemon refused: taken back, with the moves of the same movie made after it (they
+ * were made from where it put the movie), and said. */
+function refuseMove(entry, error) {
+  console.error("swiped: move failed:", error);
+  const at = localMoves.indexOf(entry);
+  takeBackFrom(at);
+  const later = localMoves.slice(at + 1).filter((m) => m.id !== entry.id);
+  localMoves.length = at;
+  localMoves.push(...later);
+  makeAgain(later);
+  render();
+  const title = `“${titleOf(entry.id)}”`;
+  if (error.code === "forbidden") toast(readOnlyWords());
+  else if (error.code === "overloaded") slowDown(error);
+  else if (error.code === "conflict") toast(`Not moved: ${title} changed meanwhile. Try again.`);
+  else if (error.code === "not-found" && error.message?.startsWith("after:")) toast(`Not moved: the movie ${title} was to follow is gone.`);
+  else if (error.code === "not-found") toast(`Not moved: ${title} was removed.`);
+  else if (error.code === "offline") toast(`Not moved: ${title} stays where it was (not connected).`);
+  else toast(`Not moved: ${error.message ?? "the daemon refused"}.`);
+}
+
+/** Alt+↑ (step -1) and Alt+↓ (+1) on a row: the movie one place up or down among the rows
+ * shown, the focus staying on its cell. */
+function moveByKey(view, column, step) {
+  if (!writer) return toast(readOnlyWords());
+  const movie = view.movie;
+  const index = model.shownIndexOf(movie);
+  if (index < 0) return;
+  const other = beside(index, step);
+  if (!other) return announce(`“${movie.title}” is already ${step < 0 ? "first" : "last"}.`);
+  // Down: right after the next row's movie. Up: right after the movie before the row above's.
+  moveMovie(movie, step > 0 ? other.id : model.idBefore(other, movie));
+  focusMovie(movie, false, column);
+}
+
+/** A tap on a handle, or its button pressed by a screen reader: says how to move the row, and
+ * puts the focus on it for the keys. */
+function handleTapped(view) {
+  focusMovie(view.movie, true, 0);
+  announce(`Drag the handle to move “${view.movie.title}”, or press Alt+Up or Alt+Down on it.`);
+}
+
+const dropLine = document.createElement("div");
+dropLine.id = "drop-line";
+dropLine.setAttribute("aria-hidden", "true");
+dropLine.hidden = true;
+list.append(dropLine);  // after the bottom spacer: render() never moves it
+
+list.addEventListener("pointerdown", (e) => {
+  const handle = e.target.closest?.(".handle");
+  if (!handle || gesture || reorder || !writer || !e.isPrimary || (e.pointerType === "mouse" && e.button !== 0)) return;
+  const view = views.get(handle.closest(".row").dataset.movie);
+  if (!view || view.removing) return;
+  // Not the mouse's mousedown: the focus stays where it was, and no text is selected.
+  e.preventDefault();
+  stopFling();
+  const box = list.getBoundingClientRect();
+  reorder = {
+    view, id: e.pointerId, x0: e.clientX, y0: e.clientY, clientY: e.clientY,
+    grab: e.clientY - view.el.getBoundingClientRect().top, top: box.top, bottom: box.bottom,
+    moved: false, landing: -1, frame: 0, last: 0, edgeSince: 0,
+  };
+});
+
+list.addEventListener("pointermove", (e) => {
+  const r = reorder;
+  if (!r || e.pointerId !== r.id) return;
+  r.clientY = e.clientY;
+  if (!r.moved) {
+    if (Math.hypot(e.clientX - r.x0, e.clientY - r.y0) < SLOP) return;  // still a tap
+    r.moved = true;
+    // The list keeps the pointer (not the row: render() may move the row in the DOM).
+    list.setPointerCapture(e.pointerId);
+    r.view.el.classList.add("lifted");
+    document.body.classList.add("reordering");
+    dropLine.hidden = false;
+    render();  // pinned, so that it stays in the DOM however far the list scrolls
+  }
+  e.preventDefault();
+  drawReorder();
+  if (!r.frame) r.frame = requestAnimationFrame(autoScroll);
+});
+
+list.addEventListener("pointerup", (e) => {
+  if (reorder && e.pointerId === reorder.id) endReorder(true);
+});
+list.addEventListener("pointercancel", (e) => {
+  if (reorder && e.pointerId === reorder.id) endReorder(false);
+});
+// Escape puts the row back, before the row's own keys see it.
+document.addEventListener("keydown", (e) => {
+  if (!reorder || e.key !== "Escape") return;
+  e.preventDefault();
+  e.stopPropagation();
+  endReorder(false);
+}, true);
+
+/** The moved row where the pointer holds it, and the line where it would land: between the rows
+ * whose middles are above and below the row's middle. Reads the row's place in the list (its
+ * offsetTop: in flow, or pinned): once per move of the pointer or frame of scrolling. */
+function drawReorder(r = reorder) {
+  const el = r.view.el;
+  const top = r.clientY - r.top + list.scrollTop - r.grab;  // the row's top in the list's content
+  el.style.transform = `translateY(${top - el.offsetTop}px)`;
+  const own = model.shownIndexOf(r.view.movie);
+  const n = model.shown.length;
+  if (own < 0) return;
+  // Rows (its own empty place among them) whose middles are above its middle, then the others.
+  const above = Math.max(0, Math.min(n, Math.ceil((top + ROW_HEIGHT / 2) / ROW_HEIGHT - 0.5)));
+  r.landing = above - (own < above ? 1 : 0);  // its index once there, in the list without it
+  const line = r.landing > own ? r.landing + 1 : r.landing;
+  dropLine.style.transform = `translateY(${line * ROW_HEIGHT}px)`;
+}
+
+/** While the pointer is within the edge zone at the list's top or bottom (or past it), the list
+ * scrolls toward it: from 10 rows a second, 40 more for each second it stays, up to 150; slower
+ * toward the zone's inner side. */
+function autoScroll(now) {
+  const r = reorder;
+  if (!r) return;
+  r.frame = 0;
+  const zone = Math.min(ROW_HEIGHT, (r.bottom - r.top) / 4);
+  const depth = r.clientY < r.top + zone ? -Math.min(1, (r.top + zone - r.clientY) / zone)
+    : r.clientY > r.bottom - zone ? Math.min(1, (r.clientY - (r.bottom - zone)) / zone) : 0;
+  if (depth === 0) {
+    r.edgeSince = r.last = 0;
+    return;  // the next move of the pointer starts it again
+  }
+  if (r.edgeSince === 0) r.edgeSince = now;
+  const dt = r.last === 0 ? 1 / 60 : Math.min((now - r.last) / 1000, 0.05);
+  r.last = now;
+  const rows = Math.min(150, 10 + 40 * ((now - r.edgeSince) / 1000));
+  const by = Math.sign(depth) * Math.max(1, rows * ROW_HEIGHT * Math.abs(depth) * dt);
+  const before = list.scrollTop;
+  list.scrollTop = before + by;
+  if (list.scrollTop !== before) render();  // which draws the row and the line where they are now
+  r.frame = requestAnimationFrame(autoScroll);
+}
+
+/** The gesture ends: dropped (`drop`), the movie goes where the line was; else the row goes back. */
+function endReorder(drop) {
+  const r = reorder;
+  if (!r) return;
+  reorder = null;
+  if (r.frame) cancelAnimationFrame(r.frame);
+  if (list.hasPointerCapture(r.id)) list.releasePointerCapture(r.id);
+  const view = r.view;
+  const dropped = drop && r.moved && !view.removing;
+  if (dropped) drawReorder(r);  // where it lands for the pointer where it lifted
+  view.el.classList.remove("lifted");
+  view.el.style.transform = "";
+  document.body.classList.remove("reordering");
+  dropLine.hidden = true;
+  if (dropped) {
+    const after = landingAfter(view.movie, r.landing);
+    if (after !== undefined) moveMovie(view.movie, after);
+  }
+  render();  // no longer pinned, unless it is the Tab stop
+}
+
+/** The `after` that puts `movie` at index `landing` of the rows shown without it: the movie it
+ * then comes right after, null for first; undefined when that is where it is. */
+function landingAfter(movie, landing) {
+  const shown = model.shown;
+  const own = model.shownIndexOf(movie);
+  if (own < 0 || landing < 0 || landing === own) return undefined;
+  const other = (i) => shown[i < own ? i : i + 1];  // the rows shown without it
+  if (landing > 0) {
+    // Past rows going away (removed, still animating): the movie before them.
+    let i = landing - 1;
+    while (i > 0 && removing.has(other(i).id)) i--;
+    if (!removing.has(other(i).id)) return other(i).id;
+    return model.idBefore(other(i), movie);
+  }
+  // First among the rows shown: right after the movie before the first of them (the filter may
+  // hide some), or first.
+  return model.idBefore(other(0), movie);
 }
 
 // --- Keyboard (issue 49: the WAI-ARIA grid pattern) -------------------------------------------------
@@ -943,10 +1271,17 @@ function rowFrom(index, rows) {
 
 list.addEventListener("keydown", (e) => {
   const el = e.target.closest?.(".row");
-  if (!el || el.classList.contains("removing") || e.altKey || e.metaKey) return;
+  if (!el || el.classList.contains("removing") || e.metaKey) return;
   const view = views.get(el.dataset.movie);
   if (!view) return;
   const column = Math.max(0, columnOf(view, e.target));
+  if (e.altKey) {
+    // Issue 48: Alt+↑ and Alt+↓ move the movie one place up or down, the focus with it.
+    if ((e.key !== "ArrowUp" && e.key !== "ArrowDown") || e.ctrlKey || e.shiftKey) return;
+    e.preventDefault();
+    if (!reorder) moveByKey(view, column, e.key === "ArrowDown" ? +1 : -1);
+    return;
+  }
   const index = model.shownIndexOf(view.movie);
   if (index < 0) return;
   // Ctrl is for Ctrl+Home and Ctrl+End only (Ctrl+Z is the toast's).
@@ -1429,6 +1764,8 @@ function showAccess() {
   if (user === null) signInButton.setAttribute("aria-haspopup", "dialog");
   else signInButton.removeAttribute("aria-haspopup");
   document.body.classList.toggle("gated", gated);
+  // No drag handles for a page that may not change the list (issue 48; style.css).
+  document.body.classList.toggle("read-only", !writer);
   gateEl.hidden = !gated;
   readonlyEl.hidden = writer || gated;
   readonlyEl.textContent = role === null ? "Read-only: you can swipe, but only the daemon's writers may change the movies."

@@ -1,14 +1,19 @@
 // The movie list as the page knows it (issue 33): every movie in list order, and the matches of
 // the filter box. No DOM here: the page (app.js) renders the few rows in and near the view from it.
 //
-// List order is the order movies were added in (protocol.md, `restore`: "after the movies added
-// before it, before those added after it"). Each movie the page knows gets a rank that grows in
-// that order: its index in the `list` reply, then one more for each movie added since. Both arrays
-// are sorted by rank, so a movie's place in either is a binary search, and a movie removed while
-// the page is open keeps its rank: restored, it goes back exactly where it was, without asking for
-// the whole list again. A `restored` event does not say where the movie goes (protocol.md), so a
-// movie removed before the page listed, restored by someone else, has no rank here: it is put at
-// the end, where an added movie goes, until the page lists again (a reload or a new state).
+// List order is the daemon's (protocol.md, "List order"): the order movies were added in, until
+// someone moves one (issue 48: `move`, and the `moved` event that says the movie now comes right
+// after `after`, or first). Each movie the page knows has a rank, a number that grows in list
+// order: its index in the `list` reply, one more than any before for each movie added since, and
+// for a movie moved or restored to a place, a number between its new neighbours' ranks (halfway).
+// Both arrays are sorted by rank, so a movie's place in either is a binary search. A movie removed
+// while the page is open keeps its rank; a `restored` event says where the movie goes back (its
+// `after`), and the page puts it there. An older daemon's `restored` event says nothing of where:
+// then a movie the page saw go goes back at its rank, and one removed before the page listed,
+// which has no rank here, at the end, where an added movie goes, until the page lists again (a
+// reload or a new state). Halving the room between two ranks runs out after about fifty moves into
+// the same gap: the ranks are then numbered afresh (0, 1, 2…), and the removed movies' ranks are
+// forgotten (an older daemon's restore of one of them goes to the end).
 
 const RANK = Symbol("rank");
 const FOLD = Symbol("fold");
@@ -129,6 +134,63 @@ export class MovieList {
     this.all.splice(lowerBound(this.all, rank), 0, movie);
     if (this.matches !== null && folded(movie).includes(this.query)) this.matches.splice(lowerBound(this.matches, rank), 0, movie);
     return { index: this.shownIndexOf(movie), known: true };
+  }
+
+  /** The movie with id `id` moves to right after the movie `after` (an id; null: first), as a
+   * `moved` event says, or as this page's own move (app.js) shows it until its event comes.
+   * Returns {from, was, index}: the id of the movie it came right after (null: it was first), and
+   * its index in `shown` before and now (-1 when the filter hides it); or undefined, changing nothing, when the
+   * list holds no movie `id` or no movie `after`. */
+  move(id, after) {
+    const i = this.indexOf(id);
+    if (i < 0 || id === after) return undefined;
+    const movie = this.all[i];
+    const to = after === null ? 0 : this.indexOf(after);
+    if (to < 0) return undefined;
+    const from = i > 0 ? this.all[i - 1].id : null;
+    const shownIndex = this.shownIndexOf(movie);
+    if (shownIndex >= 0 && this.matches !== null) this.matches.splice(shownIndex, 1);
+    this.all.splice(i, 1);
+    this.insert(movie, after === null ? 0 : (to < i ? to + 1 : to));
+    return { from, was: shownIndex, index: this.shownIndexOf(movie) };
+  }
+
+  /** The id of the movie right before `movie` in list order, passing over `skip` (a movie being
+   * moved), or null when none is: where a movie goes to come right before `movie`. */
+  idBefore(movie, skip) {
+    let i = this.indexOf(movie.id) - 1;
+    if (i >= 0 && this.all[i] === skip) i--;
+    return i >= 0 ? this.all[i].id : null;
+  }
+
+  /** A restored movie, back right after the movie `after` (an id; null: first), as a `restored`
+   * event of a daemon that moves says. Returns its index in `shown` (-1 when the filter hides
+   * it), or undefined, changing nothing, when the list holds no movie `after`. */
+  restoreAfter(movie, after) {
+    const to = after === null ? 0 : this.indexOf(after) + 1;
+    if (after !== null && to === 0) return undefined;
+    this.removedRanks.delete(movie.id);
+    this.insert(movie, to);
+    return this.shownIndexOf(movie);
+  }
+
+  /** Puts `movie` (in neither array) at index `at` of `all`, with a rank between its neighbours',
+   * and among the matches when it is one. */
+  insert(movie, at) {
+    const all = this.all;
+    const hi = at < all.length ? all[at][RANK] : this.nextRank;
+    const lo = at > 0 ? all[at - 1][RANK] : hi - 1;
+    let rank = (lo + hi) / 2;
+    all.splice(at, 0, movie);
+    if (!(rank > lo && rank < hi)) {
+      // No room left between the two: every movie is numbered afresh, in list order.
+      for (let i = 0; i < all.length; i++) all[i][RANK] = i;
+      this.nextRank = all.length;
+      this.removedRanks.clear();
+      rank = at;
+    }
+    movie[RANK] = rank;
+    if (this.matches !== null && folded(movie).includes(this.query)) this.matches.splice(lowerBound(this.matches, rank), 0, movie);
   }
 
   /** Folds titles ahead of the first keystroke, from `from` on, until `more()` says to stop

@@ -159,7 +159,7 @@ export class RowView {
     this.contentEl.className = "content";
     this.contentEl.setAttribute("role", "gridcell");
     this.contentEl.tabIndex = -1;
-    this.contentEl.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape");
+    this.contentEl.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Enter Escape Alt+ArrowUp Alt+ArrowDown");
     // How to use a row, said once in the page (#row-help) for every row.
     this.contentEl.setAttribute("aria-describedby", "row-help");
     // The movie's image as a tile (its name's letter on its colour): decoration, the title says it.
@@ -178,7 +178,18 @@ export class RowView {
     this.textEl.append(this.titleEl, this.bylineEl);
     this.flagsEl = document.createElement("span");
     this.flagsEl.className = "flags";
-    this.contentEl.append(this.posterEl, this.textEl, this.flagsEl);
+    // The drag handle (issue 48), at the row's end: a finger, the mouse or a pen on it moves the row
+    // up and down the list (app.js, "Reordering"); a swipe starts anywhere else on the row. Never a
+    // Tab stop (the list has one): the keys are Alt+↑ and Alt+↓ on the row. Hidden for a page that
+    // may not change the list (style.css, body.read-only).
+    this.handleEl = document.createElement("button");
+    this.handleEl.type = "button";
+    this.handleEl.className = "handle";
+    this.handleEl.tabIndex = -1;
+    this.handleEl.textContent = "⠿";
+    this.handleEl.title = "Drag to move (Alt+↑ and Alt+↓ from the keyboard)";
+    this.handleEl.setAttribute("aria-keyshortcuts", "Alt+ArrowUp Alt+ArrowDown");
+    this.contentEl.append(this.posterEl, this.textEl, this.flagsEl, this.handleEl);
     // The action cells: no role of its own, so that the row owns the cells (a group between them
     // would break the grid).
     this.actionsEl = document.createElement("div");
@@ -197,6 +208,7 @@ export class RowView {
     this.ghostOffset = null;
     this.ghostLabel = "";
     if (this.el.className !== "row") this.el.className = "row";
+    if (this.el.style.transform !== "") this.el.style.transform = "";  // a row dragged up or down (issue 48)
     this.el.removeAttribute("aria-hidden");
     this.el.dataset.movie = movie.id;
     this.setTabStop(null, true);
@@ -236,7 +248,10 @@ export class RowView {
     this.movie = movie;
     // Only what changed is written: a row taken from the pool for another movie while the list
     // scrolls fast is rewritten in every frame.
-    if (this.titleEl.textContent !== movie.title) this.titleEl.textContent = movie.title;
+    if (this.titleEl.textContent !== movie.title) {
+      this.titleEl.textContent = movie.title;
+      this.handleEl.setAttribute("aria-label", `Move ${movie.title}`);
+    }
     const image = movie.image ?? "";
     if (image !== this.posterImage) {
       this.posterImage = image;

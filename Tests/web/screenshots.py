@@ -2,7 +2,7 @@
 row, a full swipe, (issue 18) another client's finger as a ghost while this page records, and
 (issue 29) a row asking before it deletes, (issue 45) signing in: the dialog over a reader's
 read-only page, and the page signed in, and (issue 46) who changed what: a row's last change and
-another person's removal in the toast.
+another person's removal in the toast, and (issue 48) a row moved by its handle.
 
     /usr/bin/python3 Tests/web/screenshots.py docs
 
@@ -59,7 +59,7 @@ def main(out):
 
             # A full swipe, held past half the row: only the outermost button shows.
             left, top, width, height = page.rect(page.row("pulp_fiction"))
-            x, y = int(left + width - 40), int(top + height / 2)
+            x, y = int(left + width - 70), int(top + height / 2)  # left of its handle (issue 48)
             actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=16)
             actions.pointer_action.move_to_location(x, y).pointer_down()
             for i in range(1, 16):
@@ -80,6 +80,23 @@ def main(out):
                 wait_until(lambda: page.ghost("forrest_gump") is not None, what="a ghost")
                 time.sleep(2.2)  # the recording's clock shows a few seconds
                 save(driver, out, "web-ghost.png")
+
+            # Issue 48: The Godfather held by its handle between Forrest Gump and Inception, the
+            # line where it would land; Escape puts it back.
+            page.load()
+            handle = page.row("godfather").find_element("css selector", ".handle")
+            left, top, width, height = page.rect(handle)
+            x, y = int(left + width / 2), int(top + height / 2)
+            _, gump_top, _, gump_height = page.rect(page.row("forrest_gump"))
+            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=16)
+            actions.pointer_action.move_to_location(x, y).pointer_down()
+            for i in range(1, 13):
+                actions.pointer_action.move_to_location(x, int(y + (gump_top + gump_height + 12 - y) * i / 12))
+            actions.perform()
+            time.sleep(0.3)
+            save(driver, out, "web-move.png")
+            driver.find_element("tag name", "body").send_keys(Keys.ESCAPE)
+            actions.clear_actions()
 
             # Issue 29: "Ask before deleting" on, a full swipe asks.
             page.load()
