@@ -258,7 +258,8 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(plan.contains { $0.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(plan)")
         XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "sorted again: \(plan)")
         XCTAssertEqual(
-            try SQLiteScript.rows(path: path, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_author'"),
+            try SQLiteScript.rows(
+                path: path, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_author'"),
             ["0"])
     }
 
