@@ -205,7 +205,8 @@ public final class InMemoryStore: Store {
             preconditionFailure("decided event \(event) does not apply to the committed state")
         }
         lastAt = max(lastAt, SystemClock.wallMicroseconds())
-        let ce = CommittedEvent(seq: seq, kind: event.kind, movie: movie, at: lastAt, undoes: undoes, by: by,
+        let ce = CommittedEvent(
+            seq: seq, kind: event.kind, movie: movie, at: lastAt, undoes: undoes, by: by,
             to: event.to, from: event.from)
         log.append(ce)
         if let key { keys[key] = (seq, event) }
