@@ -430,7 +430,7 @@ func runFill(directory: String, movies: Int) {
         while n <= movies {
             let batch = (n...min(n + 9_999, movies)).map { i -> NewEvent in
                 let event = MovieEvent.added(id: "movie_\(i)", title: "Movie \(i)", image: "movie_\(i)")
-                return NewEvent(stream: event.movieID, kind: event.kind, payload: event.payload)
+                return NewEvent(stream: event.movieID, kind: event.kind.rawValue, payload: event.payload)
             }
             _ = try log.append(batch)
             n += batch.count
@@ -452,7 +452,8 @@ func fillLog(
     do throws(LogError) {
         let log = try EventLog(path: path, durability: .normal)
         let seeds = MovieState.seedCatalogue
-        _ = try log.append(seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        _ = try log.append(
+            seeds.map { NewEvent(stream: $0.movieID, kind: $0.kind.rawValue, payload: $0.payload) })
         try more(log, seeds)
         log.close()
     } catch {
@@ -476,7 +477,7 @@ func runFill(directory: String, count: Int) {
                 let id = seeds[i % seeds.count].movieID
                 let event: MovieEvent =
                     (i / seeds.count) % 3 == 2 ? .watchedWithFriendsToggled(id: id) : .watchedToggled(id: id)
-                batch.append(NewEvent(stream: id, kind: event.kind, payload: event.payload))
+                batch.append(NewEvent(stream: id, kind: event.kind.rawValue, payload: event.payload))
                 i += 1
             }
             _ = try log.append(batch)

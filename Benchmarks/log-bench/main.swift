@@ -60,7 +60,7 @@ final class Counter: @unchecked Sendable {
 }
 
 func event(_ i: Int) -> NewEvent {
-    NewEvent(stream: "movie\(i % 10)", kind: MovieEvent.Kind.watchedToggled, payload: [])
+    NewEvent(stream: "movie\(i % 10)", kind: MovieEvent.Kind.watchedToggled.rawValue, payload: [])
 }
 
 /// Submitters threads each submit one event and wait for its ack; one dispatcher thread plays
@@ -150,7 +150,7 @@ func threadCPU() -> Double {
     let cpu0 = threadCPU()
     while now() - start < seconds {
         let batches = (0..<8).map { i in
-            [NewEvent(stream: "movie\((n + i) % streams)", kind: MovieEvent.Kind.watchedToggled)]
+            [NewEvent(stream: "movie\((n + i) % streams)", kind: MovieEvent.Kind.watchedToggled.rawValue)]
         }
         for r in log.appendBatches(batches) { _ = try r.get() }
         n += 8
@@ -222,7 +222,7 @@ do {
     func push(_ e: MovieEvent) {
         seq += 1
         state.apply(e, seq: seq)
-        batch.append(NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload))
+        batch.append(NewEvent(stream: e.movieID, kind: e.kind.rawValue, payload: e.payload))
     }
     for e in MovieState.seedCatalogue { push(e) }
     for i in 0..<10 { push(.added(id: "extra_\(i)", title: "Extra \(i)", image: "extra_\(i)")) }

@@ -113,7 +113,7 @@ extension Server {
                     [
                         ("OP", op), ("CLIENT", "\(client)"), ("MOVIE", event.movie.id),
                         ("SEQ", "\(event.seq)"),
-                        ("KIND", event.kind),
+                        ("KIND", event.kind.rawValue),
                     ])
             }
         case .failure(let error):

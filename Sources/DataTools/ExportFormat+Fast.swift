@@ -52,7 +52,8 @@ extension ExportFormat {
                 version: version)
             return ExportedEvent(
                 event: CommittedEvent(
-                    seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by, to: to, from: from),
+                    seq: seq, kind: EventKind(kind), movie: movie, at: at, undoes: undoes, by: by, to: to,
+                    from: from),
                 key: key)
         }
     }

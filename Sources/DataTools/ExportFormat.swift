@@ -78,7 +78,7 @@ public enum ExportFormat {
         w.literal(#"{"seq":"#)
         w.uint64(e.seq)
         w.literal(#","kind":"#)
-        w.string(e.kind)
+        w.string(e.kind.rawValue)
         w.literal(#","movie":{"id":"#)
         w.string(e.movie.id)
         w.literal(#","title":"#)
@@ -213,7 +213,8 @@ public enum ExportFormat {
         return .event(
             ExportedEvent(
                 event: CommittedEvent(
-                    seq: seq, kind: kind, movie: movie, at: at, undoes: undoes, by: by, to: to, from: from),
+                    seq: seq, kind: EventKind(kind), movie: movie, at: at, undoes: undoes, by: by, to: to,
+                    from: from),
                 key: key))
     }
 

@@ -53,7 +53,8 @@ public struct LogChecker {
             )
         }
         return CommittedEvent(
-            seq: row.seq, kind: row.kind, movie: movie, at: row.at, undoes: recorded?.undoes, by: row.author,
+            seq: row.seq, kind: event.kind, movie: movie, at: row.at, undoes: recorded?.undoes,
+            by: row.author,
             to: event.to, from: event.from)
     }
 
@@ -75,7 +76,7 @@ public struct LogChecker {
                     "event \(e.seq) moves \(String(reflecting: id)) without saying from where to where")
             }
             event = .moved(id: id, to: to, from: from)
-        default: throw Fault("unknown event kind \(String(reflecting: e.kind)) at seq \(e.seq)")
+        case .unknown(let raw): throw Fault("unknown event kind \(String(reflecting: raw)) at seq \(e.seq)")
         }
         guard MovieEvent.isValidID(id) else {
             throw Fault("bad movie id \(String(reflecting: id)) at seq \(e.seq)")
@@ -95,7 +96,8 @@ public struct LogChecker {
         let payload =
             e.kind == MovieEvent.Kind.added ? event.payload : event.payload(after: movie, undoes: e.undoes)
         return StoredEvent(
-            seq: e.seq, stream: id, kind: e.kind, payload: payload, key: x.key, at: e.at, author: e.by)
+            seq: e.seq, stream: id, kind: e.kind.rawValue, payload: payload, key: x.key, at: e.at,
+            author: e.by)
     }
 
     /// Checks that `event` may come next at `seq` and applies it; returns the movie after it.

@@ -1,7 +1,7 @@
 /// An event in the log, with the movie as it was right after it (for `removed`, its last state).
 public struct CommittedEvent: Equatable, Hashable, Sendable {
     public var seq: UInt64
-    public var kind: String
+    public var kind: EventKind
     public var movie: Movie
     /// Microseconds since the Unix epoch (UTC).
     public var at: Int64
@@ -17,7 +17,7 @@ public struct CommittedEvent: Equatable, Hashable, Sendable {
     public var from: ListPlace?
 
     public init(
-        seq: UInt64, kind: String, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil,
+        seq: UInt64, kind: EventKind, movie: Movie, at: Int64, undoes: UInt64? = nil, by: String? = nil,
         to: ListPlace? = nil, from: ListPlace? = nil
     ) {
         self.seq = seq

@@ -36,7 +36,7 @@ public struct MovieCommand: Equatable, Hashable, Sendable {
 
     /// The kind of event this command writes when it succeeds (nil for `undoNothing`, which
     /// never writes one).
-    public var kind: String? {
+    public var kind: EventKind? {
         switch op {
         case .add: return MovieEvent.Kind.added
         case .toggleWatched: return MovieEvent.Kind.watchedToggled
@@ -93,19 +93,19 @@ public struct Undo: Equatable, Hashable, Sendable {
         /// event that cannot be undone (of a kind this build does not know).
         public init?(undoing event: CommittedEvent) {
             switch event.kind {
-            case MovieEvent.Kind.added, MovieEvent.Kind.restored: self = .remove
-            case MovieEvent.Kind.watchedToggled: self = .toggleWatched
-            case MovieEvent.Kind.watchedWithFriendsToggled: self = .toggleWatchedWithFriends
-            case MovieEvent.Kind.removed: self = .restore
-            case MovieEvent.Kind.moved:
+            case .added, .restored: self = .remove
+            case .watchedToggled: self = .toggleWatched
+            case .watchedWithFriendsToggled: self = .toggleWatchedWithFriends
+            case .removed: self = .restore
+            case .moved:
                 guard let from = event.from else { return nil }
                 self = .reorder(to: from)
-            default: return nil
+            case .unknown: return nil
             }
         }
 
         /// The kind of the compensating event.
-        public var kind: String {
+        public var kind: EventKind {
             switch self {
             case .toggleWatched: MovieEvent.Kind.watchedToggled
             case .toggleWatchedWithFriends: MovieEvent.Kind.watchedWithFriendsToggled

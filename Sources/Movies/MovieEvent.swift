@@ -13,17 +13,10 @@ public enum MovieEvent: Equatable, Hashable, Sendable {
     /// was (what its `undo` takes it back to); the fold does not need it.
     case moved(id: String, to: ListPlace, from: ListPlace)
 
-    /// The kind strings of the log and of the wire.
-    public enum Kind {
-        public static let added = "added"
-        public static let watchedToggled = "watched-toggled"
-        public static let watchedWithFriendsToggled = "watched-with-friends-toggled"
-        public static let removed = "removed"
-        public static let restored = "restored"
-        public static let moved = "moved"
-    }
+    /// The kinds of the log and of the wire (`EventKind`).
+    public typealias Kind = EventKind
 
-    public var kind: String {
+    public var kind: EventKind {
         switch self {
         case .added: return Kind.added
         case .watchedToggled: return Kind.watchedToggled
@@ -195,6 +188,7 @@ extension MovieEvent {
     public static func recorded(
         stream: String, kind: String, payload: [UInt8], seq: UInt64
     ) throws(MovieDecodingError) -> Recorded? {
+        let kind = EventKind(kind)
         guard !payload.isEmpty else {
             if kind == Kind.moved { throw MovieDecodingError("a moved event without its places") }
             return nil
@@ -218,7 +212,7 @@ extension MovieEvent {
 
     /// What follows the flags: nothing or the seq undone (8 bytes) as before moves; for `moved`
     /// and a `restored` that says where it went, the seq undone (0: none) and the places.
-    private static func readTail(_ r: inout ByteReader, kind: String) throws(MovieDecodingError) -> (
+    private static func readTail(_ r: inout ByteReader, kind: EventKind) throws(MovieDecodingError) -> (
         undoes: UInt64?, to: ListPlace?, from: ListPlace?
     ) {
         let left = r.bytes.count - r.at
@@ -238,6 +232,10 @@ extension MovieEvent {
     /// `recorded`'s checks of a payload, without making the movie: the same errors, thrown
     /// for the same payloads (`MovieEventTests` compares the two).
     static func checkRecorded(kind: String, payload: [UInt8]) throws(MovieDecodingError) {
+        try checkRecorded(kind: EventKind(kind), payload: payload)
+    }
+
+    static func checkRecorded(kind: EventKind, payload: [UInt8]) throws(MovieDecodingError) {
         guard !payload.isEmpty else {
             if kind == Kind.moved { throw MovieDecodingError("a moved event without its places") }
             return
@@ -256,38 +254,59 @@ extension MovieEvent {
     }
 
     /// Decodes a log row; rejects unknown kinds, bad ids, bad UTF-8 and trailing bytes.
-    public init(stream: String, kind: String, payload: [UInt8]) throws(MovieDecodingError) {
+    public init(stream: String, kind text: String, payload: [UInt8]) throws(MovieDecodingError) {
         guard MovieEvent.isValidID(stream) else {
             throw MovieDecodingError("bad movie id \(String(reflecting: stream)) in event stream")
         }
+        let kind = EventKind(text)
         switch kind {
-        case Kind.added:
+        case .added:
             var r = ByteReader(payload)
             let title = try r.string("title")
             let image = try r.string("image")
             try r.end()
             self = .added(id: stream, title: title, image: image)
-        case Kind.watchedToggled, Kind.watchedWithFriendsToggled, Kind.removed:
+        case .watchedToggled, .watchedWithFriendsToggled, .removed:
             // Empty, or the movie's state after the event (validated here, used by history).
             try MovieEvent.checkRecorded(kind: kind, payload: payload)
-            switch kind {
-            case Kind.watchedToggled: self = .watchedToggled(id: stream)
-            case Kind.watchedWithFriendsToggled: self = .watchedWithFriendsToggled(id: stream)
-            default: self = .removed(id: stream)
-            }
-        case Kind.restored, Kind.moved:
+            self =
+                kind == .watchedToggled
+                ? .watchedToggled(id: stream)
+                : kind == .removed ? .removed(id: stream) : .watchedWithFriendsToggled(id: stream)
+        case .restored:
+            let recorded = try MovieEvent.recorded(stream: stream, kind: text, payload: payload, seq: 1)
+            self = .restored(id: stream, to: recorded?.to)
+        case .moved:
             // The places are the event's own (the fold reads a move's), so they are decoded.
-            let recorded = try MovieEvent.recorded(stream: stream, kind: kind, payload: payload, seq: 1)
-            if kind == Kind.restored {
-                self = .restored(id: stream, to: recorded?.to)
-            } else if let to = recorded?.to, let from = recorded?.from {
-                self = .moved(id: stream, to: to, from: from)
-            } else {
+            guard
+                let recorded = try MovieEvent.recorded(stream: stream, kind: text, payload: payload, seq: 1),
+                let to = recorded.to, let from = recorded.from
+            else {
                 throw MovieDecodingError("a moved event without its places")
             }
-        default:
-            throw MovieDecodingError("unknown event kind \(String(reflecting: kind))")
+            self = .moved(id: stream, to: to, from: from)
+        case .unknown(let raw):
+            throw MovieDecodingError("unknown event kind \(String(reflecting: raw))")
         }
+    }
+
+    /// The same, for a caller that holds the kind as a type.
+    public init(stream: String, kind: EventKind, payload: [UInt8]) throws(MovieDecodingError) {
+        try self.init(stream: stream, kind: kind.rawValue, payload: payload)
+    }
+
+    /// `recorded(stream:kind:payload:seq:)`, for a caller that holds the kind as a type.
+    public static func recorded(
+        stream: String, kind: EventKind, payload: [UInt8], seq: UInt64
+    ) throws(MovieDecodingError) -> Recorded? {
+        try recorded(stream: stream, kind: kind.rawValue, payload: payload, seq: seq)
+    }
+
+    /// `movieAfter(stream:kind:payload:seq:)`, for a caller that holds the kind as a type.
+    public static func movieAfter(
+        stream: String, kind: EventKind, payload: [UInt8], seq: UInt64
+    ) throws(MovieDecodingError) -> Movie? {
+        try movieAfter(stream: stream, kind: kind.rawValue, payload: payload, seq: seq)
     }
 
     /// Whether `id` can be a movie id (see `MovieState.isValidID`).

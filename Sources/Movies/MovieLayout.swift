@@ -9,14 +9,16 @@ public enum MovieLayout {
     public static let standard = Layout(
         leading: [
             ActionSpec(
-                action: "watched", label: "Watched", icon: "eye", tint: "green",
+                action: BoundAction.watched.rawValue, label: "Watched", icon: "eye", tint: "green",
                 activeIcon: "eye.slash"),
             ActionSpec(
-                action: "watched-with-friends", label: "With Friends", icon: "person.3",
+                action: BoundAction.watchedWithFriends.rawValue, label: "With Friends", icon: "person.3",
                 tint: "indigo"),
         ],
         trailing: [
-            ActionSpec(action: "delete", label: "Delete", icon: "trash", tint: "red", role: .destructive)
+            ActionSpec(
+                action: BoundAction.delete.rawValue, label: "Delete", icon: "trash", tint: "red",
+                role: .destructive)
         ],
         allowsFullSwipeLeading: true, allowsFullSwipeTrailing: true)
 
@@ -40,8 +42,27 @@ public enum MovieLayout {
     /// flagged too so a front end can tell.
     public static func flags(watched: Bool, watchedWithFriends: Bool) -> RowFlags {
         var flags: RowFlags = []
-        if watched { flags.insert("watched") }
-        if watchedWithFriends { flags.insert("watched-with-friends") }
+        if watched { flags.insert(BoundAction.watched.rawValue) }
+        if watchedWithFriends { flags.insert(BoundAction.watchedWithFriends.rawValue) }
         return flags
+    }
+}
+
+/// The actions whose firing runs a movie command (protocol.md, "bound" actions); every other
+/// action of a layout is custom: the connection reports it fired and changes nothing. The one
+/// list of their names (issue 42): the layout below, the Session, replays and the TUI spell
+/// them from it.
+public enum BoundAction: String, CaseIterable, Sendable {
+    case watched
+    case watchedWithFriends = "watched-with-friends"
+    case delete
+
+    /// The command firing this action on `movie` runs.
+    public func command(movie: String) -> MovieCommand {
+        switch self {
+        case .watched: MovieCommand(.toggleWatched(movie: movie))
+        case .watchedWithFriends: MovieCommand(.toggleWatchedWithFriends(movie: movie))
+        case .delete: MovieCommand(.remove(movie: movie))
+        }
     }
 }

@@ -118,7 +118,7 @@ enum PostgresSchema {
             // autovacuum's first ANALYZE. With statistics, a bound past their histogram is
             // measured on the index (the planner's actual-range probe): an index scan at any size.
             let seeds = MovieState.seedCatalogue.enumerated().map { i, e in
-                "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL, NULL)"
+                "(\(i + 1), \(conn.literal(e.movieID)), \(conn.literal(e.kind.rawValue)), \(PGBytes.literal(e.payload)), \(now), NULL, NULL, NULL)"
             }
             let created = try conn.execute(
                 """
@@ -284,7 +284,7 @@ enum PostgresSchema {
                     throw MovieDecodingError("the payload does not record the movie")
                 }
                 committed = CommittedEvent(
-                    seq: seq, kind: kind, movie: rec.movie, at: at, undoes: rec.undoes, by: author,
+                    seq: seq, kind: event.kind, movie: rec.movie, at: at, undoes: rec.undoes, by: author,
                     to: rec.to,
                     from: rec.from)
             } catch {

@@ -322,7 +322,7 @@ extension PostgresWorker {
             let payload = event.payload(after: movie, undoes: job.command.undoes)
             d.columns.seqs.append(Int64(seq))
             d.columns.streams.append(event.movieID)
-            d.columns.kinds.append(event.kind)
+            d.columns.kinds.append(event.kind.rawValue)
             d.columns.payloads.append(payload)
             d.columns.ats.append(at)
             d.columns.keys.append(job.command.key)

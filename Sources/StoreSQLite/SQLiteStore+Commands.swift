@@ -123,7 +123,7 @@ extension SQLiteStore {
                 }
             events.append(
                 NewEvent(
-                    stream: event.movieID, kind: event.kind, payload: payload,
+                    stream: event.movieID, kind: event.kind.rawValue, payload: payload,
                     key: commands.queued[i].command.key, author: commands.queued[i].command.by))
         }
         committer.submit(events, token: batchToken)
@@ -178,7 +178,7 @@ extension SQLiteStore {
                 )
             }
             let ce = CommittedEvent(
-                seq: seq, kind: stored[i].kind, movie: movie, at: stored[i].at,
+                seq: seq, kind: event.kind, movie: movie, at: stored[i].at,
                 undoes: batch[i].command.undoes, by: batch[i].command.by, to: event.to, from: event.from)
             out.committed.append(ce)
             Entry.report(.success(ce), token: batch[i].token, waiters: batch[i].waiters, into: &out)

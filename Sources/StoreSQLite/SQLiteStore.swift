@@ -175,7 +175,7 @@ public final class SQLiteStore: Store {
             if latest == 0 {
                 let stored = try log.append(
                     MovieState.seedCatalogue.map {
-                        NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload)
+                        NewEvent(stream: $0.movieID, kind: $0.kind.rawValue, payload: $0.payload)
                     })
                 for (e, s) in zip(MovieState.seedCatalogue, stored) { state.apply(e, seq: s.seq) }
                 info.seeded = true

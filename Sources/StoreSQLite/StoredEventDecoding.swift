@@ -28,12 +28,14 @@ enum StoredEventDecoding {
             if let r = recorded {
                 out.append(
                     CommittedEvent(
-                        seq: e.seq, kind: e.kind, movie: r.movie, at: e.at, undoes: r.undoes, by: e.author,
+                        seq: e.seq, kind: EventKind(e.kind), movie: r.movie, at: e.at, undoes: r.undoes,
+                        by: e.author,
                         to: r.to, from: r.from))
                 continue
             }
             if let m = current(e.stream), m.version == e.seq {
-                out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at, by: e.author))
+                out.append(
+                    CommittedEvent(seq: e.seq, kind: EventKind(e.kind), movie: m, at: e.at, by: e.author))
                 continue
             }
             if folded[e.stream]?[e.seq] == nil {
@@ -43,7 +45,7 @@ enum StoredEventDecoding {
             guard let m = folded[e.stream]?[e.seq] else {
                 throw StoreError(.internal, "\(log.path): event \(e.seq) does not apply to movie \(e.stream)")
             }
-            out.append(CommittedEvent(seq: e.seq, kind: e.kind, movie: m, at: e.at, by: e.author))
+            out.append(CommittedEvent(seq: e.seq, kind: EventKind(e.kind), movie: m, at: e.at, by: e.author))
         }
         return out
     }

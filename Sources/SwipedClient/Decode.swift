@@ -78,7 +78,8 @@ extension SwipedClient {
         }
         return (
             CommittedEvent(
-                seq: seq, kind: kind, movie: try SwipedClient.movie(movie), at: RFC3339.parse(at) ?? 0,
+                seq: seq, kind: EventKind(kind), movie: try SwipedClient.movie(movie),
+                at: RFC3339.parse(at) ?? 0,
                 undoes: o.uint("undoes"), by: o.string("by"), to: place(o, "after"), from: place(o, "from")),
             at
         )

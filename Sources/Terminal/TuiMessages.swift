@@ -52,7 +52,7 @@ extension TuiRequest {
     public static func layout(confirmDelete: Bool, style: FullSwipeStyle = .fill) -> Layout {
         func asking(_ actions: [ActionSpec]) -> [ActionSpec] {
             actions.map { spec in
-                guard spec.action == "delete" else { return spec }
+                guard spec.action == BoundAction.delete.rawValue else { return spec }
                 var spec = spec
                 spec.confirm = true
                 spec.confirmLabel = confirmDeleteLabel

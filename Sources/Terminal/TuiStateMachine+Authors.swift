@@ -73,7 +73,7 @@ extension TuiStateMachine {
             case .after(let id)?: did = "moved \(title) after “\(after ?? id)”"
             case nil: did = "moved \(title)"
             }
-        default: did = "changed \(title)"  // a kind a later protocol 1 adds
+        case .unknown: did = "changed \(title)"  // a kind a later protocol 1 adds
         }
         return "\(author.subject) \(did)"
     }

@@ -270,7 +270,7 @@ extension TuiStateMachine {
         if let error = fired.error {
             return say("\(fired.action) did not happen: \(error)", error: true, now)
         }
-        if fired.action == "delete", let seq = fired.seq {
+        if fired.action == BoundAction.delete.rawValue, let seq = fired.seq {
             // The `removed` event may have come first: the entry then collapses already.
             if let entry = state.entries.first(where: { $0.removedSeq == seq }) {
                 state.undo = .init(
@@ -360,7 +360,7 @@ extension TuiStateMachine {
             restored(movie, to: committed.to, at: index, now)
         case MovieEvent.Kind.moved:
             moved(movie, to: committed.to, at: index, now)
-        default:
+        case MovieEvent.Kind.watchedToggled, MovieEvent.Kind.watchedWithFriendsToggled, .unknown:
             // The kinds that change a movie in place (and any later protocol 1 adds: the list
             // read again shows them as the daemon does).
             if let index { state.entries[index].movie = movie } else { send(.list, now) }

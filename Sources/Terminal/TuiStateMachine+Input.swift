@@ -51,9 +51,9 @@ extension TuiStateMachine {
         case .left, .character("h"): arrow(right: false, now)
         case .right, .character("l"): arrow(right: true, now)
         case .enter: fireOutermost(now)
-        case .character("w"): perform("watched", now)
-        case .character("f"): perform("watched-with-friends", now)
-        case .character("d"): perform("delete", now)
+        case .character("w"): perform(BoundAction.watched.rawValue, now)
+        case .character("f"): perform(BoundAction.watchedWithFriends.rawValue, now)
+        case .character("d"): perform(BoundAction.delete.rawValue, now)
         case .character("u"): restore(now)
         case .character("a"): state.model.prompt = ""
         case .character("?"): state.model.help = true

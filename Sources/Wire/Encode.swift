@@ -388,7 +388,7 @@ public enum Encode {
         out.literal(asEvent ? #"{"event":"movie","seq":"# : #"{"seq":"#)
         out.uint64(e.seq)
         out.literal(#","kind":"#)
-        out.string(e.kind)
+        out.string(e.kind.rawValue)
         out.literal(#","movie":"#)
         movie(&out, e.movie)
         out.literal(#","at":""#)

@@ -6,23 +6,6 @@
 import Movies
 import SwipeEngine
 
-/// The actions whose firing runs a movie command (protocol.md, "bound" actions); every other
-/// action of a layout is custom: the connection reports it fired and changes nothing.
-public enum BoundAction: String, CaseIterable, Sendable {
-    case watched
-    case watchedWithFriends = "watched-with-friends"
-    case delete
-
-    /// The command firing this action on `movie` runs.
-    public func command(movie: String) -> MovieCommand {
-        switch self {
-        case .watched: MovieCommand(.toggleWatched(movie: movie))
-        case .watchedWithFriends: MovieCommand(.toggleWatchedWithFriends(movie: movie))
-        case .delete: MovieCommand(.remove(movie: movie))
-        }
-    }
-}
-
 /// What an input did to the engine: its effects, and the action it fired or that now waits for
 /// its confirmation (rule 10), if any; the thresholds its drag crossed (rule 12) and whether its
 /// touch scrolls (rule 13), for the reply.

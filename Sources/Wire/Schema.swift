@@ -92,11 +92,8 @@ public enum Schema {
             ArgSpec("seq", .integer(min: 1), required: true, "its sequence number"),
             ArgSpec(
                 "kind",
-                .string(values: [
-                    MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled,
-                    MovieEvent.Kind.watchedWithFriendsToggled, MovieEvent.Kind.removed,
-                    MovieEvent.Kind.restored, MovieEvent.Kind.moved,
-                ]), required: true, "what happened; a client shows a kind it does not know by its movie"),
+                .string(values: EventKind.known.map(\.rawValue)), required: true,
+                "what happened; a client shows a kind it does not know by its movie"),
             ArgSpec(
                 "movie", .object("movie"), required: true,
                 "the movie right after it (removed: its last state)"),

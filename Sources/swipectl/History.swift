@@ -88,7 +88,8 @@ enum History {
         // Where it went, by the id of the movie it now comes after (issue 48): ids are what the
         // ID column and every command take, and hold no spaces.
         case MovieEvent.Kind.moved: return event.to.map { "moved " + words($0) } ?? "moved"
-        default: return event.kind
+        // A newer daemon's kind: its word, as it came (escaped, as every text from the daemon).
+        case .unknown(let raw): return TerminalText.escaped(raw)
         }
     }
 
@@ -153,10 +154,7 @@ struct WatchColumns {
 
     /// The widest change `History.change` words for an event that undoes nothing.
     static let widestChange: Int = {
-        let kinds = [
-            MovieEvent.Kind.added, MovieEvent.Kind.watchedToggled, MovieEvent.Kind.watchedWithFriendsToggled,
-            MovieEvent.Kind.removed, MovieEvent.Kind.restored, MovieEvent.Kind.moved,
-        ]
+        let kinds = EventKind.known
         return kinds.flatMap { kind in
             [false, true].map { flag in
                 let movie = Movie(

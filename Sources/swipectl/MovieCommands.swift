@@ -114,23 +114,24 @@ enum MovieCommands {
         let page = try conversation.request(
             "history", [("from", .number(JSONNumber(Int(undoSeq - 1)))), ("limit", .number(JSONNumber(1)))],
             echo: false)
-        var kind: String?
+        var kind: EventKind?
         var place: ListPlace?
         if case .array(let events)? = page["events"], case .object(let event)? = events.first,
             event.uint("seq") == undoSeq
         {
-            kind = event.string("kind")
+            kind = event.string("kind").map(EventKind.init)
             place = SwipedClient.place(event, "after")
         }
         let did: String
         switch kind {
-        case "removed": did = "removed"
-        case "restored": did = "restored"
-        case "moved": did = "moved back " + (place.map(History.words) ?? "")
-        case "watched-toggled": did = movie.watched ? "watched" : "unwatched"
-        case "watched-with-friends-toggled":
+        case .removed?: did = "removed"
+        case .restored?: did = "restored"
+        case .moved?: did = "moved back " + (place.map(History.words) ?? "")
+        case .watchedToggled?: did = movie.watched ? "watched" : "unwatched"
+        case .watchedWithFriendsToggled?:
             did = movie.watchedWithFriends ? "watched with friends" : "not with friends"
-        default: did = "changed"
+        // An undo never adds; a kind a later protocol 1 adds, or a page that did not say.
+        case .added?, .unknown?, nil: did = "changed"
         }
         let whose = undoesBy.map { " (by \(TerminalText.escaped($0)))" } ?? ""
         Output.out(

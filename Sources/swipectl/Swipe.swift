@@ -218,11 +218,12 @@ private struct Run {
         guard case .array(let events)? = page["events"], case .object(let event)? = events.first,
             event.uint("seq") == seq, let movie = event.object("movie")
         else { return "" }
-        switch event.string("kind") {
-        case "watched-toggled": return movie.bool("watched") == true ? ": watched" : ": unwatched"
-        case "watched-with-friends-toggled":
+        switch event.string("kind").map(EventKind.init) {
+        case .watchedToggled?: return movie.bool("watched") == true ? ": watched" : ": unwatched"
+        case .watchedWithFriendsToggled?:
             return movie.bool("watchedWithFriends") == true ? ": watched with friends" : ": not with friends"
-        default: return ""
+        // A bound action's event is a toggle or a removal; the removal says nothing more.
+        case .added?, .removed?, .restored?, .moved?, .unknown?, nil: return ""
         }
     }
 

@@ -13,7 +13,7 @@ final class ExportFormatTests: XCTestCase {
     {
         ExportedEvent(
             event: CommittedEvent(
-                seq: seq, kind: "watched-toggled",
+                seq: seq, kind: .watchedToggled,
                 movie: Movie(id: "m_\(seq)", title: title, image: "i", watched: seq % 2 == 0, version: seq),
                 at: 1_764_000_000_123_456 + Int64(seq), undoes: undoes, by: by),
             key: key)

@@ -29,7 +29,7 @@ func makeLog(
         let payload = e.kind == MovieEvent.Kind.added ? e.payload : e.payload(after: after, undoes: undoes)
         let author = seeding ? nil : authors[made % authors.count]
         let stored = try log.append([
-            NewEvent(stream: e.movieID, kind: e.kind, payload: payload, key: key, author: author)
+            NewEvent(stream: e.movieID, kind: e.kind.rawValue, payload: payload, key: key, author: author)
         ])
         if !seeding { made += 1 }
         state.apply(e, seq: stored[0].seq)
@@ -160,7 +160,8 @@ final class MovesTests: XCTestCase {
         var two = LogChecker()
         for (i, e) in MovieState.seedCatalogue.enumerated() {
             let row = StoredEvent(
-                seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 5)
+                seq: UInt64(i + 1), stream: e.movieID, kind: e.kind.rawValue, payload: e.payload, key: nil,
+                at: 5)
             _ = try one.fold(row)
             _ = try two.fold(
                 StoredEvent(
@@ -172,7 +173,8 @@ final class MovesTests: XCTestCase {
         for (i, e) in MovieState.seedCatalogue.enumerated() {
             _ = try three.fold(
                 StoredEvent(
-                    seq: UInt64(i + 1), stream: e.movieID, kind: e.kind, payload: e.payload, key: nil, at: 7))
+                    seq: UInt64(i + 1), stream: e.movieID, kind: e.kind.rawValue, payload: e.payload,
+                    key: nil, at: 7))
         }
         XCTAssertEqual(one.digest, three.digest, "times are not part of the state")
     }

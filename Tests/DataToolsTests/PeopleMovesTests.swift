@@ -204,7 +204,10 @@ final class PeopleMovesTests: XCTestCase {
         tokenAfterGrant.swapAt(grant - 1, grant)
         var duplicate = lines
         duplicate.insert(lines[first], at: first + 1)
-        let v1 = edit(0, #""version":3"#, #""version":1"#)
+        // Version 1 without what version 3 added (a restore's place): only the token is wrong.
+        let v1 = edit(0, #""version":3"#, #""version":1"#).map {
+            $0.replacingOccurrences(of: #","after":(null|"[^"]*")"#, with: "", options: .regularExpression)
+        }
         let cases: [(String, [String], String)] = [
             ("a token in version 1", v1, "line \(first + 1): a token line in a version 1 export"),
             ("an event after them", eventAfter, "line \(first + 1): an event after the people lines"),

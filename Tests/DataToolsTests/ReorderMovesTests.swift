@@ -96,7 +96,8 @@ final class ReorderMovesTests: XCTestCase {
             let (event, movie) = try state.decideAndApply(command)
             _ = try log.append([
                 NewEvent(
-                    stream: event.movieID, kind: event.kind, payload: event.payload(after: movie!), key: nil,
+                    stream: event.movieID, kind: event.kind.rawValue, payload: event.payload(after: movie!),
+                    key: nil,
                     author: nil)
             ])
         }

@@ -128,7 +128,7 @@ final class PostgresRaceTests: PostgresTestCase {
         XCTAssertTrue(ids.contains("dune") && ids.contains("dune_40"), "\(ids.sorted())")
         let log = try wholeHistory(sockets[1])
         for problem in checkFold(log).problems { XCTFail(problem) }
-        XCTAssertEqual(Set(log.filter { $0.kind == "added" }.map(\.movie.id)).count, 10 + 40)
+        XCTAssertEqual(Set(log.filter { $0.kind == .added }.map(\.movie.id)).count, 10 + 40)
     }
 
     /// An undo is decided against the log at commit: after another daemon changed the movie,

@@ -69,7 +69,7 @@ final class PostgresSharingTests: PostgresTestCase {
                 continue
             }
             XCTAssertEqual(event.seq, 11)
-            XCTAssertEqual(event.kind, "watched-toggled")
+            XCTAssertEqual(event.kind, .watchedToggled)
             XCTAssertEqual(event.movie.id, "matrix")
             XCTAssertTrue(event.movie.watched)
             XCTAssertLessThan(monotonicSeconds() - began, 5, "daemon \(i): the safety net took too long")

@@ -232,7 +232,7 @@ struct PgAck: Sendable {
     var key: String
     var op: String
     var seq: UInt64
-    var kind: String
+    var kind: EventKind
     var movie: Movie
 }
 

@@ -45,7 +45,7 @@ final class SwipedClientGrowthTests: XCTestCase {
         guard case .movie(let event, let at) = try SwipedClient.event(try object(line)) else {
             return XCTFail("not a movie event")
         }
-        XCTAssertEqual(event.kind, "restored")
+        XCTAssertEqual(event.kind, .restored)
         XCTAssertEqual(event.seq, 13)
         XCTAssertEqual(event.movie.id, "matrix")
         XCTAssertEqual(event.movie.version, 12)
@@ -88,7 +88,7 @@ final class SwipedClientGrowthTests: XCTestCase {
             return XCTFail("\(client.pendingEvents)")
         }
         guard case .movie(let event, _)? = client.pendingEvents.last else { return XCTFail("no movie event") }
-        XCTAssertEqual(event.kind, "restored")
+        XCTAssertEqual(event.kind, .restored)
         withExtendedLifetime(server) {}
     }
 }

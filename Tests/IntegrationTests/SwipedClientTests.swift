@@ -53,7 +53,8 @@ final class SwipedClientTests: XCTestCase {
         XCTAssertEqual(latest, 14)
         XCTAssertEqual(events.map(\.seq), [11, 12, 13, 14])
         XCTAssertEqual(
-            events.map(\.kind), ["added", "watched-toggled", "watched-with-friends-toggled", "removed"])
+            events.map(\.kind.rawValue),
+            ["added", "watched-toggled", "watched-with-friends-toggled", "removed"])
         XCTAssertGreaterThan(
             events[0].at, 1_700_000_000_000_000, "at is µs since the epoch, parsed from RFC 3339")
     }

@@ -168,7 +168,7 @@ final class MovieStateTests: XCTestCase {
             XCTAssertEqual(try MovieEvent(stream: e.movieID, kind: e.kind, payload: e.payload), e)
         }
         XCTAssertEqual(
-            events.map(\.kind),
+            events.map(\.kind.rawValue),
             ["added", "added", "watched-toggled", "watched-with-friends-toggled", "removed"])
         let bad: [(String, String, [UInt8])] = [
             ("a", "exploded", []), ("A B", "removed", []), ("", "removed", []), ("a", "removed", [1]),
@@ -302,9 +302,9 @@ final class MovieStateTests: XCTestCase {
         expectError(s, undo("alien", 12, .remove, at: 12), .notFound("no movie with id \"alien\""))
         XCTAssertEqual(try s.decide(undo("godfather", 1, .remove, at: 1)), .removed(id: "godfather"))
         XCTAssertEqual(undo("x", 3, .remove, at: 4).undoes, 3)
-        XCTAssertEqual(undo("x", 3, .restore, at: 4).kind, "restored")
+        XCTAssertEqual(undo("x", 3, .restore, at: 4).kind, .restored)
         func of(_ kind: String, from: ListPlace? = nil) -> CommittedEvent {
-            CommittedEvent(seq: 3, kind: kind, movie: s.movies[0], at: 0, from: from)
+            CommittedEvent(seq: 3, kind: EventKind(kind), movie: s.movies[0], at: 0, from: from)
         }
         XCTAssertEqual(Undo.Compensation(undoing: of("added")), .remove)
         XCTAssertEqual(Undo.Compensation(undoing: of("restored")), .remove)

@@ -296,3 +296,26 @@ final class ReorderTests: XCTestCase {
         XCTAssertThrowsError(try MovieEvent(stream: "matrix", kind: "moved", payload: bad))
     }
 }
+
+final class EventKindTests: XCTestCase {
+    /// Every kind this build makes is spelled and read back as itself; any other word is kept,
+    /// as it was spelled, in `unknown` (protocol 1 takes kinds it does not know).
+    func testEveryKindRoundTripsAndAnUnknownOneIsKept() {
+        XCTAssertEqual(
+            EventKind.known.map(\.rawValue),
+            ["added", "watched-toggled", "watched-with-friends-toggled", "removed", "restored", "moved"])
+        for kind in EventKind.known { XCTAssertEqual(EventKind(kind.rawValue), kind) }
+        XCTAssertEqual(EventKind("renamed"), .unknown("renamed"))
+        XCTAssertEqual(EventKind("renamed").rawValue, "renamed")
+        XCTAssertEqual(EventKind("Added"), .unknown("Added"), "spelled exactly")
+        let events: [MovieEvent] = [
+            .added(id: "a", title: "A", image: ""), .watchedToggled(id: "a"),
+            .watchedWithFriendsToggled(id: "a"),
+            .removed(id: "a"), .restored(id: "a", to: nil), .moved(id: "a", to: .first, from: .first),
+        ]
+        XCTAssertEqual(events.map(\.kind), EventKind.known, "one event of each kind, in order")
+        XCTAssertThrowsError(try MovieEvent(stream: "a", kind: "renamed", payload: [])) { error in
+            XCTAssertEqual((error as? MovieDecodingError)?.message, #"unknown event kind "renamed""#)
+        }
+    }
+}

@@ -197,7 +197,8 @@ final class SQLiteStoreTests: XCTestCase {
         ].filter { e in
             e.movieID == "late" || fold.movie(e.movieID) != nil
         }
-        _ = try log.append(extra.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+        _ = try log.append(
+            extra.map { NewEvent(stream: $0.movieID, kind: $0.kind.rawValue, payload: $0.payload) })
         log.close()
         let store = try SQLiteStore.open(directory: dir)
         defer { store.close() }
@@ -218,7 +219,7 @@ final class SQLiteStoreTests: XCTestCase {
             let log = try EventLog(path: path)
             defer { log.close() }
             _ = try log.append(
-                events.map { NewEvent(stream: $0.movieID, kind: $0.kind, payload: $0.payload) })
+                events.map { NewEvent(stream: $0.movieID, kind: $0.kind.rawValue, payload: $0.payload) })
         }
         try SQLiteStore.open(directory: dir).close()
         try appendUnrecorded([.watchedToggled(id: "seven"), .watchedWithFriendsToggled(id: "seven")])
@@ -419,7 +420,7 @@ final class SQLiteStoreTests: XCTestCase {
         _ = try log.append(
             (0..<30_000).map { i in
                 let e = MovieEvent.watchedToggled(id: ids[i % ids.count])
-                return NewEvent(stream: e.movieID, kind: e.kind, payload: e.payload)
+                return NewEvent(stream: e.movieID, kind: e.kind.rawValue, payload: e.payload)
             })
         log.close()
         do {

@@ -73,7 +73,7 @@ final class StoreContractTests: XCTestCase {
             XCTAssertEqual(store.movie("godfather")?.image, "godfather")
             let log = try store.events(after: 0, limit: 100)
             XCTAssertEqual(log.map(\.seq), Array(1...10))
-            XCTAssertEqual(Set(log.map(\.kind)), ["added"])
+            XCTAssertEqual(Set(log.map(\.kind)), [.added])
             XCTAssertEqual(log.map(\.movie), store.stateCopy.movies)
             XCTAssertTrue(store.startupFields.contains { $0 == ("SEQ", "10") })
             XCTAssertTrue(store.startupFields.contains { $0 == ("MOVIES", "10") })
@@ -84,7 +84,7 @@ final class StoreContractTests: XCTestCase {
         try forEachStore { store in
             let w = store.submitOK(MovieCommand(.toggleWatched(movie: "matrix"), expect: 6))
             XCTAssertEqual(w?.seq, 11)
-            XCTAssertEqual(w?.kind, "watched-toggled")
+            XCTAssertEqual(w?.kind, .watchedToggled)
             XCTAssertEqual(
                 w?.movie,
                 Movie(id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 11))
@@ -97,7 +97,7 @@ final class StoreContractTests: XCTestCase {
                 a?.movie, Movie(id: "the_matrix", title: "The Matrix", image: "the_matrix", version: 13))
             XCTAssertEqual(store.stateCopy.movies.last?.id, "the_matrix")
             let r = store.submitOK(MovieCommand(.remove(movie: "matrix"), expect: 12))
-            XCTAssertEqual(r?.kind, "removed")
+            XCTAssertEqual(r?.kind, .removed)
             XCTAssertEqual(r?.movie.version, 14)
             XCTAssertEqual(r?.movie.watched, true, "a removed movie's last state")
             XCTAssertNil(store.movie("matrix"))
@@ -314,7 +314,7 @@ final class StoreContractTests: XCTestCase {
             XCTAssertEqual(page.map(\.movie.watched), [true, false, false, false, false])
             XCTAssertEqual(page.map(\.movie.watchedWithFriends), [false, false, true, true, false])
             XCTAssertEqual(page.map(\.movie.version), Array(11...15))
-            XCTAssertEqual(page[3].kind, "removed")
+            XCTAssertEqual(page[3].kind, .removed)
             XCTAssertEqual(page[3].movie.id, "seven")
             XCTAssertEqual(page[4].movie.id, "seven_2", "a removed id is not given again")
             XCTAssertEqual(page[4].movie.watchedWithFriends, false)
@@ -371,7 +371,7 @@ final class StoreContractTests: XCTestCase {
             XCTAssertEqual(refused?.reason, .version)
             let back = try XCTUnwrap(
                 store.submitOK(MovieCommand(.restore(movie: "matrix"), expect: 12, key: "r")))
-            XCTAssertEqual(back.kind, "restored")
+            XCTAssertEqual(back.kind, .restored)
             XCTAssertNil(back.undoes)
             XCTAssertEqual(
                 back.movie,
@@ -399,11 +399,11 @@ final class StoreContractTests: XCTestCase {
             let add = try XCTUnwrap(store.submitOK(MovieCommand(.add(title: "Alien", image: nil))))
             let rm = try XCTUnwrap(store.submitOK(MovieCommand(.remove(movie: "seven"))))
             let back = try XCTUnwrap(store.submitOK(undo("seven", rm.seq, .restore, at: rm.seq)))
-            XCTAssertEqual(back.kind, "restored")
+            XCTAssertEqual(back.kind, .restored)
             XCTAssertEqual(back.undoes, 12)
             XCTAssertEqual(back.movie.id, "seven")
             let gone = try XCTUnwrap(store.submitOK(undo("alien", add.seq, .remove, at: add.seq)))
-            XCTAssertEqual(gone.kind, "removed")
+            XCTAssertEqual(gone.kind, .removed)
             XCTAssertEqual(gone.undoes, 11)
             XCTAssertNil(store.movie("alien"))
             // Decided against the projected state: a pending toggle by someone else changes it.

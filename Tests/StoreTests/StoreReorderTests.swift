@@ -40,7 +40,7 @@ final class StoreReorderTests: XCTestCase {
     func testAMoveGoesThroughTheLogWithItsPlacesAndAKeyReplaysIt() throws {
         try forEachStore { store in
             let mv = try XCTUnwrap(store.submitOK(MovieCommand(.move(movie: "seven", to: .first), key: "m")))
-            XCTAssertEqual(mv.kind, "moved")
+            XCTAssertEqual(mv.kind, .moved)
             XCTAssertEqual(mv.seq, 11)
             XCTAssertEqual(mv.movie.version, 11)
             XCTAssertEqual(mv.to, .first)
@@ -64,7 +64,7 @@ final class StoreReorderTests: XCTestCase {
             let undo = Undo(
                 movie: "seven", original: 11, compensation: .reorder(to: .after("matrix")), version: 11)
             let back = try XCTUnwrap(store.submitOK(MovieCommand(.undo(undo))))
-            XCTAssertEqual(back.kind, "moved")
+            XCTAssertEqual(back.kind, .moved)
             XCTAssertEqual(back.undoes, 11)
             XCTAssertEqual(back.to, .after("matrix"))
             XCTAssertEqual(back.from, .first)

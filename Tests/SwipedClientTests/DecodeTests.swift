@@ -33,7 +33,7 @@ final class DecodeTests: XCTestCase {
         }
         XCTAssertEqual(at, "2026-11-30T04:43:34.5Z")
         XCTAssertEqual(change.seq, 12)
-        XCTAssertEqual(change.kind, "restored")
+        XCTAssertEqual(change.kind, .restored)
         XCTAssertEqual(change.undoes, 11)
         XCTAssertNil(change.by, "an event without by (an older build's, an anonymous page's) has none")
         // Issue 46: who made it, when the daemon says.

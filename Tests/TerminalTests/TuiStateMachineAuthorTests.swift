@@ -22,7 +22,7 @@ final class TuiStateMachineAuthorTests: XCTestCase {
     private func event(_ seq: UInt64, _ kind: String, _ movie: Movie, by: String?) -> TuiEvent {
         var movie = movie
         movie.version = seq
-        return .movie(CommittedEvent(seq: seq, kind: kind, movie: movie, at: 0, by: by))
+        return .movie(CommittedEvent(seq: seq, kind: EventKind(kind), movie: movie, at: 0, by: by))
     }
 
     private func status(_ store: inout TuiTestStore, at now: Double) -> String? {

@@ -94,7 +94,7 @@ enum Fixture {
     static func event(_ seq: UInt64, _ kind: String, _ movie: Movie) -> TuiEvent {
         var movie = movie
         movie.version = seq
-        return .movie(CommittedEvent(seq: seq, kind: kind, movie: movie, at: 0))
+        return .movie(CommittedEvent(seq: seq, kind: EventKind(kind), movie: movie, at: 0))
     }
 
     /// A front end greeted by a daemon at seq 7 and given the three movies, first one selected.

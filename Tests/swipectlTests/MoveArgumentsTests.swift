@@ -58,7 +58,7 @@ final class MoveArgumentsTests: XCTestCase {
         XCTAssertEqual(usage("list", "--after", "seven"), "--after does not apply to 'list'")
     }
 
-    private func event(_ kind: String, to: ListPlace? = nil, from: ListPlace? = nil, undoes: UInt64? = nil)
+    private func event(_ kind: EventKind, to: ListPlace? = nil, from: ListPlace? = nil, undoes: UInt64? = nil)
         -> CommittedEvent
     {
         let seven = Movie(id: "seven", title: "Se7en", image: "seven", version: 12)
