@@ -724,21 +724,33 @@ let reorder = null;  // a row moved up or down by its handle (issue 48, "Reorder
 list.addEventListener("pointerdown", (e) => {
   if (gesture || reorder || !e.isPrimary || (e.pointerType === "mouse" && e.button !== 0)) return;
   const li = e.target.closest(".row");
-  // The handle moves the row up and down (issue 48, "Reordering"), never sideways.
+  // A press on the handle waits for its first movement (issue 48, "Reordering"): sideways, it
+  // becomes a gesture of this kind, as if pressed here; up or down, it moves the row.
   if (!li || e.target.closest(".a11y-actions, .handle")) return;
   const view = views.get(li.dataset.movie);
   if (!view || view.removing) return;
   stopFling();
-  gesture = {
-    view, id: e.pointerId, type: e.pointerType, x0: e.clientX, y0: e.clientY,
-    scroll0: list.scrollTop, kind: null, dx: 0, dy: 0, sentDx: null, sentDy: null, inFlight: false,
+  gesture = newGesture(view, e.pointerId, e.pointerType, e.clientX, e.clientY, list.scrollTop);
+});
+
+/** A swipe (or, as the daemon decides, a scroll) of `view`'s row by the pointer `id` pressed at
+ * (x0, y0), the list then scrolled to scroll0. */
+function newGesture(view, id, type, x0, y0, scroll0) {
+  return {
+    view, id, type, x0, y0, scroll0, kind: null, dx: 0, dy: 0, sentDx: null, sentDy: null, inFlight: false,
     samples: [], captured: false,
   };
-});
+}
 
 list.addEventListener("pointermove", (e) => {
   const g = gesture;
   if (!g || e.pointerId !== g.id) return;
+  gestureMoved(g, e);
+});
+
+/** A move of the gesture's pointer: nothing until SLOP px from the press, then every move sent
+ * (or, once the daemon said scroll, the list scrolled). */
+function gestureMoved(g, e) {
   const dx = e.clientX - g.x0;
   const dy = e.clientY - g.y0;
   if (dx === g.dx && dy === g.dy) return;
@@ -756,7 +768,7 @@ list.addEventListener("pointermove", (e) => {
   while (g.samples.length > 2 && e.timeStamp - g.samples[0][0] > 100) g.samples.shift();
   if (g.kind === "scroll") list.scrollTop = g.scroll0 - dy;
   else sendDrag(g);
-});
+}
 
 /** Sends the latest dx and dy, one drag in flight at a time (the next goes when its reply is in). */
 function sendDrag(g) {
@@ -920,13 +932,17 @@ function handleFire(reply, movie, vx) {
 }
 
 // --- Reordering (issue 48) ----------------------------------------------------------------------
-// A person moves a movie up or down the list with a finger, the mouse or a pen on its row's handle
-// (a swipe starts anywhere else on the row, never on the handle), or with Alt+↑ and Alt+↓ on its
-// row. While a pointer moves it, the row follows the pointer over the others (its place left
-// empty) and a line shows where it will land; near the list's top or bottom edge the list scrolls,
-// faster the nearer the edge and the longer the pointer stays there. The row is pinned (render)
-// for the whole gesture, so that rows come and go around it as the list scrolls while it stays.
-// Escape, or the browser taking the pointer (pointercancel), puts it back.
+// A person moves a movie up or down the list with a finger, the mouse or a pen on its row's handle,
+// or with Alt+↑ and Alt+↓ on its row. A press on the handle decides by its first movement, as a
+// press on the row decides between a swipe and a scroll: once it has moved SLOP px, mostly
+// sideways (|dx| > |dy|) it is a swipe of the row from where it was pressed, exactly as one
+// started on the row's body (on phones a swipe to the trailing edge starts at the row's end,
+// where the handle is); else it moves the row. Nothing happens before (a tap stays a tap). A
+// swipe started anywhere else on the row never moves it. While a pointer moves it, the row
+// follows the pointer over the others (its place left empty) and a line shows where it will
+// land; near the list's top or bottom edge the list scrolls, faster the nearer the edge and the
+// longer the pointer stays there. The row is pinned (render) for the whole gesture, so that rows
+// come and go around it as the list scrolls while it stays. Escape, or the browser taking the pointer (pointercancel), puts it back.
 //
 // The page sends `move` with `after`, the movie it then comes right after (null: first), and
 // `expect`, its version, and shows the move at once. Until the daemon's `moved` event for it is
@@ -1089,7 +1105,7 @@ list.addEventListener("pointerdown", (e) => {
   stopFling();
   const box = list.getBoundingClientRect();
   reorder = {
-    view, id: e.pointerId, x0: e.clientX, y0: e.clientY, clientY: e.clientY,
+    view, id: e.pointerId, type: e.pointerType, x0: e.clientX, y0: e.clientY, clientY: e.clientY, scroll0: list.scrollTop,
     grab: e.clientY - view.el.getBoundingClientRect().top, top: box.top, bottom: box.bottom,
     moved: false, landing: -1, frame: 0, last: 0, edgeSince: 0,
   };
@@ -1100,7 +1116,16 @@ list.addEventListener("pointermove", (e) => {
   if (!r || e.pointerId !== r.id) return;
   r.clientY = e.clientY;
   if (!r.moved) {
-    if (Math.hypot(e.clientX - r.x0, e.clientY - r.y0) < SLOP) return;  // still a tap
+    const dx = e.clientX - r.x0;
+    const dy = e.clientY - r.y0;
+    if (Math.hypot(dx, dy) < SLOP) return;  // still a tap
+    if (Math.abs(dx) > Math.abs(dy)) {
+      // Sideways first: a swipe of the row (or a scroll, should the daemon say so), from the press.
+      reorder = null;
+      gesture = newGesture(r.view, r.id, r.type, r.x0, r.y0, r.scroll0);
+      gestureMoved(gesture, e);
+      return;
+    }
     r.moved = true;
     // The list keeps the pointer (not the row: render() may move the row in the DOM).
     list.setPointerCapture(e.pointerId);

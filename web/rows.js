@@ -179,9 +179,9 @@ export class RowView {
     this.flagsEl = document.createElement("span");
     this.flagsEl.className = "flags";
     // The drag handle (issue 48), at the row's end: a finger, the mouse or a pen on it moves the row
-    // up and down the list (app.js, "Reordering"); a swipe starts anywhere else on the row. Never a
-    // Tab stop (the list has one): the keys are Alt+↑ and Alt+↓ on the row. Hidden for a page that
-    // may not change the list (style.css, body.read-only).
+    // up and down the list, or swipes it when its first movement is sideways (app.js, "Reordering").
+    // Never a Tab stop (the list has one): the keys are Alt+↑ and Alt+↓ on the row. Hidden for a
+    // page that may not change the list (style.css, body.read-only).
     this.handleEl = document.createElement("button");
     this.handleEl.type = "button";
     this.handleEl.className = "handle";

@@ -1,6 +1,8 @@
 """Issue 48 on the web page, in headless Chromium: moving movies up and down the list. A mouse and
 a touch drag on a row's handle reorder it (the daemon's `list`, read over its Unix socket, says the
-same order as the page); the handle does not swipe and a swipe does not reorder; Escape puts the
+same order as the page); the handle decides by its first movement: sideways, a mouse, pen or
+touch on it swipes the row as from its body (it opens; past half the row a touch deletes), mostly
+up or down it reorders, and a press or a tap does neither; a swipe does not reorder; Escape puts the
 row back; a drag to the bottom edge of a long list scrolls it and the row lands far down; Alt+↓ and
 Alt+↑ move the focused movie and say where; another client's move shows at once while another row
 stays open, and a row being swiped that moves keeps its swipe; a restore goes where the `restored`
@@ -16,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import add_movies, axe, wait_until  # noqa: E402
+from harness import add_movies, axe, click_undo, wait_until  # noqa: E402
 from test_web import COUNT_FOCUS_LOST, MOVIE_IDS, ROWS, SEED_TITLES, WebTestCase  # noqa: E402
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -164,18 +166,44 @@ class ReorderTests(ReorderTestCase):
         self.drag_handle("the_green_mile", self.between("godfather", "dark_knight") + 10, kind="pen")
         self.wait_order(["godfather", "the_green_mile", *MOVIE_IDS[1:-1]], "the Green Mile second")
 
-    def test_the_handle_does_not_swipe_and_a_swipe_does_not_reorder(self):
-        # Sideways on the handle: nothing opens, nothing moves, nothing is sent.
-        actions, x, y = self.press_handle("inception", "touch")
-        for i in range(1, 9):
-            actions.pointer_action.move_to_location(x - 25 * i, y)
+    def sent(self, op):
+        return [m for m in map(json.loads, self.page.js("return sentLines")) if m.get("op") == op]
+
+    def swipe_from_handle(self, movie, dx, kind, steps=12, dy=0, hold_ms=0):
+        """Presses the movie's handle and moves it by (dx, dy) in `steps` moves, then lifts."""
+        actions, x, y = self.press_handle(movie, kind)
+        for i in range(1, steps + 1):
+            actions.pointer_action.move_to_location(int(x + dx * i / steps), int(y + dy * i / steps))
+        if hold_ms:
+            actions.pointer_action.pause(hold_ms / 1000)
         actions.pointer_action.pointer_up()
         actions.perform()
-        time.sleep(0.3)
-        self.assertEqual(self.page.phase("inception"), "closed")
-        self.assertEqual(self.moves_sent(), [])
+
+    def test_sideways_on_the_handle_swipes_and_a_swipe_does_not_reorder(self):
+        # The handle decides by its first movement: sideways, a mouse or a pen swipes the row as one
+        # pressed on its body does (the page sends the same drags and release), and it opens on
+        # its trailing edge, Delete shown; nothing moves.
+        for kind, movie in (("mouse", "inception"), ("pen", "matrix")):
+            self.page.js("sentLines.length = 0")
+            self.swipe_from_handle(movie, -90, kind, dy=6, hold_ms=150)
+            wait_until(lambda: self.page.phase(movie) == "open", what=f"{movie} open ({kind})")
+            button = self.page.row(movie).find_element("css selector", '.buttons button[data-action="delete"]')
+            wait_until(lambda: abs(self.page.rect(button)[2] - 70) < 0.5, what=f"Delete shown at 70 points ({kind})")
+            self.assertTrue(button.is_displayed())
+            self.assertEqual(button.text, "Delete")
+            drags = self.sent("drag")
+            self.assertTrue(drags, kind)
+            self.assertTrue(all(m["movie"] == movie and m["dx"] < 0 and "dy" in m for m in drags), drags)
+            self.assertEqual([m["movie"] for m in self.sent("release")], [movie])
+            self.assertEqual(self.page.js("return document.querySelectorAll('#list .row.lifted').length"), 0)
+            self.assertFalse(self.driver.find_element("id", "drop-line").is_displayed())
+            self.assertEqual(self.moves_sent(), [])
+            self.assertEqual(self.page_order(), MOVIE_IDS)
+            # Not a tap on the handle either (which says how to move the row).
+            self.assertNotIn("Drag the handle", self.said())
+            self.page.row(movie).find_element("css selector", ".title").click()  # a tap closes it
+            wait_until(lambda: self.page.phase(movie) == "closed", what=f"{movie} closed")
         self.assertEqual(self.order(), MOVIE_IDS)
-        self.assertFalse([m for m in map(json.loads, self.page.js("return sentLines")) if m.get("op") == "drag"])
         # A swipe on the row's body from right next to the handle, down and sideways: a swipe,
         # the order as it was.
         left, top, width, height = self.page.rect(self.page.row("inception"))
@@ -183,8 +211,54 @@ class ReorderTests(ReorderTestCase):
         wait_until(lambda: self.page.phase("inception") == "open", what="inception open")
         self.assertEqual(self.moves_sent(), [])
         self.assertEqual(self.page_order(), MOVIE_IDS)
-        self.page.row("inception").find_element("css selector", ".title").click()  # a tap closes it
+        self.page.row("inception").find_element("css selector", ".title").click()
         wait_until(lambda: self.page.phase("inception") == "closed", what="inception closed")
+
+    def test_a_touch_from_the_handle_past_half_the_row_deletes(self):
+        # On a phone a swipe to Delete starts at the row's end, on the handle: past half the row
+        # it is a full swipe, and letting go deletes, as from the body.
+        with self.daemon.client() as client:
+            self.assertIn("seven", client.movies())
+        self.swipe_from_handle("seven", -320, "touch", dy=-10)
+        wait_until(lambda: "seven" not in self.movies(), what="Se7en removed in the daemon")
+        wait_until(lambda: not self.page.has_row("seven"), what="the row to go")
+        wait_until(lambda: "Se7en" in self.toast(), what="the Undo toast")
+        self.assertEqual(self.moves_sent(), [])
+        drags = self.sent("drag")
+        self.assertTrue(drags and all(m["movie"] == "seven" for m in drags), drags)
+        self.assertLess(drags[-1]["dx"], -250)
+        self.assertEqual([m["movie"] for m in self.sent("release")], ["seven"])
+        click_undo(self.driver)
+        self.wait_order(MOVIE_IDS, "Se7en back at its place")
+
+    def test_a_press_or_a_tap_on_the_handle_moves_and_swipes_nothing(self):
+        for kind in ("mouse", "touch", "pen"):
+            # Pressed, trembling less than 8 px, held, lifted.
+            self.swipe_from_handle("forrest_gump", -4, kind, steps=2, dy=3, hold_ms=300)
+            self.handle("forrest_gump").click()
+        time.sleep(0.3)
+        # A tap on the handle only says how to move the row.
+        self.assertIn("Drag the handle to move “Forrest Gump”", self.said())
+        self.assertEqual(self.sent("drag"), [])
+        self.assertEqual(self.sent("release"), [])
+        self.assertEqual(self.moves_sent(), [])
+        self.assertEqual(set(self.page.js("return [...document.querySelectorAll('#list .row')].map(r => r.dataset.phase)")), {"closed"})
+        self.assertEqual(self.page.js("return document.querySelectorAll('#list .row.lifted').length"), 0)
+        self.assertEqual(self.order(), MOVIE_IDS)
+
+    def test_a_mostly_vertical_drag_on_the_handle_reorders_and_swipes_nothing(self):
+        # Down and a little sideways (a finger is never straight): a move, never a swipe.
+        actions, x, y = self.press_handle("pulp_fiction", "touch")
+        target = self.between("matrix", "seven") + 10
+        for i in range(1, 13):
+            actions.pointer_action.move_to_location(int(x - 30 * i / 12), int(y + (target - y) * i / 12))
+        actions.pointer_action.pause(0.05)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        expected = ["godfather", "dark_knight", "forrest_gump", "inception", "matrix", "pulp_fiction", *MOVIE_IDS[6:]]
+        self.wait_order(expected, "Pulp Fiction after the Matrix")
+        self.assertEqual(self.sent("drag"), [])
+        self.assertEqual(set(self.page.js("return [...document.querySelectorAll('#list .row')].map(r => r.dataset.phase)")), {"closed"})
 
     def test_escape_puts_the_row_back(self):
         actions = self.drag_handle("matrix", self.between("saving_private_ryan", "the_green_mile"), lift=False)
