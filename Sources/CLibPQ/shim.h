@@ -4,12 +4,8 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 /// Glibc's module for Swift does not export <sys/eventfd.h>: a non-blocking, close-on-exec eventfd.
 static inline int swiped_pq_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-
-/// Names the calling thread (at most 15 bytes shown).
-static inline int swiped_pq_name_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

@@ -21,6 +21,7 @@ import EventLog
 import Foundation
 import Glibc
 import People
+import Plumbing
 import StoreCore
 
 public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
@@ -85,7 +86,7 @@ public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
         }
         version = read.version
         tables = read.tables
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("the PostgreSQL people store")
         } catch {
             throw StoreError(.internal, error.message)
@@ -146,7 +147,7 @@ public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
-        _ = swiped_pq_name_thread("swiped-people")
+        nameCurrentThread("swiped-people")
         var wakeAt = SystemClock.monotonicNanoseconds() + pollNanos
         while true {
             cond.lock()

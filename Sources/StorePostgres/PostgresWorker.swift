@@ -15,6 +15,7 @@ import Foundation
 import Glibc
 import Metrics
 import Movies
+import Plumbing
 import StoreCore
 
 final class PostgresWorker: @unchecked Sendable {
@@ -174,7 +175,7 @@ final class PostgresWorker: @unchecked Sendable {
         self.meters = meters
         self.safetyNetMillis = safetyNetMillis
         relistenNanos = UInt64(relistenMillis) * 1_000_000
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("PostgreSQL store")
         } catch {
             throw StoreError(.internal, error.message)
@@ -278,7 +279,7 @@ final class PostgresWorker: @unchecked Sendable {
     // MARK: - The thread
 
     func run() {
-        _ = swiped_pq_name_thread("swiped-pg")
+        nameCurrentThread("swiped-pg")
         while true {
             lock.lock()
             waiting += jobs
