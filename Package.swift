@@ -11,8 +11,10 @@
 //   Plumbing       <- CPlumbing (libc's eventfd, epoll and prctl, headers only): the process's
 //                  plumbing, `Doorbell`, `SystemClock`, thread names, one epoll over two
 //                  descriptors; no store's library, so neither store's SQL comes with it
-//   EventLog       <- CSQLite, Plumbing, Metrics (the writer thread's CommitMeters), People (the
-//                     people tables kept beside the events in the same file)
+//   LogTypes       the standard library and libc only: the log's values both stores share (an
+//                  event to append and as stored, durability, the log's id), no storage
+//   EventLog       <- CSQLite, LogTypes (re-exported), Plumbing, Metrics (the writer thread's
+//                     CommitMeters), People (the people tables kept beside the events in the same file)
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   HTTPScrape     the standard library only: the HTTP/1.1 request heads of the metrics and web
 //                  listeners, bounded, as state machines (bytes in, a decision out); the web
@@ -23,8 +25,10 @@
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
-//   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim), Plumbing, Metrics: `SQLiteStore`
-//   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ, Plumbing, Metrics: `PostgresStore`
+//   StoreSQLite    <- StoreCore, EventLog, LogTypes, Movies, CSQLite (its shim), Plumbing, Metrics:
+//                     `SQLiteStore`
+//   StorePostgres  <- StoreCore, LogTypes, Movies, CLibPQ, Plumbing, Metrics: `PostgresStore`, with
+//                     no SQLite (neither EventLog nor CSQLite)
 //   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine, Metrics: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
 //                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd, Plumbing: the I/O
@@ -91,8 +95,9 @@ let package = Package(
         .target(name: "SwipeEngine", swiftSettings: strict),
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "Plumbing", dependencies: ["CPlumbing"], swiftSettings: strict),
+        .target(name: "LogTypes", swiftSettings: strict),
         .target(
-            name: "EventLog", dependencies: ["CSQLite", "Plumbing", "Metrics", "People"],
+            name: "EventLog", dependencies: ["CSQLite", "LogTypes", "Plumbing", "Metrics", "People"],
             swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
@@ -112,11 +117,13 @@ let package = Package(
         // I/O.
         .target(
             name: "StoreSQLite",
-            dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Plumbing", "Metrics", "People"],
+            dependencies: [
+                "StoreCore", "Movies", "EventLog", "LogTypes", "CSQLite", "Plumbing", "Metrics", "People",
+            ],
             swiftSettings: hotPath),
         .target(
             name: "StorePostgres",
-            dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Plumbing", "Metrics", "People"],
+            dependencies: ["StoreCore", "Movies", "LogTypes", "CLibPQ", "Plumbing", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
             name: "Daemon",

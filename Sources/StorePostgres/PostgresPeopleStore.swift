@@ -17,9 +17,9 @@
 // the return once), changes submitted meanwhile are answered `unavailable` (nothing was sent),
 // and the thread reconnects with the event store's backoff (50 ms doubling to 1 s).
 import CLibPQ
-import EventLog
 import Foundation
 import Glibc
+import LogTypes
 import People
 import Plumbing
 import StoreCore

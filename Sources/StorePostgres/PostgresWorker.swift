@@ -10,9 +10,9 @@
 // (docs/postgres.md, "The lock is not held through the flush"). Reading the log is in
 // PostgresWorker+Reading.swift, the connection's loss and return in +Connection.swift.
 import CLibPQ
-import EventLog
 import Foundation
 import Glibc
+import LogTypes
 import Metrics
 import Movies
 import Plumbing
