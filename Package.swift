@@ -8,8 +8,13 @@
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
 //   People         the standard library only: roles, who a connection is, the people tables
 //                  (tokens' hashes, the roles given to names), the throttles (issue 45), pure
-//   EventLog       <- CSQLite, Metrics (the writer thread's CommitMeters), People (the people
-//                     tables kept beside the events in the same file)
+//   Plumbing       <- CPlumbing (libc's eventfd, epoll and prctl, headers only): the process's
+//                  plumbing, `Doorbell`, `SystemClock`, thread names, one epoll over two
+//                  descriptors; no store's library, so neither store's SQL comes with it
+//   LogTypes       the standard library and libc only: the log's values both stores share (an
+//                  event to append and as stored, durability, the log's id), no storage
+//   EventLog       <- CSQLite, LogTypes (re-exported), Plumbing, Metrics (the writer thread's
+//                     CommitMeters), People (the people tables kept beside the events in the same file)
 //   JSONCodec      the standard library and libc only: JSON values, parser, writer, framer
 //   HTTPScrape     the standard library only: the HTTP/1.1 request heads of the metrics and web
 //                  listeners, bounded, as state machines (bytes in, a decision out); the web
@@ -20,11 +25,13 @@
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
-//   StoreSQLite    <- StoreCore, EventLog, Movies, CSQLite (its shim), Metrics: `SQLiteStore`
-//   StorePostgres  <- StoreCore, EventLog, Movies, CLibPQ, Metrics: `PostgresStore`
+//   StoreSQLite    <- StoreCore, EventLog, LogTypes, Movies, CSQLite (its shim), Plumbing, Metrics:
+//                     `SQLiteStore`
+//   StorePostgres  <- StoreCore, LogTypes, Movies, CLibPQ, Plumbing, Metrics: `PostgresStore`, with
+//                     no SQLite (neither EventLog nor CSQLite)
 //   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine, Metrics: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
-//                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd: the I/O
+//                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd, Plumbing: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
 //   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres, CCrypto:
 //                     the subcommands backup, export, import and verify (issue 32)
@@ -33,7 +40,7 @@
 //   swiped <- Daemon, DataTools, Wire; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine,
 //   Terminal, Metrics; benchmarks and tests as declared below.
 //   StoreTestSupport (Tests/StoreTestSupport) <- StoreCore, StorePostgres, EventLog, Movies,
-//                  CSQLite: the in-memory store and the fault injection of both stores, linked
+//                  CSQLite, Plumbing: the in-memory store and the fault injection of both stores, linked
 //                  only by tests and benchmarks, never by swiped or swipectl.
 import PackageDescription
 
@@ -81,11 +88,17 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // libc's eventfd, epoll and prctl, which Swift cannot call: headers only, nothing to link.
+        .systemLibrary(name: "CPlumbing"),
 
         // Pure cores.
         .target(name: "SwipeEngine", swiftSettings: strict),
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
-        .target(name: "EventLog", dependencies: ["CSQLite", "Metrics", "People"], swiftSettings: strict),
+        .target(name: "Plumbing", dependencies: ["CPlumbing"], swiftSettings: strict),
+        .target(name: "LogTypes", swiftSettings: strict),
+        .target(
+            name: "EventLog", dependencies: ["CSQLite", "LogTypes", "Plumbing", "Metrics", "People"],
+            swiftSettings: strict),
         .target(name: "JSONCodec", swiftSettings: hotPath),
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
@@ -104,17 +117,20 @@ let package = Package(
         // I/O.
         .target(
             name: "StoreSQLite",
-            dependencies: ["StoreCore", "Movies", "EventLog", "CSQLite", "Metrics", "People"],
+            dependencies: [
+                "StoreCore", "Movies", "EventLog", "LogTypes", "CSQLite", "Plumbing", "Metrics", "People",
+            ],
             swiftSettings: hotPath),
         .target(
             name: "StorePostgres",
-            dependencies: ["StoreCore", "Movies", "EventLog", "CLibPQ", "Metrics", "People"],
+            dependencies: ["StoreCore", "Movies", "LogTypes", "CLibPQ", "Plumbing", "Metrics", "People"],
             swiftSettings: hotPath),
         .target(
             name: "Daemon",
             dependencies: [
                 "SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
                 "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape", "WebSocket", "People", "CCrypto",
+                "Plumbing",
             ],
             swiftSettings: hotPath),
         .target(
@@ -182,7 +198,9 @@ let package = Package(
             name: "TestSupport", dependencies: ["Metrics"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(
             name: "StoreTestSupport",
-            dependencies: ["StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite", "People"],
+            dependencies: [
+                "StoreCore", "StorePostgres", "EventLog", "Movies", "CSQLite", "People", "Plumbing",
+            ],
             path: "Tests/StoreTestSupport", swiftSettings: strict),
         .testTarget(
             name: "SwipeEngineTests", dependencies: ["SwipeEngine", "Movies", "TestSupport"],

@@ -1,15 +1,8 @@
-// libpq from Debian (libpq-dev): the PostgreSQL client library, plus what Swift cannot import.
+// libpq from Debian (libpq-dev): the PostgreSQL client library. The eventfd and thread names the
+// store thread uses are the process's plumbing (CPlumbing, through Plumbing).
 #ifndef SWIPED_CLIBPQ_SHIM_H
 #define SWIPED_CLIBPQ_SHIM_H
 #include <libpq-fe.h>
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <unistd.h>
-
-/// Glibc's module for Swift does not export <sys/eventfd.h>: a non-blocking, close-on-exec eventfd.
-static inline int swiped_pq_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-
-/// Names the calling thread (at most 15 bytes shown).
-static inline int swiped_pq_name_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

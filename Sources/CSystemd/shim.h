@@ -6,7 +6,6 @@
 // The two GNU-only pieces we need are declared below by hand instead.
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -40,8 +39,6 @@ extern int malloc_trim(size_t pad);
 /// glibc's malloc_trim(0), from <malloc.h>, which Swift's Glibc module does not import: gives
 /// the free pages of every malloc arena back to the system. Returns 1 when some were given back.
 static inline int swiped_malloc_trim(void) { return malloc_trim(0); }
-
-static inline int swiped_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 static inline int swiped_listen_fds_start(void) { return SD_LISTEN_FDS_START; }
 #endif

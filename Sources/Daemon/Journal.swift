@@ -7,6 +7,7 @@
 // journal (systemd's `StandardError=journal`, said by $JOURNAL_STREAM), where every entry would
 // be logged twice, nor when it is /dev/null or closed.
 import CSystemd
+import Plumbing
 import StoreCore
 import StoreSQLite
 

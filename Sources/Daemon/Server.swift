@@ -8,6 +8,7 @@ import JSONCodec
 import Metrics
 import Movies
 import People
+import Plumbing
 import Session
 import StoreCore
 import StoreSQLite

@@ -7,6 +7,7 @@
 // EAGAIN). When the buffer is full, lines are dropped and counted until the thread takes the
 // buffer; once it has written what it took, it says how many: "N lines dropped".
 import JSONCodec
+import Plumbing
 import StoreSQLite
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import Plumbing
 
 /// A durable, append-only event log in one SQLite file (WAL mode).
 ///

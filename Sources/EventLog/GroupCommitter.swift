@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Glibc
 import Metrics
+import Plumbing
 
 /// Group commit on a dedicated writer thread with its own connection.
 ///
@@ -78,11 +79,11 @@ public final class GroupCommitter: @unchecked Sendable {
         holdPolicy = hold
         self.meters = meters
         log = try EventLog(path: path, durability: durability)
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell(path)
         } catch {
             log.close()
-            throw error
+            throw .other(error.message)
         }
         let thread = Thread { [self] in self.run() }
         thread.start()
@@ -215,7 +216,7 @@ public final class GroupCommitter: @unchecked Sendable {
 
     private func run() {
         // As `top -H` and /proc/PID/task/TID/comm show it.
-        _ = swiped_name_thread("swiped-log-wr")
+        nameCurrentThread("swiped-log-wr")
         let note = GroupCommitter.yieldToOwner()
         cond.lock()
         scheduling = note

@@ -1,7 +1,7 @@
 // The PostgreSQL side of `swiped export`, `verify`, `backup` and `import` (issue 32): the whole
 // log read from one REPEATABLE READ snapshot while daemons go on writing, and a log written into
 // a database that has no swiped tables yet, in one transaction under the migration lock.
-import EventLog
+import LogTypes
 import People
 import StoreCore
 

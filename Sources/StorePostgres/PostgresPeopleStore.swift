@@ -17,10 +17,11 @@
 // the return once), changes submitted meanwhile are answered `unavailable` (nothing was sent),
 // and the thread reconnects with the event store's backoff (50 ms doubling to 1 s).
 import CLibPQ
-import EventLog
 import Foundation
 import Glibc
+import LogTypes
 import People
+import Plumbing
 import StoreCore
 
 public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
@@ -85,7 +86,7 @@ public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
         }
         version = read.version
         tables = read.tables
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("the PostgreSQL people store")
         } catch {
             throw StoreError(.internal, error.message)
@@ -146,7 +147,7 @@ public final class PostgresPeopleStore: PeopleStore, @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
-        _ = swiped_pq_name_thread("swiped-people")
+        nameCurrentThread("swiped-people")
         var wakeAt = SystemClock.monotonicNanoseconds() + pollNanos
         while true {
             cond.lock()

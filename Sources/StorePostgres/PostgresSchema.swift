@@ -2,7 +2,7 @@
 // one transaction under an advisory lock (so daemons starting together take turns), the rows
 // of swiped_events decoded back into events, and the start-up load: the newest snapshot and
 // the events after it.
-import EventLog
+import LogTypes
 import Movies
 import StoreCore
 

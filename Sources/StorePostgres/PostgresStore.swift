@@ -5,8 +5,8 @@
 // other command to the store thread (PostgresWorker.swift), which decides them where it
 // counts, at commit, under the database's lock: a refusal of this daemon's view may be stale. The events the thread applies, this
 // daemon's and the others', come back in one ordered stream and are folded here.
-import EventLog
 import Glibc
+import LogTypes
 import Metrics
 import Movies
 import StoreCore

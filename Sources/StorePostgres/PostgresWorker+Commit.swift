@@ -11,8 +11,8 @@
 //      flush and the notification (the second round trip), and what a refusal at each means.
 // Each step that ends the transaction early (failed, rolled back, lost) says so by returning nil
 // or false, having answered what it must.
-import EventLog
 import Movies
+import Plumbing
 import StoreCore
 
 extension PostgresWorker {

@@ -1,8 +1,8 @@
 // The PostgreSQL store thread's connection: reconnecting with backoff, losing it (said once,
 // writes refused meanwhile), and stopping for good after a fatal error.
-import EventLog
 import Foundation
 import Glibc
+import Plumbing
 import StoreCore
 
 extension PostgresWorker {

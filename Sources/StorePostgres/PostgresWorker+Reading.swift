@@ -2,8 +2,8 @@
 // (on a notification, after a reconnection, on the safety net's timer), folding the rows into
 // its state, handing them to the loop once they are on disk, and answering `history` pages (of
 // the whole log, or of one person's events).
-import EventLog
 import Movies
+import Plumbing
 import StoreCore
 
 extension PostgresWorker {

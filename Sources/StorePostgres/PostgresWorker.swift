@@ -10,11 +10,12 @@
 // (docs/postgres.md, "The lock is not held through the flush"). Reading the log is in
 // PostgresWorker+Reading.swift, the connection's loss and return in +Connection.swift.
 import CLibPQ
-import EventLog
 import Foundation
 import Glibc
+import LogTypes
 import Metrics
 import Movies
+import Plumbing
 import StoreCore
 
 final class PostgresWorker: @unchecked Sendable {
@@ -65,8 +66,8 @@ final class PostgresWorker: @unchecked Sendable {
 
     /// Readable exactly while outputs wait (rung and reset under `lock`).
     let doorbell: Doorbell
-    /// The loop rings this to wake the thread from `poll`.
-    let wake: Int32
+    /// The loop rings this to wake the thread from `poll`; the thread resets it when it wakes.
+    let wake: Doorbell
     let lock = NSLock()
     // Guarded by `lock`.
     var jobs: [Job] = []
@@ -174,16 +175,16 @@ final class PostgresWorker: @unchecked Sendable {
         self.meters = meters
         self.safetyNetMillis = safetyNetMillis
         relistenNanos = UInt64(relistenMillis) * 1_000_000
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("PostgreSQL store")
         } catch {
             throw StoreError(.internal, error.message)
         }
-        wake = swiped_pq_eventfd()
-        guard wake >= 0 else {
+        do throws(PlumbingError) {
+            wake = try Doorbell("PostgreSQL store")
+        } catch {
             doorbell.close()
-            throw StoreError(
-                .internal, "PostgreSQL store: eventfd failed: \(String(cString: strerror(errno)))")
+            throw StoreError(.internal, error.message)
         }
         connection.stopSignal = stopSignal
         self.conn = connection
@@ -201,7 +202,7 @@ final class PostgresWorker: @unchecked Sendable {
     deinit {
         close()
         doorbell.close()
-        Glibc.close(wake)
+        wake.close()
     }
 
     // MARK: - The loop's side
@@ -210,14 +211,14 @@ final class PostgresWorker: @unchecked Sendable {
         lock.lock()
         jobs += batch
         lock.unlock()
-        ring(wake)
+        wake.ring()
     }
 
     func read(_ r: Read) {
         lock.lock()
         reads.append(r)
         lock.unlock()
-        ring(wake)
+        wake.ring()
     }
 
     func drain() -> [Output] {
@@ -253,18 +254,13 @@ final class PostgresWorker: @unchecked Sendable {
         }
         closing = true
         lock.unlock()
-        ring(wake)
+        wake.ring()
     }
 
     /// Stops the thread, waiting for it. Idempotent.
     func close() {
         beginClose()
         while !isFinished { usleep(1000) }
-    }
-
-    func ring(_ fd: Int32) {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
     }
 
     func emit(_ o: [Output]) {
@@ -278,7 +274,7 @@ final class PostgresWorker: @unchecked Sendable {
     // MARK: - The thread
 
     func run() {
-        _ = swiped_pq_name_thread("swiped-pg")
+        nameCurrentThread("swiped-pg")
         while true {
             lock.lock()
             waiting += jobs
@@ -429,14 +425,9 @@ final class PostgresWorker: @unchecked Sendable {
 
     /// Waits for the loop's bell (or `timeout` ms; -1: forever).
     func idle(timeout: Int32) {
-        var p = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        var p = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&p, 1, timeout)
-        drainWake()
-    }
-
-    func drainWake() {
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(wake, $0.baseAddress, 8) }
+        wake.reset()
     }
 
     /// Connected and idle: waits for the loop, a notification or a deadline (the safety net's
@@ -444,11 +435,11 @@ final class PostgresWorker: @unchecked Sendable {
     func waitForNotification() {
         guard let conn, let timeout = catchUpIfDue(conn) else { return }
         var fds = [
-            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: conn.socket, events: Int16(POLLIN), revents: 0),
         ]
         let n = poll(&fds, 2, timeout)
-        if fds[0].revents != 0 { drainWake() }
+        if fds[0].revents != 0 { wake.reset() }
         if n == 0 { return }  // a deadline: the next wait finds it due
         if fds[1].revents != 0 {
             do throws(PGFailure) {

@@ -1,4 +1,4 @@
-// What users of the store need of EventLog without importing it (the daemon imports the stores,
-// not the log): the durability setting `open` takes, and the process's clocks.
-@_exported import enum EventLog.Durability
-@_exported import enum EventLog.SystemClock
+// What users of the store need without importing the modules below it (the daemon imports the
+// stores, not the log): LogTypes' durability setting that `open` takes, and Plumbing's clocks.
+@_exported import enum LogTypes.Durability
+@_exported import enum Plumbing.SystemClock

@@ -12,6 +12,7 @@ import CSQLite
 import EventLog
 import Foundation
 import People
+import Plumbing
 import StoreCore
 
 public final class SQLitePeopleStore: PeopleStore, @unchecked Sendable {
@@ -57,10 +58,15 @@ public final class SQLitePeopleStore: PeopleStore, @unchecked Sendable {
             let read = try log.readPeople()
             version = read.version
             tables = read.tables
-            doorbell = try Doorbell("\(path): the people store")
         } catch {
             log.close()
             throw StoreError(opening: error)
+        }
+        do throws(PlumbingError) {
+            doorbell = try Doorbell("\(path): the people store")
+        } catch {
+            log.close()
+            throw StoreError(opening: .other(error.message))
         }
         Thread { [self] in run() }.start()
     }
@@ -114,7 +120,7 @@ public final class SQLitePeopleStore: PeopleStore, @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
-        _ = swiped_name_thread("swiped-people")
+        nameCurrentThread("swiped-people")
         var nextPoll = SystemClock.monotonicNanoseconds() + pollNanos
         while true {
             cond.lock()

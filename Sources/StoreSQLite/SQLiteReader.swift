@@ -9,6 +9,7 @@ import CSQLite
 import EventLog
 import Foundation
 import Movies
+import Plumbing
 import StoreCore
 
 final class SQLiteReader: @unchecked Sendable {
@@ -38,11 +39,11 @@ final class SQLiteReader: @unchecked Sendable {
 
     init(path: String, durability: Durability) throws(LogError) {
         log = try EventLog(path: path, durability: durability, create: false)
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell(path)
         } catch {
             log.close()
-            throw error
+            throw .other(error.message)
         }
         Thread { [self] in run() }.start()
     }
@@ -86,7 +87,7 @@ final class SQLiteReader: @unchecked Sendable {
     }
 
     private func run() {
-        _ = swiped_name_thread("swiped-log-rd")
+        nameCurrentThread("swiped-log-rd")
         while true {
             cond.lock()
             while jobs.isEmpty && !closing { cond.wait() }

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Metrics
 import Movies
+import Plumbing
 import StoreCore
 
 /// The movie catalogue on a durable event log, owned by the daemon's single-threaded loop.
@@ -133,7 +134,7 @@ public final class SQLiteStore: Store {
             keyLog.close()
             throw StoreError(opening: error)
         }
-        signal = swiped_epoll_either(committer.completionFD, reader.fd)
+        signal = epollEither(committer.completionFD, reader.fd)
         guard signal >= 0 else {
             let why = String(cString: strerror(errno))
             keyLog.close()

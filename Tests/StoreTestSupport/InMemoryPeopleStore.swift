@@ -3,6 +3,7 @@
 // against all three), outcomes from the next `completions()`.
 import EventLog
 import People
+import Plumbing
 import StoreCore
 
 public final class InMemoryPeopleStore: PeopleStore {
@@ -14,7 +15,7 @@ public final class InMemoryPeopleStore: PeopleStore {
     public var failure: StoreError?
 
     public init(_ tables: PeopleTables = PeopleTables()) {
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("the in-memory people store")
         } catch {
             preconditionFailure(error.message)

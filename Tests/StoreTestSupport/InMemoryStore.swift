@@ -2,6 +2,7 @@
 // implementation the contract tests hold to the same outcomes as the SQLite one.
 import EventLog
 import Movies
+import Plumbing
 import StoreCore
 
 /// The movie catalogue with its log in memory. Behaves as `SQLiteStore` does on every outcome:
@@ -59,7 +60,7 @@ public final class InMemoryStore: Store {
 
     /// A new store holding the seed catalogue, as a new SQLite store does.
     public init() {
-        do throws(LogError) {
+        do throws(PlumbingError) {
             doorbell = try Doorbell("the in-memory store")
         } catch {
             preconditionFailure(error.message)

@@ -1,5 +1,5 @@
 // The eventfd a worker thread rings when answers wait for its owner's event loop.
-import CSQLite
+import CPlumbing
 import Glibc
 
 /// An eventfd as a doorbell: readable from `ring()` until `reset()`. The log's writer, the
@@ -10,9 +10,11 @@ public struct Doorbell: Sendable {
     public let fd: Int32
 
     /// A new eventfd; `owner` names it in the error.
-    public init(_ owner: String) throws(LogError) {
+    public init(_ owner: String) throws(PlumbingError) {
         fd = swiped_eventfd()
-        guard fd >= 0 else { throw .other("\(owner): eventfd failed: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw PlumbingError("\(owner): eventfd failed: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Makes `fd` readable. The write fails only with EAGAIN, when the counter is at its
