@@ -240,7 +240,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "HTTPScrape", "Metrics", "Session", "Wire", "People"],
+            dependencies: [
+                "Daemon", "HTTPScrape", "Metrics", "Session", "Wire", "People", "Movies", "StoreCore",
+                "StoreTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "SwipedClientTests", dependencies: ["SwipedClient", "JSONCodec", "Movies", "SwipeEngine"],

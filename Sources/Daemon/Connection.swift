@@ -46,9 +46,15 @@ final class Connection {
     /// nil: a Unix-socket client, whose socket carries the Session's bytes as they are. Else the
     /// WebSocket around them.
     let web: WebTransport?
+    /// Set only by the Daemon's own tests: the connection has no socket (`fd` is -1) and what
+    /// the manager writes to it goes to memory, as swift-nio's EmbeddedChannel does, so that a
+    /// test drives the manager's round, its actions and `afterWork` as they run for a socket.
+    let embedded: EmbeddedPeer?
 
     init(
-        fd: Int32, peer: Peer, session: Session, base: BaseIdentity, address: String, web: WebTransport? = nil
+        fd: Int32, peer: Peer, session: Session, base: BaseIdentity, address: String,
+        web: WebTransport? = nil,
+        embedded: EmbeddedPeer? = nil
     ) {
         self.fd = fd
         self.peer = peer
@@ -56,9 +62,37 @@ final class Connection {
         self.base = base
         self.address = address
         self.web = web
+        self.embedded = embedded
     }
 
     var client: UInt64 { session.config.client }
+
+    /// Writes what the socket takes of `bytes` now (0: it is full); the error that stopped it.
+    @inline(__always)
+    func send(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+        if let embedded { return embedded.take(bytes) }
+        return try writeNonBlocking(fd, bytes)
+    }
+}
+
+/// The far end of a connection without a socket (`Connection.embedded`): keeps what is written
+/// to it, taking at most `room` bytes more (a full socket buffer, when 0).
+final class EmbeddedPeer {
+    private(set) var received: [UInt8] = []
+    var room = Int.max
+
+    func take(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let n = min(room, bytes.count)
+        received += bytes[..<n]
+        room -= n
+        return n
+    }
+
+    /// The lines written since the last call, without their `\n`.
+    func lines() -> [String] {
+        defer { received.removeAll() }
+        return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
 }
 
 /// A WebSocket's side of a Connection: the frames around the Session's lines, the keepalive,

@@ -121,12 +121,19 @@ extension Server {
             close(fd)
             return
         }
-        connections[client] = connection
+        opened(connection)
+    }
+
+    /// A Unix client's connection, watched: the daemon serves it from now on (its `hello` is
+    /// written here).
+    func opened(_ connection: Connection) {
+        let (peer, identity) = (connection.peer, connection.session.identity)
+        connections[connection.client] = connection
         sink.metrics.connected(connections.count)
         journal.log(
             .info, "client connected",
             [
-                ("CLIENT", "\(client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
+                ("CLIENT", "\(connection.client)"), ("PEER_PID", "\(peer.pid)"), ("PEER_UID", "\(peer.uid)"),
                 ("PEER_GID", "\(peer.gid)"), ("USER", identity.user ?? "-"), ("ROLE", identity.role.rawValue),
             ])
         markStatusDirty()
@@ -176,12 +183,11 @@ extension Server {
             switch result {
             case .done(let n):
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
-                c.session.clock = loop.now
-                round(c) { session, state, sink in session.received(bytes, state, &sink) }
+                round(c, .bytes(bytes), at: loop.now)
             case .wouldBlock:
                 break
             case .eof:
-                round(c) { session, state, sink in session.readEnded(state, &sink) }
+                round(c, .readEnded)
             }
         } else if events & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
             // Hung up (closed for good, not half-closed: that is EPOLLRDHUP) while nothing more
@@ -199,14 +205,14 @@ extension Server {
         while c.session.pendingOutput > 0 {
             let result = c.session.withPendingOutput { bytes -> Result<Int, SystemError> in
                 do throws(SystemError) {
-                    return .success(try writeNonBlocking(c.fd, bytes))
+                    return .success(try c.send(bytes))
                 } catch {
                     return .failure(error)
                 }
             }
             switch result {
             case .success(0): return nil
-            case .success(let n): c.session.consumed(n)
+            case .success(let n): round(c, .written(n))
             case .failure(let error): return error
             }
         }
@@ -242,8 +248,10 @@ extension Server {
         while true {
             if c.session.pendingOutput > 0, let failure = flush(c) { return writeFailed(c, failure) }
             guard c.session.mayResume(latestSeq: store.latestSeq) else { break }
-            let answered = round(c) { session, state, sink in session.resume(state, &sink) }
+            let before = c.session.requests
+            round(c, .resume)
             if c.session.pendingOutput == 0 { break }
+            let answered = c.session.requests != before
             // Lines answered: write them, then answer more if that made room. Each such round
             // answers a line already read, so there are finitely many.
             if answered { continue }
@@ -276,46 +284,53 @@ extension Server {
     // MARK: - A round with a session
 
     /// One round between the manager and `c`'s session, which every input to a session goes
-    /// through: `input` gives it one fact, with the committed state lent to it and the sink for
-    /// its actions; then the actions are carried out, and the facts they give rise to fed in
-    /// (`perform`). Writing is left to the caller, who calls
+    /// through: the session hears `input` (at `now`, when its time counts), with the committed
+    /// state lent to it and the sink for its actions; then the actions are carried out, and the
+    /// facts they give rise to heard (`perform`). Writing is left to the caller, who calls
     /// `afterWork(c)` when done with `c`: at once, or once for a batch (`deliver` answers every
     /// writer before wording events for subscribers).
     @inline(__always)
-    @discardableResult
-    func round<R>(_ c: Connection, _ input: (Session, borrowing MovieState, inout SessionActions) -> R) -> R {
-        let result = store.withState { input(c.session, $0, &sink) }
+    func round(_ c: Connection, _ input: SessionInput, at now: UInt64? = nil) {
+        hear(input, at: now, c)
         perform(c)
-        return result
     }
 
-    /// What carrying out an action can give rise to that `c`'s session must hear, while the
-    /// sink, which its answer would go to, is being drained: a command refused as overloaded, a
-    /// timer that could not be made, the answer to `peers`.
-    enum Fact {
-        case refused(ticket: UInt64, WireError)
-        case timerFired(SessionTimer)
-        case peers(ticket: UInt64, watch: Bool)
+    /// The one place a session is given a fact (`Session.handle`): by `round` and, for the facts
+    /// its actions give rise to, by `perform`. The sink holds only this fact's actions after it:
+    /// any other connection's would be carried out as `c`'s.
+    @inline(__always)
+    private func hear(_ input: SessionInput, at now: UInt64?, _ c: Connection) {
+        precondition(sink.isEmpty, "client \(c.client): a round began with another's actions in the sink")
+        store.withState { c.session.handle(input, at: now, $0, &sink) }
+    }
+
+    /// What carrying out `c`'s actions gives rise to that its session must hear, while the
+    /// sink, which its answer would go to, is being drained: a command refused (overloaded, a
+    /// rate limit), a timer that could not be made, an answer about people given at once; and
+    /// the questions answered once the drain is done, because answering them reads what the
+    /// drain holds (`status` reads the sink's counters).
+    private enum Arising {
+        case input(SessionInput, at: UInt64?)
         case status(ticket: UInt64)
-        case people(ticket: UInt64, PeopleAnswer)
+        case peers(ticket: UInt64, watch: Bool)
     }
 
-    /// Carries out the actions in the sink (all `c`'s, in order), then feeds `c`'s session the
-    /// facts they gave rise to, one at a time: each fact's own actions, and the facts those give
-    /// rise to, are dealt with before the next fact (depth first, as if each fact had been fed
-    /// in where it arose).
+    /// Carries out the actions in the sink (all `c`'s, in order), then has `c`'s session hear
+    /// what they gave rise to, one at a time: each fact's own actions, and what those give rise
+    /// to, are dealt with before the next (depth first, as if each fact had been heard where
+    /// it arose).
     private func perform(_ c: Connection) {
         if sink.isEmpty { return }
-        // A stack: the next fact to feed in is the last. Empty, and so not allocated, unless
-        // some fact arises.
-        var facts: [Fact] = []
+        // A stack: the next fact to hear is the last. Empty, and so not allocated, unless some
+        // fact arises.
+        var facts: [Arising] = []
         while true {
             let start = facts.count
             sink.drain { action in
                 switch consume action {
                 case .submit(let ticket, let op, let command):
                     if let refused = submit(command, op: op, ticket: ticket, from: c) {
-                        facts.append(refused)
+                        facts.append(.input(.commandAnswered(ticket: ticket, .failure(refused)), at: nil))
                     }
                 case .read(let ticket, let request):
                     pending[ticket] = Pending(client: c.client, what: .read)
@@ -327,7 +342,9 @@ extension Server {
                 case .catchUpEnded:
                     catchUpEnded(c.client)
                 case .arm(let timer, let microseconds):
-                    if let fired = arm(timer, after: microseconds, on: c) { facts.append(fired) }
+                    if let fired = arm(timer, after: microseconds, on: c) {
+                        facts.append(.input(fired, at: loop.now))
+                    }
                 case .cancel(let timer):
                     c.timers.removeValue(forKey: timer)?.cancel()
                 case .subscription(let active):
@@ -353,7 +370,7 @@ extension Server {
                     facts.append(.status(ticket: ticket))
                 case .people(let ticket, let what):
                     if let answer = asked(what, ticket: ticket, from: c) {
-                        facts.append(.people(ticket: ticket, answer))
+                        facts.append(.input(.peopleAnswered(ticket: ticket, answer), at: nil))
                     }
                 case .denied(let op, let reason):
                     deny(c, op: op, reason)
@@ -362,40 +379,27 @@ extension Server {
             if facts.count - start > 1 { facts[start...].reverse() }
             // A connection closed meanwhile hears nothing more (every fact here is c's).
             guard !facts.isEmpty, connections[c.client] === c else { return }
-            feed(facts.removeLast(), to: c)
-        }
-    }
-
-    /// Gives `c`'s session `fact`; its actions go to the sink, for `perform`.
-    private func feed(_ fact: Fact, to c: Connection) {
-        switch fact {
-        case .refused(let ticket, let error):
-            store.withState { c.session.commandAnswered(ticket, .failure(error), $0, &sink) }
-        case .timerFired(let timer):
-            c.session.clock = loop.now
-            store.withState { c.session.timerFired(timer, $0, &sink) }
-        case .peers(let ticket, let watch):
-            answerPeers(c, ticket: ticket, watch: watch)
-        case .status(let ticket):
-            answerStatus(c, ticket: ticket)
-        case .people(let ticket, let answer):
-            store.withState { c.session.peopleAnswered(ticket, answer, $0, &sink) }
+            switch facts.removeLast() {
+            case .input(let input, let now): hear(input, at: now, c)
+            case .status(let ticket): hear(statusAnswer(c, ticket: ticket), at: nil, c)
+            case .peers(let ticket, let watch): hear(peersAnswer(c, ticket: ticket, watch: watch), at: nil, c)
+            }
         }
     }
 
     /// Hands `command` to the store under `ticket`; or, past the limit of commands waiting for
-    /// the disk, refuses it (the refusal is the session's to hear).
+    /// the disk, refuses it (the refusal is the session's to hear, as the command's answer).
     private func submit(_ command: consuming MovieCommand, op: String, ticket: UInt64, from c: Connection)
-        -> Fact?
+        -> WireError?
     {
-        if let limited = rateLimited(c, op: op) { return .refused(ticket: ticket, limited) }
+        if let limited = rateLimited(c, op: op) { return limited }
         guard store.pendingCount < ServerLimits.maxPendingCommands else {
             let error = WireError(
                 .overloaded, "\(store.pendingCount) commands are waiting for the disk; try again shortly")
             journal.logFolded(
                 .warning, "command refused", fold: error.code.rawValue,
                 [("CLIENT", "\(c.client)"), ("OP", op), ("ERROR", error.code.rawValue)])
-            return .refused(ticket: ticket, error)
+            return error
         }
         pending[ticket] = Pending(
             client: c.client, what: .command(op: op, movie: command.movieID), since: c.session.clock)
@@ -405,7 +409,7 @@ extension Server {
     }
 
     /// Arms `timer` for `c`; when no timer can be made, what the session must hear instead.
-    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) -> Fact? {
+    private func arm(_ timer: SessionTimer, after microseconds: UInt64, on c: Connection) -> SessionInput? {
         if let existing = c.timers[timer] {
             existing.arm(afterMicroseconds: microseconds)
             return nil
@@ -414,8 +418,7 @@ extension Server {
             let made = try loop.makeTimer(description: timer.description) { [unowned self, unowned c] in
                 c.timers[timer] = nil
                 guard connections[c.client] === c else { return }
-                c.session.clock = loop.now
-                round(c) { session, state, sink in session.timerFired(timer, state, &sink) }
+                round(c, .timerFired(timer), at: loop.now)
                 afterWork(c)
             }
             made.arm(afterMicroseconds: microseconds)
@@ -464,7 +467,7 @@ extension Server {
         // A WebSocket has no peer credentials: its fields say where it came from instead.
         let who =
             c.web.map { dropWeb(c, $0) } ?? [("PEER_PID", "\(c.peer.pid)"), ("PEER_UID", "\(c.peer.uid)")]
-        close(c.fd)
+        if c.embedded == nil { close(c.fd) }
         journal.log(
             .info, "client disconnected",
             [("CLIENT", "\(c.client)")] + who + [("REASON", reason), ("REQUESTS", "\(c.session.requests)")])

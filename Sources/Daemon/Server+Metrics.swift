@@ -210,16 +210,14 @@ extension Server {
             denials: DenialReason.allCases.map { LabelledCount($0.rawValue, denials.count($0)) })
     }
 
-    /// `status` (fed to `c` while `perform` runs: the caller carries out its actions). Where
-    /// the store is, the pid and the limits go to writers and root only: through the web
-    /// bridge every page is one peer.
-    func answerStatus(_ c: Connection, ticket: UInt64) {
-        let snapshot = metricsSnapshot()
+    /// The answer to `c`'s `status`, for `perform` to have it heard. Where the store is, the
+    /// pid and the limits go to writers and root only: through the web bridge every page is
+    /// one peer; every connection goes to admins.
+    func statusAnswer(_ c: Connection, ticket: UInt64) -> SessionInput {
         let role = c.session.identity.role
-        let list = role == .admin ? connections.values.map(summary) : nil
-        store.withState {
-            c.session.statusAnswered(ticket, snapshot, detail: role >= .writer, connections: list, $0, &sink)
-        }
+        return .statusAnswered(
+            ticket: ticket, metricsSnapshot(), detail: role >= .writer,
+            connections: role == .admin ? connections.values.map(summary) : nil)
     }
 
     /// One connection as an admin's `status` lists it.

@@ -51,7 +51,7 @@ extension Server {
                         worded[form] = out.bytes
                     }
                     let before = w.session.lifecycle
-                    round(w) { session, _, sink in session.peerRow(worded[form]!, &sink) }
+                    round(w, .peerRow(worded[form]!))
                     // Told `bye` for this row (too slow): counted once, as subscribers are.
                     if before != w.session.lifecycle, case .sayingBye(.slowConsumer) = w.session.lifecycle {
                         sink.metrics.dropped &+= 1
@@ -67,8 +67,9 @@ extension Server {
         }
         for f in farewells { send(client: f.client, viewport: f.viewport, rows: f.rows) }
         for c in changed where connections[c.client] === c {
-            let rows = store.withState { c.session.takePeerRows($0) }
+            let rows = store.withState { c.session.peerRowsDue($0) }
             send(client: c.client, viewport: c.session.viewport, rows: rows)
+            round(c, .peerRowsSent(rows))
             if !c.session.isSharing { sharers[c.client] = nil }
         }
         for w in touched.values {
@@ -79,16 +80,16 @@ extension Server {
     /// What a watcher's output may hold in a flush before it is written.
     static var peerWriteChunk: Int { 4096 }
 
-    /// `peers`: every sharing connection's open rows, now (fed to `c` while `perform` runs: the
-    /// caller carries out its actions).
-    func answerPeers(_ c: Connection, ticket: UInt64, watch: Bool) {
+    /// `peers`: every other sharing connection's open rows, now, as the answer `perform` has
+    /// `c` hear; `c` watches from now on when `watch`.
+    func peersAnswer(_ c: Connection, ticket: UInt64, watch: Bool) -> SessionInput {
         watchers[c.client] = watch ? c : nil
         let peers = store.withState { state in
             sharers.values.filter { $0.client != c.client && $0.session.isSharing }
                 .sorted { $0.client < $1.client }
                 .map { $0.session.peerSnapshot(state) }
         }
-        store.withState { c.session.peersAnswered(ticket, peers, $0, &sink) }
+        return .peersAnswered(ticket: ticket, peers)
     }
 
     /// A connection goes: as a watcher it gets nothing more; as a sharer, the watchers get a

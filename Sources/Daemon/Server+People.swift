@@ -102,7 +102,7 @@ extension Server {
             changed += 1
             let lost: String? =
                 if case .token = before.door, who.door != before.door { before.user } else { nil }
-            round(c) { session, _, sink in session.identityChanged(who, tokenLost: lost, &sink) }
+            round(c, .identityChanged(who, tokenLost: lost))
             journal.log(
                 .info, "connection re-judged",
                 [
@@ -164,11 +164,11 @@ extension Server {
     /// Answers `client`'s ticket, if the connection is still there.
     func answerPeople(client: UInt64, ticket: UInt64, _ answer: PeopleAnswer) {
         guard let c = connections[client] else { return }
-        round(c) { session, state, sink in session.peopleAnswered(ticket, answer, state, &sink) }
+        round(c, .peopleAnswered(ticket: ticket, answer))
         afterWork(c)
     }
 
-    /// A `PeopleAsk` from `c`: answered now (the answer is returned, for `perform` to feed in),
+    /// A `PeopleAsk` from `c`: answered now (the answer is returned, for `perform` to have heard),
     /// or later (nil: after the store's change, or after the address's sign-in delay).
     func asked(_ what: PeopleAsk, ticket: UInt64, from c: Connection) -> PeopleAnswer? {
         switch what {

@@ -48,7 +48,7 @@ extension Server {
             count(outcome, waiting, now: now)
             guard let c = connections[waiting.client] else { continue }
             let result = outcome.result.mapError(WireError.init)
-            round(c) { session, state, sink in session.commandAnswered(outcome.token, result, state, &sink) }
+            round(c, .commandAnswered(ticket: outcome.token, result))
             touched.append(c)
         }
         for outcome in batch.reads {
@@ -57,7 +57,7 @@ extension Server {
             }
             guard let c = connections[waiting.client] else { continue }
             let result = outcome.result.mapError(WireError.init)
-            round(c) { session, state, sink in session.readAnswered(outcome.token, result, state, &sink) }
+            round(c, .readAnswered(ticket: outcome.token, result))
             touched.append(c)
         }
         // The writers' replies first (what they wait for), then the events: with 10,000
@@ -161,13 +161,9 @@ extension Server {
                     // Nothing of c's waits, so the event goes out now, without a copy: the first
                     // subscribers read it while the last are still being written to.
                     guard let written = writeNow(c, line!.bytes) else { continue }
-                    round(c) { session, _, sink in
-                        session.liveEvent(seq: event.seq, line: line!.bytes, written: written, &sink)
-                    }
+                    round(c, .liveEvent(seq: event.seq, line: line!.bytes, written: written))
                 } else {
-                    round(c) { session, _, sink in
-                        session.liveEvent(seq: event.seq, line: line!.bytes, &sink)
-                    }
+                    round(c, .liveEvent(seq: event.seq, line: line!.bytes, written: nil))
                     // Told `bye` for it: the subscription ends, so this counts it once.
                     if case .sayingBye(.slowConsumer) = c.session.lifecycle { sink.metrics.dropped &+= 1 }
                 }
@@ -176,10 +172,8 @@ extension Server {
         // Then the rows, once per connection for the whole batch (in order for each): most
         // clients have no row open, and `hasOpenRows` answers without hashing an id.
         for c in connections.values where c.session.hasOpenRows {
-            if c.session.isRecording { c.session.clock = loop.now }
-            round(c) { session, state, sink in
-                for event in events { session.movieChanged(event, state, &sink) }
-            }
+            // The time counts only in a recording (its entries carry it).
+            round(c, .moviesChanged(events), at: c.session.isRecording ? loop.now : nil)
             rowsChanged.append(c)
         }
         return rowsChanged
@@ -192,7 +186,7 @@ extension Server {
         guard c.web == nil else { return 0 }
         let result = bytes.withUnsafeBytes { raw -> Result<Int, SystemError> in
             do throws(SystemError) {
-                return .success(try writeNonBlocking(c.fd, raw))
+                return .success(try c.send(raw))
             } catch {
                 return .failure(error)
             }

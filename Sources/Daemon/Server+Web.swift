@@ -217,12 +217,12 @@ extension Server {
     /// peer's close and its end of the stream are seen (and the socket is not reset with bytes
     /// unread).
     private func received(_ c: Connection, _ web: WebTransport, _ bytes: UnsafeRawBufferPointer) {
-        web.heard = loop.now
-        c.session.clock = loop.now
+        let now = loop.now
+        web.heard = now
         web.link.received(bytes) { message in
             switch c.session.lifecycle {
             case .reading, .paused:
-                round(c) { session, state, sink in session.received(message: message, state, &sink) }
+                round(c, .message(message), at: now)
             case .halfClosed, .sayingBye, .closed:
                 break  // told bye (or closing): nothing more is answered, as over the Unix socket
             }
@@ -240,7 +240,7 @@ extension Server {
         }
         while true {
             let taken = c.session.withPendingOutput { link.produce($0) }
-            if taken > 0 { c.session.consumed(taken) }
+            if taken > 0 { round(c, .written(taken)) }
             let out = link.outbound
             if out.isEmpty {
                 if taken == 0 { return nil }

@@ -499,7 +499,7 @@ final class Server<S: StoreFigures> {
         peopleCompleted()
         if exitCode != 0 { return }  // a storage I/O error: fatal() said it all, nothing is sent
         for c in Array(connections.values) {
-            round(c) { session, _, sink in session.goodbye(.shutdown, &sink) }
+            round(c, .goodbye(.shutdown))
             afterWork(c)
         }
         if connections.isEmpty {

@@ -93,7 +93,7 @@ extension Session {
     }
 
     /// The manager's answer to the `PeopleAsk` of `ticket`.
-    public func peopleAnswered(
+    func peopleAnswered(
         _ ticket: UInt64, _ answer: PeopleAnswer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         if heldBy == ticket {
@@ -126,7 +126,7 @@ extension Session {
     /// person), a first event says that person has no rights here any more (role none), a second
     /// who the connection is now (its own user, or anonymous). Rights that drop to none end the
     /// connection (`bye`, revoked).
-    public func identityChanged(_ who: Identity, tokenLost: String? = nil, _ sink: inout SessionActions) {
+    func identityChanged(_ who: Identity, tokenLost: String? = nil, _ sink: inout SessionActions) {
         guard who != identity, isOpenForEvents else { return }
         let before = identity
         identity = who

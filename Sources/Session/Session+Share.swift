@@ -19,7 +19,7 @@ extension Session {
     /// Whether this connection receives `peer-row` events.
     public var isWatching: Bool { watching }
 
-    /// Whether rows changed (or must be closed for watchers) since the last `takePeerRows`.
+    /// Whether rows changed (or must be closed for watchers) since they last went out (`peerRowsSent`).
     public var hasPeerRows: Bool { !peerDirty.isEmpty || peerClosing }
 
     func share(on: Bool, id: [UInt8]?, _ sink: inout SessionActions) {
@@ -50,7 +50,7 @@ extension Session {
     }
 
     /// The manager's answer to `.peers`: the sharing connections, for the reply.
-    public func peersAnswered(
+    func peersAnswered(
         _ ticket: UInt64, _ peers: [PeerRows], _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         guard isOpenForEvents else { return }
@@ -65,7 +65,7 @@ extension Session {
 
     /// The manager's answer to `.status`: the daemon's figures, with where the store is, the
     /// pid and the limits when `detail` (a writer or root: protocol.md, "status").
-    public func statusAnswered(
+    func statusAnswered(
         _ ticket: UInt64, _ snapshot: MetricsSnapshot, detail: Bool, connections: [ConnectionSummary]? = nil,
         _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
@@ -84,21 +84,26 @@ extension Session {
             client: config.client, viewport: list.viewport, rows: list.openRows.map { render($0, state) })
     }
 
-    /// The rows changed since the last call, each in its latest state (a closed row for each row
-    /// the watchers may think open, when sharing stopped), and forgets them.
-    public func takePeerRows(_ state: borrowing MovieState) -> [RowRender] {
+    /// The rows changed since they last went to the watchers, each in its latest state (a
+    /// closed row for each row the watchers may think open, when sharing stopped). Reading them
+    /// changes nothing: once sent, the manager says so (`SessionInput.peerRowsSent`).
+    public func peerRowsDue(_ state: borrowing MovieState) -> [RowRender] {
+        if peerClosing { return closedPeerRows(state) }
+        return peerDirty.sorted().map { render($0, state) }
+    }
+
+    /// `rows` (what `peerRowsDue` gave) went to the watchers: forget them, and remember which
+    /// the watchers now think open.
+    func peerRowsSent(_ rows: [RowRender]) {
         if peerClosing {
             peerClosing = false
-            let rows = closedPeerRows(state)
             if !sharing { peerShown.removeAll() }
-            return rows
+            return
         }
-        let rows = peerDirty.sorted().map { render($0, state) }
         peerDirty.removeAll()
         for row in rows {
             if row.phase == .closed { peerShown.remove(row.row) } else { peerShown.insert(row.row) }
         }
-        return rows
     }
 
     /// A closed row for every row the watchers may think open: for a sharer that goes.
@@ -120,7 +125,7 @@ extension Session {
     /// A `peer-row` event for this watcher, worded once for every watcher in its form.
     /// A watcher that does not read falls under the subscribers' rule: over `--max-queue` when
     /// an event is due, it is told `bye` (`slow-consumer`).
-    public func peerRow(_ line: [UInt8], _ sink: inout SessionActions) {
+    func peerRow(_ line: [UInt8], _ sink: inout SessionActions) {
         guard watching, isOpenForEvents else { return }
         if replies.backlog > config.maxQueue {
             sink.append(

@@ -5,8 +5,9 @@
 // socket, the timers and the store, feeds the facts in and carries the actions out, as
 // swift-nio's protocol state machines sit under their channel handlers.
 //
-// Where a request is answered: Session+Requests.swift (dispatch, shared-state ops),
-// Session+Swipe.swift (this client's swipe engine).
+// Its one way in: SessionInput.swift (every fact, and `handle`, which dispatches to the
+// functions below). Where a request is answered: Session+Requests.swift (dispatch,
+// shared-state ops), Session+Swipe.swift (this client's swipe engine).
 //
 // Inputs take the shared, committed movie state as a borrowed parameter: the Session reads it
 // (a gesture's movie, `list`, the latest seq) but never keeps it.
@@ -155,7 +156,7 @@ public final class Session {
     public private(set) var requests: UInt64 = 0
     /// The manager's monotonic clock, µs, as of the fact being fed in: time is an input. Read
     /// only while recording (a recording's entries carry the time since its start).
-    public var clock: UInt64 = 0
+    public internal(set) var clock: UInt64 = 0
     /// The recording going on or the last one (Session+Record.swift); nil until the first.
     var recording: Recording?
     var recordingOn = false
@@ -233,10 +234,10 @@ public final class Session {
         }
     }
 
-    // MARK: - Facts
+    // MARK: - Facts (each a case of SessionInput, given through `handle`)
 
     /// Bytes arrived from the peer.
-    public func received(
+    func received(
         _ bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         switch lifecycle {
@@ -254,7 +255,7 @@ public final class Session {
     /// that `--max-line` and `too-large` hold as over the Unix socket; a raw `\n` inside it ends a
     /// line there, as it would on the Unix socket (each line gets its reply), and an empty
     /// message is a blank line (no reply).
-    public func received(
+    func received(
         message bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         switch lifecycle {
@@ -272,7 +273,7 @@ public final class Session {
 
     /// The peer closed its writing side (read returned 0). A last line without a newline is
     /// answered as a line.
-    public func readEnded(_ state: borrowing MovieState, _ sink: inout SessionActions) {
+    func readEnded(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         switch lifecycle {
         case .reading, .paused:
             lifecycle = .halfClosed
@@ -285,7 +286,7 @@ public final class Session {
     }
 
     /// `n` bytes of the output were written.
-    public func consumed(_ n: Int) {
+    func consumed(_ n: Int) {
         replies.consumed(n)
         settle()
     }
@@ -307,10 +308,9 @@ public final class Session {
     }
 
     /// The manager wrote what it could: the connection catches up with what waited for room
-    /// (lines held back by the cap, a subscriber's catch-up). Returns whether it answered any
-    /// line (the manager writes again and calls back while it does).
-    public func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) -> Bool {
-        let before = requests
+    /// (lines held back by the cap, a subscriber's catch-up). Whether it answered any line is
+    /// `requests` moving (the manager writes again and resumes while it does).
+    func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         if replies.lateDue {
             replies.lateDue = false
             releaseDue(state, &sink)
@@ -324,11 +324,10 @@ public final class Session {
         }
         if subscription != nil { catchUp(state, &sink) }
         settle()
-        return requests != before
     }
 
     /// A command's outcome came back from the store.
-    public func commandAnswered(
+    func commandAnswered(
         _ ticket: UInt64, _ result: Result<CommittedEvent, WireError>, _ state: borrowing MovieState,
         _ sink: inout SessionActions
     ) {
@@ -348,7 +347,7 @@ public final class Session {
     }
 
     /// A read's outcome came back from the store.
-    public func readAnswered(
+    func readAnswered(
         _ ticket: UInt64, _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
         _ sink: inout SessionActions
     ) {
@@ -382,8 +381,7 @@ public final class Session {
     }
 
     /// A timer the Session armed has elapsed.
-    public func timerFired(_ timer: SessionTimer, _ state: borrowing MovieState, _ sink: inout SessionActions)
-    {
+    func timerFired(_ timer: SessionTimer, _ state: borrowing MovieState, _ sink: inout SessionActions) {
         switch timer {
         case .goodbye:
             guard case .sayingBye(let reason) = lifecycle else {
@@ -417,7 +415,7 @@ public final class Session {
 
     /// The manager ends the connection: `bye` with `reason`, written after every reply already
     /// worded; nothing more is read or answered. Closed after `goodbyeGrace` regardless.
-    public func goodbye(_ reason: ByeReason, _ sink: inout SessionActions) {
+    func goodbye(_ reason: ByeReason, _ sink: inout SessionActions) {
         guard isOpenForEvents else { return }
         endSubscription(&sink)
         lifecycle = .sayingBye(reason: reason)
@@ -430,7 +428,7 @@ public final class Session {
     public static let goodbyeGrace: UInt64 = 1_000_000
 
     /// A live movie event, worded once for every subscriber (`wantsLiveEvent(seq:)` was true).
-    public func liveEvent(seq: UInt64, line: [UInt8], _ sink: inout SessionActions) {
+    func liveEvent(seq: UInt64, line: [UInt8], _ sink: inout SessionActions) {
         precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
         if replies.backlog > config.maxQueue {
             sink.append(
@@ -459,7 +457,7 @@ public final class Session {
     /// manager wrote the first `written` bytes of the line itself; the rest waits as the whole
     /// line would have. One change of 10,000 subscribers' then costs one `send` each and no
     /// copy, and the first of them read while the last are still being written to.
-    public func liveEvent(seq: UInt64, line: [UInt8], written: Int, _ sink: inout SessionActions) {
+    func liveEvent(seq: UInt64, line: [UInt8], written: Int, _ sink: inout SessionActions) {
         precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
         precondition(
             takesLiveEventsDirectly && written >= 0 && written <= line.count,
@@ -472,7 +470,7 @@ public final class Session {
 
     /// A committed event changed a movie: this client's row of it re-renders where it is, or is
     /// dropped when the movie was removed (rule 9).
-    public func movieChanged(
+    func movieChanged(
         _ event: CommittedEvent, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
         let row = event.movie.id

@@ -29,9 +29,9 @@ final class SessionCatchUpTests: XCTestCase {
     /// resumes the session as the daemon's `afterWork` does and carries its actions out.
     private func write(_ h: SessionHarness, atMost n: Int) -> [UInt8] {
         let bytes = h.session.withPendingOutput { Array($0.prefix(n)) }
-        h.session.consumed(bytes.count)
+        h.hear(.written(bytes.count))
         if h.session.mayResume(latestSeq: h.store.latestSeq) {
-            _ = h.store.withState { h.session.resume($0, &h.sink) }
+            h.hear(.resume)
         }
         h.settle()
         return bytes
@@ -80,15 +80,15 @@ final class SessionCatchUpTests: XCTestCase {
         h.forgetTakenActions()
         h.store.read(.events(after: 0, limit: 256), token: 1)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
-        h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
+        h.hear(.readAnswered(ticket: 1, page))
         // 256 events are more than a quarter of the window: no next page yet.
         XCTAssertEqual(h.takeActions(), [])
         let owed = h.session.pendingOutput
         XCTAssertGreaterThan(owed, Session.catchUpWindow / 4)
         // Written down to a quarter of the window: the next page, sized to what it has room for.
-        h.session.consumed(owed - Session.catchUpWindow / 4)
+        h.hear(.written(owed - Session.catchUpWindow / 4))
         XCTAssertTrue(h.session.mayResume(latestSeq: h.store.latestSeq))
-        _ = h.store.withState { h.session.resume($0, &h.sink) }
+        h.hear(.resume)
         let actions = h.takeActions()
         guard case .catchUp(ticket: 2, after: 256, limit: let limit) = actions.first, actions.count == 1
         else {
@@ -128,7 +128,7 @@ final class SessionCatchUpTests: XCTestCase {
         // stops at its window, and more changes come meanwhile.
         h.store.read(.events(after: 0, limit: 256), token: 1)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
-        h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
+        h.hear(.readAnswered(ticket: 1, page))
         h.settle()
         XCTAssertLessThanOrEqual(h.session.backlog, Session.catchUpWindow)
         commit(100)
@@ -163,7 +163,7 @@ final class SessionCatchUpTests: XCTestCase {
         other.settle()
         _ = write(other, atMost: 10)
         XCTAssertTrue(other.catchUpShare)
-        other.session.goodbye(.shutdown, &other.sink)
+        other.hear(.goodbye(.shutdown))
         XCTAssertEqual(
             other.takeActions(),
             [.catchUpEnded, .subscription(active: false), .arm(.goodbye, microseconds: 1_000_000)])

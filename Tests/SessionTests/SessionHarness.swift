@@ -55,13 +55,22 @@ final class SessionHarness {
 
     // MARK: Inputs
 
+    /// Gives the session one fact through its one entry, as the daemon's round does.
+    func hear(_ input: SessionInput, at clock: UInt64? = nil) {
+        store.withState { session.handle(input, at: clock, $0, &sink) }
+    }
+
     /// Sends bytes as they would arrive (no newline added).
     func receive(_ text: String) {
         var bytes = Array(text.utf8)
-        session.clock = now
-        bytes.withUnsafeMutableBytes { raw in
-            store.withState { session.received(UnsafeRawBufferPointer(raw), $0, &sink) }
-        }
+        bytes.withUnsafeMutableBytes { hear(.bytes(UnsafeRawBufferPointer($0)), at: now) }
+    }
+
+    /// The shared rows due, which then count as sent, as the manager's flush does.
+    func takePeerRows() -> [RowRender] {
+        let rows = store.withState { session.peerRowsDue($0) }
+        hear(.peerRowsSent(rows))
+        return rows
     }
 
     /// One request line.
@@ -91,13 +100,13 @@ final class SessionHarness {
                     text += bytes
                     return bytes.count
                 }
-                session.consumed(n)
-                _ = store.withState { session.resume($0, &sink) }
+                hear(.written(n))
+                hear(.resume)
             }
             // A reply due once the output drained (behind a long `list`), as the daemon's
             // `afterWork` asks for it.
             if session.mayResume(latestSeq: store.latestSeq) {
-                _ = store.withState { session.resume($0, &sink) }
+                hear(.resume)
             }
         } while session.pendingOutput > 0
         return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -122,7 +131,7 @@ final class SessionHarness {
         perform()
         guard !peopleAsked.isEmpty else { return XCTFail("nothing asked of the manager") }
         let (ticket, _) = peopleAsked.removeFirst()
-        store.withState { session.peopleAnswered(ticket, answer, $0, &sink) }
+        hear(.peopleAnswered(ticket: ticket, answer))
         settle()
     }
 
@@ -134,15 +143,15 @@ final class SessionHarness {
         while !peersAsked.isEmpty {
             let ticket = peersAsked.removeFirst()
             let peers = peersAnswer()
-            store.withState { session.peersAnswered(ticket, peers, $0, &sink) }
+            hear(.peersAnswered(ticket: ticket, peers))
             sink.drain { carryOut($0) }
         }
         while !statusAsked.isEmpty {
             let ticket = statusAsked.removeFirst()
-            store.withState {
-                session.statusAnswered(
-                    ticket, MetricsSample.snapshot(), detail: session.identity.mayWrite, $0, &sink)
-            }
+            hear(
+                .statusAnswered(
+                    ticket: ticket, MetricsSample.snapshot(), detail: session.identity.mayWrite,
+                    connections: nil))
             sink.drain { carryOut($0) }
         }
     }
@@ -196,24 +205,19 @@ final class SessionHarness {
     func deliver(_ batch: Completions) {
         for outcome in batch.commands {
             guard let (ticket, _) = tokens.removeValue(forKey: outcome.token) else { continue }
-            store.withState {
-                session.commandAnswered(ticket, outcome.result.mapError(WireError.init), $0, &sink)
-            }
+            hear(.commandAnswered(ticket: ticket, outcome.result.mapError(WireError.init)))
         }
         for outcome in batch.reads {
             guard let (ticket, _) = tokens.removeValue(forKey: outcome.token) else { continue }
-            store.withState {
-                session.readAnswered(ticket, outcome.result.mapError(WireError.init), $0, &sink)
-            }
+            hear(.readAnswered(ticket: ticket, outcome.result.mapError(WireError.init)))
         }
         for event in batch.committed {
             if subscribed && session.wantsLiveEvent(seq: event.seq) {
                 var line = JSONWriter()
                 Encode.movieEvent(&line, event)
-                session.liveEvent(seq: event.seq, line: line.bytes, &sink)
+                hear(.liveEvent(seq: event.seq, line: line.bytes, written: nil))
             }
-            session.clock = now
-            if session.hasOpenRows { store.withState { session.movieChanged(event, $0, &sink) } }
+            if session.hasOpenRows { hear(.moviesChanged([event]), at: now) }
         }
     }
 
@@ -225,8 +229,7 @@ final class SessionHarness {
             ($0.value, "\($0.key)") < ($1.value, "\($1.key)")
         }) {
             timers[timer] = nil
-            session.clock = now
-            store.withState { session.timerFired(timer, $0, &sink) }
+            hear(.timerFired(timer), at: now)
             settle()
         }
     }

@@ -88,8 +88,8 @@ final class SessionLanesTests: XCTestCase {
             let recording = fast.exchange(#"{"op":"recording"}"#)
             XCTAssertEqual(recording, slow.exchange(#"{"op":"recording"}"#), "seed \(seed): the recordings")
             XCTAssertEqual(
-                fast.store.withState { fast.session.takePeerRows($0) },
-                slow.store.withState { slow.session.takePeerRows($0) }, "seed \(seed): the shared rows")
+                fast.takePeerRows(),
+                slow.takePeerRows(), "seed \(seed): the shared rows")
             replayed += 1
             XCTAssertEqual(Self.replay(recording.last ?? ""), rows, "seed \(seed): the replay")
         }

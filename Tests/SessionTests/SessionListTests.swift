@@ -26,7 +26,7 @@ final class SessionListTests: XCTestCase {
     /// Takes at most `max` bytes of the output, as a socket taking that much would.
     private func take(_ h: SessionHarness, max: Int) -> [UInt8] {
         let bytes = h.session.withPendingOutput { Array($0.prefix(max)) }
-        h.session.consumed(bytes.count)
+        h.hear(.written(bytes.count))
         return bytes
     }
 

@@ -229,13 +229,13 @@ final class SessionPeopleTests: XCTestCase {
 
     func testARoleChangedWhileConnectedIsToldAndTakesEffectAtOnce() {
         let h = harness(.writer)
-        h.session.identityChanged(.tester(.reader), &h.sink)
+        h.hear(.identityChanged(.tester(.reader), tokenLost: nil))
         XCTAssertEqual(h.read(), [#"{"event":"role","user":"tester","role":"reader"}"#])
         XCTAssertEqual(code(h, h.exchange(#"{"op":"remove","movie":"matrix"}"#)[0]), "forbidden")
         // The same identity again says nothing.
-        h.session.identityChanged(.tester(.reader), &h.sink)
+        h.hear(.identityChanged(.tester(.reader), tokenLost: nil))
         XCTAssertEqual(h.read(), [])
-        h.session.identityChanged(.tester(.writer), &h.sink)
+        h.hear(.identityChanged(.tester(.writer), tokenLost: nil))
         XCTAssertEqual(h.read(), [#"{"event":"role","user":"tester","role":"writer"}"#])
         XCTAssertEqual(h.json(h.exchange(#"{"op":"remove","movie":"matrix"}"#)[0])["ok"] as? Bool, true)
     }
@@ -244,7 +244,7 @@ final class SessionPeopleTests: XCTestCase {
         let h = harness(.reader)
         _ = h.exchange(#"{"op":"subscribe"}"#)
         XCTAssertTrue(h.subscribed)
-        h.session.identityChanged(.tester(AccessRole.none), &h.sink)
+        h.hear(.identityChanged(.tester(AccessRole.none), tokenLost: nil))
         XCTAssertTrue(h.takeActions().contains(.denied(op: "", .noRights)))
         h.settle()
         XCTAssertEqual(
@@ -259,7 +259,7 @@ final class SessionPeopleTests: XCTestCase {
             SessionConfig(client: 3, identity: Identity(user: "alice", role: .writer, door: .token(id: "a1")))
         )
         _ = h.read()
-        h.session.identityChanged(.anonymous(.reader), tokenLost: "alice", &h.sink)
+        h.hear(.identityChanged(.anonymous(.reader), tokenLost: "alice"))
         XCTAssertEqual(
             h.read(),
             [
@@ -272,7 +272,7 @@ final class SessionPeopleTests: XCTestCase {
             SessionConfig(client: 4, identity: Identity(user: "alice", role: .writer, door: .token(id: "a1")))
         )
         _ = g.read()
-        g.session.identityChanged(.anonymous(AccessRole.none), tokenLost: "alice", &g.sink)
+        g.hear(.identityChanged(.anonymous(AccessRole.none), tokenLost: "alice"))
         g.settle()
         XCTAssertEqual(g.read().last, #"{"event":"bye","reason":"revoked"}"#)
     }

@@ -148,12 +148,9 @@ final class SessionRecordTests: XCTestCase {
         let driver = InMemoryStoreDriver(h.store)
         let first = driver.toggle("inception")
         let second = driver.toggle("inception")
-        h.store.withState {
-            h.session.movieChanged(first, $0, &h.sink)
-            h.session.movieChanged(second, $0, &h.sink)
-        }
+        h.hear(.moviesChanged([first, second]))
         let removal = driver.remove("inception")
-        h.store.withState { h.session.movieChanged(removal, $0, &h.sink) }
+        h.hear(.moviesChanged([removal]))
         _ = h.read()
         let r = try recording(h)
         XCTAssertEqual(

@@ -19,7 +19,7 @@ final class SessionShareTests: XCTestCase {
     }
 
     private func rows(_ h: SessionHarness) -> [String] {
-        h.store.withState { h.session.takePeerRows($0) }.map { "\($0.row) \($0.phase) \($0.offset)" }
+        h.takePeerRows().map { "\($0.row) \($0.phase) \($0.offset)" }
     }
 
     func testANonSharingConnectionHandsOverNothing() {
@@ -94,7 +94,7 @@ final class SessionShareTests: XCTestCase {
         _ = h.exchange(#"{"op":"open","movie":"matrix","edge":"trailing"}"#)
         XCTAssertEqual(rows(h), ["matrix open -70.0"])
         let removal = InMemoryStoreDriver(h.store).remove("matrix")
-        h.store.withState { h.session.movieChanged(removal, $0, &h.sink) }
+        h.hear(.moviesChanged([removal]))
         XCTAssertEqual(rows(h), ["matrix closed 0.0"])
         _ = h.exchange(#"{"op":"open","movie":"inception","edge":"leading"}"#)
         _ = h.exchange(#"{"op":"viewport","direction":"rtl"}"#)
@@ -150,8 +150,8 @@ final class SessionShareTests: XCTestCase {
         var line = JSONWriter()
         Encode.peerRow(
             &line, client: 3, viewport: Viewport(width: 500, direction: .rtl),
-            row: sharer.store.withState { sharer.session.takePeerRows($0) }[0], form: .compact)
-        watcher.session.peerRow(line.bytes, &watcher.sink)
+            row: sharer.takePeerRows()[0], form: .compact)
+        watcher.hear(.peerRow(line.bytes))
         XCTAssertEqual(
             watcher.read(),
             [
@@ -160,7 +160,7 @@ final class SessionShareTests: XCTestCase {
         // Watching off: the reply still lists the sharers; no more events.
         XCTAssertEqual(
             watcher.json(watcher.exchange(#"{"op":"peers","watch":false}"#)[0])["watch"] as? Bool, false)
-        watcher.session.peerRow(line.bytes, &watcher.sink)
+        watcher.hear(.peerRow(line.bytes))
         XCTAssertEqual(watcher.read(), [])
     }
 
@@ -191,7 +191,7 @@ final class SessionShareTests: XCTestCase {
         let h = harness()
         _ = h.exchange(#"{"op":"peers","watch":true}"#)
         h.send(#"{"op":"toggle-watched","movie":"seven","id":1}"#)  // its reply waits for the store
-        h.session.peerRow(Array(#"{"event":"peer-row"}"#.utf8) + [0x0A], &h.sink)
+        h.hear(.peerRow(Array(#"{"event":"peer-row"}"#.utf8) + [0x0A]))
         XCTAssertEqual(h.read(), [])
         h.settle()
         let lines = h.read()
@@ -204,8 +204,8 @@ final class SessionShareTests: XCTestCase {
         let h = harness(maxQueue: 4096)
         _ = h.exchange(#"{"op":"peers","watch":true}"#)
         let line = Array(String(repeating: "x", count: 1000).utf8) + [0x0A]
-        for _ in 0..<5 { h.session.peerRow(line, &h.sink) }  // 5,000 bytes: over the cap
-        h.session.peerRow(line, &h.sink)
+        for _ in 0..<5 { h.hear(.peerRow(line)) }  // 5,000 bytes: over the cap
+        h.hear(.peerRow(line))
         XCTAssertEqual(
             h.takeActions().filter { if case .arm(.goodbye, _) = $0 { true } else { false } }.count, 1)
         XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: .slowConsumer))

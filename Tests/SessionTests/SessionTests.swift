@@ -81,7 +81,7 @@ final class SessionTests: XCTestCase {
         h.store.flush()
         let batch = h.store.completions()
         let event = try! XCTUnwrap(batch.commands.first).result.get()
-        h.store.withState { h.session.commandAnswered(1, .success(event), $0, &h.sink) }
+        h.hear(.commandAnswered(ticket: 1, .success(event)))
         XCTAssertEqual(h.takeActions(), [])
         let reply = h.json(h.read()[0])
         XCTAssertEqual(reply["id"] as? String, "a")
@@ -167,7 +167,7 @@ final class SessionTests: XCTestCase {
         h.store.submit(MovieCommand(.toggleWatched(movie: "matrix")), token: 1)
         h.store.flush()
         let event = try! h.store.completions().commands[0].result.get()
-        h.store.withState { h.session.commandAnswered(1, .success(event), $0, &h.sink) }
+        h.hear(.commandAnswered(ticket: 1, .success(event)))
         // The history page is read only now that it is due, so that it sees the mutation.
         XCTAssertEqual(h.takeActions(), [.read(ticket: 2, .events(after: 10, limit: 100))])
         let lines = h.read()
@@ -178,7 +178,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(list["seq"] as? Int, 11, "list is worded when due: it sees the toggle")
         h.store.read(.events(after: 10, limit: 100), token: 9)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
-        h.store.withState { h.session.readAnswered(2, page, $0, &h.sink) }
+        h.hear(.readAnswered(ticket: 2, page))
         XCTAssertEqual(h.takeActions(), [])
         let history = h.json(h.read()[0])
         XCTAssertEqual(history["id"] as? Int, 4)
@@ -210,7 +210,7 @@ final class SessionTests: XCTestCase {
         let h = harness()
         h.receive(#"{"op":"ping","id":1}"# + "\n" + #"{"op":"ping","id":2}"#)
         XCTAssertEqual(h.session.lifecycle, .reading)
-        h.store.withState { h.session.readEnded($0, &h.sink) }
+        h.hear(.readEnded)
         XCTAssertEqual(h.takeActions(), [])
         XCTAssertEqual(h.session.lifecycle, .halfClosed)
         XCTAssertFalse(h.session.wantsRead)
@@ -221,7 +221,7 @@ final class SessionTests: XCTestCase {
     func testHalfCloseWaitsForAPendingMutation() {
         let h = harness()
         h.receive(#"{"op":"toggle-watched","movie":"matrix"}"#)
-        h.store.withState { h.session.readEnded($0, &h.sink) }
+        h.hear(.readEnded)
         XCTAssertEqual(h.session.lifecycle, .halfClosed)
         h.settle()
         XCTAssertEqual(h.session.lifecycle, .halfClosed, "the reply is not written yet")
@@ -233,7 +233,7 @@ final class SessionTests: XCTestCase {
         let h = harness()
         h.send(#"{"op":"subscribe"}"#)
         h.settle()
-        h.store.withState { h.session.readEnded($0, &h.sink) }
+        h.hear(.readEnded)
         XCTAssertEqual(h.read(), [#"{"ok":true,"seq":10}"#])
         XCTAssertEqual(h.session.lifecycle, .halfClosed)
     }
@@ -241,7 +241,7 @@ final class SessionTests: XCTestCase {
     func testByeForShutdownIsLastAndTheConnectionClosesOnceItIsWritten() {
         let h = harness()
         h.send(#"{"op":"ping"}"#)
-        h.session.goodbye(.shutdown, &h.sink)
+        h.hear(.goodbye(.shutdown))
         XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
         XCTAssertEqual(h.session.lifecycle, .sayingBye(reason: .shutdown))
         XCTAssertFalse(h.session.wantsRead)
@@ -251,9 +251,9 @@ final class SessionTests: XCTestCase {
 
     func testAPeerThatDoesNotReadItsByeIsClosedByTheTimer() {
         let h = harness()
-        h.session.goodbye(.shutdown, &h.sink)
+        h.hear(.goodbye(.shutdown))
         XCTAssertEqual(h.takeActions(), [.arm(.goodbye, microseconds: 1_000_000)])
-        h.store.withState { h.session.timerFired(.goodbye, $0, &h.sink) }
+        h.hear(.timerFired(.goodbye))
         XCTAssertEqual(h.takeActions(), [])
         XCTAssertEqual(h.session.lifecycle, .closed(reason: .byeNotRead(.shutdown)))
     }
@@ -271,7 +271,7 @@ final class SessionTests: XCTestCase {
             XCTAssertTrue(h.session.wantsLiveEvent(seq: event.seq))
             var line = JSONWriter()
             Encode.movieEvent(&line, event)
-            h.session.liveEvent(seq: event.seq, line: line.bytes, &h.sink)
+            h.hear(.liveEvent(seq: event.seq, line: line.bytes, written: nil))
         }
         XCTAssertGreaterThan(events, 1, "the queue was over the cap before the last event")
         let actions = h.takeActions()
@@ -302,9 +302,9 @@ final class SessionTests: XCTestCase {
             Encode.movieEvent(&line, event)
             let bytes = line.bytes
             let n = written < 0 ? bytes.count : written
-            slow.session.liveEvent(seq: event.seq, line: bytes, &slow.sink)
+            slow.hear(.liveEvent(seq: event.seq, line: bytes, written: nil))
             XCTAssertTrue(fast.session.takesLiveEventsDirectly)
-            fast.session.liveEvent(seq: event.seq, line: bytes, written: n, &fast.sink)
+            fast.hear(.liveEvent(seq: event.seq, line: bytes, written: n))
             XCTAssertEqual(fast.takeActions(), [])
             XCTAssertEqual(slow.takeActions(), [])
             XCTAssertEqual(fast.session.pendingOutput, bytes.count - n)
@@ -344,7 +344,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 1, after: 7, limit: 256)])
         h.store.read(.events(after: 7, limit: 256), token: 1)
         let page = h.store.completions().reads[0].result.mapError(WireError.init)
-        h.store.withState { h.session.readAnswered(1, page, $0, &h.sink) }
+        h.hear(.readAnswered(ticket: 1, page))
         XCTAssertEqual(h.takeActions(), [])
         let events = h.read().map { h.json($0)["seq"] as? Int }
         XCTAssertEqual(events, [8, 9, 10])
@@ -386,15 +386,13 @@ final class SessionTests: XCTestCase {
         _ = h.takeActions()
         _ = h.read()
         XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 1, after: 0, limit: 256)])
-        h.store.withState {
-            h.session.readAnswered(1, .failure(WireError(.storage, "disk on fire")), $0, &h.sink)
-        }
+        h.hear(.readAnswered(ticket: 1, .failure(WireError(.storage, "disk on fire"))))
         let actions = h.takeActions()
         XCTAssertEqual(actions.count, 2)
         XCTAssertEqual(actions[1], .arm(.retryCatchUp, microseconds: 1_000_000))
-        _ = h.store.withState { h.session.resume($0, &h.sink) }
+        h.hear(.resume)
         XCTAssertEqual(h.takeActions(), [], "no read until the timer")
-        h.store.withState { h.session.timerFired(.retryCatchUp, $0, &h.sink) }
+        h.hear(.timerFired(.retryCatchUp))
         XCTAssertEqual(h.takeActions(), [.catchUp(ticket: 2, after: 0, limit: 256)])
     }
 
@@ -524,7 +522,7 @@ final class SessionTests: XCTestCase {
         h.send(#"{"op":"release","movie":"matrix"}"#)
         _ = h.read()
         let event = InMemoryStoreDriver(h.store).remove("matrix")
-        h.store.withState { h.session.movieChanged(event, $0, &h.sink) }
+        h.hear(.moviesChanged([event]))
         XCTAssertEqual(h.takeActions(), [])
         let row = h.json(h.read()[0])
         XCTAssertEqual(row["event"] as? String, "row")
@@ -583,7 +581,7 @@ final class SessionTests: XCTestCase {
         // Another client's removal.
         _ = h.exchange(#"{"op":"drag","movie":"seven","dx":-100}"#)
         let event = InMemoryStoreDriver(h.store).remove("seven")
-        h.store.withState { h.session.movieChanged(event, $0, &h.sink) }
+        h.hear(.moviesChanged([event]))
         XCTAssertEqual(
             h.read(),
             [

@@ -36,7 +36,7 @@ final class SessionDragPath: DragPath {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        session.received(bytes, state, &sink)
+        session.handle(.bytes(bytes), state, &sink)
         precondition(sink.isEmpty, "a drag asked the manager for something")
         return written()
     }
@@ -45,9 +45,9 @@ final class SessionDragPath: DragPath {
         var total = 0
         while session.pendingOutput > 0 {
             let n = session.withPendingOutput { $0.count }
-            session.consumed(n)
+            session.handle(.written(n), state, &sink)
             total += n
-            _ = session.resume(state, &sink)
+            session.handle(.resume, state, &sink)
         }
         return total
     }
