@@ -24,7 +24,8 @@
 //   WebSocket      <- HTTPScrape, CWslay, CCrypto: the web listener's pure parts (issue 43): the
 //                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
 //                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
-//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
+//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies;
+//                  recordings and their replay (Sources/Wire/Recordings: a folder, not a module)
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
 //   StoreSQLite    <- StoreCore, EventLog, LogTypes, Movies, CSQLite (its shim), Plumbing, Metrics:
