@@ -6,6 +6,8 @@
 //   Movies         <- SwipeEngine
 //   Metrics        the standard library only: counters, histograms, percentiles, the snapshot that
 //                  `status` and `/metrics` render, the Prometheus text format; no I/O, no clock
+//   CommandLineParsing  the standard library only: one way to read a command line (options,
+//                  their values, positionals, `--`) that swiped, its data tools and swipectl share
 //   People         the standard library only: roles, who a connection is, the people tables
 //                  (tokens' hashes, the roles given to names), the throttles (issue 45), pure
 //   Plumbing       <- CPlumbing (libc's eventfd, epoll and prctl, headers only): the process's
@@ -22,7 +24,8 @@
 //   WebSocket      <- HTTPScrape, CWslay, CCrypto: the web listener's pure parts (issue 43): the
 //                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
 //                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
-//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies
+//   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies;
+//                  recordings and their replay (Sources/Wire/Recordings: a folder, not a module)
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
 //                     errors, reads and completions) and the command queue's decisions, pure
 //   StoreSQLite    <- StoreCore, EventLog, LogTypes, Movies, CSQLite (its shim), Plumbing, Metrics:
@@ -31,14 +34,16 @@
 //                     no SQLite (neither EventLog nor CSQLite)
 //   Session        <- Wire, JSONCodec, StoreCore, Movies, SwipeEngine, Metrics: one connection, pure
 //   Daemon         <- Session, Wire, JSONCodec, StoreCore, StoreSQLite, StorePostgres, Movies,
-//                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd, Plumbing: the I/O
+//                     SwipeEngine, Metrics, HTTPScrape, WebSocket, CSystemd, Plumbing,
+//                     CommandLineParsing: the I/O
 //   SwipedClient   <- Wire, JSONCodec, Movies, SwipeEngine
-//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres, CCrypto:
+//   DataTools      <- EventLog, Movies, JSONCodec, StoreCore, StoreSQLite, StorePostgres, CCrypto,
+//                     CommandLineParsing:
 //                     the subcommands backup, export, import and verify (issue 32)
 //   Terminal       <- Movies, SwipeEngine: the terminal front end's pure parts (its state machine,
 //                  input parser, layout, frame diff, text widths, springs), no I/O and no clock
 //   swiped <- Daemon, DataTools, Wire; swipectl <- SwipedClient, Wire, JSONCodec, Movies, SwipeEngine,
-//   Terminal, Metrics; benchmarks and tests as declared below.
+//   Terminal, Metrics, CommandLineParsing; benchmarks and tests as declared below.
 //   StoreTestSupport (Tests/StoreTestSupport) <- StoreCore, StorePostgres, EventLog, Movies,
 //                  CSQLite, Plumbing: the in-memory store and the fault injection of both stores, linked
 //                  only by tests and benchmarks, never by swiped or swipectl.
@@ -96,6 +101,7 @@ let package = Package(
         .target(name: "Movies", dependencies: ["SwipeEngine"], swiftSettings: strict),
         .target(name: "Plumbing", dependencies: ["CPlumbing"], swiftSettings: strict),
         .target(name: "LogTypes", swiftSettings: strict),
+        .target(name: "CommandLineParsing", swiftSettings: strict),
         .target(
             name: "EventLog", dependencies: ["CSQLite", "LogTypes", "Plumbing", "Metrics", "People"],
             swiftSettings: strict),
@@ -130,7 +136,7 @@ let package = Package(
             dependencies: [
                 "SwipeEngine", "Movies", "StoreCore", "StoreSQLite", "StorePostgres", "Session",
                 "JSONCodec", "Wire", "CSystemd", "Metrics", "HTTPScrape", "WebSocket", "People", "CCrypto",
-                "Plumbing",
+                "Plumbing", "CommandLineParsing",
             ],
             swiftSettings: hotPath),
         .target(
@@ -141,7 +147,7 @@ let package = Package(
             name: "DataTools",
             dependencies: [
                 "EventLog", "Movies", "JSONCodec", "StoreCore", "StoreSQLite", "StorePostgres", "CCrypto",
-                "People",
+                "People", "CommandLineParsing",
             ],
             swiftSettings: strict),
 
@@ -152,6 +158,7 @@ let package = Package(
             name: "swipectl",
             dependencies: [
                 "SwipedClient", "JSONCodec", "Wire", "Movies", "SwipeEngine", "Terminal", "Metrics", "People",
+                "CommandLineParsing",
             ],
             swiftSettings: strict),
 
@@ -207,6 +214,8 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MoviesTests", dependencies: ["Movies", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PeopleTests", dependencies: ["People"], swiftSettings: strict),
+        .testTarget(
+            name: "CommandLineParsingTests", dependencies: ["CommandLineParsing"], swiftSettings: strict),
         .testTarget(
             name: "EventLogTests", dependencies: ["EventLog", "Movies", "TestSupport", "StoreTestSupport"],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 // The command line of people and their rights (issue 45; protocol.md, "Who may do what").
+import CommandLineParsing
 import People
 
 extension Config {
@@ -28,66 +29,67 @@ extension Config {
                                  operator's tools, imports and benchmarks)
         """
 
-    /// An option of people and their rights; nil when `option` is not one. The result is a
-    /// usage error's message, or "" when it was taken.
-    static func parsePeople(_ option: String, _ value: () -> String?, into config: inout Config) -> String? {
-        func role(_ allowed: [AccessRole]) -> Result<AccessRole, UsageError> {
-            let names = allowed.map(\.rawValue).joined(separator: ", ")
-            guard let v = value(), let r = AccessRole(rawValue: v), allowed.contains(r) else {
-                return .failure(UsageError("\(option) must be one of \(names)"))
+    /// The options of people and their rights.
+    static let peopleOptions: [OptionSpec] = [
+        .value("--admins", needs: "a group name"),
+        .value("--web-anonymous", needs: "one of \(roles(webAnonymousRoles))"),
+        .value("--web-proxy-role", needs: "one of \(roles(webProxyRoles))"),
+        .value("--web-trust-header", needs: "an HTTP header name, e.g. Remote-User", emptyIsMissing: true),
+        .value("--web-trusted-proxy", needs: "an address"),
+        .value("--rate-limit", needs: "N/s[,BURST] or off"),
+        .value("--rate-limit-unix", needs: "N/s[,BURST] or off"),
+    ]
+
+    static let webAnonymousRoles = [AccessRole.none, .reader, .writer]
+    static let webProxyRoles = [AccessRole.reader, .writer, .admin]
+
+    static func roles(_ allowed: [AccessRole]) -> String {
+        allowed.map(\.rawValue).joined(separator: ", ")
+    }
+
+    /// An option of people and their rights (one of `peopleOptions`), with its value.
+    static func parsePeople(_ option: String, _ value: String, into config: inout Config)
+        throws(ArgumentError)
+    {
+        func role(_ allowed: [AccessRole]) throws(ArgumentError) -> AccessRole {
+            guard let r = AccessRole(rawValue: value), allowed.contains(r) else {
+                throw .invalid("\(option) must be one of \(roles(allowed))")
             }
-            return .success(r)
+            return r
         }
-        func limit() -> Result<RateLimiter.Limit?, UsageError> {
-            guard let v = value() else { return .failure(UsageError("\(option) needs N/s[,BURST] or off")) }
-            if v == "off" { return .success(nil) }
-            guard let l = RateLimiter.Limit.parse(v) else {
-                return .failure(
-                    UsageError("\(option) must be N/s[,BURST] (N > 0, BURST ≥ 1) or off, not '\(v)'"))
+        func limit() throws(ArgumentError) -> RateLimiter.Limit? {
+            if value == "off" { return nil }
+            guard let l = RateLimiter.Limit.parse(value) else {
+                throw .invalid("\(option) must be N/s[,BURST] (N > 0, BURST ≥ 1) or off, not '\(value)'")
             }
-            return .success(l)
+            return l
         }
         switch option {
         case "--admins":
-            guard let v = value() else { return "--admins needs a group name" }
-            config.adminsGroup = v.isEmpty ? nil : v
+            config.adminsGroup = value.isEmpty ? nil : value
         case "--web-anonymous":
-            switch role([AccessRole.none, .reader, .writer]) {
-            case .success(let r): config.webAnonymous = r
-            case .failure(let m): return m.message
-            }
+            config.webAnonymous = try role(webAnonymousRoles)
         case "--web-proxy-role":
-            switch role([AccessRole.reader, .writer, .admin]) {
-            case .success(let r): config.webProxyRole = r
-            case .failure(let m): return m.message
-            }
+            config.webProxyRole = try role(webProxyRoles)
         case "--web-trust-header":
-            guard let v = value(), !v.isEmpty, v.utf8.allSatisfy(Self.isTokenByte) else {
-                return "--web-trust-header needs an HTTP header name, e.g. Remote-User"
+            guard value.utf8.allSatisfy(Self.isTokenByte) else {
+                throw .invalid("--web-trust-header needs an HTTP header name, e.g. Remote-User")
             }
-            config.webTrustHeader = v
+            config.webTrustHeader = value
         case "--web-trusted-proxy":
-            guard let v = value() else { return "--web-trusted-proxy needs an address" }
             do {
-                _ = try TrustedProxies([v])
+                _ = try TrustedProxies([value])
             } catch {
-                return "--web-trusted-proxy: \(error)"
+                throw .invalid("--web-trusted-proxy: \(error)")
             }
-            config.webTrustedProxies.append(v)
+            config.webTrustedProxies.append(value)
         case "--rate-limit":
-            switch limit() {
-            case .success(let l): config.webRateLimit = l
-            case .failure(let m): return m.message
-            }
+            config.webRateLimit = try limit()
         case "--rate-limit-unix":
-            switch limit() {
-            case .success(let l): config.unixRateLimit = l
-            case .failure(let m): return m.message
-            }
+            config.unixRateLimit = try limit()
         default:
-            return nil
+            preconditionFailure("\(option) is in Config.options but has no case here")
         }
-        return ""
     }
 
     /// RFC 9110's `tchar`: what a header name is made of.

@@ -2,6 +2,7 @@
 // Precedence for paths follows systemd's conventions: an explicit option, then the directory
 // systemd made for the unit ($RUNTIME_DIRECTORY, $STATE_DIRECTORY), then the user's XDG
 // directories, then the working directory, so `swiped` with no options runs anywhere.
+import CommandLineParsing
 import People
 import StoreCore
 import StorePostgres
@@ -141,6 +142,27 @@ public struct Config: Equatable, Sendable {
         case usageError(String)
     }
 
+    /// Every option of the daemon, with what its value is when missing (or given empty, for
+    /// those whose value may not be).
+    static let options: [OptionSpec] =
+        [
+            .flag("--help", aliases: ["-h"]), .flag("--version"),
+            .value("--socket", needs: "a path", emptyIsMissing: true),
+            .value("--state", needs: "a directory", emptyIsMissing: true),
+            .value("--durability", needs: "full or normal"), .value("--max-line"), .value("--max-clients"),
+            .value("--max-queue"), .value("--writers", needs: "a group name"),
+            .value(
+                "--postgres", needs: "a connection string, e.g. 'host=/run/postgresql dbname=swiped'",
+                emptyIsMissing: true),
+            .value("--log-level", needs: "a level: \(logLevels)"),
+            .value("--metrics", needs: "a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464"),
+            .value("--web", needs: "a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"),
+            .value("--web-root", needs: "a directory", emptyIsMissing: true),
+            .value("--web-origin", needs: "an origin"), .value("--web-ping", needs: "a number of seconds"),
+        ] + peopleOptions
+
+    static let logLevels = "emerg, alert, crit, err, warning, notice, info, debug (or 0-7)"
+
     public static func parse(_ arguments: [String], environment: [String: String]) -> ParseOutcome {
         func nonEmpty(_ key: String) -> String? {
             guard let value = environment[key], !value.isEmpty else { return nil }
@@ -153,86 +175,43 @@ public struct Config: Equatable, Sendable {
         config.adminsGroup = nonEmpty("SWIPED_ADMINS")
         var postgresFrom = "SWIPED_POSTGRES"
         config.postgres = nonEmpty("SWIPED_POSTGRES")
-        var index = 0
-        while index < arguments.count {
-            var argument = arguments[index]
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                inlineValue = String(argument[argument.index(after: equals)...])
-                argument = String(argument[..<equals])
-            }
-            func value() -> String? {
-                if let inlineValue { return inlineValue }
-                index += 1
-                return index < arguments.count ? arguments[index] : nil
-            }
-            func integer(_ name: String, _ range: ClosedRange<Int>) -> Result<Int, UsageError> {
-                guard let text = value() else { return .failure(UsageError("\(name) needs a value")) }
-                guard let number = Int(text), range.contains(number) else {
-                    return .failure(
-                        UsageError(
-                            "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
-                        ))
-                }
-                return .success(number)
-            }
-            switch argument {
-            case "--help", "-h": return .help
-            case "--version": return .version
-            case "--socket":
-                guard let v = value(), !v.isEmpty else { return .usageError("--socket needs a path") }
-                socket = v
-            case "--state":
-                guard let v = value(), !v.isEmpty else { return .usageError("--state needs a directory") }
-                state = v
-            case "--durability":
-                guard let v = value() else { return .usageError("--durability needs full or normal") }
-                guard let d = Durability(rawValue: v) else {
-                    return .usageError("--durability must be full or normal, not '\(v)'")
-                }
-                config.durability = d
-            case "--max-line":
-                switch integer("--max-line", 256...(64 << 20)) {
-                case .success(let n): config.maxLine = n
-                case .failure(let error): return .usageError(error.message)
-                }
-            case "--max-clients":
-                switch integer("--max-clients", 1...1_000_000) {
-                case .success(let n): config.maxClients = n
-                case .failure(let error): return .usageError(error.message)
-                }
-            case "--max-queue":
-                switch integer("--max-queue", 4096...(1 << 30)) {
-                case .success(let n): config.maxQueue = n
-                case .failure(let error): return .usageError(error.message)
-                }
-            case "--writers":
-                guard let v = value() else { return .usageError("--writers needs a group name") }
-                config.writersGroup = v.isEmpty ? nil : v
-            case "--postgres":
-                guard let v = value(), !v.isEmpty else {
-                    return .usageError(
-                        "--postgres needs a connection string, e.g. 'host=/run/postgresql dbname=swiped'")
-                }
-                config.postgres = v
-                postgresFrom = "--postgres"
-            case "--log-level":
-                guard let v = value(), let level = Priority(name: v) else {
-                    return .usageError(
-                        "--log-level must be one of emerg, alert, crit, err, warning, notice, info, debug (or 0-7)"
-                    )
-                }
-                config.logLevel = level
-            case "--metrics", "--web", "--web-root", "--web-origin", "--web-ping":
-                if let error = parseListener(argument, value(), into: &config) { return .usageError(error) }
-            default:
-                switch parsePeople(argument, value, into: &config) {
-                case nil: return .usageError("unknown option '\(arguments[index])'")
-                case ""?: break
-                case let error?: return .usageError(error)
+        // In order, one at a time: `--help` is answered before anything after it is read.
+        var scanner = ArgumentScanner(arguments, options: options)
+        do throws(ArgumentError) {
+            while let argument = try scanner.next() {
+                switch argument {
+                case .flag("--help"): return .help
+                case .flag("--version"): return .version
+                case .option("--socket", let v): socket = v
+                case .option("--state", let v): state = v
+                case .option("--durability", let v):
+                    config.durability = try ArgumentValues.oneOf(
+                        "--durability", v, Durability.allCases.map { ($0.rawValue, $0) })
+                case .option("--max-line", let v):
+                    config.maxLine = try ArgumentValues.integer("--max-line", v, in: 256...(64 << 20))
+                case .option("--max-clients", let v):
+                    config.maxClients = try ArgumentValues.integer("--max-clients", v, in: 1...1_000_000)
+                case .option("--max-queue", let v):
+                    config.maxQueue = try ArgumentValues.integer("--max-queue", v, in: 4096...(1 << 30))
+                case .option("--writers", let v): config.writersGroup = v.isEmpty ? nil : v
+                case .option("--postgres", let v):
+                    config.postgres = v
+                    postgresFrom = "--postgres"
+                case .option("--log-level", let v):
+                    guard let level = Priority(name: v) else {
+                        throw .invalid("--log-level must be one of \(logLevels)")
+                    }
+                    config.logLevel = level
+                case .option(let name, let v):
+                    if try !parseListener(name, v, into: &config) { try parsePeople(name, v, into: &config) }
+                case .flag(let name):
+                    preconditionFailure("\(name) is in Config.options but has no case here")
+                case .positional(let p):
+                    throw .unexpectedArgument(p)
                 }
             }
-            index += 1
+        } catch {
+            return .usageError(error.description)
         }
         if let conninfo = config.postgres, let why = PostgresStore.refusal(conninfo: conninfo) {
             return .usageError("\(postgresFrom) \(why)")
@@ -242,38 +221,37 @@ public struct Config: Equatable, Sendable {
         return .run(config)
     }
 
-    /// The HTTP listeners' options: the metrics listener's, the web listener's (issue 43); a
-    /// usage error's message, or nil.
-    static func parseListener(_ option: String, _ value: String?, into config: inout Config) -> String? {
+    /// The HTTP listeners' options: the metrics listener's, the web listener's (issue 43);
+    /// false when `option` is none of them.
+    static func parseListener(_ option: String, _ value: String, into config: inout Config)
+        throws(ArgumentError) -> Bool
+    {
         switch option {
         case "--metrics":
-            guard let value, let address = ListenAddress(value) else {
-                return "--metrics needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464"
+            guard let address = ListenAddress(value) else {
+                throw .invalid("--metrics needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
             }
             config.metrics = address
         case "--web":
-            guard let value, let address = ListenAddress(value) else {
-                return "--web needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
+            guard let address = ListenAddress(value) else {
+                throw .invalid("--web needs a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
             }
             if !config.web.contains(address) { config.web.append(address) }
         case "--web-root":
-            guard let value, !value.isEmpty else { return "--web-root needs a directory" }
             config.webRoot = value
         case "--web-origin":
-            guard let value else { return "--web-origin needs an origin" }
             do {
                 _ = try OriginPolicy(configured: [value])
             } catch {
-                return "--web-origin: \(error)"
+                throw .invalid("--web-origin: \(error)")
             }
             config.webOrigins.append(value)
-        default:  // --web-ping
-            guard let value, let seconds = Int(value), (0...86_400).contains(seconds) else {
-                return "--web-ping must be a whole number from 0 to 86400, not '\(value ?? "")'"
-            }
-            config.webPing = seconds
+        case "--web-ping":
+            config.webPing = try ArgumentValues.integer("--web-ping", value, in: 0...86_400)
+        default:
+            return false
         }
-        return nil
+        return true
     }
 
     /// Without --socket: systemd's RuntimeDirectory=, then the user's runtime directory, then
@@ -290,11 +268,6 @@ public struct Config: Equatable, Sendable {
         nonEmpty("STATE_DIRECTORY").map(firstPath)
             ?? nonEmpty("XDG_STATE_HOME").map { $0 + "/swiped" }
             ?? "./swiped-state"
-    }
-
-    struct UsageError: Error {
-        let message: String
-        init(_ message: String) { self.message = message }
     }
 
     /// systemd passes several directories separated by ':' when a unit names several.

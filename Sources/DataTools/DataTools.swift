@@ -1,5 +1,6 @@
 // `swiped backup|export|import|verify` (issue 32): the command line of the subcommands.
 // `swiped` with none of them serves, as always (Sources/swiped/main.swift dispatches).
+import CommandLineParsing
 import EventLog
 import Glibc
 import JSONCodec
@@ -91,38 +92,36 @@ public enum DataTools {
         var positional: [String] = []
     }
 
+    /// The options of every subcommand (`check` says which goes with which). A value may not be
+    /// empty: none names nothing.
+    static let options: [OptionSpec] =
+        [.flag("--help", aliases: ["-h"]), .flag("--force")]
+        + ["--state", "--postgres", "--backup", "--from-sqlite", "--to"].map {
+            .value($0, emptyIsMissing: true)
+        }
+
     static func parse(_ arguments: [String]) throws(Usage) -> Parsed {
+        let scanned: ScannedArguments
+        do throws(ArgumentError) {
+            scanned = try ScannedArguments(arguments, options: options)
+        } catch {
+            throw Usage(error.description)
+        }
         var p = Parsed()
-        var i = 0
-        func value(_ option: String) throws(Usage) -> String {
-            i += 1
-            guard i < arguments.count, !arguments[i].isEmpty else { throw Usage("\(option) needs a value") }
-            return arguments[i]
+        p.help = scanned.has("--help")
+        p.force = scanned.has("--force")
+        // One store, named once (a backup named again is the last one named).
+        let stores =
+            scanned.values("--state").map(StoreLocation.state)
+            + scanned.values("--postgres").map(StoreLocation.postgres)
+        p.backup = scanned.value("--backup")
+        guard stores.count <= 1, stores.isEmpty || p.backup == nil else {
+            throw Usage("name one store: --state, --postgres or --backup")
         }
-        func setStore(_ s: StoreLocation) throws(Usage) {
-            guard p.store == nil, p.backup == nil else {
-                throw Usage("name one store: --state, --postgres or --backup")
-            }
-            p.store = s
-        }
-        while i < arguments.count {
-            let a = arguments[i]
-            switch a {
-            case "--help", "-h": p.help = true
-            case "--state": try setStore(.state(try value(a)))
-            case "--postgres": try setStore(.postgres(try value(a)))
-            case "--backup":
-                guard p.store == nil else { throw Usage("name one store: --state, --postgres or --backup") }
-                p.backup = try value(a)
-            case "--from-sqlite": p.fromSQLite = try value(a)
-            case "--to": p.to = try value(a)
-            case "--force": p.force = true
-            default:
-                guard a == "-" || !a.hasPrefix("-") else { throw Usage("unknown option '\(a)'") }
-                p.positional.append(a)
-            }
-            i += 1
-        }
+        p.store = stores.first
+        p.fromSQLite = scanned.value("--from-sqlite")
+        p.to = scanned.value("--to")
+        p.positional = scanned.positionals
         return p
     }
 

@@ -1,6 +1,6 @@
 // The one decision path for commands and idempotency keys, which every store uses (SQLiteStore,
 // PostgresStore, InMemoryStore): commands decided against the projected state and not yet
-// committed, the rules for a key pending or already in the log, and the recovery that decides
+// committed (each decision by the rule of CommandDecision.swift), the rules for a key pending or already in the log, and the recovery that decides
 // again after a failed commit. Where and how commits happen, and where a store keeps what it has
 // handed on, is each store's own; the contract suite (StoreContractTests) holds every store to
 // the outcomes these rules give.
@@ -164,13 +164,16 @@ package struct CommandQueue {
         aborted = []
         queued = []
         for var entry in again {
-            do throws(CommandError) {
-                let (event, after) = try projected.decideAndApply(entry.command)
+            // A key in the log was answered at submit; one pending is this entry's own.
+            switch CommandDecision.decide(entry.command, logged: nil, in: &projected) {
+            case .accepted(let event, let after):
                 entry.event = event
                 entry.after = after
                 queued.append(entry)
-            } catch {
+            case .refused(let error):
                 entry.report(.failure(StoreError(error)), into: &out)
+            case .replayed:
+                preconditionFailure("a command decided without its key's log was replayed")
             }
         }
     }

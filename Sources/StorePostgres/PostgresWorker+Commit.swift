@@ -295,29 +295,38 @@ extension PostgresWorker {
 
     /// Step 3: decides each command against `state` (folding what it accepts, at `at`), after
     /// the keys in the log (`keyed`, which the accepted commands' keys join).
+    ///
+    /// The second decision of a command: the loop decided it at submit against its projection
+    /// (`CommandQueue.decide`), which may be out of date, since another daemon may have written
+    /// since (added the movie, moved its version, used the key). Here `state` has caught up to
+    /// the head under the appends' lock, so this decision is the one that holds across daemons.
+    /// It is made by the same function as every store's (`CommandDecision.decide`), on the
+    /// fresher state: only where it is made, and the key looked up in the database, differ.
     static func decide(
         _ attempts: [Attempt], keyed: inout [String: PostgresSchema.Row], at: Int64, state: inout MovieState
     ) -> Decided {
         var d = Decided(capacity: attempts.count)
         for attempt in attempts {
             let job = attempt.job
-            if let key = job.command.key, let row = keyed[key] {
-                let result = CommandQueue.replay(job.command, key: key, loggedAs: row.event, row.committed)
+            let logged = job.command.key.flatMap { keyed[$0] }.map {
+                (event: $0.event, committed: $0.committed)
+            }
+            let seq = state.lastSeq + 1
+            let event: MovieEvent
+            let movie: Movie
+            switch CommandDecision.decide(job.command, logged: logged, in: &state) {
+            case .replayed(let result):
                 d.answers.append(.answered(token: job.token, result, replayed: result.isSuccess))
                 d.answered.append(attempt)
                 continue
-            }
-            let event: MovieEvent
-            do throws(CommandError) {
-                event = try state.decide(job.command)
-            } catch {
+            case .refused(let error):
                 d.answers.append(.answered(token: job.token, .failure(StoreError(error)), replayed: false))
                 d.answered.append(attempt)
                 continue
-            }
-            let seq = state.lastSeq + 1
-            guard let movie = state.apply(event, seq: seq) else {
-                preconditionFailure("decided event \(event) does not apply")
+            case .accepted(let accepted, let after):
+                guard let after else { preconditionFailure("decided event \(accepted) does not apply") }
+                event = accepted
+                movie = after
             }
             let payload = event.payload(after: movie, undoes: job.command.undoes)
             d.columns.seqs.append(Int64(seq))

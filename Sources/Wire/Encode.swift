@@ -406,6 +406,40 @@ public enum Encode {
         out.bytes.append(UInt8(ascii: "}"))
     }
 
+    /// A layout object, as `configure` takes it and a recording holds it.
+    static func layoutObject(_ out: inout JSONWriter, _ layout: Layout) {
+        out.literal(#"{"leading":"#)
+        actions(&out, layout.leading)
+        out.literal(#","trailing":"#)
+        actions(&out, layout.trailing)
+        out.literal(#","allowsFullSwipeLeading":"#)
+        out.bool(layout.allowsFullSwipeLeading)
+        out.literal(#","allowsFullSwipeTrailing":"#)
+        out.bool(layout.allowsFullSwipeTrailing)
+        out.literal(#","buttonWidth":"#)
+        out.double(layout.buttonWidth)
+        // Written only when not the default, as `confirm` is: a layout of protocol 1 before
+        // issue 47 reads as it always did.
+        if layout.fullSwipeStyleLeading != .fill {
+            out.literal(#","fullSwipeStyleLeading":"#)
+            out.string(layout.fullSwipeStyleLeading.rawValue)
+        }
+        if layout.fullSwipeStyleTrailing != .fill {
+            out.literal(#","fullSwipeStyleTrailing":"#)
+            out.string(layout.fullSwipeStyleTrailing.rawValue)
+        }
+        out.bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// A viewport object, as `viewport` takes it, and a peer and a recording show it.
+    static func viewportObject(_ out: inout JSONWriter, _ viewport: Viewport) {
+        out.literal(#"{"width":"#)
+        out.double(viewport.width)
+        out.literal(#","direction":"#)
+        out.string(viewport.direction.rawValue)
+        out.bytes.append(UInt8(ascii: "}"))
+    }
+
     static func actions(_ out: inout JSONWriter, _ list: [ActionSpec]) {
         out.bytes.append(UInt8(ascii: "["))
         for (index, a) in list.enumerated() {

@@ -1,6 +1,7 @@
 // The protocol's error codes (protocol.md, "Errors"). A program switches on the code; a person
 // reads the message, which always says what was wrong in plain words.
 import Movies
+import SwipeEngine
 
 public enum ErrorCode: String, Sendable, CaseIterable {
     case badJSON = "bad-json"
@@ -83,4 +84,27 @@ public struct WireError: Error, Equatable, Sendable {
     }
 
     public static func badRequest(_ message: String) -> WireError { WireError(.badRequest, message) }
+}
+
+extension WireError {
+    /// The error a connection answers an input its engine refused with (a replay says the same).
+    public init(swipe error: SwipeError) {
+        self =
+            switch error {
+            case .notRevealed(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
+                )
+            case .unknownAction(_, let action):
+                .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
+            case .firing(let row, let action):
+                WireError(
+                    .notRevealed,
+                    "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
+                )
+            case .noButtons(_, let edge):
+                .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
+            }
+    }
 }

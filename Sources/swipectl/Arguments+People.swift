@@ -2,6 +2,7 @@
 // and roles. Names, roles and the expiry are checked as the daemon would check them (People's
 // PersonName, the op table's values and bounds), so that what it would refuse is a usage error
 // here, before anything is sent.
+import CommandLineParsing
 import People
 import Wire
 
@@ -72,42 +73,35 @@ extension Arguments {
         -> AccessRole
     {
         let names = roleNames(op)
-        guard let role = AccessRole(rawValue: text), names.contains(text) else {
-            let choices = names.dropLast().joined(separator: ", ") + " or " + names.last!
-            throw Failure.usage("\(option) must be \(choices), not '\(text)'")
+        do throws(ArgumentError) {
+            return try ArgumentValues.oneOf(
+                option, text, names.compactMap { name in AccessRole(rawValue: name).map { (name, $0) } })
+        } catch {
+            throw Failure.usage(error.description)
         }
-        return role
     }
 
-    /// The units `--expires` takes, in seconds.
-    static let durationUnits: [(unit: Character, seconds: Int64)] = [
-        ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 7 * 86_400),
-    ]
-
     /// `--expires DURATION`: a whole number with a unit (`30d`, `12h`, `90m`, `3600s`, `2w`), or
-    /// alone in seconds; in seconds, within the bounds of `token-create`'s `expiresIn`.
+    /// alone in seconds (`ArgumentValues.seconds(fromDuration:)`); in seconds, within the bounds
+    /// of `token-create`'s `expiresIn`.
     static func duration(_ text: String) throws(Failure) -> Int64 {
-        var digits = Substring(text)
-        var unit: Int64 = 1
-        if let last = text.last, let known = durationUnits.first(where: { $0.unit == last }) {
-            digits = digits.dropLast()
-            unit = known.seconds
-        }
-        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else {
-            throw Failure.usage(
-                "--expires must be a duration such as 30d, 12h, 90m, 3600s or 2w (a number alone is seconds), not '\(text)'"
-            )
-        }
         let spec = Ops.spec(.tokenCreate).arg("expiresIn")
         guard case .integer(let min?, let max?) = spec.type else {
             preconditionFailure("token-create's expiresIn has no bounds")
         }
-        // Too many digits for an Int64 is too long a time all the same.
-        let seconds = Int64(digits).map { $0.multipliedReportingOverflow(by: unit) }
-        guard let seconds, !seconds.overflow, spec.admits(seconds.partialValue) else {
+        let outOfBounds = Failure.usage(
+            "--expires must be from \(min) second to \(max / 86_400) days (\(max) s), not '\(text)'")
+        let seconds: Int64
+        do throws(ArgumentValues.DurationError) {
+            seconds = try ArgumentValues.seconds(fromDuration: text)
+        } catch .malformed {
             throw Failure.usage(
-                "--expires must be from \(min) second to \(max / 86_400) days (\(max) s), not '\(text)'")
+                "--expires must be a duration such as 30d, 12h, 90m, 3600s or 2w (a number alone is seconds), not '\(text)'"
+            )
+        } catch {
+            throw outOfBounds
         }
-        return seconds.partialValue
+        guard spec.admits(seconds) else { throw outOfBounds }
+        return seconds
     }
 }

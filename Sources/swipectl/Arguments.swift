@@ -2,6 +2,7 @@
 // command (as with systemctl); `--` ends them, for a title that starts with '-'. An option
 // that becomes an op's argument is checked against the range Wire's op table declares for it
 // (compiled in): what the daemon would refuse is a usage error here, worded as the daemon would.
+import CommandLineParsing
 import Movies
 import People
 import SwipeEngine
@@ -136,68 +137,46 @@ enum Arguments {
         ("whoami", [], []),
     ]
 
+    /// The options, global and of the commands (`commands` says which command takes which).
+    /// A command's option takes one value, or is a flag that may be repeated.
+    static let options: [OptionSpec] =
+        [
+            .flag("--help", aliases: ["-h"], stops: true), .flag("--version", stops: true), .flag("--json"),
+            .value("--socket"), .value("--token"), .value("--token-file"),
+        ]
+        + ["--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek", "--clear", "--first"]
+        .map { .flag($0) }
+        + [
+            "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
+            "--perform", "--record", "--expect", "--record-dir", "--full-swipe", "--role", "--expires",
+            "--id", "--by", "--after",
+        ].map { .value($0, once: true) }
+
     static func parse(_ arguments: [String]) throws(Failure) -> ParseOutcome {
-        var socket: String?
-        var json = false
-        var token: TokenSource?
-        var values: [String: String] = [:]
-        var positional: [String] = []
-        var index = 0
-        var optionsEnded = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                positional.append(argument)
-                continue
-            }
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(Failure) -> String {
-                if let inline { return inline }
-                guard index < arguments.count else { throw Failure.usage("\(name) needs a value") }
-                index += 1
-                return arguments[index - 1]
-            }
-            func noValue() throws(Failure) {
-                if inline != nil { throw Failure.usage("\(name) takes no value") }
-            }
-            switch name {
-            case "--":
-                optionsEnded = true
-            case "--help", "-h":
-                try noValue()
-                return .usage
-            case "--version":
-                try noValue()
-                return .version
-            case "--json":
-                try noValue()
-                json = true
-            case "--socket":
-                let path = try value()
-                guard !path.isEmpty else { throw Failure.usage("--socket needs a path") }
-                socket = path
-            case "--token", "--token-file":
-                if token != nil { throw Failure.usage("give one --token or --token-file") }
-                token = try tokenSource(name, try value())
-            case "--verbose", "--once", "--ascii", "--rtl", "--confirm-delete", "--no-peek", "--clear",
-                "--first":
-                try noValue()
-                values[name] = ""
-            case "--image", "--from", "--limit", "--match", "--dx", "--vx", "--steps", "--open", "--tap",
-                "--perform", "--record", "--expect", "--record-dir", "--full-swipe", "--role", "--expires",
-                "--id", "--by", "--after":
-                if values[name] != nil { throw Failure.usage("\(name) given twice") }
-                values[name] = try value()
-            default:
-                throw Failure.usage("unknown option '\(argument)'")
-            }
+        let scanned: ScannedArguments
+        do throws(ArgumentError) {
+            scanned = try ScannedArguments(arguments, options: options)
+        } catch {
+            throw Failure.usage(error.description)
         }
+        switch scanned.stoppedBy {
+        case "--help": return .usage
+        case "--version": return .version
+        default: break
+        }
+        let json = scanned.has("--json")
+        let socket = scanned.value("--socket")
+        if socket?.isEmpty == true { throw Failure.usage("--socket needs a path") }
+        let tokens =
+            scanned.values("--token").map { ("--token", $0) }
+            + scanned.values("--token-file").map { ("--token-file", $0) }
+        if tokens.count > 1 { throw Failure.usage("give one --token or --token-file") }
+        let token = try tokens.first.map { (t) throws(Failure) in try tokenSource(t.0, t.1) }
+        let global: Set = ["--help", "--version", "--json", "--socket", "--token", "--token-file"]
+        // A flag's value is "" (given) and a repeated flag is given still: each command reads
+        // one value of an option.
+        let values = scanned.given.filter { !global.contains($0.key) }.mapValues { $0.last ?? "" }
+        let positional = scanned.positionals
 
         let words = try commandWords(positional)
         let name = words.name
@@ -239,7 +218,7 @@ enum Arguments {
         guard let first = positional.first else { throw Failure.usage("no command given") }
         guard first == "token" else { return (first, Array(positional.dropFirst())) }
         let verbs = commands.compactMap { $0.name.hasPrefix("token ") ? $0.name.dropFirst(6) : nil }
-        let choices = verbs.dropLast().joined(separator: ", ") + " or " + verbs.last!
+        let choices = ArgumentValues.list(verbs.map(String.init))
         guard positional.count > 1 else { throw Failure.usage("'token' needs \(choices)") }
         guard verbs.contains(Substring(positional[1])) else {
             throw Failure.usage("unknown command 'token \(positional[1])' ('token' takes \(choices))")
@@ -356,10 +335,13 @@ enum Arguments {
             for option in ["--vx", "--steps"] where values[option] != nil {
                 throw Failure.usage("\(option) goes with --dx, not --open")
             }
-            guard let edge = Edge(rawValue: edge) else {
-                throw Failure.usage("--open must be leading or trailing, not '\(edge)'")
+            let side: Edge
+            do throws(ArgumentError) {
+                side = try ArgumentValues.oneOf("--open", edge, Edge.allCases.map { ($0.rawValue, $0) })
+            } catch {
+                throw Failure.usage(error.description)
             }
-            return .swipe(movie: movie, gesture: .open(edge: edge, tap: values["--tap"]), verbose: verbose)
+            return .swipe(movie: movie, gesture: .open(edge: side, tap: values["--tap"]), verbose: verbose)
         case (_?, _?):
             throw Failure.usage("give one of --dx, --open and --perform")
         case (nil, nil):

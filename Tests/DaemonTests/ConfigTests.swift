@@ -119,3 +119,32 @@ final class ConfigTests: XCTestCase {
         }
     }
 }
+
+extension ConfigTests {
+    /// On the shared scanner (CommandLineParsing): each mistake names the option and what it
+    /// wants; the daemon takes no positional, and `--` ends the options.
+    func testUsageErrorMessages() {
+        let cases: [([String], String)] = [
+            (["--bogus"], "unknown option '--bogus'"),
+            (["--bogus=1"], "unknown option '--bogus=1'"),
+            (["serve"], "unexpected argument 'serve'"),
+            (["--", "--socket"], "unexpected argument '--socket'"),
+            (["--socket"], "--socket needs a path"),
+            (["--socket="], "--socket needs a path"),
+            (["--durability", "fast"], "--durability must be full or normal, not 'fast'"),
+            (["--durability"], "--durability needs full or normal"),
+            (["--max-line", "0"], "--max-line must be a whole number from 256 to 67108864, not '0'"),
+            (["--max-clients"], "--max-clients needs a value"),
+            (["--web-ping", "x"], "--web-ping must be a whole number from 0 to 86400, not 'x'"),
+            (["--web-ping"], "--web-ping needs a number of seconds"),
+            (["--version=2"], "--version takes no value"),
+            (["--web-anonymous", "admin"], "--web-anonymous must be one of none, reader, writer"),
+            (["--web-trust-header="], "--web-trust-header needs an HTTP header name, e.g. Remote-User"),
+        ]
+        for (arguments, message) in cases {
+            XCTAssertEqual(Config.parse(arguments, environment: [:]), .usageError(message), "\(arguments)")
+        }
+        XCTAssertEqual(Config.parse(["--help", "--bogus"], environment: [:]), .help)
+        XCTAssertEqual(config(["--"])?.socketPath, "./swiped.sock")
+    }
+}

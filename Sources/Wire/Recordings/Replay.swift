@@ -168,26 +168,3 @@ extension Encode {
         end(&out)
     }
 }
-
-extension WireError {
-    /// The error a connection answers an input its engine refused with (a replay says the same).
-    public init(swipe error: SwipeError) {
-        self =
-            switch error {
-            case .notRevealed(let row, let action):
-                WireError(
-                    .notRevealed,
-                    "the \"\(RequestDecoder.truncated(action))\" button is not showing on row \"\(row)\"; swipe to reveal it first"
-                )
-            case .unknownAction(_, let action):
-                .badRequest("this client's layout has no action \"\(RequestDecoder.truncated(action))\"")
-            case .firing(let row, let action):
-                WireError(
-                    .notRevealed,
-                    "row \"\(row)\" has already fired \"\(RequestDecoder.truncated(action))\" and closes in a moment; its button takes no tap until then"
-                )
-            case .noButtons(_, let edge):
-                .badRequest("this client's layout has no \(edge.rawValue) actions; that edge cannot open")
-            }
-    }
-}
