@@ -10,6 +10,9 @@
 #
 #   Benchmarks/instructions.sh [--profile] [BUILD_DIR]   (default .build/release; needs valgrind)
 set -euo pipefail
+# Swift seeds its hashing per process: the movie table's probe lengths, and so a toggle's
+# string compares, differed from run to run (≈ 150 instructions a toggle). One seed for all.
+export SWIFT_DETERMINISTIC_HASHING=1
 PROFILE=no
 if [ "${1:-}" = --profile ]; then PROFILE=yes; shift; fi
 BIN=${1:-.build/release}

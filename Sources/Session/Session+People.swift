@@ -93,6 +93,7 @@ extension Session {
     }
 
     /// The manager's answer to the `PeopleAsk` of `ticket`.
+    @usableFromInline
     func peopleAnswered(
         _ ticket: UInt64, _ answer: PeopleAnswer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
@@ -126,6 +127,7 @@ extension Session {
     /// person), a first event says that person has no rights here any more (role none), a second
     /// who the connection is now (its own user, or anonymous). Rights that drop to none end the
     /// connection (`bye`, revoked).
+    @usableFromInline
     func identityChanged(_ who: Identity, tokenLost: String? = nil, _ sink: inout SessionActions) {
         guard who != identity, isOpenForEvents else { return }
         let before = identity

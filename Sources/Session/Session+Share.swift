@@ -50,6 +50,7 @@ extension Session {
     }
 
     /// The manager's answer to `.peers`: the sharing connections, for the reply.
+    @usableFromInline
     func peersAnswered(
         _ ticket: UInt64, _ peers: [PeerRows], _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
@@ -65,6 +66,7 @@ extension Session {
 
     /// The manager's answer to `.status`: the daemon's figures, with where the store is, the
     /// pid and the limits when `detail` (a writer or root: protocol.md, "status").
+    @usableFromInline
     func statusAnswered(
         _ ticket: UInt64, _ snapshot: MetricsSnapshot, detail: Bool, connections: [ConnectionSummary]? = nil,
         _ state: borrowing MovieState, _ sink: inout SessionActions
@@ -94,6 +96,7 @@ extension Session {
 
     /// `rows` (what `peerRowsDue` gave) went to the watchers: forget them, and remember which
     /// the watchers now think open.
+    @usableFromInline
     func peerRowsSent(_ rows: [RowRender]) {
         if peerClosing {
             peerClosing = false
@@ -125,6 +128,7 @@ extension Session {
     /// A `peer-row` event for this watcher, worded once for every watcher in its form.
     /// A watcher that does not read falls under the subscribers' rule: over `--max-queue` when
     /// an event is due, it is told `bye` (`slow-consumer`).
+    @usableFromInline
     func peerRow(_ line: [UInt8], _ sink: inout SessionActions) {
         guard watching, isOpenForEvents else { return }
         if replies.backlog > config.maxQueue {

@@ -156,7 +156,9 @@ public final class Session {
     public private(set) var requests: UInt64 = 0
     /// The manager's monotonic clock, µs, as of the fact being fed in: time is an input. Read
     /// only while recording (a recording's entries carry the time since its start).
-    public internal(set) var clock: UInt64 = 0
+    public var clock: UInt64 { clockNow }
+    /// `clock`'s storage, set by `handle` (inlined into the manager's round).
+    @usableFromInline var clockNow: UInt64 = 0
     /// The recording going on or the last one (Session+Record.swift); nil until the first.
     var recording: Recording?
     var recordingOn = false
@@ -237,6 +239,7 @@ public final class Session {
     // MARK: - Facts (each a case of SessionInput, given through `handle`)
 
     /// Bytes arrived from the peer.
+    @usableFromInline
     func received(
         _ bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
@@ -255,6 +258,7 @@ public final class Session {
     /// that `--max-line` and `too-large` hold as over the Unix socket; a raw `\n` inside it ends a
     /// line there, as it would on the Unix socket (each line gets its reply), and an empty
     /// message is a blank line (no reply).
+    @usableFromInline
     func received(
         message bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {
@@ -273,6 +277,7 @@ public final class Session {
 
     /// The peer closed its writing side (read returned 0). A last line without a newline is
     /// answered as a line.
+    @usableFromInline
     func readEnded(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         switch lifecycle {
         case .reading, .paused:
@@ -286,6 +291,7 @@ public final class Session {
     }
 
     /// `n` bytes of the output were written.
+    @usableFromInline
     func consumed(_ n: Int) {
         replies.consumed(n)
         settle()
@@ -310,6 +316,7 @@ public final class Session {
     /// The manager wrote what it could: the connection catches up with what waited for room
     /// (lines held back by the cap, a subscriber's catch-up). Whether it answered any line is
     /// `requests` moving (the manager writes again and resumes while it does).
+    @usableFromInline
     func resume(_ state: borrowing MovieState, _ sink: inout SessionActions) {
         if replies.lateDue {
             replies.lateDue = false
@@ -327,6 +334,7 @@ public final class Session {
     }
 
     /// A command's outcome came back from the store.
+    @usableFromInline
     func commandAnswered(
         _ ticket: UInt64, _ result: Result<CommittedEvent, WireError>, _ state: borrowing MovieState,
         _ sink: inout SessionActions
@@ -347,6 +355,7 @@ public final class Session {
     }
 
     /// A read's outcome came back from the store.
+    @usableFromInline
     func readAnswered(
         _ ticket: UInt64, _ result: Result<[CommittedEvent], WireError>, _ state: borrowing MovieState,
         _ sink: inout SessionActions
@@ -381,6 +390,7 @@ public final class Session {
     }
 
     /// A timer the Session armed has elapsed.
+    @usableFromInline
     func timerFired(_ timer: SessionTimer, _ state: borrowing MovieState, _ sink: inout SessionActions) {
         switch timer {
         case .goodbye:
@@ -415,6 +425,7 @@ public final class Session {
 
     /// The manager ends the connection: `bye` with `reason`, written after every reply already
     /// worded; nothing more is read or answered. Closed after `goodbyeGrace` regardless.
+    @usableFromInline
     func goodbye(_ reason: ByeReason, _ sink: inout SessionActions) {
         guard isOpenForEvents else { return }
         endSubscription(&sink)
@@ -428,6 +439,7 @@ public final class Session {
     public static let goodbyeGrace: UInt64 = 1_000_000
 
     /// A live movie event, worded once for every subscriber (`wantsLiveEvent(seq:)` was true).
+    @usableFromInline
     func liveEvent(seq: UInt64, line: [UInt8], _ sink: inout SessionActions) {
         precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
         if replies.backlog > config.maxQueue {
@@ -457,6 +469,7 @@ public final class Session {
     /// manager wrote the first `written` bytes of the line itself; the rest waits as the whole
     /// line would have. One change of 10,000 subscribers' then costs one `send` each and no
     /// copy, and the first of them read while the last are still being written to.
+    @usableFromInline
     func liveEvent(seq: UInt64, line: [UInt8], written: Int, _ sink: inout SessionActions) {
         precondition(wantsLiveEvent(seq: seq), "client \(config.client): event \(seq) is not due")
         precondition(
@@ -470,6 +483,7 @@ public final class Session {
 
     /// A committed event changed a movie: this client's row of it re-renders where it is, or is
     /// dropped when the movie was removed (rule 9).
+    @usableFromInline
     func movieChanged(
         _ event: CommittedEvent, _ state: borrowing MovieState, _ sink: inout SessionActions
     ) {

@@ -121,6 +121,9 @@ public struct SessionActions: Sendable {
     @inline(__always)
     mutating func append(_ action: consuming SessionAction) { actions.append(action) }
 
+    /// Inlinable: the manager asks it twice a round, and through a call it copied the whole
+    /// sink out of the manager's property first (a retain and a release of each array in it).
+    @inlinable
     public var isEmpty: Bool { actions.isEmpty }
 
     /// Hands every action to `body` in order, then forgets them (keeping the capacity).

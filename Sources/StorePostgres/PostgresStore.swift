@@ -164,7 +164,7 @@ public final class PostgresStore: Store {
     public var latestSeq: UInt64 { state.lastSeq }
 
     @inline(__always)
-    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
+    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { lendState(&state, body) }
 
     public var pendingCount: Int { submitted - reported }
 

@@ -232,7 +232,7 @@ public final class SQLiteStore: Store {
     /// Lends the state to `body` in place: a read of the stored property itself would copy it
     /// (a retain and a release per array, dictionary and set in it).
     @inline(__always)
-    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
+    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { lendState(&state, body) }
 
     public var pendingCount: Int { submitted - reported }
 

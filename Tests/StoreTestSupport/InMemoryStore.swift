@@ -79,7 +79,7 @@ public final class InMemoryStore: Store {
     /// The same for every in-memory store, so that two sessions on two stores greet alike
     /// (SessionLanesTests compares them byte for byte); a test of ids sets its own.
     public var logID = "00000000000000000000000000000001"
-    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { body(state) }
+    public func withState<R>(_ body: (borrowing MovieState) -> R) -> R { lendState(&state, body) }
     public var pendingCount: Int { submitted - reported }
 
     /// Nothing else writes it.
