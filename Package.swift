@@ -187,6 +187,7 @@ let package = Package(
             name: "alloc-guard",
             dependencies: [
                 "CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies", "People",
+                "WebSocket",
             ],
             path: "Tests/Support/alloc-guard", swiftSettings: strict),
 

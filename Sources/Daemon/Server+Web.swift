@@ -212,20 +212,22 @@ extension Server {
         afterWork(c)
     }
 
-    /// Bytes from the peer: each whole text message is one line for the Session. Once the link
-    /// reads no more (a close sent or received), what comes is read and dropped, so that the
-    /// peer's close and its end of the stream are seen (and the socket is not reset with bytes
-    /// unread).
+    /// Bytes from the peer: each whole text message is one line for the Session, the messages of
+    /// one read answered in one round, as the lines of one read from the Unix socket are. Once
+    /// the Session reads no more (told bye, closing), or the link does not (a close sent or
+    /// received), what comes is read and dropped, so that the peer's close and its end of the
+    /// stream are seen (and the socket is not reset with bytes unread).
     private func received(_ c: Connection, _ web: WebTransport, _ bytes: UnsafeRawBufferPointer) {
         web.heard = loop.now
         c.session.clock = loop.now
-        web.link.received(bytes) { message in
-            switch c.session.lifecycle {
-            case .reading, .paused:
-                round(c) { session, state, sink in session.received(message: message, state, &sink) }
-            case .halfClosed, .sayingBye, .closed:
-                break  // told bye (or closing): nothing more is answered, as over the Unix socket
+        switch c.session.lifecycle {
+        case .reading, .paused:
+            round(c) { session, state, sink in
+                session.received(messages: { web.link.received(bytes, onText: $0) }, state, &sink)
             }
+        case .halfClosed, .sayingBye, .closed:
+            // Told bye (or closing): nothing more is answered, as over the Unix socket.
+            web.link.received(bytes) { _ in }
         }
     }
 
