@@ -71,13 +71,6 @@ public struct LineFramer: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Adds one line without its `\n` (a transport's message), and the `\n` that ends it.
-    public mutating func appendLine(_ bytes: UnsafeRawBufferPointer) {
-        compact()
-        buffer.append(contentsOf: bytes)
-        buffer.append(0x0A)
-    }
-
     public mutating func append(_ bytes: [UInt8]) {
         compact()
         buffer.append(contentsOf: bytes)

@@ -1,51 +1,151 @@
-// FrameLink's reading side: wslay's frame codec parses each frame's header and unmasks its
-// payload in its own input buffer, and this applies the rules of RFC 6455 the codec leaves to
-// its caller (FrameLink.swift says which), joins fragments, and answers control frames.
-import CWslay
+// FrameLink's reading side: each frame's header parsed and checked against the rules of RFC
+// 6455 (FrameLink.swift says which), its payload unmasked in place in the caller's buffer,
+// fragments joined, control frames answered.
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension FrameLink {
-    /// Bytes read from the peer: `onText` gets each whole text message in order, without a copy
-    /// when it came in one piece. Control frames are answered (into `outbound`, at the next
-    /// `produce`); a protocol error or a limit queues a close and stops reading (`wantsRead`
-    /// false, `fault` says why).
-    public func received(_ bytes: UnsafeRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
-        guard readEnabled else { return }
-        input = bytes
-        inputOffset = 0
-        defer { input = nil }
-        while readEnabled {
-            var iocb = wslay_frame_iocb()
-            let r = wslay_frame_recv(context, &iocb)
-            if r == Int(WSLAY_ERR_WANT_READ.rawValue) { return }
-            guard r >= 0 else {
-                // A frame the codec cannot parse (a control frame over 125 bytes or fragmented,
-                // a length not in its shortest form): closed without a code, as before.
-                return refuse(0, "a malformed frame")
+    /// A frame being read: its header, and how far its payload came.
+    struct Frame {
+        var opcode: UInt8
+        var fin: Bool
+        /// Payload bytes still to come.
+        var remaining: UInt64
+        /// The masking key, as its four bytes lie in memory.
+        var key: UInt32
+        /// Payload bytes unmasked so far (which key byte the next one takes).
+        var offset: Int
+    }
+
+    /// Bytes read from the peer, as `received(_:onText:)` takes them, the messages handed on as
+    /// lines: each followed by a `\n`, moved down in place over the frames' headers (a client's
+    /// frame has at least six bytes of header, room for the `\n`), so that `onLines` gets a
+    /// read's messages as one run of lines, as a read from the Unix socket brings them (issue
+    /// 44: the same lane for both). A message that did not come whole in this read ends the run
+    /// (it is handed on by itself, then its `\n`). A raw `\n` inside a message is a line end
+    /// there, as it would be on the Unix socket; an empty message is a blank line.
+    public func received(
+        lines bytes: UnsafeMutableRawBufferPointer, onLines: (UnsafeRawBufferPointer) -> Void
+    ) {
+        guard let base = bytes.baseAddress else { return }
+        var run = 0
+        received(bytes) { message in
+            let at = message.baseAddress.map { UnsafeRawPointer(base).distance(to: $0) } ?? -1
+            if at > run && at + message.count <= bytes.count {
+                if at != run { memmove(base + run, message.baseAddress!, message.count) }
+                base.storeBytes(of: 0x0A, toByteOffset: run + message.count, as: UInt8.self)
+                run += message.count + 1
+                return
             }
-            take(iocb, onText)
+            // Not in this read's bytes (joined from pieces), or with no room before it (its header
+            // came in the read before): by itself.
+            if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
+            run = 0
+            onLines(message)
+            withUnsafeBytes(of: UInt8(0x0A)) { onLines($0) }
+        }
+        if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
+    }
+
+    /// Bytes read from the peer, unmasked here in place: `onText` gets each whole text message
+    /// in order, without a copy when it came in one read. Control frames are answered (into
+    /// `outbound`, at the next `produce`); a protocol error or a limit queues a close and stops
+    /// reading (`wantsRead` false, `fault` says why).
+    public func received(_ bytes: UnsafeMutableRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        let count = bytes.count
+        var at = 0
+        while readEnabled {
+            if frame == nil {
+                guard at < count else { return }
+                at += readHeader(base + at, count - at)
+                // The header goes on in the next read, or the frame was refused.
+                guard frame != nil else { return }
+            }
+            // Worked on as a local and stored back once (a property of the class is reloaded
+            // after every call).
+            var f = frame.unsafelyUnwrapped
+            let n = Int(min(f.remaining, UInt64(count - at)))
+            guard n > 0 || f.remaining == 0 else { return }
+            Self.unmask(base + at, n, key: f.key, offset: f.offset)
+            f.offset &+= n
+            f.remaining -= UInt64(n)
+            frame = f.remaining == 0 ? nil : f
+            take(UnsafeRawBufferPointer(start: base + at, count: n), f, onText)
+            at += n
         }
     }
 
-    /// wslay's recv_callback: the next bytes of the current input; none (0) makes it wait for
-    /// the next read.
-    func read(into buffer: UnsafeMutablePointer<UInt8>, _ length: Int) -> Int {
-        guard let input, inputOffset < input.count else { return 0 }
-        let n = min(length, input.count - inputOffset)
-        UnsafeMutableRawPointer(buffer).copyMemory(from: input.baseAddress! + inputOffset, byteCount: n)
-        inputOffset += n
-        return n
+    /// Takes the header that starts at `p` (`available` bytes there), or as much of it as came;
+    /// `frame` is set once it is whole and passes. Returns the bytes taken.
+    private func readHeader(_ p: UnsafeMutableRawPointer, _ available: Int) -> Int {
+        if partialHeader.isEmpty, available >= 2 {
+            let length = Self.headerLength(p.load(fromByteOffset: 1, as: UInt8.self))
+            if available >= length {
+                started(UnsafeRawPointer(p))
+                return length
+            }
+        }
+        // Cut across reads (rare: a read ends inside a header): gathered until whole.
+        var used = 0
+        while used < available {
+            partialHeader.append(p.load(fromByteOffset: used, as: UInt8.self))
+            used += 1
+            if partialHeader.count >= 2, partialHeader.count == Self.headerLength(partialHeader[1]) {
+                partialHeader.withUnsafeBytes { started($0.baseAddress!) }
+                partialHeader.removeAll(keepingCapacity: true)
+                break
+            }
+        }
+        return used
     }
 
-    /// A piece of a frame's payload, unmasked (the whole payload when the frame came whole):
-    /// the first piece of a frame starts it (`started`).
+    /// A header's length from its second byte: 2, the extended length's 2 or 8, the key's 4.
     @inline(__always)
-    private func take(_ iocb: wslay_frame_iocb, _ onText: (UnsafeRawBufferPointer) -> Void) {
-        if frame == nil, !started(iocb) { return }
-        let piece = UnsafeRawBufferPointer(start: iocb.data, count: iocb.data_length)
-        frame!.remaining -= UInt64(piece.count)
-        let done = frame!.remaining == 0
-        let (opcode, fin) = (frame!.opcode, frame!.fin)
-        if done { frame = nil }
+    static func headerLength(_ second: UInt8) -> Int {
+        let length = second & 0x7F
+        return 2 + (length == 126 ? 2 : length == 127 ? 8 : 0) + (second & 0x80 != 0 ? 4 : 0)
+    }
+
+    /// XORs `count` bytes at `p` with the masking key (RFC 6455, 5.3), eight at a time, the
+    /// key turned to start at payload byte `offset`.
+    @inline(__always)
+    static func unmask(_ p: UnsafeMutableRawPointer, _ count: Int, key: UInt32, offset: Int) {
+        guard count > 0, key != 0 else { return }
+        // The key's bytes from `offset`'s on, as they lie in memory, twice over.
+        let turn = UInt32(truncatingIfNeeded: offset & 3) &* 8
+        #if _endian(little)
+            let turned = turn == 0 ? key : key >> turn | key << (32 &- turn)
+        #else
+            let turned = turn == 0 ? key : key << turn | key >> (32 &- turn)
+        #endif
+        let pattern = UInt64(turned) | UInt64(turned) << 32
+        var i = 0
+        while i + 8 <= count {
+            p.storeBytes(
+                of: p.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern, toByteOffset: i,
+                as: UInt64.self)
+            i += 8
+        }
+        var rest = pattern.littleEndian  // its lowest byte the one in memory first
+        while i < count {
+            p.storeBytes(
+                of: p.load(fromByteOffset: i, as: UInt8.self) ^ UInt8(truncatingIfNeeded: rest),
+                toByteOffset: i,
+                as: UInt8.self)
+            rest >>= 8
+            i += 1
+        }
+    }
+
+    /// A piece of frame `f`'s payload, unmasked (the whole payload when the frame came whole;
+    /// `f` as it is after the piece).
+    @inline(__always)
+    private func take(_ piece: UnsafeRawBufferPointer, _ f: Frame, _ onText: (UnsafeRawBufferPointer) -> Void)
+    {
+        let (opcode, fin, done) = (f.opcode, f.fin, f.remaining == 0)
         if opcode >= Opcode.close {
             control.append(contentsOf: piece)
             if done { controlFrame(opcode) }
@@ -70,24 +170,42 @@ extension FrameLink {
         held.removeAll(keepingCapacity: held.capacity <= 4096)
     }
 
-    /// A frame's first piece: its header checked against the rules and the limits. Whether it
-    /// is read on (else the link is closing).
-    private func started(_ iocb: wslay_frame_iocb) -> Bool {
-        guard iocb.rsv == 0, iocb.mask != 0 else {
-            refuse(CloseCode.protocolError, iocb.rsv == 0 ? "an unmasked frame" : "a reserved bit set")
-            return false
+    /// A whole header at `h`: checked against the rules and the limits; `frame` is set when the
+    /// frame is read on (else the link is closing).
+    private func started(_ h: UnsafeRawPointer) {
+        let first = h.load(as: UInt8.self)
+        let second = h.load(fromByteOffset: 1, as: UInt8.self)
+        let (fin, rsv, opcode) = (first & 0x80 != 0, first >> 4 & 7, first & 0x0F)
+        var length = UInt64(second & 0x7F)
+        var at = 2
+        // What wslay's frame codec refused before issue 44, closing without a code (as the
+        // daemon still does): a control frame over 125 bytes or fragmented, a length not in its
+        // shortest form.
+        if opcode & 0x8 != 0, !fin || length > 125 { return refuse(0, "a malformed frame") }
+        if length == 126 {
+            length =
+                UInt64(h.load(fromByteOffset: 2, as: UInt8.self)) << 8
+                | UInt64(h.load(fromByteOffset: 3, as: UInt8.self))
+            at = 4
+            guard length >= 126 else { return refuse(0, "a malformed frame") }
+        } else if length == 127 {
+            length = 0
+            for i in 2..<10 { length = length << 8 | UInt64(h.load(fromByteOffset: i, as: UInt8.self)) }
+            at = 10
+            guard length >= 65536, length >> 63 == 0 else { return refuse(0, "a malformed frame") }
         }
-        let opcode = iocb.opcode
+        guard rsv == 0, second & 0x80 != 0 else {
+            return refuse(CloseCode.protocolError, rsv == 0 ? "an unmasked frame" : "a reserved bit set")
+        }
         switch opcode {
         case Opcode.close, Opcode.ping, Opcode.pong:
             control.removeAll(keepingCapacity: true)
         case Opcode.text, Opcode.binary, Opcode.continuation:
             guard messageOpen == (opcode == Opcode.continuation) else {
-                refuse(
+                return refuse(
                     CloseCode.protocolError,
                     messageOpen ? "a new message inside a fragmented one" : "a continuation outside a message"
                 )
-                return false
             }
             if !messageOpen {
                 messageOpen = true
@@ -96,30 +214,26 @@ extension FrameLink {
                 utf8 = UTF8Check()
             }
             fragments += 1
-            guard UInt64(messageLength) + iocb.payload_length <= UInt64(limits.maxMessage) else {
-                refuse(CloseCode.messageTooBig, "a message over the hard cap")
-                return false
+            guard UInt64(messageLength) + length <= UInt64(limits.maxMessage) else {
+                return refuse(CloseCode.messageTooBig, "a message over the hard cap")
             }
-            messageLength += Int(iocb.payload_length)
+            messageLength += Int(length)
             if opcode == Opcode.binary {
-                refuse(CloseCode.unsupportedData, "binary message: the protocol is text")
-                return false
+                return refuse(CloseCode.unsupportedData, "binary message: the protocol is text")
             }
             if fragments > limits.maxFragments {
-                refuse(CloseCode.policyViolation, "message in more than \(limits.maxFragments) frames")
-                return false
+                return refuse(CloseCode.policyViolation, "message in more than \(limits.maxFragments) frames")
             }
         default:
-            refuse(CloseCode.protocolError, "a reserved opcode (\(opcode))")
-            return false
+            return refuse(CloseCode.protocolError, "a reserved opcode (\(opcode))")
         }
         if controls.count > limits.maxQueuedControl {
-            refuse(
+            return refuse(
                 CloseCode.policyViolation, "more than \(limits.maxQueuedControl) control frames unanswered")
-            return false
         }
-        frame = (opcode, iocb.fin != 0, iocb.payload_length)
-        return true
+        frame = Frame(
+            opcode: opcode, fin: fin, remaining: length,
+            key: h.loadUnaligned(fromByteOffset: at, as: UInt32.self), offset: 0)
     }
 
     /// A whole control frame (its payload in `control`).
@@ -173,6 +287,9 @@ extension FrameLink {
         readEnabled = false
         guard fault == nil else { return }
         fault = reason
-        queueClose(code, code == 0 ? [] : Array(reason.utf8.prefix(123)))
+        // The reason goes with the limits of ours (1003, 1008), as before issue 44; a frame that
+        // breaks the RFC is closed with its code alone (1002, 1007, 1009), as wslay closed it.
+        let told = code == CloseCode.unsupportedData || code == CloseCode.policyViolation
+        queueClose(code, told ? Array(reason.utf8.prefix(123)) : [])
     }
 }

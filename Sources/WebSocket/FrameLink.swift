@@ -1,29 +1,30 @@
-// One WebSocket's frames (RFC 6455, 5), with wslay's frame codec (Sources/CWslay), without a
-// socket: the daemon reads from the socket into a buffer and hands it to `received`, and writes
-// to the socket what `outbound` holds. So this is a state machine like the project's others
-// (bytes in, messages and bytes out), and the tests and the fuzzer drive it with byte arrays
-// (Tests/WebSocketTests, Fuzz/FrameFuzz).
+// One WebSocket's frames (RFC 6455, 5), without a socket: the daemon reads from the socket into
+// its buffer and hands it to `received`, and writes to the socket what `outbound` holds. So this
+// is a state machine like the project's others (bytes in, messages and bytes out), and the tests
+// and the fuzzer drive it with byte arrays (Tests/WebSocketTests, Fuzz/FrameFuzz).
 //
-// Why wslay's frame codec (wslay_frame_recv) and not its event API, which this used until
-// issue 44: the event API allocates, copies and frees every message both ways (a queue entry and
-// a buffer per message read, per line sent, a call back per piece), most of what made a drag over
-// a WebSocket cost the daemon 2.5 times one over the Unix socket (BENCHMARKS.md, "Many
-// browsers"). The codec only parses frames: a frame's payload is handed on from its input buffer,
-// where it is unmasked, and a message that came whole in one frame goes to the Session without a
-// copy of ours. Our own frames, unmasked, are a header of 2 to 10 bytes and the payload, written
-// here straight into `outbound` (wslay_frame_send would call back twice a frame to do the same).
+// Why our own frames and not wslay's, which this used until issue 44: wslay's event API
+// allocated, copied and freed every message both ways (a queue entry and a buffer per message
+// read and per line sent, call-backs per piece), and its frame codec, tried next, copies every
+// read into a buffer of its own and unmasks a byte at a time (≈ 530 instructions for a drag's
+// 40 bytes, a third of what a drag over a WebSocket still cost beyond one over the Unix socket;
+// callgrind, BENCHMARKS.md, "Many browsers"). Here frames are read in the daemon's read buffer,
+// unmasked there in place eight bytes at a time, and a read's messages are moved together over
+// their headers as lines (`received(lines:)`), so that the Session takes them as it takes a read
+// from the Unix socket; our frames, unmasked, are a header of 2 to 10 bytes and the payload,
+// written straight into `outbound`.
 //
-// So the rules the event API kept are kept here (FrameLink+Reading.swift): wslay's frame codec
-// refuses a control frame over 125 bytes or fragmented and a length not in its shortest form
-// (closed without a code); a client frame must be masked, reserved bits clear, opcodes known and
-// in order (else 1002); text must be UTF-8 (1007, UTF8Check.swift), a close frame's reason too;
-// a message past `maxMessage` closes 1009 from its first frame's header, before its payload is
-// kept. A ping is answered with a pong, a close with a close (the peer's code and reason), and a
-// close frame with a code no endpoint may send, or of one byte, is a protocol error (1002).
-// What was ours already: a binary message is refused (1003: the protocol is text); more than
-// `maxFragments` frames in one message, or more than `maxQueuedControl` control frames waiting to
-// be sent (pongs queued faster than they can be written: a peer that pings and does not read),
-// close with 1008.
+// The rules (FrameLink+Reading.swift), with the close codes wslay used: a control frame over
+// 125 bytes or fragmented, or a length not in its shortest form, closes without a code; a client
+// frame must be masked, its reserved bits clear, its opcode known and in order (a continuation
+// only inside a message, a new message only outside one), else 1002; text must be UTF-8 (1007,
+// UTF8Check.swift), a close frame's reason too; a message past `maxMessage` closes 1009 from its
+// first frame's header, before its payload is kept. A ping is answered with a pong, a close with
+// a close (the peer's code and reason); a close frame with a code no endpoint may send, or of one
+// byte, is a protocol error (1002). A binary message is refused (1003: the protocol is text);
+// more than `maxFragments` frames in one message, or more than `maxQueuedControl` control frames
+// waiting to be sent (pongs queued faster than they can be written: a peer that pings and does
+// not read), close with 1008.
 //
 // Sending: the daemon's output for this connection is the Session's, lines ending in `\n`.
 // Each line becomes one text message, without its `\n`, framed whole when it fits the window
@@ -34,8 +35,6 @@
 // frames, ahead of the lines. The close frame we send ourselves (`close(code:reason:)`) waits
 // until every line before it is out, so that a `bye` is not lost; a close for a fault of the
 // peer's goes ahead of any data (the connection is done), and after a close frame nothing more.
-import CWslay
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -80,18 +79,15 @@ enum Opcode {
 
 public final class FrameLink {
     public let limits: FrameLimits
-    /// wslay's frame codec: its input buffer (4 KiB) and where it is in a frame, each way.
-    var context: OpaquePointer?
 
     // Reading (FrameLink+Reading.swift).
-    /// The bytes of the current `received`, and how far wslay took them.
-    var input: UnsafeRawBufferPointer?
-    var inputOffset = 0
     /// False once a close was received or queued for a fault: nothing more is read.
     var readEnabled = true
-    /// The frame being read: its opcode, whether it ends its message, and the payload bytes
-    /// still to come; nil between frames.
-    var frame: (opcode: UInt8, fin: Bool, remaining: UInt64)?
+    /// The frame being read; nil between frames.
+    var frame: Frame?
+    /// The header of a frame cut across reads, as far as it came (empty, and not allocated,
+    /// while headers come whole).
+    var partialHeader: [UInt8] = []
     /// A data message is open (its first frame read, its last not yet).
     var messageOpen = false
     /// Its payload so far, and its frames so far.
@@ -105,8 +101,11 @@ public final class FrameLink {
     var control: [UInt8] = []
 
     // Writing.
-    /// Frames for the socket; `outboundHead` bytes of it were written.
-    var buffer: [UInt8] = []
+    /// Frames for the socket, `outboundCount` bytes, of which `outboundHead` were written: raw
+    /// memory, not an Array, whose appends cost a WebSocket drag ≈ 70 instructions a reply.
+    var buffer: UnsafeMutableRawPointer?
+    var capacity = 0
+    var outboundCount = 0
     var outboundHead = 0
     /// Pongs and pings to send, ahead of the lines.
     var controls: [(opcode: UInt8, payload: [UInt8])] = []
@@ -128,20 +127,9 @@ public final class FrameLink {
     /// Why the link closed on a fault of the peer's: a rule of the protocol or a limit of ours.
     public internal(set) var fault: String?
 
-    public init(limits: FrameLimits) {
-        self.limits = limits
-        var callbacks = wslay_frame_callbacks()
-        callbacks.recv_callback = { buf, len, _, user in FrameLink.of(user).read(into: buf!, len) }
-        let r = wslay_frame_context_init(&context, &callbacks, Unmanaged.passUnretained(self).toOpaque())
-        // Out of memory is wslay's only failure here: as fatal as any allocation Swift makes.
-        precondition(r == 0 && context != nil, "wslay_frame_context_init: \(r)")
-    }
+    public init(limits: FrameLimits) { self.limits = limits }
 
-    deinit { wslay_frame_context_free(context) }
-
-    static func of(_ user: UnsafeMutableRawPointer?) -> FrameLink {
-        Unmanaged<FrameLink>.fromOpaque(user!).takeUnretainedValue()
-    }
+    deinit { buffer?.deallocate() }
 
     /// Whether the peer may still send (no close sent on a failure, none received).
     public var wantsRead: Bool { readEnabled && closeReceived == nil }
@@ -156,23 +144,58 @@ public final class FrameLink {
 
     // MARK: - Writing
 
-    /// Frames for the socket, in order.
-    public var outbound: ArraySlice<UInt8> { buffer[outboundHead...] }
+    /// Frames for the socket, in order (valid until the link is next used).
+    public var outbound: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: buffer.map { UnsafeRawPointer($0) + outboundHead }, count: outboundCount - outboundHead)
+    }
 
     /// `n` bytes of `outbound` were written.
     public func sent(_ n: Int) {
         outboundHead += n
-        precondition(outboundHead <= buffer.count, "sent \(outboundHead) of \(buffer.count) bytes")
-        if outboundHead == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= limits.window * 2)
+        precondition(outboundHead <= outboundCount, "sent \(outboundHead) of \(outboundCount) bytes")
+        if outboundHead == outboundCount {
             outboundHead = 0
+            outboundCount = 0
+            // What a long line grew is given back; a window's worth is kept for the next replies.
+            if capacity > limits.window * 2 {
+                buffer?.deallocate()
+                buffer = nil
+                capacity = 0
+            }
         }
     }
 
     /// Bytes to put before the first frame (the handshake's 101).
     public func prepend(_ bytes: [UInt8]) {
-        precondition(buffer.isEmpty, "prepend after frames")
-        buffer = bytes
+        precondition(outboundCount == 0, "prepend after frames")
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Room for `n` more bytes after `outboundCount`: what is not yet written moves to the start
+    /// of a larger buffer when it must grow.
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        guard outboundCount + n > capacity else { return }
+        let pending = outboundCount - outboundHead
+        let grown = max(pending + n, capacity * 2, 256)
+        let new = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+        if let buffer {
+            new.copyMemory(from: buffer + outboundHead, byteCount: pending)
+            buffer.deallocate()
+        }
+        buffer = new
+        capacity = grown
+        outboundHead = 0
+        outboundCount = pending
+    }
+
+    @inline(__always)
+    private func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (buffer! + outboundCount).copyMemory(from: from, byteCount: bytes.count)
+        outboundCount += bytes.count
     }
 
     /// Frames, into `outbound` up to its window, the control frames due and the lines of
@@ -212,13 +235,16 @@ public final class FrameLink {
         controls.removeAll()
     }
 
-    private var room: Int { limits.window - (buffer.count - outboundHead) }
+    private var room: Int { limits.window - (outboundCount - outboundHead) }
 
-    /// The close frame if one is queued, else the pongs and pings, as far as the window goes.
+    private func fits(_ control: Int) -> Bool { room >= control || outboundCount == outboundHead }
+
+    /// The close frame if one is queued, else the pongs and pings, as far as the window goes (a
+    /// control frame, at most 127 bytes, goes into an empty `outbound` whatever the window).
     private func writeControls() {
         guard !closeSent else { return }
         if let payload = closeFrame {
-            guard room >= 2 + payload.count else { return }
+            guard fits(2 + payload.count) else { return }
             payload.withUnsafeBytes { writeFrame(Opcode.close, fin: true, $0) }
             closeFrame = nil
             closeSent = true
@@ -228,7 +254,7 @@ public final class FrameLink {
             return
         }
         var sent = 0
-        while sent < controls.count, room >= 2 + controls[sent].payload.count {
+        while sent < controls.count, fits(2 + controls[sent].payload.count) {
             let (opcode, payload) = controls[sent]
             payload.withUnsafeBytes { writeFrame(opcode, fin: true, $0) }
             sent += 1
@@ -252,7 +278,7 @@ public final class FrameLink {
         }
         // A whole line waits for room, unless it is longer than the window: that one, and a
         // line not yet whole, go as far as they fit, as fragments of their message.
-        guard newline == nil || buffer.count == outboundHead else { return nil }
+        guard newline == nil || outboundCount == outboundHead else { return nil }
         let part = min(length, room - Self.headerSize(room))
         guard part > 0 else { return nil }
         writeFrame(opcode, fin: false, UnsafeRawBufferPointer(start: start, count: part))
@@ -263,25 +289,27 @@ public final class FrameLink {
     /// A frame's header length for a payload of `length` bytes (a server's: not masked).
     static func headerSize(_ length: Int) -> Int { length < 126 ? 2 : length < 65536 ? 4 : 10 }
 
-    /// One whole frame into `outbound` (the caller made room): its header (a server's frame is
-    /// not masked: 2 bytes, 4 past 125 bytes of payload, 10 past 65,535), then its payload.
-    /// Written here rather than by wslay_frame_send, whose two calls back per frame (the
-    /// header, the payload) cost 5 % of a WebSocket drag's cycles (perf, BENCHMARKS.md).
+    /// One whole frame into `outbound`: its header (a server's frame is not masked: 2 bytes, 4
+    /// past 125 bytes of payload, 10 past 65,535), then its payload.
     private func writeFrame(_ opcode: UInt8, fin: Bool, _ payload: UnsafeRawBufferPointer) {
         let length = payload.count
-        buffer.append((fin ? 0x80 : 0) | opcode)
-        if length < 126 {
-            buffer.append(UInt8(length))
-        } else if length < 65536 {
-            buffer.append(126)
-            buffer.append(UInt8(length >> 8))
-            buffer.append(UInt8(length & 0xFF))
-        } else {
-            buffer.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                buffer.append(UInt8((length >> shift) & 0xFF))
-            }
+        let header = Self.headerSize(length)
+        reserve(header + length)
+        let p = buffer! + outboundCount
+        p.storeBytes(of: (fin ? 0x80 : 0) | opcode, as: UInt8.self)
+        switch header {
+        case 2:
+            p.storeBytes(of: UInt8(length), toByteOffset: 1, as: UInt8.self)
+        case 4:
+            p.storeBytes(of: 126, toByteOffset: 1, as: UInt8.self)
+            p.storeBytes(of: UInt16(length).bigEndian, toByteOffset: 2, as: UInt16.self)
+        default:
+            p.storeBytes(of: 127, toByteOffset: 1, as: UInt8.self)
+            p.storeBytes(of: UInt64(length).bigEndian, toByteOffset: 2, as: UInt64.self)
         }
-        buffer.append(contentsOf: payload)
+        if let from = payload.baseAddress, length > 0 {
+            (p + header).copyMemory(from: from, byteCount: length)
+        }
+        outboundCount += header + length
     }
 }

@@ -2,7 +2,7 @@ import XCTest
 
 @testable import WebSocket
 
-/// FrameLink on wslay's frame codec (issue 44): the rules of RFC 6455 it applies itself, each
+/// FrameLink's own frames (issue 44): the rules of RFC 6455 it applies, each
 /// where it is a rule exhaustively (every opcode, every reserved bit, every close code, every
 /// cut of the input), and the frames it writes.
 final class FrameLinkRulesTests: XCTestCase {
@@ -55,8 +55,8 @@ final class FrameLinkRulesTests: XCTestCase {
         XCTAssertTrue(bytewise.messages == Self.expected, "\(bytewise.messages.map(\.count))")
     }
 
-    /// A message that comes whole in one read goes to the Session from wslay's buffer: nothing
-    /// is kept for it.
+    /// A message that comes whole in one read goes to the Session from the read's own buffer:
+    /// nothing is kept for it.
     func testAWholeMessageIsNotCopied() {
         let h = Harness()
         h.receive(TestFrames.text(#"{"op":"drag","movie":"matrix","dx":-60}"#) + TestFrames.text("{}"))
@@ -256,6 +256,46 @@ final class FrameLinkRulesTests: XCTestCase {
         XCTAssertEqual(h.messages, [])
     }
 
+    /// The lines mode the daemon reads with: the messages of a read moved together in place,
+    /// each followed by a `\n`, one run for a read of whole messages; the same bytes for the
+    /// Session however the input is cut (a message in pieces, a header cut across reads).
+    func testLinesInPlaceWhateverTheCut() {
+        let stream =
+            TestFrames.text(#"{"op":"drag","movie":"matrix","dx":-60}"#) + TestFrames.text("a\nb")
+            + TestFrames.text("") + TestFrames.text("x", fin: false)
+            + TestFrames.encode(TestFrames.ping, [1])
+            + TestFrames.encode(TestFrames.continuation, Array("yz".utf8))
+            + TestFrames.text(String(repeating: "€", count: 50))
+        let expected = Array(
+            (#"{"op":"drag","movie":"matrix","dx":-60}"# + "\na\nb\n\nxyz\n"
+                + String(repeating: "€", count: 50) + "\n").utf8)
+        for cut in 0...stream.count {
+            let link = FrameLink(limits: FrameLimits(maxMessage: 1024))
+            var lines: [UInt8] = []
+            var runs = 0
+            for part in [Array(stream[..<cut]), Array(stream[cut...])] {
+                var read = part
+                read.withUnsafeMutableBytes { raw in
+                    link.received(lines: raw) {
+                        lines += $0
+                        runs += 1
+                    }
+                }
+            }
+            XCTAssertEqual(
+                String(decoding: lines, as: UTF8.self), String(decoding: expected, as: UTF8.self),
+                "cut at \(cut)")
+            if cut == 0 || cut == stream.count {
+                XCTAssertEqual(runs, 4, "whole: the fragmented message by itself")
+            }
+        }
+        let whole = FrameLink(limits: FrameLimits(maxMessage: 1024))
+        var read = TestFrames.text("{}") + TestFrames.text("[]") + TestFrames.text("{}")
+        var runs: [[UInt8]] = []
+        read.withUnsafeMutableBytes { raw in whole.received(lines: raw) { runs.append(Array($0)) } }
+        XCTAssertEqual(runs, [Array("{}\n[]\n{}\n".utf8)])
+    }
+
     // MARK: - Writing
 
     /// Each line is one frame, its header the shortest for its length, across every boundary.
@@ -319,6 +359,27 @@ final class FrameLinkRulesTests: XCTestCase {
         let second = lines[61...].withUnsafeBytes { link.produce($0) }
         XCTAssertEqual(second, 61)
         XCTAssertEqual(TestFrames.decode(link.outbound).frames.map(\.fin), [true])
+    }
+
+    /// A close frame longer than a small window still goes (into an empty `outbound`), with its
+    /// reason for a limit of ours and without one for a frame that breaks the RFC (as wslay).
+    func testACloseFrameGoesWhateverTheWindow() {
+        for (frame, code, reason) in [
+            (
+                TestFrames.encode(TestFrames.binary, [1]), CloseCode.unsupportedData,
+                "binary message: the protocol is text"
+            ),
+            (TestFrames.encode(TestFrames.continuation, [1]), CloseCode.protocolError, ""),
+        ] {
+            var limits = FrameLimits(maxMessage: 1024)
+            limits.window = 16
+            let h = Harness(limits: limits)
+            h.receive(frame)
+            h.produce("{\"ok\":true}\n")
+            XCTAssertEqual(h.frames.map(\.opcode), [TestFrames.close])
+            XCTAssertEqual(h.frames.last?.closeCode, code)
+            XCTAssertEqual(h.frames.last?.closeReason, reason)
+        }
     }
 
     /// After a fault, the close goes ahead of the lines waiting, and nothing follows it.

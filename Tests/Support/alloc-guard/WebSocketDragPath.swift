@@ -1,7 +1,7 @@
 // The WebSocket drag path (issue 44): what the daemon does with one read from a browser's
-// WebSocket (Daemon/Server+Web.swift: `received`, `flushWeb`): wslay's frame codec and
-// FrameLink unframe the masked drag messages, the Session answers them in one round, and its
-// replies are framed into the link's output. The guard's reads are lines, as a Unix client
+// WebSocket (Daemon/Server+Web.swift: `received`, `flushWeb`): FrameLink unmasks the drag
+// messages in place and hands them on as lines, the Session answers them as a read from the
+// Unix socket, and its replies are framed into the link's output. The guard's reads are lines, as a Unix client
 // writes them; this path first masks each into the frame a browser would send, in a buffer that
 // keeps its capacity (so the masking itself allocates nothing once warm).
 import Movies
@@ -35,8 +35,8 @@ final class WebSocketDragPath: DragPath {
             mask(UnsafeRawBufferPointer(rebasing: bytes[start..<i]))
             start = i + 1
         }
-        frames.withUnsafeBytes { read in
-            session.received(messages: { link.received(read, onText: $0) }, state, &sink)
+        frames.withUnsafeMutableBytes { read in
+            link.received(lines: read) { session.received($0, state, &sink) }
         }
         precondition(sink.isEmpty, "a drag asked the manager for something")
         return written()
