@@ -18,7 +18,10 @@
 # Prints a markdown table for BENCHMARKS.md. About three minutes:
 #   WS_ONE=19000 WS_TOTAL=100000 WS_DAEMONS=6 WS_ROUNDS=5 WS_DRAG_RUNS=3 Benchmarks/websockets.sh
 # WS_ONLY=drag runs part 4 alone (about 12 s a run pair); WS_PINNED=1 adds part 4 again with the
-# daemon on CPU 1 and the load generators on CPU 0 (taskset), its rows marked "pinned".
+# daemon on CPU 1 and the load generators on CPU 0 (taskset), its rows marked "pinned";
+# WS_AFUNIX=1 adds it again with the WebSockets on an AF_UNIX web socket that
+# systemd-socket-activate passes (as a proxy on the same machine may reach the daemon): the same
+# framing without the kernel's TCP.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release}
@@ -32,6 +35,7 @@ DRAG_RUNS=${WS_DRAG_RUNS:-3}
 BRIDGE=${WS_BRIDGE:-19000}
 ONLY=${WS_ONLY:-}
 PINNED=${WS_PINNED:-}
+AFUNIX=${WS_AFUNIX:-}
 [[ -z $ONLY || $ONLY = drag ]] || { echo "websockets.sh: WS_ONLY is 'drag' or unset" >&2; exit 1; }
 
 for f in "$BIN/swiped" "$BIN/loadgen" "$WSLOAD" "$PGBIN/postgres"; do
@@ -130,9 +134,10 @@ fi
 # frames, each after a warm-up of 1 s. drag_runs PORT SOCKET LABEL [TASKSET ARGS…]
 drag_runs() {
   local port=$1 sock=$2 label=$3; shift 3
-  local wsr=() uxr=() wsp=() uxp=() r wsm uxm
+  local wsr=() uxr=() wsp=() uxp=() r wsm uxm to=(--port "$port")
+  [[ $port = /* ]] && to=(--ws-unix "$port")
   for _ in $(seq "$DRAG_RUNS"); do
-    r=$("$@" "$WSLOAD" --port "$port" --clients 16 --window 16 --drag 5 | grep '^drag')
+    r=$("$@" "$WSLOAD" "${to[@]}" --clients 16 --window 16 --drag 5 | grep '^drag')
     wsr+=("$(kv "$r" rps)"); wsp+=("$(kv "$r" p99_us)")
     r=$("$@" "$BIN/loadgen" --socket "$sock" --op drag -c 16 -w 16 -d 5 2>&1 | grep -m1 "^RESULT" || true)
     uxr+=("$(kv "$r" rps)"); uxp+=("$(kv "$r" p99_us)")
@@ -150,6 +155,15 @@ if [[ -n $PINNED ]]; then
   wait_socket "$TMP/pin.sock"
   drag_runs "$PORT" "$TMP/pin.sock" ", pinned (daemon CPU 1, load CPU 0)" taskset -c 0
   kill "$DP"; wait "$DP" 2>/dev/null || true
+fi
+if [[ -n $AFUNIX ]]; then
+  systemd-socket-activate -l "$TMP/ux.sock" -l "$TMP/ux-web.sock" --fdname=protocol:web -- \
+    "$BIN/swiped" --state "$TMP/ux" 2>"$TMP/ux.log" &
+  DU=$!; PIDS+=("$DU")
+  wait_socket "$TMP/ux-web.sock"
+  sleep 0.5
+  drag_runs "$TMP/ux-web.sock" "$TMP/ux.sock" ", the WebSockets on an AF_UNIX web socket"
+  kill "$DU"; wait "$DU" 2>/dev/null || true
 fi
 [[ $ONLY = drag ]] && exit 0
 

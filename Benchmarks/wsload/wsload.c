@@ -18,6 +18,7 @@
 //                       `--op drag` sends, masked); after a warm-up (default 1 s, as loadgen's)
 //                       count S seconds of replies; print the replies per second and the round
 //                       trips' percentiles
+//   wsload --ws-unix PATH … (instead of --port): the WebSockets over an AF_UNIX socket
 //   wsload --unix PATH --toggle MOVIE
 //                       one toggle over the Unix socket; print the time it was sent (ns)
 //
@@ -309,10 +310,32 @@ static void handshake(struct conn *c) {
 
 static void pump(int timeout_ms);
 
+// --ws-unix PATH: the WebSockets over an AF_UNIX stream socket (a web listener systemd passed on
+// a path, as a proxy on the same machine may reach it), to tell the transport's cost from the
+// framing's.
+static const char *ws_unix_path;
+
+static int connect_unix(void) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket (AF_UNIX)");
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", ws_unix_path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS && errno != EAGAIN) die("connect (--ws-unix)");
+    return fd;
+}
+
 static void open_all(int first_source, int sources) {
     int per = (nconns + sources - 1) / sources;
     for (int i = 0; i < nconns; i++) {
         struct conn *c = &conns[i];
+        if (ws_unix_path) {
+            c->fd = connect_unix();
+            c->state = CONNECTING;
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.u32 = (uint32_t)i};
+            if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) die("epoll_ctl");
+            if (i % 64 == 63) pump(0);
+            continue;
+        }
         c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (c->fd < 0) die("socket (raise the file limit, or spread over processes)");
         int one = 1;
@@ -425,6 +448,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--warmup") && v) warmup = atof(argv[++i]);
         else if (!strcmp(a, "--events") && v) want_events = atoi(argv[++i]);
         else if (!strcmp(a, "--unix") && v) unix_path = argv[++i];
+        else if (!strcmp(a, "--ws-unix") && v) ws_unix_path = argv[++i];
         else if (!strcmp(a, "--toggle") && v) toggle_movie = argv[++i];
         else {
             fprintf(stderr, "wsload: unknown or incomplete option %s (see the comment at the top of wsload.c)\n", a);
@@ -433,6 +457,7 @@ int main(int argc, char **argv) {
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (unix_path && toggle_movie) return toggle(unix_path, toggle_movie);
+    if (ws_unix_path && !port) port = 80;  // only the Host header's
     if (!port || nconns <= 0 || (hold <= 0 && !storm && drag <= 0) || window < 1 || window > 64 ||
         want_events < 1 || want_events > MAX_EVENTS) {
         fprintf(stderr, "wsload: needs --port, --clients N and one of --hold S, --storm, --drag S (window 1-64)\n");

@@ -30,23 +30,11 @@ extension FrameLink {
         lines bytes: UnsafeMutableRawBufferPointer, onLines: (UnsafeRawBufferPointer) -> Void
     ) {
         guard let base = bytes.baseAddress else { return }
-        var run = 0
-        received(bytes) { message in
-            let at = message.baseAddress.map { UnsafeRawPointer(base).distance(to: $0) } ?? -1
-            if at > run && at + message.count <= bytes.count {
-                if at != run { memmove(base + run, message.baseAddress!, message.count) }
-                base.storeBytes(of: 0x0A, toByteOffset: run + message.count, as: UInt8.self)
-                run += message.count + 1
-                return
-            }
-            // Not in this read's bytes (joined from pieces), or with no room before it (its header
-            // came in the read before): by itself.
-            if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
-            run = 0
-            onLines(message)
-            withUnsafeBytes(of: UInt8(0x0A)) { onLines($0) }
+        withoutActuallyEscaping(onLines) { onLines in
+            var sink = LinesSink(base: base, count: bytes.count, onLines: onLines)
+            read(bytes, &sink)
+            sink.flush()
         }
-        if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
     }
 
     /// Bytes read from the peer, unmasked here in place: `onText` gets each whole text message
@@ -54,6 +42,16 @@ extension FrameLink {
     /// `outbound`, at the next `produce`); a protocol error or a limit queues a close and stops
     /// reading (`wantsRead` false, `fault` says why).
     public func received(_ bytes: UnsafeMutableRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
+        withoutActuallyEscaping(onText) { onText in
+            var sink = TextSink(onText: onText)
+            read(bytes, &sink)
+        }
+    }
+
+    /// The frames of `bytes`, their whole messages to `sink`: generic, so that each way of
+    /// handing messages on is compiled into the loop (no closure call per message).
+    @inline(__always)
+    private func read<Sink: MessageSink>(_ bytes: UnsafeMutableRawBufferPointer, _ sink: inout Sink) {
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
         var at = 0
@@ -73,7 +71,7 @@ extension FrameLink {
             f.offset &+= n
             f.remaining -= UInt64(n)
             frame = f.remaining == 0 ? nil : f
-            take(UnsafeRawBufferPointer(start: base + at, count: n), f, onText)
+            take(UnsafeRawBufferPointer(start: base + at, count: n), f, &sink)
             at += n
         }
     }
@@ -143,8 +141,7 @@ extension FrameLink {
     /// A piece of frame `f`'s payload, unmasked (the whole payload when the frame came whole;
     /// `f` as it is after the piece).
     @inline(__always)
-    private func take(_ piece: UnsafeRawBufferPointer, _ f: Frame, _ onText: (UnsafeRawBufferPointer) -> Void)
-    {
+    private func take<Sink: MessageSink>(_ piece: UnsafeRawBufferPointer, _ f: Frame, _ sink: inout Sink) {
         let (opcode, fin, done) = (f.opcode, f.fin, f.remaining == 0)
         if opcode >= Opcode.close {
             control.append(contentsOf: piece)
@@ -161,11 +158,11 @@ extension FrameLink {
         // Nothing for the Session once it is being closed (its lines before the close stand).
         let deliver = closing == nil
         if held.isEmpty {
-            if deliver { onText(piece) }
+            if deliver { sink.message(piece) }
             return
         }
         held.append(contentsOf: piece)
-        if deliver { held.withUnsafeBytes { onText($0) } }
+        if deliver { held.withUnsafeBytes { sink.message($0) } }
         // A message's worth is kept for the next one, unless it was a long one.
         held.removeAll(keepingCapacity: held.capacity <= 4096)
     }
@@ -291,5 +288,47 @@ extension FrameLink {
         // breaks the RFC is closed with its code alone (1002, 1007, 1009), as wslay closed it.
         let told = code == CloseCode.unsupportedData || code == CloseCode.policyViolation
         queueClose(code, told ? Array(reason.utf8.prefix(123)) : [])
+    }
+}
+
+/// Where `FrameLink.read` hands whole messages.
+protocol MessageSink {
+    mutating func message(_ message: UnsafeRawBufferPointer)
+}
+
+/// Each message to a function (the tests', the fuzzer's).
+struct TextSink: MessageSink {
+    let onText: (UnsafeRawBufferPointer) -> Void
+
+    func message(_ message: UnsafeRawBufferPointer) { onText(message) }
+}
+
+/// The messages as lines, moved together in place at the start of the read's buffer
+/// (`FrameLink.received(lines:)`); `run` bytes of lines are there, not yet handed on.
+struct LinesSink: MessageSink {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+    let onLines: (UnsafeRawBufferPointer) -> Void
+    var run = 0
+
+    @inline(__always)
+    mutating func message(_ message: UnsafeRawBufferPointer) {
+        let at = message.baseAddress.map { UnsafeRawPointer(base).distance(to: $0) } ?? -1
+        if at > run && at + message.count <= count {
+            if at != run { memmove(base + run, message.baseAddress!, message.count) }
+            base.storeBytes(of: 0x0A, toByteOffset: run + message.count, as: UInt8.self)
+            run += message.count + 1
+            return
+        }
+        // Not in this read's bytes (joined from pieces), or with no room before it (its header
+        // came in the read before): by itself.
+        flush()
+        onLines(message)
+        withUnsafeBytes(of: UInt8(0x0A)) { onLines($0) }
+    }
+
+    mutating func flush() {
+        if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
+        run = 0
     }
 }
