@@ -204,7 +204,7 @@ public final class FrameLink {
     /// `pending` it took (the caller consumes them).
     public func produce(_ pending: UnsafeRawBufferPointer) -> Int {
         writeControls()
-        var taken = 0
+        var taken = acceptsLines && !lineOpen ? frameShortLines(pending) : 0
         while acceptsLines, taken < pending.count, let n = frameLine(pending, from: taken) {
             taken += n
         }
@@ -260,6 +260,44 @@ public final class FrameLink {
             sent += 1
         }
         if sent > 0 { controls.removeFirst(sent) }
+    }
+
+    /// The common lines on their own: whole, under 64 KiB, each framed while it fits the window,
+    /// with what the loop changes kept in locals (a property of the class is reloaded after every
+    /// call to memchr and memcpy). Returns the bytes of `pending` taken; the rest is
+    /// `frameLine`'s.
+    @inline(__always)
+    private func frameShortLines(_ pending: UnsafeRawBufferPointer) -> Int {
+        guard let base = pending.baseAddress else { return 0 }
+        let end = pending.count
+        let limit = limits.window
+        var taken = 0
+        var count = outboundCount
+        defer { outboundCount = count }
+        while taken < end, let newline = memchr(base + taken, 0x0A, end - taken) {
+            let start = base + taken
+            let length = UnsafeRawPointer(newline) - start
+            let header = length < 126 ? 2 : 4
+            guard length < 65536, count - outboundHead + header + length <= limit else { break }
+            if count + header + length > capacity {
+                outboundCount = count
+                reserve(header + length)
+                count = outboundCount
+            }
+            let p = buffer.unsafelyUnwrapped + count
+            p.storeBytes(of: 0x80 | Opcode.text, as: UInt8.self)
+            if header == 2 {
+                p.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 1, as: UInt8.self)
+            } else {
+                p.storeBytes(of: 126, toByteOffset: 1, as: UInt8.self)
+                p.storeBytes(
+                    of: UInt16(truncatingIfNeeded: length).bigEndian, toByteOffset: 2, as: UInt16.self)
+            }
+            (p + header).copyMemory(from: start, byteCount: length)
+            count += header + length
+            taken += length + 1
+        }
+        return taken
     }
 
     /// Frames the line of `pending` that starts at `from`, or as much of it as goes now; the

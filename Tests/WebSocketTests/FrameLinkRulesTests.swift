@@ -55,6 +55,28 @@ final class FrameLinkRulesTests: XCTestCase {
         XCTAssertTrue(bytewise.messages == Self.expected, "\(bytewise.messages.map(\.count))")
     }
 
+    /// Unmasking eight, four, two and one bytes at a time is the RFC's byte at a time (5.3), for
+    /// every length up to 40, every offset into the key, at every alignment of the buffer.
+    func testUnmaskAgainstTheRFC() {
+        let key: [UInt8] = [0x9A, 0x01, 0xFF, 0x5C]
+        let keyWord = key.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        for length in 0...40 {
+            for offset in 0..<4 {
+                for align in 0..<8 {
+                    var bytes = (0..<(length + align)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+                    let expected = bytes[align...].enumerated().map {
+                        $0.element ^ key[($0.offset + offset) % 4]
+                    }
+                    bytes.withUnsafeMutableBytes {
+                        FrameLink.unmask($0.baseAddress! + align, length, key: keyWord, offset: offset)
+                    }
+                    XCTAssertEqual(
+                        Array(bytes[align...]), expected, "length \(length) offset \(offset) align \(align)")
+                }
+            }
+        }
+    }
+
     /// A message that comes whole in one read goes to the Session from the read's own buffer:
     /// nothing is kept for it.
     func testAWholeMessageIsNotCopied() {
