@@ -30,11 +30,9 @@ extension FrameLink {
         lines bytes: UnsafeMutableRawBufferPointer, onLines: (UnsafeRawBufferPointer) -> Void
     ) {
         guard let base = bytes.baseAddress else { return }
-        withoutActuallyEscaping(onLines) { onLines in
-            var sink = LinesSink(base: base, count: bytes.count, onLines: onLines)
-            read(bytes, &sink)
-            sink.flush()
-        }
+        var sink = LinesSink(base: base, count: bytes.count)
+        read(bytes, &sink, onLines)
+        sink.flush(onLines)
     }
 
     /// Bytes read from the peer, unmasked here in place: `onText` gets each whole text message
@@ -42,23 +40,24 @@ extension FrameLink {
     /// `outbound`, at the next `produce`); a protocol error or a limit queues a close and stops
     /// reading (`wantsRead` false, `fault` says why).
     public func received(_ bytes: UnsafeMutableRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
-        withoutActuallyEscaping(onText) { onText in
-            var sink = TextSink(onText: onText)
-            read(bytes, &sink)
-        }
+        var sink = TextSink()
+        read(bytes, &sink, onText)
     }
 
-    /// The frames of `bytes`, their whole messages to `sink`: generic, so that each way of
+    /// The frames of `bytes`, their whole messages to `sink` (which hands them to `out`; the
+    /// function is passed down, not kept in the sink, where it would be boxed): generic, so that each way of
     /// handing messages on is compiled into the loop (no closure call per message).
     @inline(__always)
-    private func read<Sink: MessageSink>(_ bytes: UnsafeMutableRawBufferPointer, _ sink: inout Sink) {
+    private func read<Sink: MessageSink>(
+        _ bytes: UnsafeMutableRawBufferPointer, _ sink: inout Sink, _ out: (UnsafeRawBufferPointer) -> Void
+    ) {
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
         var at = 0
         while readEnabled {
             if frame == nil {
                 guard at < count else { return }
-                if let next = whole(base, at, count, &sink) {
+                if let next = whole(base, at, count, &sink, out) {
                     at = next
                     continue
                 }
@@ -75,7 +74,7 @@ extension FrameLink {
             f.offset &+= n
             f.remaining -= UInt64(n)
             frame = f.remaining == 0 ? nil : f
-            take(UnsafeRawBufferPointer(start: base + at, count: n), f, &sink)
+            take(UnsafeRawBufferPointer(start: base + at, count: n), f, &sink, out)
             at += n
         }
     }
@@ -86,7 +85,8 @@ extension FrameLink {
     /// nil for any other frame (they take it then, nothing of it touched).
     @inline(__always)
     private func whole<Sink: MessageSink>(
-        _ base: UnsafeMutableRawPointer, _ at: Int, _ count: Int, _ sink: inout Sink
+        _ base: UnsafeMutableRawPointer, _ at: Int, _ count: Int, _ sink: inout Sink,
+        _ out: (UnsafeRawBufferPointer) -> Void
     ) -> Int? {
         guard at + 6 <= count, partialHeader.isEmpty, !messageOpen, closing == nil,
             base.load(fromByteOffset: at, as: UInt8.self) == 0x80 | Opcode.text
@@ -104,7 +104,7 @@ extension FrameLink {
             refuse(CloseCode.invalidPayload, "text that is not UTF-8")
             return at + 6 + length
         }
-        sink.message(UnsafeRawBufferPointer(start: payload, count: length))
+        sink.message(UnsafeRawBufferPointer(start: payload, count: length), out)
         return at + 6 + length
     }
 
@@ -187,7 +187,10 @@ extension FrameLink {
     /// A piece of frame `f`'s payload, unmasked (the whole payload when the frame came whole;
     /// `f` as it is after the piece).
     @inline(__always)
-    private func take<Sink: MessageSink>(_ piece: UnsafeRawBufferPointer, _ f: Frame, _ sink: inout Sink) {
+    private func take<Sink: MessageSink>(
+        _ piece: UnsafeRawBufferPointer, _ f: Frame, _ sink: inout Sink,
+        _ out: (UnsafeRawBufferPointer) -> Void
+    ) {
         let (opcode, fin, done) = (f.opcode, f.fin, f.remaining == 0)
         if opcode >= Opcode.close {
             control.append(contentsOf: piece)
@@ -204,11 +207,11 @@ extension FrameLink {
         // Nothing for the Session once it is being closed (its lines before the close stand).
         let deliver = closing == nil
         if held.isEmpty {
-            if deliver { sink.message(piece) }
+            if deliver { sink.message(piece, out) }
             return
         }
         held.append(contentsOf: piece)
-        if deliver { held.withUnsafeBytes { sink.message($0) } }
+        if deliver { held.withUnsafeBytes { sink.message($0, out) } }
         // A message's worth is kept for the next one, unless it was a long one.
         held.removeAll(keepingCapacity: held.capacity <= 4096)
     }
@@ -337,16 +340,14 @@ extension FrameLink {
     }
 }
 
-/// Where `FrameLink.read` hands whole messages.
+/// Where `FrameLink.read` hands whole messages, and how they go on to `out`.
 protocol MessageSink {
-    mutating func message(_ message: UnsafeRawBufferPointer)
+    mutating func message(_ message: UnsafeRawBufferPointer, _ out: (UnsafeRawBufferPointer) -> Void)
 }
 
-/// Each message to a function (the tests', the fuzzer's).
+/// Each message to `out` (the tests', the fuzzer's).
 struct TextSink: MessageSink {
-    let onText: (UnsafeRawBufferPointer) -> Void
-
-    func message(_ message: UnsafeRawBufferPointer) { onText(message) }
+    func message(_ message: UnsafeRawBufferPointer, _ out: (UnsafeRawBufferPointer) -> Void) { out(message) }
 }
 
 /// The messages as lines, moved together in place at the start of the read's buffer
@@ -354,11 +355,15 @@ struct TextSink: MessageSink {
 struct LinesSink: MessageSink {
     let base: UnsafeMutableRawPointer
     let count: Int
-    let onLines: (UnsafeRawBufferPointer) -> Void
     var run = 0
 
+    init(base: UnsafeMutableRawPointer, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
     @inline(__always)
-    mutating func message(_ message: UnsafeRawBufferPointer) {
+    mutating func message(_ message: UnsafeRawBufferPointer, _ out: (UnsafeRawBufferPointer) -> Void) {
         let at = message.baseAddress.map { UnsafeRawPointer(base).distance(to: $0) } ?? -1
         if at > run && at + message.count <= count {
             if at != run { memmove(base + run, message.baseAddress!, message.count) }
@@ -368,13 +373,13 @@ struct LinesSink: MessageSink {
         }
         // Not in this read's bytes (joined from pieces), or with no room before it (its header
         // came in the read before): by itself.
-        flush()
-        onLines(message)
-        withUnsafeBytes(of: UInt8(0x0A)) { onLines($0) }
+        flush(out)
+        out(message)
+        withUnsafeBytes(of: UInt8(0x0A)) { out($0) }
     }
 
-    mutating func flush() {
-        if run > 0 { onLines(UnsafeRawBufferPointer(start: base, count: run)) }
+    mutating func flush(_ out: (UnsafeRawBufferPointer) -> Void) {
+        if run > 0 { out(UnsafeRawBufferPointer(start: base, count: run)) }
         run = 0
     }
 }
