@@ -44,9 +44,10 @@ extension FrameLink {
         read(bytes, &sink, onText)
     }
 
-    /// The frames of `bytes`, their whole messages to `sink` (which hands them to `out`; the
-    /// function is passed down, not kept in the sink, where it would be boxed): generic, so that each way of
-    /// handing messages on is compiled into the loop (no closure call per message).
+    /// The frames of `bytes`, their whole messages to `sink`, which hands them to `out` (passed
+    /// down with each message, not kept in the sink, where its context would be boxed: an
+    /// allocation a read). Generic, so that each way of handing messages on is compiled into the
+    /// loop.
     @inline(__always)
     private func read<Sink: MessageSink>(
         _ bytes: UnsafeMutableRawBufferPointer, _ sink: inout Sink, _ out: (UnsafeRawBufferPointer) -> Void
