@@ -35,11 +35,11 @@ BENCH_DEBS   := $(BUILD_DEBS) redis-server
 BUILD_DEBS   += libpq-dev
 TEST_DEBS    += libpq-dev postgresql
 BENCH_DEBS   += libpq-dev postgresql
-# The web listener (issue 43): wslay for WebSocket frames, libcrypto (libssl-dev) for the
-# handshake's SHA-1 and base64 and the export's SHA-256.
-BUILD_DEBS   += libwslay-dev libssl-dev
-TEST_DEBS    += libwslay-dev libssl-dev
-BENCH_DEBS   += libwslay-dev libssl-dev websocketd
+# The web listener (issue 43): libcrypto (libssl-dev) for the handshake's SHA-1 and base64 and
+# the export's SHA-256 (WebSocket frames are the daemon's own since issue 44).
+BUILD_DEBS   += libssl-dev
+TEST_DEBS    += libssl-dev
+BENCH_DEBS   += libssl-dev websocketd
 # strace: DaemonLimitsTests runs the daemon under it to fail sends with EAGAIN on purpose, which
 # makes a race between a full socket and a peer that catches up certain.
 TEST_DEBS    += strace
@@ -221,8 +221,8 @@ faults: deps-test
 # libFuzzer, for a bounded time each: the JSON codec and framer (Fuzz/JSONCodecFuzz), then request
 # framing, decoding and reply encoding (Fuzz/RequestFuzz), then the HTTP request heads of the
 # metrics and web listeners and the page's file names (Fuzz/HTTPFuzz; -max_len past the 8 KiB
-# head limit), then the web listener's WebSocket frames both ways (Fuzz/FrameFuzz: wslay through
-# FrameLink). Crashes are written to .build/fuzz/crash-*, .build/fuzz/http-crash-*,
+# head limit), then the web listener's WebSocket frames both ways (Fuzz/FrameFuzz: FrameLink
+# both ways). Crashes are written to .build/fuzz/crash-*, .build/fuzz/http-crash-*,
 # .build/fuzz/frame-crash-* (and Fuzz/run.sh's own directory); turn each into a test in
 # Tests/JSONCodecTests, Tests/WireTests, Tests/HTTPScrapeTests or Tests/WebSocketTests.
 FUZZ_TIME ?= 60

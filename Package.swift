@@ -21,9 +21,9 @@
 //   HTTPScrape     the standard library only: the HTTP/1.1 request heads of the metrics and web
 //                  listeners, bounded, as state machines (bytes in, a decision out); the web
 //                  page's static files (paths, types, ETags) as decisions, no file system
-//   WebSocket      <- HTTPScrape, CWslay, CCrypto: the web listener's pure parts (issue 43): the
+//   WebSocket      <- HTTPScrape, CCrypto: the web listener's pure parts (issue 43): the
 //                  handshake (its SHA-1 and base64 from libcrypto), the Origin rules, a
-//                  request's route, and RFC 6455 frames with wslay over buffers, no sockets
+//                  request's route, and RFC 6455 frames over buffers (issue 44), no sockets
 //   Wire           <- JSONCodec, Movies, SwipeEngine, Metrics: protocol 1, its ops, requests, replies;
 //                  recordings and their replay (Sources/Wire/Recordings: a folder, not a module)
 //   StoreCore      <- Movies, People: the asynchronous boundary to a store (the `Store` protocol, its
@@ -88,8 +88,6 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
-        // wslay ships no .pc file: its module map links it by name.
-        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
@@ -109,7 +107,7 @@ let package = Package(
         .target(name: "Metrics", swiftSettings: hotPath),
         .target(name: "HTTPScrape", swiftSettings: strict),
         .target(
-            name: "WebSocket", dependencies: ["HTTPScrape", "CWslay", "CCrypto"], swiftSettings: hotPath),
+            name: "WebSocket", dependencies: ["HTTPScrape", "CCrypto"], swiftSettings: hotPath),
         .target(name: "People", swiftSettings: strict),
         .target(
             name: "Wire", dependencies: ["JSONCodec", "SwipeEngine", "Movies", "Metrics", "People"],
@@ -194,6 +192,7 @@ let package = Package(
             name: "alloc-guard",
             dependencies: [
                 "CAllocCounter", "JSONCodec", "Session", "Wire", "SwipeEngine", "Movies", "People",
+                "WebSocket",
             ],
             path: "Tests/Support/alloc-guard", swiftSettings: strict),
 
@@ -224,7 +223,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTPScrapeTests", dependencies: ["HTTPScrape"], swiftSettings: strict),
         .testTarget(
-            name: "WebSocketTests", dependencies: ["WebSocket", "HTTPScrape", "CWslay"], swiftSettings: strict
+            name: "WebSocketTests", dependencies: ["WebSocket", "HTTPScrape"], swiftSettings: strict
         ),
         .testTarget(
             name: "WireTests",

@@ -17,6 +17,11 @@
 #      trips.
 # Prints a markdown table for BENCHMARKS.md. About three minutes:
 #   WS_ONE=19000 WS_TOTAL=100000 WS_DAEMONS=6 WS_ROUNDS=5 WS_DRAG_RUNS=3 Benchmarks/websockets.sh
+# WS_ONLY=drag runs part 4 alone (about 12 s a run pair); WS_PINNED=1 adds part 4 again with the
+# daemon on CPU 1 and the load generators on CPU 0 (taskset), its rows marked "pinned";
+# WS_AFUNIX=1 adds it again with the WebSockets on an AF_UNIX web socket that
+# systemd-socket-activate passes (as a proxy on the same machine may reach the daemon): the same
+# framing without the kernel's TCP.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release}
@@ -28,6 +33,10 @@ DAEMONS=${WS_DAEMONS:-6}
 ROUNDS=${WS_ROUNDS:-5}
 DRAG_RUNS=${WS_DRAG_RUNS:-3}
 BRIDGE=${WS_BRIDGE:-19000}
+ONLY=${WS_ONLY:-}
+PINNED=${WS_PINNED:-}
+AFUNIX=${WS_AFUNIX:-}
+[[ -z $ONLY || $ONLY = drag ]] || { echo "websockets.sh: WS_ONLY is 'drag' or unset" >&2; exit 1; }
 
 for f in "$BIN/swiped" "$BIN/loadgen" "$WSLOAD" "$PGBIN/postgres"; do
   [[ -x $f ]] || { echo "websockets.sh: $f is missing: run 'make bench'" >&2; exit 1; }
@@ -62,6 +71,7 @@ echo "| figure | value | target | load |"
 echo "|---|---|---|---|"
 
 # 1. One daemon at its file limit.
+if [[ -z $ONLY ]]; then
 PORT=$(free_port)
 "$BIN/swiped" --socket "$TMP/one.sock" --state "$TMP/one" --web "127.0.0.1:$PORT" 2>"$TMP/one.log" &
 D1=$!; PIDS+=("$D1")
@@ -99,6 +109,7 @@ PING=$(grep -m1 'p99' "$TMP/ping.out" || true)
 row "one daemon: Unix pings meanwhile (loadgen 4 × 1)" "$(sed -n 's/.*\(p50[^,]*\), \(p99[^)]*\).*/\1, \2/p' <<<"$PING")" "answered" "$(load)"
 kill "$W1" 2>/dev/null || true; wait "$W1" 2>/dev/null || true
 kill "$D1"; wait "$D1" 2>/dev/null || true
+fi
 
 # 3. A connect storm, on a fresh daemon. The kernel's accept queue holds at most
 # net.core.somaxconn connections (4,096 by default): past it their SYNs are dropped and come back
@@ -113,22 +124,48 @@ PORT=$(free_port)
 "$BIN/swiped" --socket "$TMP/storm.sock" --state "$TMP/storm" --web "127.0.0.1:$PORT" 2>"$TMP/storm.log" &
 D3=$!; PIDS+=("$D3")
 wait_socket "$TMP/storm.sock"
+if [[ -z $ONLY ]]; then
 S=$("$WSLOAD" --port "$PORT" --clients 10000 --storm || true)
 row "connect storm: 10,000 WebSockets opened at once (somaxconn $(cat /proc/sys/net/core/somaxconn))" "$(kv "$S" ready) greeted in $(kv "$S" seconds) s, $(kv "$S" failed) refused or failed" "≤ 2 s, none refused" "$(load)"
+fi
 
-# 4. Drag round trips, WebSocket against the Unix socket, same daemon, interleaved.
-WSR=(); UXR=(); WSP=(); UXP=()
-for _ in $(seq "$DRAG_RUNS"); do
-  R=$("$WSLOAD" --port "$PORT" --clients 16 --window 16 --drag 5 | grep '^drag')
-  WSR+=("$(kv "$R" rps)"); WSP+=("$(kv "$R" p99_us)")
-  R=$("$BIN/loadgen" --socket "$TMP/storm.sock" --op drag -c 16 -w 16 -d 5 2>&1 | grep -m1 "^RESULT" || true)
-  UXR+=("$(kv "$R" rps)")
-  UXP+=("$(kv "$R" p99_us)")
-done
-WSM=$(echo "${WSR[*]}" | median); UXM=$(echo "${UXR[*]}" | median)
-row "drag 16 × 16 over WebSockets (runs: ${WSR[*]})" "$WSM replies/s, p99 $(echo "${WSP[*]}" | median) µs" "≥ 0.8× the Unix socket's: $(awk -v a="$WSM" -v b="$UXM" 'BEGIN { printf "%.2f×", a / b }')" "$(load)"
-row "drag 16 × 16 over the Unix socket, same daemon (runs: ${UXR[*]})" "$UXM replies/s, p99 $(echo "${UXP[*]}" | median) µs" "-" "$(load)"
+# 4. Drag round trips, WebSocket against the Unix socket, same daemon, interleaved: both send
+# loadgen's drag line ({"op":"drag","movie":"matrix","dx":-60}), wsload as a browser's masked
+# frames, each after a warm-up of 1 s. drag_runs PORT SOCKET LABEL [TASKSET ARGS…]
+drag_runs() {
+  local port=$1 sock=$2 label=$3; shift 3
+  local wsr=() uxr=() wsp=() uxp=() r wsm uxm to=(--port "$port")
+  [[ $port = /* ]] && to=(--ws-unix "$port")
+  for _ in $(seq "$DRAG_RUNS"); do
+    r=$("$@" "$WSLOAD" "${to[@]}" --clients 16 --window 16 --drag 5 | grep '^drag')
+    wsr+=("$(kv "$r" rps)"); wsp+=("$(kv "$r" p99_us)")
+    r=$("$@" "$BIN/loadgen" --socket "$sock" --op drag -c 16 -w 16 -d 5 2>&1 | grep -m1 "^RESULT" || true)
+    uxr+=("$(kv "$r" rps)"); uxp+=("$(kv "$r" p99_us)")
+  done
+  wsm=$(echo "${wsr[*]}" | median); uxm=$(echo "${uxr[*]}" | median)
+  row "drag 16 × 16 over WebSockets$label (runs: ${wsr[*]})" "$wsm replies/s, p99 $(echo "${wsp[*]}" | median) µs" "≥ 0.8× the Unix socket's: $(awk -v a="$wsm" -v b="$uxm" 'BEGIN { printf "%.2f×", a / b }')" "$(load)"
+  row "drag 16 × 16 over the Unix socket, same daemon$label (runs: ${uxr[*]})" "$uxm replies/s, p99 $(echo "${uxp[*]}" | median) µs" "-" "$(load)"
+}
+drag_runs "$PORT" "$TMP/storm.sock" ""
 kill "$D3"; wait "$D3" 2>/dev/null || true
+if [[ -n $PINNED ]]; then
+  PORT=$(free_port)
+  taskset -c 1 "$BIN/swiped" --socket "$TMP/pin.sock" --state "$TMP/pin" --web "127.0.0.1:$PORT" 2>"$TMP/pin.log" &
+  DP=$!; PIDS+=("$DP")
+  wait_socket "$TMP/pin.sock"
+  drag_runs "$PORT" "$TMP/pin.sock" ", pinned (daemon CPU 1, load CPU 0)" taskset -c 0
+  kill "$DP"; wait "$DP" 2>/dev/null || true
+fi
+if [[ -n $AFUNIX ]]; then
+  systemd-socket-activate -l "$TMP/ux.sock" -l "$TMP/ux-web.sock" --fdname=protocol:web -- \
+    "$BIN/swiped" --state "$TMP/ux" 2>"$TMP/ux.log" &
+  DU=$!; PIDS+=("$DU")
+  wait_socket "$TMP/ux-web.sock"
+  sleep 0.5
+  drag_runs "$TMP/ux-web.sock" "$TMP/ux.sock" ", the WebSockets on an AF_UNIX web socket"
+  kill "$DU"; wait "$DU" 2>/dev/null || true
+fi
+[[ $ONLY = drag ]] && exit 0
 
 # 5. websocketd + socat, the bridge of before issue 43, its cap raised.
 if command -v websocketd >/dev/null; then

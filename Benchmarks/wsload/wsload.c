@@ -13,9 +13,12 @@
 //                       seconds have passed since all were ready, then exit
 //     --storm           open N at once; print how long until every one had its hello, and how
 //                       many failed (refused, reset, 503)
-//     --drag S --window W
-//                       N connections each keeping W drags in flight for S seconds; print the
-//                       replies per second and the round trips' percentiles
+//     --drag S --window W [--warmup S]
+//                       N connections each keeping W drags in flight (the line loadgen's
+//                       `--op drag` sends, masked); after a warm-up (default 1 s, as loadgen's)
+//                       count S seconds of replies; print the replies per second and the round
+//                       trips' percentiles
+//   wsload --ws-unix PATH … (instead of --port): the WebSockets over an AF_UNIX socket
 //   wsload --unix PATH --toggle MOVIE
 //                       one toggle over the Unix socket; print the time it was sent (ns)
 //
@@ -58,10 +61,11 @@ struct conn {
     char in[8192];
     size_t have;
     unsigned events;       // movie events it had
-    uint64_t sent_ns[64];  // drag: when each request in flight was sent, by id % 64
+    uint64_t sent_ns[64];  // drag: when each request in flight was sent, oldest at `oldest`
+    unsigned oldest;
     unsigned char out[8192];  // frames to write, written once per wake-up (`flush`)
     size_t outlen;
-    unsigned next_id, inflight;
+    unsigned inflight;
 };
 
 static struct conn *conns;
@@ -134,14 +138,28 @@ static void send_text(struct conn *c, const char *text) {
     queue(c, frame, at + len);
 }
 
-static void send_drag(struct conn *c) {
-    char line[128];
-    unsigned id = c->next_id++;
-    snprintf(line, sizeof line, "{\"id\":%u,\"op\":\"drag\",\"movie\":\"godfather\",\"dx\":%d}", id,
-             -(int)(id % 200) - 10);
-    c->sent_ns[id % 64] = now_ns();
+// The drag request, the line loadgen sends over the Unix socket (so that both lanes do the same
+// work, and only the transport differs), as a browser's masked frame: made once (`drag_frame`),
+// then copied into each connection's output per request.
+static const char drag_line[] = "{\"op\":\"drag\",\"movie\":\"matrix\",\"dx\":-60}";
+static unsigned char drag_frame[16 + sizeof drag_line];
+static size_t drag_frame_len;
+
+static void make_drag_frame(void) {
+    size_t len = strlen(drag_line);
+    const unsigned char mask[4] = {0x37, 0xfa, 0x21, 0x3d};
+    drag_frame[0] = 0x81;
+    drag_frame[1] = 0x80 | (unsigned char)len;
+    memcpy(drag_frame + 2, mask, 4);
+    for (size_t i = 0; i < len; i++) drag_frame[6 + i] = (unsigned char)drag_line[i] ^ mask[i % 4];
+    drag_frame_len = 6 + len;
+}
+
+// Replies come in request order on each connection: the oldest send time is the reply's.
+static void send_drag(struct conn *c, uint64_t now) {
+    c->sent_ns[(c->oldest + c->inflight) % 64] = now;
     c->inflight++;
-    send_text(c, line);
+    queue(c, drag_frame, drag_frame_len);
 }
 
 static void record_latency(uint64_t ns) {
@@ -154,6 +172,10 @@ static void record_latency(uint64_t ns) {
 }
 
 static int drag_window;
+// Drag mode: replies are counted from `measure_from` (after the warm-up) to `drag_until`, the
+// time of the wake-up that read them (one clock reading per wake-up, as loadgen's).
+static uint64_t measure_from, drag_until, wake_ns;
+static int measuring(uint64_t t) { return t >= measure_from && t < drag_until; }
 
 // One whole text message from the server (unmasked, RFC 6455: a server never masks).
 static void message(struct conn *c, const char *text, size_t len) {
@@ -170,7 +192,8 @@ static void message(struct conn *c, const char *text, size_t len) {
         } else {
             c->state = READY;
             ready++;
-            for (int i = 0; i < drag_window; i++) send_drag(c);
+            uint64_t t = now_ns();
+            for (int i = 0; i < drag_window; i++) send_drag(c, t);
         }
         return;
     }
@@ -180,6 +203,9 @@ static void message(struct conn *c, const char *text, size_t len) {
             ready++;
         }
         return;
+    }
+    if (len >= 8 && memcmp(text, "{\"event\"", 8) == 0 && !(len > 17 && memcmp(text, "{\"event\":\"movie\"", 16) == 0)) {
+        return;  // another event (not a reply), as loadgen counts them
     }
     if (len > 17 && memcmp(text, "{\"event\":\"movie\"", 16) == 0) {
         unsigned k = c->events++;
@@ -191,12 +217,16 @@ static void message(struct conn *c, const char *text, size_t len) {
         }
         return;
     }
-    if (len > 6 && memcmp(text, "{\"id\":", 6) == 0 && c->inflight > 0) {
-        unsigned id = (unsigned)strtoul(text + 6, NULL, 10);
-        record_latency(now_ns() - c->sent_ns[id % 64]);
-        replies++;
+    if (c->inflight > 0) {
+        // Any other message is a reply (a drag's: {"ok":true,…} or an error).
+        uint64_t t = wake_ns;
+        if (measuring(t)) {
+            record_latency(t - c->sent_ns[c->oldest]);
+            replies++;
+        }
+        c->oldest = (c->oldest + 1) % 64;
         c->inflight--;
-        if (drag_window) send_drag(c);
+        if (drag_window && t < drag_until) send_drag(c, t);
     }
 }
 
@@ -211,6 +241,7 @@ static void readable(struct conn *c) {
             close(c->fd);
             return;
         }
+        size_t room = sizeof c->in - c->have;
         c->have += (size_t)n;
         if (c->state == HANDSHAKE) {
             char *end = memmem(c->in, c->have, "\r\n\r\n", 4);
@@ -261,6 +292,9 @@ static void readable(struct conn *c) {
         }
         memmove(c->in, c->in + at, c->have - at);
         c->have -= at;
+        // A read that did not fill the room drained the socket: no second read to see EAGAIN
+        // (the next bytes bring the next edge), one system call a wake-up, as loadgen's.
+        if ((size_t)n < room || c->state == DEAD) break;
     }
 }
 
@@ -276,10 +310,32 @@ static void handshake(struct conn *c) {
 
 static void pump(int timeout_ms);
 
+// --ws-unix PATH: the WebSockets over an AF_UNIX stream socket (a web listener systemd passed on
+// a path, as a proxy on the same machine may reach it), to tell the transport's cost from the
+// framing's.
+static const char *ws_unix_path;
+
+static int connect_unix(void) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket (AF_UNIX)");
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", ws_unix_path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS && errno != EAGAIN) die("connect (--ws-unix)");
+    return fd;
+}
+
 static void open_all(int first_source, int sources) {
     int per = (nconns + sources - 1) / sources;
     for (int i = 0; i < nconns; i++) {
         struct conn *c = &conns[i];
+        if (ws_unix_path) {
+            c->fd = connect_unix();
+            c->state = CONNECTING;
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.u32 = (uint32_t)i};
+            if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) die("epoll_ctl");
+            if (i % 64 == 63) pump(0);
+            continue;
+        }
         c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (c->fd < 0) die("socket (raise the file limit, or spread over processes)");
         int one = 1;
@@ -320,6 +376,7 @@ static void pump(int timeout_ms) {
         int n = epoll_wait(epfd, evs, 1024, timeout_ms);
         if (n < 0 && errno == EINTR) return;
         if (n < 0) die("epoll_wait");
+        wake_ns = now_ns();
         for (int k = 0; k < n; k++) {
             struct conn *c = &conns[evs[k].data.u32];
             if (c->state == DEAD) continue;
@@ -373,7 +430,7 @@ static int toggle(const char *path, const char *movie) {
 
 int main(int argc, char **argv) {
     int first_source = 1, sources = 0, storm = 0, window = 16;
-    double hold = 0, drag = 0;
+    double hold = 0, drag = 0, warmup = 1;
     const char *unix_path = NULL, *toggle_movie = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -388,8 +445,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--storm")) storm = 1;
         else if (!strcmp(a, "--drag") && v) drag = atof(argv[++i]);
         else if (!strcmp(a, "--window") && v) window = atoi(argv[++i]);
+        else if (!strcmp(a, "--warmup") && v) warmup = atof(argv[++i]);
         else if (!strcmp(a, "--events") && v) want_events = atoi(argv[++i]);
         else if (!strcmp(a, "--unix") && v) unix_path = argv[++i];
+        else if (!strcmp(a, "--ws-unix") && v) ws_unix_path = argv[++i];
         else if (!strcmp(a, "--toggle") && v) toggle_movie = argv[++i];
         else {
             fprintf(stderr, "wsload: unknown or incomplete option %s (see the comment at the top of wsload.c)\n", a);
@@ -398,6 +457,7 @@ int main(int argc, char **argv) {
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (unix_path && toggle_movie) return toggle(unix_path, toggle_movie);
+    if (ws_unix_path && !port) port = 80;  // only the Host header's
     if (!port || nconns <= 0 || (hold <= 0 && !storm && drag <= 0) || window < 1 || window > 64 ||
         want_events < 1 || want_events > MAX_EVENTS) {
         fprintf(stderr, "wsload: needs --port, --clients N and one of --hold S, --storm, --drag S (window 1-64)\n");
@@ -418,7 +478,11 @@ int main(int argc, char **argv) {
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) die("epoll_create1");
     uint64_t start = now_ns();
-    if (drag > 0) drag_window = window;
+    if (drag > 0) {
+        drag_window = window;
+        make_drag_frame();
+        measure_from = drag_until = UINT64_MAX;  // requests go on, replies are not counted yet
+    }
     open_all(first_source, sources);
     run_until(start + 120ull * 1000000000ull, all_ready);
     uint64_t all = now_ns();
@@ -426,11 +490,10 @@ int main(int argc, char **argv) {
            failed, (double)(all - start) / 1e9, (unsigned long long)all);
     if (storm) return ready == nconns ? 0 : 1;
     if (drag > 0) {
-        replies = 0;
-        nlat = 0;
-        uint64_t from = now_ns();
-        run_until(from + (uint64_t)(drag * 1e9), never);
-        double secs = (double)(now_ns() - from) / 1e9;
+        measure_from = now_ns() + (uint64_t)(warmup * 1e9);
+        drag_until = measure_from + (uint64_t)(drag * 1e9);
+        run_until(drag_until, never);
+        double secs = (double)(drag_until - measure_from) / 1e9;
         qsort(latencies, nlat, sizeof *latencies, cmp);
         printf("drag clients=%d window=%d replies=%ld rps=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f failed=%ld\n",
                nconns, window, replies, (double)replies / secs, pct(0.5), pct(0.99), pct(0.999), failed);

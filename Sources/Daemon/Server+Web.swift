@@ -12,7 +12,7 @@
 //   `--web-trusted-proxy` address); or the person of the sign-in cookie's token. A browser has
 //   no uid, so it is never root; `--writers` and `--admins` are about Unix peers.
 // - The hard cap on a message read is twice `--max-line`: a longer line gets `too-large` and
-//   the connection stays usable, as over the Unix socket; past the cap wslay closes with 1009
+//   the connection stays usable, as over the Unix socket; past the cap the link closes with 1009
 //   before keeping its payload.
 // - Dead peers are found by pings: a WebSocket that sent nothing for `--web-ping` seconds is
 //   pinged, and closed when it sends nothing for as long again (a browser answers pings by
@@ -172,7 +172,8 @@ extension Server {
         markStatusDirty()
         armKeepalive(c, web)
         if !rest.isEmpty {
-            rest.withUnsafeBytes { received(c, web, $0) }
+            var rest = rest  // unmasked in place
+            rest.withUnsafeMutableBytes { received(c, web, $0) }
         }
         afterWork(c)
         return .adopted
@@ -199,7 +200,7 @@ extension Server {
             }
             switch result {
             case .done(let n):
-                received(c, web, UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+                received(c, web, UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<n]))
             case .wouldBlock:
                 break
             case .eof:
@@ -212,20 +213,26 @@ extension Server {
         afterWork(c)
     }
 
-    /// Bytes from the peer: each whole text message is one line for the Session. Once the link
-    /// reads no more (a close sent or received), what comes is read and dropped, so that the
-    /// peer's close and its end of the stream are seen (and the socket is not reset with bytes
-    /// unread).
-    private func received(_ c: Connection, _ web: WebTransport, _ bytes: UnsafeRawBufferPointer) {
+    /// Bytes from the peer: each whole text message is one line for the Session, the messages of
+    /// one read handed to it as one run of lines (FrameLink moves them together in the read
+    /// buffer), as a read from the Unix socket is: the same lane from there on (issue 44). Once
+    /// the Session reads no more (told bye, closing), or the link does not (a close sent or
+    /// received), what comes is read and dropped, so that the peer's close and its end of the
+    /// stream are seen (and the socket is not reset with bytes unread).
+    private func received(_ c: Connection, _ web: WebTransport, _ bytes: UnsafeMutableRawBufferPointer) {
         let now = loop.now
         web.heard = now
-        web.link.received(bytes) { message in
-            switch c.session.lifecycle {
-            case .reading, .paused:
-                round(c, .message(message), at: now)
-            case .halfClosed, .sayingBye, .closed:
-                break  // told bye (or closing): nothing more is answered, as over the Unix socket
+        switch c.session.lifecycle {
+        case .reading, .paused:
+            web.link.received(lines: bytes) { lines in
+                switch c.session.lifecycle {
+                case .reading, .paused: round(c, .bytes(lines), at: now)
+                // Told bye by a line before: nothing more is answered, as over the Unix socket.
+                case .halfClosed, .sayingBye, .closed: break
+                }
             }
+        case .halfClosed, .sayingBye, .closed:
+            web.link.received(bytes) { _ in }
         }
     }
 
@@ -246,12 +253,11 @@ extension Server {
                 if taken == 0 { return nil }
                 continue
             }
-            let result = out.withUnsafeBytes { bytes -> Result<Int, SystemError> in
-                do throws(SystemError) {
-                    return .success(try writeNonBlocking(c.fd, bytes))
-                } catch {
-                    return .failure(error)
-                }
+            let result: Result<Int, SystemError>
+            do {
+                result = .success(try writeNonBlocking(c.fd, out))
+            } catch {
+                result = .failure(error)
             }
             switch result {
             case .success(let n):

@@ -209,7 +209,7 @@ extension MetricsSnapshot {
         /// Close frames sent, by code (`closeCodeLabels`).
         public var closeCodes: [LabelledCount]
 
-        /// The codes counted one by one; a code the peer chose (wslay answers a close with its code)
+        /// The codes counted one by one; a code the peer chose (the close handshake answers a close with its code)
         /// is counted as `other`, so that a peer cannot grow the label set.
         public static let closeCodeLabels = [
             "1000", "1001", "1002", "1003", "1005", "1007", "1008", "1009", "1011", "1013", "other",

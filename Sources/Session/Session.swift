@@ -253,28 +253,6 @@ public final class Session {
         settle()
     }
 
-    /// A whole message of a transport that frames messages (a WebSocket's text message, issue
-    /// 43): one line, without its `\n`. It is framed as the line it is, the line end added, so
-    /// that `--max-line` and `too-large` hold as over the Unix socket; a raw `\n` inside it ends a
-    /// line there, as it would on the Unix socket (each line gets its reply), and an empty
-    /// message is a blank line (no reply).
-    @usableFromInline
-    func received(
-        message bytes: UnsafeRawBufferPointer, _ state: borrowing MovieState, _ sink: inout SessionActions
-    ) {
-        switch lifecycle {
-        case .reading, .paused: break
-        case .halfClosed, .sayingBye, .closed:
-            preconditionFailure("client \(config.client): a message arrived while \(lifecycle)")
-        }
-        framer.append(bytes)
-        framer.append(Session.lineEnd)
-        answerLines(state, &sink)
-        settle()
-    }
-
-    private static let lineEnd: [UInt8] = [0x0A]
-
     /// The peer closed its writing side (read returned 0). A last line without a newline is
     /// answered as a line.
     @usableFromInline

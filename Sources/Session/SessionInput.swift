@@ -12,11 +12,9 @@ import Wire
 
 /// Every fact a connection can hear, each with what it carries.
 public enum SessionInput {
-    /// Bytes arrived from the peer (a stream: lines end with `\n`).
+    /// Bytes arrived from the peer (a stream: lines end with `\n`), or a WebSocket read's whole
+    /// text messages, each with a `\n` added (FrameLink moves them together in the read buffer).
     case bytes(UnsafeRawBufferPointer)
-    /// A whole message of a transport that frames messages (a WebSocket's text message): one
-    /// line, without its `\n`.
-    case message(UnsafeRawBufferPointer)
     /// The peer closed its writing side (read returned 0).
     case readEnded
     /// This many bytes of the output (`withPendingOutput`) were written.
@@ -75,7 +73,6 @@ extension Session {
         if let now { clockNow = now }
         switch input {
         case .bytes(let bytes): received(bytes, state, &sink)
-        case .message(let bytes): received(message: bytes, state, &sink)
         case .readEnded: readEnded(state, &sink)
         case .written(let n): consumed(n)
         case .resume: resume(state, &sink)

@@ -1,35 +1,40 @@
-// One WebSocket's frames (RFC 6455, 5), with wslay (Sources/CWslay), without a socket: the
-// daemon reads from the socket into a buffer and hands it to `received`, and writes to the
-// socket what `outbound` holds; wslay's callbacks read from the one and write into the other.
-// So this is a state machine like the project's others (bytes in, messages and bytes out), and
-// the tests and the fuzzer drive it with byte arrays (Tests/WebSocketTests, Fuzz/FrameFuzz).
+// One WebSocket's frames (RFC 6455, 5), without a socket: the daemon reads from the socket into
+// its buffer and hands it to `received`, and writes to the socket what `outbound` holds. So this
+// is a state machine like the project's others (bytes in, messages and bytes out), and the tests
+// and the fuzzer drive it with byte arrays (Tests/WebSocketTests, Fuzz/FrameFuzz).
 //
-// What wslay does here: it parses and checks every frame (a client frame must be masked: else
-// close 1002; text must be UTF-8: else 1007; a message past `maxMessage`: 1009, before its
-// payload is read; reserved bits, unknown opcodes, a control frame over 125 bytes or
-// fragmented: closed), unmasks, joins fragments into whole messages (`on_msg_recv_callback`),
-// answers a ping with a pong and a close with a close, and frames what we send. What is ours:
-// a binary message is refused (1003: the protocol is text); more than `maxFragments` frames in
-// one message (each is an allocation of wslay's) or more than `maxQueuedControl` control
-// frames waiting to be sent at once (pongs queued faster than they can be written: a read full
-// of pings, or a peer that pings and does not read its pongs) close with 1008.
-// Known and left to wslay (Fuzz/FrameFuzz found it): wslay 1.1.1 checks a close frame's reason
-// for UTF-8 from the third byte of each read's part of the frame, so a bad reason cut across two
-// reads may pass, and wslay then answers with the peer's own code instead of 1007. The
-// connection ends either way, and writing the close handshake by hand for this would be more
-// protocol code of our own than the fault is worth.
+// Why our own frames and not wslay's, which this used until issue 44: wslay's event API
+// allocated, copied and freed every message both ways (a queue entry and a buffer per message
+// read and per line sent, call-backs per piece), and its frame codec, tried next, copies every
+// read into a buffer of its own and unmasks a byte at a time (≈ 530 instructions for a drag's
+// 40 bytes, a third of what a drag over a WebSocket still cost beyond one over the Unix socket;
+// callgrind, BENCHMARKS.md, "Many browsers"). Here frames are read in the daemon's read buffer,
+// unmasked there in place eight bytes at a time, and a read's messages are moved together over
+// their headers as lines (`received(lines:)`), so that the Session takes them as it takes a read
+// from the Unix socket; our frames, unmasked, are a header of 2 to 10 bytes and the payload,
+// written straight into `outbound`.
+//
+// The rules (FrameLink+Reading.swift), with the close codes wslay used: a control frame over
+// 125 bytes or fragmented, or a length not in its shortest form, closes without a code; a client
+// frame must be masked, its reserved bits clear, its opcode known and in order (a continuation
+// only inside a message, a new message only outside one), else 1002; text must be UTF-8 (1007,
+// UTF8Check.swift), a close frame's reason too; a message past `maxMessage` closes 1009 from its
+// first frame's header, before its payload is kept. A ping is answered with a pong, a close with
+// a close (the peer's code and reason); a close frame with a code no endpoint may send, or of one
+// byte, is a protocol error (1002). A binary message is refused (1003: the protocol is text);
+// more than `maxFragments` frames in one message, or more than `maxQueuedControl` control frames
+// waiting to be sent (pongs queued faster than they can be written: a peer that pings and does
+// not read), close with 1008.
 //
 // Sending: the daemon's output for this connection is the Session's, lines ending in `\n`.
-// Each line becomes one text message, without its `\n`. A line is framed while it is written
-// (wslay's fragmented messages, whose data a callback reads from the Session's output in place):
-// the output is consumed only as fast as frames fit into `outbound` (`window` bytes), so the
-// Session's `--max-queue` accounting stays what it is over the Unix socket, and a `list` of
-// 100,000 movies that the Session words a part at a time (its ListStream) goes out as the
-// frames of one message as it is worded, never copied whole. The close frame we send ourselves
-// (`close(code:reason:)`) waits until every line before it is out: wslay sends control frames
-// ahead of data, and a close that overtook a `bye` would lose it.
-import CWslay
-
+// Each line becomes one text message, without its `\n`, framed whole when it fits the window
+// (`window` bytes ahead of the socket), so that the Session's `--max-queue` accounting stays
+// what it is over the Unix socket. A line longer than the window, or not yet whole (a `list` of
+// 100,000 movies that the Session words a part at a time, its ListStream), goes out as the
+// frames of one message as far as it is there, never copied whole. Control frames go between
+// frames, ahead of the lines. The close frame we send ourselves (`close(code:reason:)`) waits
+// until every line before it is out, so that a `bye` is not lost; a close for a fault of the
+// peer's goes ahead of any data (the connection is done), and after a close frame nothing more.
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -53,7 +58,7 @@ public enum CloseCode {
     public static let goingAway: UInt16 = 1001
     public static let protocolError: UInt16 = 1002
     public static let unsupportedData: UInt16 = 1003
-    /// What wslay reports as "sent" for a close frame without a code.
+    /// What a close frame without a code counts as (and what we "sent" with one).
     public static let noStatus: UInt16 = 1005
     public static let invalidPayload: UInt16 = 1007
     public static let policyViolation: UInt16 = 1008
@@ -62,231 +67,150 @@ public enum CloseCode {
     public static let tryAgainLater: UInt16 = 1013
 }
 
+/// The opcodes (RFC 6455, 5.2).
+enum Opcode {
+    static let continuation: UInt8 = 0x0
+    static let text: UInt8 = 0x1
+    static let binary: UInt8 = 0x2
+    static let close: UInt8 = 0x8
+    static let ping: UInt8 = 0x9
+    static let pong: UInt8 = 0xA
+}
+
 public final class FrameLink {
     public let limits: FrameLimits
-    private var context: OpaquePointer?
 
-    // Reading: the bytes of the current `received`, and where wslay is in them.
-    private var input: UnsafeRawBufferPointer?
-    private var inputOffset = 0
-    private var onText: ((UnsafeRawBufferPointer) -> Void)?
-    /// Frames of the data message being read.
-    private var fragments = 0
+    // Reading (FrameLink+Reading.swift).
+    /// False once a close was received or queued for a fault: nothing more is read.
+    var readEnabled = true
+    /// The frame being read; nil between frames.
+    var frame: Frame?
+    /// The header of a frame cut across reads, as far as it came (empty, and not allocated,
+    /// while headers come whole).
+    var partialHeader: [UInt8] = []
+    /// A data message is open (its first frame read, its last not yet).
+    var messageOpen = false
+    /// Its payload so far, and its frames so far.
+    var messageLength = 0
+    var fragments = 0
+    var utf8 = UTF8Check()
+    /// The parts of a message that did not come whole in one piece (fragments, or a frame cut
+    /// across reads): empty, and not allocated, while every message comes whole.
+    var held: [UInt8] = []
+    /// The payload of the control frame being read (at most 125 bytes).
+    var control: [UInt8] = []
 
     // Writing.
-    /// Frames for the socket; `outboundHead` bytes of it were written.
-    private var buffer: [UInt8] = []
-    private var outboundHead = 0
-    /// The output lines of the current `produce`, and how much of them wslay took.
-    private var source: UnsafeRawBufferPointer?
-    private var taken = 0
-    /// A text message is being framed: its line's `\n` has not been read yet.
-    private var lineOpen = false
+    /// Frames for the socket, `outboundCount` bytes, of which `outboundHead` were written: raw
+    /// memory, not an Array, whose appends cost a WebSocket drag ≈ 70 instructions a reply.
+    var buffer: UnsafeMutableRawPointer?
+    var capacity = 0
+    var outboundCount = 0
+    var outboundHead = 0
+    /// Pongs and pings to send, ahead of the lines.
+    var controls: [(opcode: UInt8, payload: [UInt8])] = []
+    /// The close frame to send, ahead of everything else: its payload (empty: no code).
+    var closeFrame: [UInt8]?
+    /// A text message is being framed in parts: its line's `\n` has not been framed yet.
+    var lineOpen = false
     /// The close to send once every line before it is out.
-    private var closing: (code: UInt16, reason: String)?
-    /// A close frame is queued (ours, or wslay's answer to the peer's or to a protocol error).
-    private var closeQueued = false
+    var closing: (code: UInt16, reason: String)?
+    /// Whether a close frame is queued or sent (ours, or our answer to the peer's).
+    var closeQueued: Bool { closeFrame != nil || closeSent }
+    /// Whether our close frame is in `outbound` or written.
+    public private(set) var closeSent = false
+    /// The code of the close frame we sent (1005: none); nil while none was sent.
+    public private(set) var closeCodeSent: UInt16?
 
     /// The close frame the peer sent (its code; 1005 when it had none).
-    public private(set) var closeReceived: UInt16?
-    /// Why the link closed on a fault of the peer's that we found (a limit, a binary message).
-    private var failure: String?
+    public internal(set) var closeReceived: UInt16?
+    /// Why the link closed on a fault of the peer's: a rule of the protocol or a limit of ours.
+    public internal(set) var fault: String?
 
-    public init(limits: FrameLimits) {
-        self.limits = limits
-        var callbacks = wslay_event_callbacks()
-        callbacks.recv_callback = { _, buf, len, _, user in FrameLink.of(user).read(into: buf!, len) }
-        callbacks.send_callback = { _, data, len, _, user in FrameLink.of(user).write(data!, len) }
-        callbacks.on_frame_recv_start_callback = { _, arg, user in
-            FrameLink.of(user).frameStarted(arg!.pointee)
-        }
-        callbacks.on_msg_recv_callback = { _, arg, user in FrameLink.of(user).message(arg!.pointee) }
-        let r = wslay_event_context_server_init(
-            &context, &callbacks, Unmanaged.passUnretained(self).toOpaque())
-        // Out of memory is wslay's only failure here: as fatal as any allocation Swift makes.
-        precondition(r == 0 && context != nil, "wslay_event_context_server_init: \(r)")
-        wslay_event_config_set_max_recv_msg_length(context, UInt64(limits.maxMessage))
-    }
+    public init(limits: FrameLimits) { self.limits = limits }
 
-    deinit { wslay_event_context_free(context) }
-
-    private static func of(_ user: UnsafeMutableRawPointer?) -> FrameLink {
-        Unmanaged<FrameLink>.fromOpaque(user!).takeUnretainedValue()
-    }
-
-    // MARK: - Reading
-
-    /// Bytes read from the peer: `onText` gets each whole text message in order (without copies
-    /// beyond wslay's own). Control frames are answered (into `outbound`); a protocol error or
-    /// a limit queues a close and stops reading (`wantsRead` false, `fault` says why).
-    public func received(_ bytes: UnsafeRawBufferPointer, onText: (UnsafeRawBufferPointer) -> Void) {
-        guard wslay_event_want_read(context) != 0 else { return }
-        input = bytes
-        inputOffset = 0
-        withoutActuallyEscaping(onText) { f in
-            self.onText = f
-            let r = wslay_event_recv(context)
-            self.onText = nil
-            if r != 0 && failure == nil {
-                // A frame wslay cannot parse (a control frame too long or fragmented, a length
-                // not in its shortest form): it queued a close without a code.
-                failure = "a malformed frame"
-                closeQueued = true
-            }
-        }
-        input = nil
-        // wslay closes on its own (1002, 1007, 1009) by queueing a close and no longer reading.
-        if wslay_event_want_read(context) == 0 { closeQueued = true }
-    }
-
-    /// Why the link stopped reading on a fault of the peer's, if it did: a limit of ours, or
-    /// one of wslay's checks (said by the code it sent, once sent).
-    public var fault: String? {
-        if let failure { return failure }
-        guard closeReceived == nil, wslay_event_get_read_enabled(context) == 0, closing == nil else {
-            return nil
-        }
-        return closeCodeSent.map(Self.failureText) ?? "a frame wslay refused"
-    }
-
-    /// wslay's recv_callback: the next bytes of the current input.
-    private func read(into buffer: UnsafeMutablePointer<UInt8>, _ length: Int) -> Int {
-        guard let input, inputOffset < input.count else {
-            wslay_event_set_error(context, Int32(WSLAY_ERR_WOULDBLOCK.rawValue))
-            return -1
-        }
-        let n = min(length, input.count - inputOffset)
-        UnsafeMutableRawPointer(buffer).copyMemory(from: input.baseAddress! + inputOffset, byteCount: n)
-        inputOffset += n
-        return n
-    }
-
-    private func frameStarted(_ frame: wslay_event_on_frame_recv_start_arg) {
-        switch frame.opcode {
-        case UInt8(WSLAY_TEXT_FRAME.rawValue), UInt8(WSLAY_BINARY_FRAME.rawValue): fragments = 1
-        case UInt8(WSLAY_CONTINUATION_FRAME.rawValue): fragments += 1
-        default: break
-        }
-        if fragments > limits.maxFragments {
-            fail(CloseCode.policyViolation, "message in more than \(limits.maxFragments) frames")
-        } else if wslay_event_get_queued_msg_count(context) > limits.maxQueuedControl {
-            fail(CloseCode.policyViolation, "more than \(limits.maxQueuedControl) control frames unanswered")
-        }
-    }
-
-    private func message(_ m: wslay_event_on_msg_recv_arg) {
-        switch m.opcode {
-        case UInt8(WSLAY_TEXT_FRAME.rawValue):
-            guard failure == nil, closing == nil else { return }
-            onText?(UnsafeRawBufferPointer(start: m.msg, count: m.msg_length))
-        case UInt8(WSLAY_BINARY_FRAME.rawValue):
-            fail(CloseCode.unsupportedData, "binary message: the protocol is text")
-        case UInt8(WSLAY_CONNECTION_CLOSE.rawValue):
-            // wslay queued its answer already (or ours was queued before).
-            closeReceived = m.status_code == 0 ? CloseCode.noStatus : m.status_code
-            closeQueued = true
-        default:
-            break  // a ping (wslay queued the pong) or a pong: the peer is alive, nothing to do
-        }
-    }
-
-    /// Closes on a fault of the peer's: the close goes ahead of any data (the connection is done).
-    private func fail(_ code: UInt16, _ reason: String) {
-        guard failure == nil else { return }
-        failure = reason
-        wslay_event_shutdown_read(context)
-        queueClose(code, reason)
-    }
-
-    private func queueClose(_ code: UInt16, _ reason: String) {
-        closeQueued = true
-        let bytes = Array(reason.utf8.prefix(123))
-        // NO_MORE_MSG: a close is queued already (the peer's, answered): the first one stands.
-        _ = wslay_event_queue_close(context, code, bytes, bytes.count)
-    }
-
-    static func failureText(_ code: UInt16) -> String {
-        switch code {
-        case CloseCode.protocolError: "a protocol error (an unmasked frame, a reserved bit or opcode)"
-        case CloseCode.invalidPayload: "text that is not UTF-8"
-        case CloseCode.messageTooBig: "a message over the hard cap"
-        default: "closed by wslay (\(code))"
-        }
-    }
-
-    // MARK: - Writing
+    deinit { buffer?.deallocate() }
 
     /// Whether the peer may still send (no close sent on a failure, none received).
-    public var wantsRead: Bool { wslay_event_want_read(context) != 0 && closeReceived == nil }
-
-    /// Frames for the socket, in order.
-    public var outbound: ArraySlice<UInt8> { buffer[outboundHead...] }
-
-    /// `n` bytes of `outbound` were written.
-    public func sent(_ n: Int) {
-        outboundHead += n
-        precondition(outboundHead <= buffer.count, "sent \(outboundHead) of \(buffer.count) bytes")
-        if outboundHead == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= limits.window * 2)
-            outboundHead = 0
-        }
-    }
-
-    /// Bytes to put before the first frame (the handshake's 101).
-    public func prepend(_ bytes: [UInt8]) {
-        precondition(buffer.isEmpty, "prepend after frames")
-        buffer = bytes
-    }
+    public var wantsRead: Bool { readEnabled && closeReceived == nil }
 
     /// Whether the link is ending: a close asked for, queued or sent, by us or in answer to the
     /// peer's. No line given to `produce` after it is sent, but for those before `close`.
     public var isClosing: Bool { closing != nil || closeQueued || closeReceived != nil }
 
-    /// Whether a new line may start: no close frame is queued (wslay sends control frames ahead
-    /// of data: a line after a close would never go out).
-    private var acceptsLines: Bool {
-        !closeQueued && closeReceived == nil && wslay_event_get_write_enabled(context) != 0
+    /// Whether a new line may start: no close frame is queued (a line after a close would never
+    /// go out).
+    private var acceptsLines: Bool { !closeQueued && closeReceived == nil }
+
+    // MARK: - Writing
+
+    /// Frames for the socket, in order (valid until the link is next used).
+    public var outbound: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: buffer.map { UnsafeRawPointer($0) + outboundHead }, count: outboundCount - outboundHead)
     }
 
-    /// Whether our close frame is in `outbound` or written.
-    public var closeSent: Bool { wslay_event_get_close_sent(context) != 0 }
+    /// `n` bytes of `outbound` were written.
+    public func sent(_ n: Int) {
+        outboundHead += n
+        precondition(outboundHead <= outboundCount, "sent \(outboundHead) of \(outboundCount) bytes")
+        if outboundHead == outboundCount {
+            outboundHead = 0
+            outboundCount = 0
+            // What a long line grew is given back; a window's worth is kept for the next replies.
+            if capacity > limits.window * 2 {
+                buffer?.deallocate()
+                buffer = nil
+                capacity = 0
+            }
+        }
+    }
 
-    /// The code of the close frame we sent (1005: none); nil while none was sent.
-    public var closeCodeSent: UInt16? { closeSent ? wslay_event_get_status_code_sent(context) : nil }
+    /// Bytes to put before the first frame (the handshake's 101).
+    public func prepend(_ bytes: [UInt8]) {
+        precondition(outboundCount == 0, "prepend after frames")
+        bytes.withUnsafeBytes { append($0) }
+    }
 
-    /// Frames, into `outbound` up to its window, the lines of `pending` (the Session's output:
-    /// each `\n` ends a message; a last line without one is framed as far as it goes and goes
-    /// on at the next call) and the control frames due. Returns how many bytes of `pending` it
-    /// took (the caller consumes them).
+    /// Room for `n` more bytes after `outboundCount`: what is not yet written moves to the start
+    /// of a larger buffer when it must grow.
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        guard outboundCount + n > capacity else { return }
+        let pending = outboundCount - outboundHead
+        let grown = max(pending + n, capacity * 2, 256)
+        let new = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+        if let buffer {
+            new.copyMemory(from: buffer + outboundHead, byteCount: pending)
+            buffer.deallocate()
+        }
+        buffer = new
+        capacity = grown
+        outboundHead = 0
+        outboundCount = pending
+    }
+
+    @inline(__always)
+    private func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (buffer! + outboundCount).copyMemory(from: from, byteCount: bytes.count)
+        outboundCount += bytes.count
+    }
+
+    /// Frames, into `outbound` up to its window, the control frames due and the lines of
+    /// `pending` (the Session's output: each `\n` ends a message; a last line without one is
+    /// framed as far as it goes and goes on at the next call). Returns how many bytes of
+    /// `pending` it took (the caller consumes them).
     public func produce(_ pending: UnsafeRawBufferPointer) -> Int {
-        source = pending
-        taken = 0
-        defer { source = nil }
-        while outbound.count < limits.window {
-            if !lineOpen, taken < pending.count, acceptsLines {
-                var message = wslay_event_fragmented_msg()
-                message.opcode = UInt8(WSLAY_TEXT_FRAME.rawValue)
-                message.read_callback = { _, buf, len, _, eof, user in
-                    FrameLink.of(user).line(into: buf!, len, eof!)
-                }
-                guard wslay_event_queue_fragmented_msg(context, &message) == 0 else { break }
-                lineOpen = true
-            }
-            if let (code, reason) = closing, !lineOpen, taken == pending.count,
-                wslay_event_get_queued_msg_count(context) == 0, !closeSent
-            {
-                queueClose(code, reason)
-            }
-            let before = (taken, buffer.count)
-            if wslay_event_send(context) != 0 {
-                // Only our callbacks could fail it, and they do not: a link that cannot send
-                // is closing.
-                failure = failure ?? "wslay could not send"
-                closeQueued = true
-                break
-            }
-            // Nothing moved: the line waits for more output, or the window is full.
-            if (taken, buffer.count) == before { break }
+        writeControls()
+        var taken = acceptsLines && !lineOpen ? frameShortLines(pending) : 0
+        while acceptsLines, taken < pending.count, let n = frameLine(pending, from: taken) {
+            taken += n
+        }
+        if let (code, reason) = closing, !lineOpen, taken == pending.count, !closeQueued {
+            queueClose(code, Array(reason.utf8.prefix(123)))
+            writeControls()
         }
         return taken
     }
@@ -294,9 +218,7 @@ public final class FrameLink {
     /// A ping, to find out whether the peer is still there (its pong, or anything it sends).
     public func ping() {
         guard acceptsLines else { return }
-        var m = wslay_event_msg(opcode: UInt8(WSLAY_PING.rawValue), msg: nil, msg_length: 0)
-        // NO_MORE_MSG only: a close is queued, and nothing more matters.
-        _ = wslay_event_queue_msg(context, &m)
+        controls.append((Opcode.ping, []))
     }
 
     /// Closes with `code` and `reason` once every line given to `produce` so far is out.
@@ -305,42 +227,127 @@ public final class FrameLink {
         closing = (code, reason)
     }
 
-    /// wslay's read_callback of a text message: the current line's next bytes, up to its `\n`.
-    private func line(
-        into out: UnsafeMutablePointer<UInt8>, _ length: Int, _ eof: UnsafeMutablePointer<Int32>
-    )
-        -> Int
-    {
-        guard let source else { return 0 }
-        let available = UnsafeRawBufferPointer(rebasing: source[taken...])
-        // memchr, not `firstIndex(of:)`: the generic scan cost ≈ 8 instructions a byte, 28 % of
-        // a WebSocket drag's instructions (callgrind, BENCHMARKS.md, "Many browsers").
-        let end =
-            available.isEmpty
-            ? nil
-            : memchr(available.baseAddress!, 0x0A, available.count).map {
-                $0 - UnsafeMutableRawPointer(mutating: available.baseAddress!)
-            }
-        let n = min(length, end ?? available.count)
-        if n > 0 { UnsafeMutableRawPointer(out).copyMemory(from: available.baseAddress!, byteCount: n) }
-        taken += n
-        if let end, n == end {
-            taken += 1  // the `\n`, which is not part of the message
-            eof.pointee = 1
-            lineOpen = false
-        }
-        return n
+    /// Queues a close frame (`code` 0: none), unless one is queued or sent already: the first
+    /// one stands. Control frames not yet sent are dropped (nothing but the close matters now).
+    func queueClose(_ code: UInt16, _ reason: [UInt8]) {
+        guard !closeQueued else { return }
+        closeFrame = code == 0 ? [] : [UInt8(code >> 8), UInt8(code & 0xFF)] + reason
+        controls.removeAll()
     }
 
-    /// wslay's send_callback: frames into `outbound`, as far as the window goes.
-    private func write(_ data: UnsafePointer<UInt8>, _ length: Int) -> Int {
-        let room = limits.window - outbound.count
-        guard room > 0 else {
-            wslay_event_set_error(context, Int32(WSLAY_ERR_WOULDBLOCK.rawValue))
-            return -1
+    private var room: Int { limits.window - (outboundCount - outboundHead) }
+
+    private func fits(_ control: Int) -> Bool { room >= control || outboundCount == outboundHead }
+
+    /// The close frame if one is queued, else the pongs and pings, as far as the window goes (a
+    /// control frame, at most 127 bytes, goes into an empty `outbound` whatever the window).
+    private func writeControls() {
+        guard !closeSent else { return }
+        if let payload = closeFrame {
+            guard fits(2 + payload.count) else { return }
+            payload.withUnsafeBytes { writeFrame(Opcode.close, fin: true, $0) }
+            closeFrame = nil
+            closeSent = true
+            closeCodeSent =
+                payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : CloseCode.noStatus
+            lineOpen = false
+            return
         }
-        let n = min(room, length)
-        buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
-        return n
+        var sent = 0
+        while sent < controls.count, fits(2 + controls[sent].payload.count) {
+            let (opcode, payload) = controls[sent]
+            payload.withUnsafeBytes { writeFrame(opcode, fin: true, $0) }
+            sent += 1
+        }
+        if sent > 0 { controls.removeFirst(sent) }
+    }
+
+    /// The common lines on their own: whole, under 64 KiB, each framed while it fits the window,
+    /// with what the loop changes kept in locals (a property of the class is reloaded after every
+    /// call to memchr and memcpy). Returns the bytes of `pending` taken; the rest is
+    /// `frameLine`'s.
+    @inline(__always)
+    private func frameShortLines(_ pending: UnsafeRawBufferPointer) -> Int {
+        guard let base = pending.baseAddress else { return 0 }
+        let end = pending.count
+        let limit = limits.window
+        var taken = 0
+        var count = outboundCount
+        defer { outboundCount = count }
+        while taken < end, let newline = memchr(base + taken, 0x0A, end - taken) {
+            let start = base + taken
+            let length = UnsafeRawPointer(newline) - start
+            let header = length < 126 ? 2 : 4
+            guard length < 65536, count - outboundHead + header + length <= limit else { break }
+            if count + header + length > capacity {
+                outboundCount = count
+                reserve(header + length)
+                count = outboundCount
+            }
+            let p = buffer.unsafelyUnwrapped + count
+            p.storeBytes(of: 0x80 | Opcode.text, as: UInt8.self)
+            if header == 2 {
+                p.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 1, as: UInt8.self)
+            } else {
+                p.storeBytes(of: 126, toByteOffset: 1, as: UInt8.self)
+                p.storeBytes(
+                    of: UInt16(truncatingIfNeeded: length).bigEndian, toByteOffset: 2, as: UInt16.self)
+            }
+            (p + header).copyMemory(from: start, byteCount: length)
+            count += header + length
+            taken += length + 1
+        }
+        return taken
+    }
+
+    /// Frames the line of `pending` that starts at `from`, or as much of it as goes now; the
+    /// bytes of `pending` it took, nil when nothing fits yet.
+    private func frameLine(_ pending: UnsafeRawBufferPointer, from: Int) -> Int? {
+        let start = pending.baseAddress! + from
+        let available = pending.count - from
+        let newline = memchr(start, 0x0A, available).map { UnsafeRawPointer($0) - start }
+        let length = newline ?? available
+        let room = room
+        let opcode = lineOpen ? Opcode.continuation : Opcode.text
+        if newline != nil, Self.headerSize(length) + length <= room {
+            writeFrame(opcode, fin: true, UnsafeRawBufferPointer(start: start, count: length))
+            lineOpen = false
+            return length + 1
+        }
+        // A whole line waits for room, unless it is longer than the window: that one, and a
+        // line not yet whole, go as far as they fit, as fragments of their message.
+        guard newline == nil || outboundCount == outboundHead else { return nil }
+        let part = min(length, room - Self.headerSize(room))
+        guard part > 0 else { return nil }
+        writeFrame(opcode, fin: false, UnsafeRawBufferPointer(start: start, count: part))
+        lineOpen = true
+        return part
+    }
+
+    /// A frame's header length for a payload of `length` bytes (a server's: not masked).
+    static func headerSize(_ length: Int) -> Int { length < 126 ? 2 : length < 65536 ? 4 : 10 }
+
+    /// One whole frame into `outbound`: its header (a server's frame is not masked: 2 bytes, 4
+    /// past 125 bytes of payload, 10 past 65,535), then its payload.
+    private func writeFrame(_ opcode: UInt8, fin: Bool, _ payload: UnsafeRawBufferPointer) {
+        let length = payload.count
+        let header = Self.headerSize(length)
+        reserve(header + length)
+        let p = buffer! + outboundCount
+        p.storeBytes(of: (fin ? 0x80 : 0) | opcode, as: UInt8.self)
+        switch header {
+        case 2:
+            p.storeBytes(of: UInt8(length), toByteOffset: 1, as: UInt8.self)
+        case 4:
+            p.storeBytes(of: 126, toByteOffset: 1, as: UInt8.self)
+            p.storeBytes(of: UInt16(length).bigEndian, toByteOffset: 2, as: UInt16.self)
+        default:
+            p.storeBytes(of: 127, toByteOffset: 1, as: UInt8.self)
+            p.storeBytes(of: UInt64(length).bigEndian, toByteOffset: 2, as: UInt64.self)
+        }
+        if let from = payload.baseAddress, length > 0 {
+            (p + header).copyMemory(from: from, byteCount: length)
+        }
+        outboundCount += header + length
     }
 }

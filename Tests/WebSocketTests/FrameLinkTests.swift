@@ -15,7 +15,8 @@ final class FrameLinkTests: XCTestCase {
             var i = 0
             while i < bytes.count {
                 let end = min(bytes.count, i + piece)
-                bytes[i..<end].withUnsafeBytes { raw in
+                var read = Array(bytes[i..<end])  // unmasked in place, as the daemon's read buffer
+                read.withUnsafeMutableBytes { raw in
                     link.received(raw) { messages.append(String(decoding: $0, as: UTF8.self)) }
                 }
                 i = end
@@ -87,8 +88,8 @@ final class FrameLinkTests: XCTestCase {
         XCTAssertGreaterThan(h.frames.count, 2)
     }
 
-    /// Output is taken only as fast as frames fit the window (and wslay's own frame buffer of
-    /// 4 KiB): what the socket has not taken stays the Session's (its --max-queue counts it).
+    /// Output is taken only as fast as frames fit the window: what the socket has not taken
+    /// stays the Session's (its --max-queue counts it).
     func testOutputIsTakenNoFasterThanTheWindowDrains() {
         var limits = FrameLimits(maxMessage: 1024)
         limits.window = 100
@@ -209,7 +210,7 @@ final class FrameLinkTests: XCTestCase {
         XCTAssertEqual(h.link.fault, "more than 8 control frames unanswered")
     }
 
-    /// A control frame over 125 bytes is not a frame wslay reads: closed, without a code.
+    /// A control frame over 125 bytes is malformed: closed, without a code (as wslay did).
     func testAnOversizedControlFrameCloses() {
         let h = Harness()
         h.receive(TestFrames.encode(TestFrames.ping, [UInt8](repeating: 1, count: 126)))

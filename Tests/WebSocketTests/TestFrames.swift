@@ -1,6 +1,6 @@
 // A WebSocket client's side of frames (RFC 6455, 5.2), written out by hand for the tests: what
-// a browser sends (masked) and reads. Deliberately independent of wslay, so that the tests
-// check the link against the RFC, not against itself.
+// a browser sends (masked) and reads. Deliberately independent of FrameLink's code, so that
+// the tests check the link against the RFC, not against itself.
 enum TestFrames {
     struct Frame: Equatable {
         var fin: Bool

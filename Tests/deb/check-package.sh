@@ -59,12 +59,13 @@ for binary in swiped swipectl; do
     fi
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-# libwslay1 (WebSocket frames) and libssl3 (libcrypto: the handshake's SHA-1 and base64, the
-# export's SHA-256) since the daemon serves the web page itself (issue 43).
-for library in libc6 libsystemd0 libsqlite3-0 libpq5 libwslay1 libssl3; do
+# libssl3 (libcrypto: the handshake's SHA-1 and base64, the export's SHA-256) since the daemon
+# serves the web page itself (issue 43); WebSocket frames are its own since issue 44 (no wslay).
+for library in libc6 libsystemd0 libsqlite3-0 libpq5 libssl3; do
     grep -q "$library" <<< "$depends" || fail "Depends lacks $library: $depends"
 done
 grep -q 'swift' <<< "$depends" && fail "Depends names a Swift package: $depends"
+grep -q 'wslay' <<< "$depends" && fail "Depends names wslay, which the daemon no longer links: $depends"
 pass "Depends: $depends"
 
 # 5. Shell completion, with the packaged swipectl and swiped.

@@ -79,6 +79,11 @@ let runs = [
     run("repeat lane, id last", PathUnderTest.self, .idLast, expect: .none),
     run("repeat lane, no id", PathUnderTest.self, .noID, expect: .none),
     run("repeat lane, 4 lines per read", PathUnderTest.self, .idFirst, linesPerRead: 4, expect: .none),
+    // Issue 44: the same drags as a browser's WebSocket messages, framed both ways.
+    run("repeat lane over a WebSocket, id first", WebSocketDragPath.self, .idFirst, expect: .none),
+    run(
+        "repeat lane over a WebSocket, 4 messages per read", WebSocketDragPath.self, .idFirst,
+        linesPerRead: 4, expect: .none),
     run("repeat lane, compact rows (options)", CompactSessionDragPath.self, .idFirst, expect: .none),
     // Issue 47: crossings reported (four a sweep, each way), a dy in every line, a scrolling touch.
     run("repeat lane, crossings on (options)", CrossingsSessionDragPath.self, .idFirst, expect: .none),
