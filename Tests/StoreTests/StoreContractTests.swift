@@ -12,7 +12,7 @@ import StoreTestSupport
 import TestSupport
 import XCTest
 
-final class StoreContractTests: XCTestCase {
+final class StoreContractTests: EveryStoreCase {
     /// Every implementation of `Store`, and how a test makes a new one: the seed catalogue, seq 10.
     static let implementations: [(name: String, make: @Sendable (XCTestCase) throws -> any Store)] = [
         ("SQLiteStore", { try SQLiteStore.open(directory: makeStateDirectory($0)) }),
@@ -35,32 +35,6 @@ final class StoreContractTests: XCTestCase {
                     { try PostgresStore.open(conninfo: $0) }
                 ),
             ]
-
-    override class func tearDown() {
-        SharedCluster.destroy()
-        super.tearDown()
-    }
-
-    private var implementation = ""
-
-    /// Runs `body` with a new store of each implementation, closed afterwards.
-    private func forEachStore(_ body: (any Store) throws -> Void) throws {
-        for (name, make) in StoreContractTests.implementations {
-            implementation = name
-            let store = try make(self)
-            defer { store.close() }
-            try body(store)
-        }
-        implementation = ""
-    }
-
-    override func recordFailure(
-        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
-    ) {
-        super.recordFailure(
-            withDescription: "[\(implementation)] \(description)", inFile: filePath, atLine: lineNumber,
-            expected: expected)
-    }
 
     // MARK: -
 

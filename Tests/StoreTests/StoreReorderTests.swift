@@ -9,32 +9,7 @@ import StoreTestSupport
 import TestSupport
 import XCTest
 
-final class StoreReorderTests: XCTestCase {
-    override class func tearDown() {
-        SharedCluster.destroy()
-        super.tearDown()
-    }
-
-    private var implementation = ""
-
-    private func forEachStore(_ body: (any Store) throws -> Void) throws {
-        for (name, make) in StoreContractTests.implementations {
-            implementation = name
-            let store = try make(self)
-            defer { store.close() }
-            try body(store)
-        }
-        implementation = ""
-    }
-
-    override func recordFailure(
-        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
-    ) {
-        super.recordFailure(
-            withDescription: "[\(implementation)] \(description)", inFile: filePath, atLine: lineNumber,
-            expected: expected)
-    }
-
+final class StoreReorderTests: EveryStoreCase {
     private let seed = MovieState.seedCatalogue.map(\.movieID)
 
     func testAMoveGoesThroughTheLogWithItsPlacesAndAKeyReplaysIt() throws {
