@@ -2,8 +2,9 @@
 //
 // Not a base class with one subclass per implementation: on Linux, XCTest runs the tests that
 // `swift test` discovers, and discovery lists the test methods a class declares, not those it
-// inherits (a subclass that only says how to make a store would run nothing). A failure names
-// the implementation it happened with.
+// inherits (a subclass that only says how to make a store would run nothing). What the classes
+// that run per implementation share, helpers only, is EveryStoreCase: a failure names the
+// implementation it happened with.
 import Movies
 import StoreCore
 import StorePostgres
