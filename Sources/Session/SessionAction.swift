@@ -9,13 +9,13 @@ import StoreCore
 import SwipeEngine
 
 public enum SessionAction: Equatable, Sendable {
-    /// Hand `command` to the store; answer with `Session.commandAnswered(ticket, …)`. `op` is
+    /// Hand `command` to the store; answer with `SessionInput.commandAnswered`. `op` is
     /// the request's, for the journal.
     case submit(ticket: UInt64, op: String, MovieCommand)
-    /// Ask the store for a read; answer with `Session.readAnswered(ticket, …)`.
+    /// Ask the store for a read; answer with `SessionInput.readAnswered`.
     case read(ticket: UInt64, StoreRead)
     /// A subscriber catching up asks for the next page of the log: the events after `after`, at
-    /// most `limit` (`StoreRead.events`); answer with `Session.readAnswered(ticket, …)`. The
+    /// most `limit` (`StoreRead.events`); answer with `SessionInput.readAnswered`. The
     /// connection counts against the daemon's cap on catch-ups from its first page until
     /// `catchUpEnded`; past the cap, the read waits for room, and is answered then.
     case catchUp(ticket: UInt64, after: UInt64, limit: Int)
@@ -23,7 +23,7 @@ public enum SessionAction: Equatable, Sendable {
     /// or its subscription ended): its share of the cap is free, and a page of it still waiting
     /// for room is not wanted any more.
     case catchUpEnded
-    /// Start (or restart) a timer; when it elapses, send `Session.timerFired(timer, …)`.
+    /// Start (or restart) a timer; when it elapses, give it `SessionInput.timerFired`.
     case arm(SessionTimer, microseconds: UInt64)
     /// Drop a timer armed earlier; it must not fire.
     case cancel(SessionTimer)
@@ -35,14 +35,15 @@ public enum SessionAction: Equatable, Sendable {
     /// This connection now shares its rows (`share`), or no longer does.
     case sharing(active: Bool)
     /// Rows of this sharing connection changed (or watchers must see them closed): gather them
-    /// with `Session.takePeerRows` at the next flush (at most every `Session.peerInterval`).
+    /// with `Session.peerRowsDue` (then `SessionInput.peerRowsSent`) at the next flush (at most
+    /// every `Session.peerInterval`).
     case peerRowsChanged
     /// `peers`: this connection watches (or no longer does); answer with
-    /// `Session.peersAnswered(ticket, …)` listing every sharing connection.
+    /// `SessionInput.peersAnswered` listing every sharing connection.
     case peers(ticket: UInt64, watch: Bool)
-    /// `status`: answer with `Session.statusAnswered(ticket, …)`, the daemon's figures now.
+    /// `status`: answer with `SessionInput.statusAnswered`, the daemon's figures now.
     case status(ticket: UInt64)
-    /// `auth` or an admin's op: answer with `Session.peopleAnswered(ticket, …)`.
+    /// `auth` or an admin's op: answer with `SessionInput.peopleAnswered`.
     case people(ticket: UInt64, PeopleAsk)
     /// A request or the connection itself was refused (`op` empty for the latter): for the
     /// journal, the metrics and `denials`, with the person the manager knows this connection as.
