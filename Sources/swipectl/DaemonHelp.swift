@@ -57,8 +57,15 @@ enum DaemonHelp {
             text += "\n\(heading):\n"
             for op in group {
                 let name = op.string("op") ?? "?"
-                let writes = op.bool("mutates") == true ? " (changes the movies)" : ""
-                text += "  " + pad(name, opWidth) + "  " + (op.string("summary") ?? "") + writes + "\n"
+                // What the op does to the movies, and the role it needs when a reader's is not
+                // enough (protocol.md, "Who may do what": the op table's `needs`).
+                var notes: [String] = []
+                if op.bool("mutates") == true { notes.append("changes the movies") }
+                if let needs = op.string("needs"), needs == "writer" || needs == "admin" {
+                    notes.append("needs the role \(needs)")
+                }
+                let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+                text += "  " + pad(name, opWidth) + "  " + (op.string("summary") ?? "") + said + "\n"
                 for argument in (op["args"]?.arrayValue ?? []).compactMap(\.objectValue) {
                     let required = argument.bool("required") == true ? "required" : "optional"
                     text +=

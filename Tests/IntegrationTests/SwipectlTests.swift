@@ -348,7 +348,14 @@ final class SwipectlTests: DaemonTestCase {
             XCTAssertTrue(text.contains("\n\(heading)\n"), heading)
         }
         let add = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  add ") })
-        XCTAssertTrue(add.hasSuffix("adds a movie at the end of the list (changes the movies)"), String(add))
+        XCTAssertTrue(
+            add.hasSuffix("adds a movie at the end of the list (changes the movies; needs the role writer)"),
+            String(add))
+        // The role an op needs, from the op table, when a reader's is not enough.
+        let tokens = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  token-list ") })
+        XCTAssertTrue(tokens.hasSuffix("(needs the role admin)"), String(tokens))
+        let ping = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  ping ") })
+        XCTAssertFalse(ping.contains("needs the role"), String(ping))
         XCTAssertNotNil(
             text.range(of: #"\n +title +string +required +1 to 200 characters"#, options: .regularExpression),
             text)
