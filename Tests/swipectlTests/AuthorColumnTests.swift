@@ -7,26 +7,6 @@ import XCTest
 /// as the daemon checks a name, the BY column of `history` and `watch` (`-` when the daemon does
 /// not say), and the summary's next page with `--by`.
 final class AuthorColumnTests: XCTestCase {
-    private func command(_ arguments: String...) throws -> Command {
-        guard case .run(let invocation) = try Arguments.parse(arguments) else {
-            XCTFail("\(arguments) is no command")
-            throw Failure(.usage, "no command")
-        }
-        return invocation.command
-    }
-
-    /// The first line of the usage error `arguments` give.
-    private func usage(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        do {
-            let outcome = try Arguments.parse(arguments)
-            XCTFail("\(arguments) parsed: \(outcome)", file: file, line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.status, .usage, file: file, line: line)
-            return String(error.message.prefix { $0 != "\n" })
-        }
-    }
-
     private static let matrix = Movie(
         id: "matrix", title: "The Matrix", image: "matrix", watched: true, version: 11)
 

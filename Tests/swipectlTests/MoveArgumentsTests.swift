@@ -6,28 +6,6 @@ import XCTest
 /// `swipectl move` (issue 48) on swipectl's side: the command line, what `history` and `watch`
 /// say of a `moved` event, and that `restored` says what it said before.
 final class MoveArgumentsTests: XCTestCase {
-    private func command(_ arguments: String...) throws -> Command {
-        guard case .run(let invocation) = try Arguments.parse(arguments) else {
-            XCTFail("\(arguments) is no command")
-            throw Failure(.usage, "no command")
-        }
-        return invocation.command
-    }
-
-    /// The first line of the usage error `arguments` give.
-    private func usage(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        do {
-            let outcome = try Arguments.parse(arguments)
-            XCTFail("\(arguments) parsed: \(outcome)", file: file, line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.status, .usage, file: file, line: line)
-            XCTAssertTrue(
-                error.message.hasSuffix("\nTry 'swipectl --help'."), error.message, file: file, line: line)
-            return String(error.message.prefix { $0 != "\n" })
-        }
-    }
-
     func testMoveTakesAMovieAndEitherAfterOrFirst() throws {
         XCTAssertEqual(
             try command("move", "seven", "--after", "the_green_mile"),

@@ -7,7 +7,7 @@ import XCTest
 /// command it names, and what the daemon would refuse is a usage error that says why, before
 /// anything is sent.
 final class PeopleArgumentsTests: XCTestCase {
-    private func command(_ arguments: String...) throws -> Invocation {
+    private func invocation(_ arguments: String...) throws -> Invocation {
         guard case .run(let invocation) = try Arguments.parse(arguments) else {
             XCTFail("\(arguments) is no command")
             throw Failure(.usage, "no command")
@@ -15,26 +15,12 @@ final class PeopleArgumentsTests: XCTestCase {
         return invocation
     }
 
-    /// The usage error `arguments` give, without "Try 'swipectl --help'.".
-    private func usage(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) -> String {
-        do {
-            let outcome = try Arguments.parse(arguments)
-            XCTFail("\(arguments) parsed: \(outcome)", file: file, line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.status, .usage, file: file, line: line)
-            XCTAssertTrue(
-                error.message.hasSuffix("\nTry 'swipectl --help'."), error.message, file: file, line: line)
-            return String(error.message.prefix { $0 != "\n" })
-        }
-    }
-
     func testTokenCreateTakesANameARoleAndAnExpiry() throws {
         XCTAssertEqual(
-            try command("token", "create", "alice", "--role", "writer").command,
+            try invocation("token", "create", "alice", "--role", "writer").command,
             .tokenCreate(name: "alice", role: .writer, expiresIn: nil))
         XCTAssertEqual(
-            try command("--role=admin", "token", "create", "bob@example.org", "--expires", "2w").command,
+            try invocation("--role=admin", "token", "create", "bob@example.org", "--expires", "2w").command,
             .tokenCreate(name: "bob@example.org", role: .admin, expiresIn: 14 * 86_400))
         let durations: [(String, Int64)] = [
             ("30d", 2_592_000), ("12h", 43_200), ("90m", 5400), ("3600s", 3600), ("1", 1),
@@ -42,33 +28,34 @@ final class PeopleArgumentsTests: XCTestCase {
         ]
         for (text, seconds) in durations {
             XCTAssertEqual(
-                try command("token", "create", "a", "--role", "reader", "--expires", text).command,
+                try invocation("token", "create", "a", "--role", "reader", "--expires", text).command,
                 .tokenCreate(name: "a", role: .reader, expiresIn: seconds), text)
         }
     }
 
     func testTokenListRevokeRoleDenialsAndWhoami() throws {
-        XCTAssertEqual(try command("token", "list").command, .tokenList)
-        XCTAssertEqual(try command("token", "revoke", "alice").command, .tokenRevoke(name: "alice", id: nil))
+        XCTAssertEqual(try invocation("token", "list").command, .tokenList)
         XCTAssertEqual(
-            try command("token", "revoke", "alice", "--id", "44577059b7ee").command,
+            try invocation("token", "revoke", "alice").command, .tokenRevoke(name: "alice", id: nil))
+        XCTAssertEqual(
+            try invocation("token", "revoke", "alice", "--id", "44577059b7ee").command,
             .tokenRevoke(name: "alice", id: "44577059b7ee"))
-        XCTAssertEqual(try command("role", "alice").command, .role(name: "alice", .ask))
+        XCTAssertEqual(try invocation("role", "alice").command, .role(name: "alice", .ask))
         for role in AccessRole.allCases {
             XCTAssertEqual(
-                try command("role", "alice", role.rawValue).command, .role(name: "alice", .give(role)))
+                try invocation("role", "alice", role.rawValue).command, .role(name: "alice", .give(role)))
         }
-        XCTAssertEqual(try command("role", "--clear", "alice").command, .role(name: "alice", .clear))
-        XCTAssertEqual(try command("denials").command, .denials)
-        XCTAssertEqual(try command("whoami").command, .whoami)
+        XCTAssertEqual(try invocation("role", "--clear", "alice").command, .role(name: "alice", .clear))
+        XCTAssertEqual(try invocation("denials").command, .denials)
+        XCTAssertEqual(try invocation("whoami").command, .whoami)
     }
 
     func testTheTokenComesFromTheCommandLineOnceAnywhereInIt() throws {
-        XCTAssertEqual(try command("--token", "swp_x", "whoami").token, .given("swp_x"))
-        XCTAssertEqual(try command("list", "--token=swp_y").token, .given("swp_y"))
-        XCTAssertEqual(try command("--token-file", "alice.token", "tui").token, .file("alice.token"))
-        XCTAssertEqual(try command("whoami", "--token-file=-").token, .file("-"))
-        XCTAssertNil(try command("whoami").token)
+        XCTAssertEqual(try invocation("--token", "swp_x", "whoami").token, .given("swp_x"))
+        XCTAssertEqual(try invocation("list", "--token=swp_y").token, .given("swp_y"))
+        XCTAssertEqual(try invocation("--token-file", "alice.token", "tui").token, .file("alice.token"))
+        XCTAssertEqual(try invocation("whoami", "--token-file=-").token, .file("-"))
+        XCTAssertNil(try invocation("whoami").token)
     }
 
     func testBadPeopleCommandLinesAreUsageErrorsThatSayWhy() {
